@@ -1,0 +1,23 @@
+/** @module What ingest hands to later stages: one entry per usable image or video keyframe. */
+import type { FocalPriorSource } from "./camera.js";
+
+export interface ImageRef {
+  /** Dense index 0..n-1, stable for the whole job. */
+  index: number;
+  /** The camera name of API.md: the uploaded file's name, or `<file name>#<frame index>`. */
+  name: string;
+  /** Path of the upright (EXIF orientation applied) 8-bit RGB image on disk, readable by sharp. */
+  path: string;
+  width: number;
+  height: number;
+  /** Focal-length prior in pixels of this (upright) image; SfM refines it. */
+  focalPrior: number;
+  focalPriorSource: FocalPriorSource;
+  /** For video keyframes: the source file and 0-based frame index, so matching can pair neighbours. */
+  video?: { file: string; frame: number };
+}
+
+export interface SkippedInput {
+  name: string;
+  reason: string;
+}

@@ -1,0 +1,31 @@
+/** @module The Hono application: routes mounted in one place, one error handler. */
+import { Hono } from "hono";
+import type { Env } from "./env.js";
+import { ApiError } from "./errors.js";
+
+export type AppEnv = { Bindings: Env; Variables: { requestId: string; accountId?: string } };
+
+export function createApp(): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.use("*", async function requestId(c, next) {
+    c.set("requestId", crypto.randomUUID());
+    await next();
+  });
+  app.get("/healthz", (c) => c.json({ ok: true }));
+  app.notFound((c) =>
+    c.json({ error: { code: "not_found", message: `No route for ${c.req.method} ${new URL(c.req.url).pathname}`, suggestion: "See GET /docs for the API." } }, 404),
+  );
+  app.onError((err, c) => {
+    if (err instanceof ApiError) {
+      for (const [name, value] of Object.entries(err.headers)) c.header(name, value);
+      return c.json({ error: { code: err.code, message: err.message, suggestion: err.suggestion } }, err.status as 400);
+    }
+    const requestId = c.get("requestId") ?? crypto.randomUUID();
+    console.error(JSON.stringify({ level: "error", request_id: requestId, error: String(err), stack: (err as Error)?.stack }));
+    return c.json(
+      { error: { code: "internal_error", message: "Something went wrong on our side.", suggestion: "Retry later; quote the request_id if it persists.", request_id: requestId } },
+      500,
+    );
+  });
+  return app;
+}

@@ -1,0 +1,65 @@
+/** @module The Worker's bindings and configuration, checked once with a schema. */
+import { z } from "zod";
+import type { AccountObject } from "./objects/account.js";
+import type { ReconstructionObject } from "./objects/reconstruction.js";
+import type { RateLimiterObject } from "./objects/rate-limiter.js";
+import type { JobMessage } from "../shared/jobs.js";
+
+export interface Env {
+  ACCOUNTS: DurableObjectNamespace<AccountObject>;
+  RECONSTRUCTIONS: DurableObjectNamespace<ReconstructionObject>;
+  RATE_LIMITER: DurableObjectNamespace<RateLimiterObject>;
+  BUCKET: R2Bucket;
+  JOBS: Queue<JobMessage>;
+  BASE_URL: string;
+  CDN_URL: string;
+  ADMIN_TOKEN: string;
+  SIGNING_SECRET: string;
+  COMPUTE_SECRET: string;
+  COMPUTE_URL?: string;
+  TRIAL_CREDITS?: string;
+  RATE_LIMIT_REQUESTS?: string;
+  RATE_LIMIT_CREATES?: string;
+  RATE_LIMIT_WINDOW_SECONDS?: string;
+  MAX_FILES_PER_REQUEST?: string;
+  MAX_IMAGE_BYTES?: string;
+  MAX_VIDEO_BYTES?: string;
+  MAX_REQUEST_BYTES?: string;
+  DOWNLOAD_TTL_SECONDS?: string;
+}
+
+const intVar = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+/** Variables as strings in, typed config out. Defaults are the local-dev ones of README.md. */
+export const ConfigSchema = z.object({
+  BASE_URL: z.string().url().default("http://127.0.0.1:8787"),
+  CDN_URL: z.string().url().default("http://127.0.0.1:8787/cdn"),
+  ADMIN_TOKEN: z.string().min(8),
+  SIGNING_SECRET: z.string().min(16),
+  COMPUTE_SECRET: z.string().min(8),
+  COMPUTE_URL: z.string().url().optional(),
+  TRIAL_CREDITS: z.coerce.number().int().nonnegative().default(5),
+  RATE_LIMIT_REQUESTS: intVar(120),
+  RATE_LIMIT_CREATES: intVar(10),
+  RATE_LIMIT_WINDOW_SECONDS: intVar(60),
+  MAX_FILES_PER_REQUEST: intVar(1000),
+  MAX_IMAGE_BYTES: intVar(50 * 1024 * 1024),
+  MAX_VIDEO_BYTES: intVar(500 * 1024 * 1024),
+  MAX_REQUEST_BYTES: intVar(500 * 1024 * 1024),
+  DOWNLOAD_TTL_SECONDS: intVar(900),
+});
+export type Config = z.infer<typeof ConfigSchema>;
+
+const cache = new WeakMap<object, Config>();
+
+/** Parses once per env object; a misconfigured Worker fails loudly on its first request. */
+export function configOf(env: Env): Config {
+  let config = cache.get(env);
+  if (!config) {
+    config = ConfigSchema.parse(env);
+    config.BASE_URL = config.BASE_URL.replace(/\/+$/, "");
+    config.CDN_URL = config.CDN_URL.replace(/\/+$/, "");
+    cache.set(env, config);
+  }
+  return config;
+}

@@ -1,0 +1,7 @@
+// Tells `cloudflare:workers` (env, exports) the shape of this Worker.
+declare namespace Cloudflare {
+  interface Env extends import("./env.js").Env {}
+  interface GlobalProps {
+    mainModule: typeof import("./index.js");
+  }
+}

@@ -1,0 +1,53 @@
+/** @module The job message (edge → queue → compute) and compute's reports back to the edge. */
+import { z } from "zod";
+import { Format } from "./formats.js";
+import { ReconstructionId, Stage } from "./records.js";
+
+export const InputKind = z.enum(["jpeg", "png", "heic", "mp4", "mov"]);
+export type InputKind = z.infer<typeof InputKind>;
+
+export const JobInput = z.object({
+  key: z.string(),
+  name: z.string(),
+  kind: InputKind,
+  size: z.number().int().nonnegative(),
+});
+export type JobInput = z.infer<typeof JobInput>;
+
+export const Quality = z.enum(["preview", "standard", "high"]);
+export type Quality = z.infer<typeof Quality>;
+
+/** One message per reconstruction attempt; `attempt` makes compute's reports idempotent. */
+export const JobMessage = z.object({
+  version: z.literal(1),
+  reconstruction_id: ReconstructionId,
+  account_id: z.string(),
+  attempt: z.number().int().min(1),
+  quality: Quality,
+  inputs: z.array(JobInput).min(1),
+  created_at: z.string(),
+});
+export type JobMessage = z.infer<typeof JobMessage>;
+
+export const ProgressReport = z.object({
+  attempt: z.number().int().min(1),
+  stage: Stage,
+  progress: z.number().int().min(0).max(100),
+  files_processed: z.number().int().nonnegative(),
+  estimated_completion: z.string().optional(),
+});
+export type ProgressReport = z.infer<typeof ProgressReport>;
+
+export const CompletionReport = z.object({
+  attempt: z.number().int().min(1),
+  formats: z.array(z.object({ format: Format, file_size: z.number().int().nonnegative() })).min(1),
+});
+export type CompletionReport = z.infer<typeof CompletionReport>;
+
+export const FailureReport = z.object({
+  attempt: z.number().int().min(1),
+  code: z.string(),
+  message: z.string(),
+  suggestion: z.string(),
+});
+export type FailureReport = z.infer<typeof FailureReport>;

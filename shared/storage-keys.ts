@@ -1,0 +1,29 @@
+/** @module The one place an R2 key is spelled. */
+import type { Format } from "./formats.js";
+
+/** Inputs keep the client's part order: `inputs/<id>/<0000>-<safe name>`. */
+export function inputKey(reconstructionId: string, index: number, fileName: string): string {
+  return `inputs/${reconstructionId}/${String(index).padStart(4, "0")}-${safeName(fileName)}`;
+}
+
+export function inputPrefix(reconstructionId: string): string {
+  return `inputs/${reconstructionId}/`;
+}
+
+export function outputKey(reconstructionId: string, format: Format): string {
+  return `outputs/${reconstructionId}/model.${format}`;
+}
+
+export function reportKey(reconstructionId: string): string {
+  return `outputs/${reconstructionId}/report.json`;
+}
+
+export function outputPrefix(reconstructionId: string): string {
+  return `outputs/${reconstructionId}/`;
+}
+
+/** Keeps keys printable and bounded; the original name travels in the job message. */
+export function safeName(fileName: string): string {
+  const cleaned = fileName.replace(/[^A-Za-z0-9._-]+/g, "_").replace(/^\.+/, "_");
+  return cleaned.slice(-120) || "file";
+}
