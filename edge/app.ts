@@ -2,6 +2,11 @@
 import { Hono } from "hono";
 import type { Env } from "./env.js";
 import { ApiError } from "./errors.js";
+import { accountRoutes } from "./routes/account.js";
+import { adminRoutes } from "./routes/admin.js";
+import { cdnRoutes } from "./routes/cdn.js";
+import { docsRoutes } from "./routes/docs.js";
+import { reconstructionsRoutes } from "./routes/reconstructions.js";
 
 export type AppEnv = { Bindings: Env; Variables: { requestId: string; accountId?: string } };
 
@@ -12,6 +17,15 @@ export function createApp(): Hono<AppEnv> {
     await next();
   });
   app.get("/healthz", (c) => c.json({ ok: true }));
+  // Public API (API key, rate-limited). Mount order matters only for middleware declared here.
+  app.route("/v1/reconstruction", reconstructionsRoutes);
+  app.route("/v1/account", accountRoutes);
+  // Operator API (ADMIN_TOKEN, not rate-limited per account).
+  app.route("/v1/admin", adminRoutes);
+  // Public docs: GET /v1/openapi.json and GET /docs.
+  app.route("/", docsRoutes);
+  // Signed model downloads; in production CDN_URL is its own hostname routed to this Worker.
+  app.route("/cdn", cdnRoutes);
   app.notFound((c) =>
     c.json({ error: { code: "not_found", message: `No route for ${c.req.method} ${new URL(c.req.url).pathname}`, suggestion: "See GET /docs for the API." } }, 404),
   );

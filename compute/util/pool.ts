@@ -1,0 +1,105 @@
+/**
+ * @module A fixed pool of worker_threads running one worker module, fed from a task queue.
+ *
+ * Workers are TypeScript modules: they are started with tsx's loader so the same code runs
+ * under `tsx`, vitest and the compute service. A worker module calls `serveTasks(handler)`.
+ */
+import { availableParallelism } from "node:os";
+import { Worker, parentPort, type TransferListItem } from "node:worker_threads";
+
+interface Pending<R> {
+  task: unknown;
+  transfer: TransferListItem[];
+  resolve: (value: R) => void;
+  reject: (error: Error) => void;
+}
+
+export interface PoolOptions {
+  /** Worker count; defaults to the machine's available parallelism. */
+  size?: number;
+  /** Data every worker receives once at start (`workerData`). */
+  workerData?: unknown;
+}
+
+export class WorkerPool<T, R> {
+  private readonly idle: Worker[] = [];
+  private readonly all: Worker[] = [];
+  private readonly queue: Pending<R>[] = [];
+  private readonly busy = new Map<Worker, Pending<R>>();
+  private closed = false;
+
+  constructor(moduleUrl: URL, options: PoolOptions = {}) {
+    const size = Math.max(1, options.size ?? availableParallelism());
+    for (let i = 0; i < size; i++) {
+      const worker = new Worker(moduleUrl, { execArgv: ["--import", "tsx"], workerData: options.workerData });
+      worker.on("message", (msg: { ok: boolean; value?: R; error?: string }) => this.settle(worker, msg));
+      worker.on("error", (err) => this.fail(worker, err));
+      worker.unref();
+      this.all.push(worker);
+      this.idle.push(worker);
+    }
+  }
+
+  get size(): number {
+    return this.all.length;
+  }
+
+  run(task: T, transfer: TransferListItem[] = []): Promise<R> {
+    if (this.closed) return Promise.reject(new Error("pool: closed"));
+    return new Promise<R>((resolve, reject) => {
+      this.queue.push({ task, transfer, resolve, reject });
+      this.pump();
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all(this.all.map((w) => w.terminate()));
+  }
+
+  private pump(): void {
+    while (this.idle.length > 0 && this.queue.length > 0) {
+      const worker = this.idle.pop()!;
+      const job = this.queue.shift()!;
+      this.busy.set(worker, job);
+      worker.ref();
+      worker.postMessage(job.task, job.transfer);
+    }
+  }
+
+  private settle(worker: Worker, msg: { ok: boolean; value?: R; error?: string }): void {
+    const job = this.busy.get(worker);
+    this.busy.delete(worker);
+    worker.unref();
+    this.idle.push(worker);
+    if (job) {
+      if (msg.ok) job.resolve(msg.value as R);
+      else job.reject(new Error(msg.error ?? "pool: worker task failed"));
+    }
+    this.pump();
+  }
+
+  private fail(worker: Worker, err: Error): void {
+    const job = this.busy.get(worker);
+    this.busy.delete(worker);
+    const index = this.all.indexOf(worker);
+    if (index >= 0) this.all.splice(index, 1);
+    job?.reject(err);
+    // Fail everything queued when no worker is left, rather than hang.
+    if (this.all.length === 0) for (const queued of this.queue.splice(0)) queued.reject(err);
+  }
+}
+
+/** Inside a worker module: answer each task with the handler's result (and its transfer list). */
+export function serveTasks<T, R>(handler: (task: T) => Promise<{ value: R; transfer?: TransferListItem[] }> | { value: R; transfer?: TransferListItem[] }): void {
+  if (!parentPort) throw new Error("serveTasks: not inside a worker");
+  const port = parentPort;
+  port.on("message", async (task: T) => {
+    try {
+      const { value, transfer } = await handler(task);
+      port.postMessage({ ok: true, value }, transfer ?? []);
+    } catch (err) {
+      port.postMessage({ ok: false, error: err instanceof Error ? `${err.message}\n${err.stack}` : String(err) });
+    }
+  });
+}

@@ -1,0 +1,16 @@
+import { describe, expect, it } from "vitest";
+import { WorkerPool } from "../../../compute/util/pool.js";
+
+describe("util/pool", () => {
+  it("runs tasks on worker threads and reports worker errors per task", async () => {
+    const pool = new WorkerPool<{ values: Float64Array; fail?: boolean }, Float64Array>(new URL("./square-worker.ts", import.meta.url), { size: 2 });
+    try {
+      const results = await Promise.all([1, 2, 3, 4].map((k) => pool.run({ values: new Float64Array([k, k + 1]) })));
+      expect(results.map((r) => Array.from(r))).toEqual([[1, 4], [4, 9], [9, 16], [16, 25]]);
+      await expect(pool.run({ values: new Float64Array(1), fail: true })).rejects.toThrow(/asked to fail/);
+      expect(Array.from(await pool.run({ values: new Float64Array([5]) }))).toEqual([25]);
+    } finally {
+      await pool.close();
+    }
+  });
+});
