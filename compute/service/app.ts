@@ -1,0 +1,88 @@
+/**
+ * @module The compute HTTP service (fastify): POST /jobs, GET /healthz.
+ *
+ * POST /jobs answers 202 at once and runs the job in the background; when every slot is
+ * busy it answers 503 with Retry-After so the queue redelivers later. A second delivery of a
+ * reconstruction that is already running here is acknowledged without starting it twice
+ * (and a newer attempt number takes over the running job's reports).
+ */
+import { timingSafeEqual } from "node:crypto";
+import { mkdir } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import Fastify, { type FastifyInstance } from "fastify";
+import { JobMessage } from "../../shared/jobs.js";
+import type { ComputeConfig } from "./config.js";
+import type { EdgeClient } from "./edge-client.js";
+import { startJob, type RunningJob } from "./job-runner.js";
+
+export const VERSION = "0.1.0";
+
+export interface ComputeService {
+  app: FastifyInstance;
+  running: Map<string, RunningJob>;
+  /** Stops taking work (503), waits for running jobs up to `graceMs`, then closes. */
+  shutdown(graceMs: number): Promise<void>;
+}
+
+export async function createComputeService(config: ComputeConfig, edge: EdgeClient): Promise<ComputeService> {
+  const workRoot = config.WORK_DIR ?? path.join(os.tmpdir(), "photogrammetry-jobs");
+  await mkdir(workRoot, { recursive: true });
+  const app = Fastify({ logger: false, bodyLimit: 4 * 1024 * 1024 });
+  const running = new Map<string, RunningJob>();
+  const finishing = new Set<Promise<void>>();
+  let draining = false;
+  const log = (event: Record<string, unknown>) => console.log(JSON.stringify({ time: new Date().toISOString(), ...event }));
+  const expected = Buffer.from(`Bearer ${config.COMPUTE_SECRET}`);
+
+  app.get("/healthz", async () => ({
+    ok: !draining,
+    version: VERSION,
+    running_jobs: [...running.values()].map((j) => ({ id: j.id, attempt: j.attempt, stage: j.stage, progress: j.progress, seconds: Math.round((Date.now() - j.startedAt) / 1000) })),
+    capacity: config.MAX_CONCURRENT_JOBS,
+    available: Math.max(0, config.MAX_CONCURRENT_JOBS - running.size),
+    draining,
+  }));
+
+  app.post("/jobs", async (request, reply) => {
+    const given = Buffer.from(request.headers.authorization ?? "");
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      return reply.code(401).send({ error: { code: "invalid_api_key", message: "Missing or wrong compute secret.", suggestion: "Send Authorization: Bearer <COMPUTE_SECRET>." } });
+    }
+    const parsed = JobMessage.safeParse(request.body);
+    if (!parsed.success) {
+      return reply.code(400).send({ error: { code: "invalid_request", message: `Job message does not match the schema: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`, suggestion: "Send a JobMessage (shared/jobs.ts)." } });
+    }
+    const job = parsed.data;
+    const existing = running.get(job.reconstruction_id);
+    if (existing) {
+      existing.attempt = Math.max(existing.attempt, job.attempt);
+      return reply.code(202).send({ accepted: true, duplicate: true, attempt: existing.attempt });
+    }
+    if (draining || running.size >= config.MAX_CONCURRENT_JOBS) {
+      return reply.code(503).header("retry-after", "30").send({ error: { code: "service_unavailable", message: draining ? "Compute is shutting down." : "Compute is at capacity.", suggestion: "Retry after the Retry-After delay." } });
+    }
+    const { handle, finished } = startJob(job, { config, edge, workRoot, log });
+    running.set(job.reconstruction_id, handle);
+    const tracked = finished.finally(() => {
+      running.delete(job.reconstruction_id);
+      finishing.delete(tracked);
+    });
+    finishing.add(tracked);
+    log({ level: "info", job: job.reconstruction_id, attempt: job.attempt, event: "accepted", inputs: job.inputs.length });
+    return reply.code(202).send({ accepted: true, duplicate: false, attempt: job.attempt });
+  });
+
+  return {
+    app,
+    running,
+    async shutdown(graceMs) {
+      draining = true;
+      const timeout = new Promise((r) => setTimeout(r, graceMs).unref());
+      await Promise.race([Promise.all([...finishing]), timeout]);
+      // Jobs still running are abandoned; the edge's watchdog re-dispatches them.
+      for (const job of running.values()) job.cancel("shutdown");
+      await app.close();
+    },
+  };
+}
