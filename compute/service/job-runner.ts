@@ -1,0 +1,205 @@
+/**
+ * @module One reconstruction job: fetch inputs, run the pipeline in a thread, report, upload.
+ *
+ * Compute never holds the only copy of anything (DESIGN.md): inputs come from the edge and
+ * outputs go back before `complete`; state lives in the edge's ReconstructionObject, which
+ * ignores reports from stale attempts. When this process dies mid-job, the object's watchdog
+ * notices the missing heartbeat and re-dispatches or fails the job.
+ */
+import { mkdir, rm } from "node:fs/promises";
+import path from "node:path";
+import { Worker } from "node:worker_threads";
+import { CONTENT_TYPES } from "../../shared/formats.js";
+import type { JobMessage } from "../../shared/jobs.js";
+import type { Stage } from "../../shared/records.js";
+import { outputKey, reportKey } from "../../shared/storage-keys.js";
+import type { ComputeConfig } from "./config.js";
+import type { EdgeClient } from "./edge-client.js";
+import type { PipelineThreadInput, PipelineThreadMessage } from "./pipeline-messages.js";
+
+export interface JobContext {
+  config: ComputeConfig;
+  edge: EdgeClient;
+  workRoot: string;
+  log: (event: Record<string, unknown>) => void;
+}
+
+/** A running job; `attempt` follows the newest dispatch of the same reconstruction. */
+export interface RunningJob {
+  id: string;
+  attempt: number;
+  startedAt: number;
+  stage: Stage | null;
+  progress: number;
+  cancel(reason: string): void;
+}
+
+type Outcome =
+  | { type: "done"; outputs: Array<{ format: keyof typeof CONTENT_TYPES; path: string; bytes: number }> }
+  | { type: "failed"; code: string; message: string; suggestion: string }
+  | { type: "cancelled"; reason: string };
+
+export function startJob(job: JobMessage, ctx: JobContext): { handle: RunningJob; finished: Promise<void> } {
+  let cancelReason: string | null = null;
+  let onCancel: (reason: string) => void = () => {};
+  const handle: RunningJob = {
+    id: job.reconstruction_id,
+    attempt: job.attempt,
+    startedAt: Date.now(),
+    stage: null,
+    progress: 0,
+    cancel(reason) {
+      cancelReason ??= reason;
+      onCancel(reason);
+    },
+  };
+  const finished = runJob(job, handle, ctx, (fn) => {
+    onCancel = fn;
+    if (cancelReason) fn(cancelReason);
+  }).catch((err: unknown) => ctx.log({ level: "error", job: job.reconstruction_id, event: "job_crashed", error: String(err) }));
+  return { handle, finished };
+}
+
+async function runJob(job: JobMessage, handle: RunningJob, ctx: JobContext, setCancel: (fn: (reason: string) => void) => void): Promise<void> {
+  const id = job.reconstruction_id;
+  const started = await ctx.edge.start(id, handle.attempt);
+  if (!started.accepted) {
+    ctx.log({ level: "info", job: id, event: "start_refused", status: started.status });
+    return;
+  }
+  const jobDir = path.join(ctx.workRoot, `${id}-a${job.attempt}`);
+  const heartbeat = setInterval(() => {
+    ctx.edge.heartbeat(id, handle.attempt).then(
+      (answer) => {
+        if (!answer.accepted) handle.cancel(`state machine refused heartbeat (${answer.status ?? "stale attempt"})`);
+      },
+      (err: unknown) => ctx.log({ level: "warn", job: id, event: "heartbeat_failed", error: String(err) }),
+    );
+  }, ctx.config.HEARTBEAT_SECONDS * 1000);
+  try {
+    const outcome = await execute(job, handle, ctx, jobDir, setCancel);
+    await finish(job, handle, ctx, outcome, jobDir);
+  } catch (err) {
+    ctx.log({ level: "error", job: id, event: "job_error", error: err instanceof Error ? err.stack : String(err) });
+    await ctx.edge
+      .fail(id, { attempt: handle.attempt, code: "processing_error", message: "The reconstruction failed because of an internal error.", suggestion: "Retry the upload; if it fails again, contact support with the reconstruction id." })
+      .catch((failErr: unknown) => ctx.log({ level: "error", job: id, event: "fail_report_failed", error: String(failErr) }));
+  } finally {
+    clearInterval(heartbeat);
+    if (ctx.config.KEEP_WORK_DIRS !== "1") await rm(jobDir, { recursive: true, force: true });
+  }
+}
+
+async function execute(job: JobMessage, handle: RunningJob, ctx: JobContext, jobDir: string, setCancel: (fn: (reason: string) => void) => void): Promise<Outcome> {
+  const inputDir = path.join(jobDir, "inputs");
+  const outDir = path.join(jobDir, "out");
+  await mkdir(inputDir, { recursive: true });
+  await mkdir(outDir, { recursive: true });
+  const reporter = createProgressReporter(job, handle, ctx);
+  const files: PipelineThreadInput["files"] = [];
+  for (const [index, input] of job.inputs.entries()) {
+    const localPath = path.join(inputDir, `${String(index).padStart(4, "0")}${extensionOf(input.kind)}`);
+    await ctx.edge.downloadObject(input.key, localPath);
+    files.push({ path: localPath, name: input.name });
+    reporter.report("ingest", Math.floor((2 * (index + 1)) / job.inputs.length), 0);
+  }
+  const threadInput: PipelineThreadInput = { files, workDir: path.join(jobDir, "work"), outDir, quality: job.quality };
+  const outcome = await new Promise<Outcome>((resolve) => {
+    const thread = new Worker(new URL("./pipeline-thread.ts", import.meta.url), { execArgv: ["--import", "tsx"], workerData: threadInput });
+    let settled = false;
+    const settle = (value: Outcome) => {
+      if (settled) return;
+      settled = true;
+      resolve(value);
+      void thread.terminate();
+    };
+    setCancel((reason) => settle({ type: "cancelled", reason }));
+    thread.on("message", (msg: PipelineThreadMessage) => {
+      if (msg.type === "progress") reporter.report(msg.stage, Math.max(2, msg.progress), msg.filesProcessed);
+      else if (msg.type === "done") settle({ type: "done", outputs: msg.outputs });
+      else if (msg.type === "failed") settle({ type: "failed", code: msg.code, message: msg.message, suggestion: msg.suggestion });
+      else {
+        ctx.log({ level: "error", job: job.reconstruction_id, event: "pipeline_crashed", error: msg.message });
+        settle({ type: "failed", code: "processing_error", message: "The reconstruction failed because of an internal error.", suggestion: "Retry the upload; if it fails again, contact support with the reconstruction id." });
+      }
+    });
+    thread.on("error", (err) => {
+      ctx.log({ level: "error", job: job.reconstruction_id, event: "pipeline_thread_error", error: String(err) });
+      settle({ type: "failed", code: "processing_error", message: "The reconstruction ran out of resources or crashed.", suggestion: "Retry with fewer or smaller images, or the preview quality." });
+    });
+    thread.on("exit", (code) => {
+      if (!settled) settle({ type: "failed", code: "processing_error", message: `The reconstruction stopped unexpectedly (exit ${code}).`, suggestion: "Retry the upload." });
+    });
+  });
+  await reporter.flush();
+  return outcome;
+}
+
+async function finish(job: JobMessage, handle: RunningJob, ctx: JobContext, outcome: Outcome, jobDir: string): Promise<void> {
+  const id = job.reconstruction_id;
+  if (outcome.type === "cancelled") {
+    ctx.log({ level: "info", job: id, event: "cancelled", reason: outcome.reason });
+    return;
+  }
+  if (outcome.type === "failed") {
+    await ctx.edge.fail(id, { attempt: handle.attempt, code: outcome.code, message: outcome.message, suggestion: outcome.suggestion });
+    ctx.log({ level: "info", job: id, event: "failed", code: outcome.code });
+    return;
+  }
+  handle.stage = "export";
+  const formats: Array<{ format: keyof typeof CONTENT_TYPES; file_size: number }> = [];
+  for (const output of outcome.outputs) {
+    const bytes = await ctx.edge.uploadObject(outputKey(id, output.format), output.path, CONTENT_TYPES[output.format]);
+    formats.push({ format: output.format, file_size: bytes });
+  }
+  const reportPath = path.join(jobDir, "out", "report.json");
+  await ctx.edge.uploadObject(reportKey(id), reportPath, "application/json").catch((err: unknown) => ctx.log({ level: "warn", job: id, event: "report_upload_failed", error: String(err) }));
+  const answer = await ctx.edge.complete(id, { attempt: handle.attempt, formats });
+  ctx.log({ level: "info", job: id, event: "completed", accepted: answer.accepted, formats: formats.length, seconds: (Date.now() - handle.startedAt) / 1000 });
+}
+
+/** Throttles progress reports; a stage change always goes at once. Keeps a running ETA. */
+function createProgressReporter(job: JobMessage, handle: RunningJob, ctx: JobContext) {
+  let lastSent = 0;
+  let lastStage: Stage | null = null;
+  let pending: Promise<unknown> = Promise.resolve();
+  let filesProcessed = 0;
+  return {
+    report(stage: Stage, progress: number, files: number) {
+      const clamped = Math.min(99, Math.max(handle.progress, Math.floor(progress)));
+      filesProcessed = Math.max(filesProcessed, Math.min(files, job.inputs.length));
+      handle.progress = clamped;
+      handle.stage = stage;
+      const now = Date.now();
+      if (stage === lastStage && now - lastSent < ctx.config.PROGRESS_INTERVAL_MS) return;
+      lastSent = now;
+      lastStage = stage;
+      const elapsed = now - handle.startedAt;
+      // Linear extrapolation of the elapsed time; only once enough of the job is done to mean something.
+      const estimated = clamped >= 5 ? new Date(now + (elapsed * (100 - clamped)) / clamped).toISOString() : undefined;
+      const body = { attempt: handle.attempt, stage, progress: clamped, files_processed: filesProcessed, ...(estimated ? { estimated_completion: estimated } : {}) };
+      pending = pending
+        .then(() => ctx.edge.progress(job.reconstruction_id, body))
+        .then((answer) => {
+          if (!answer.accepted) handle.cancel(`state machine refused progress (${answer.status ?? "stale attempt"})`);
+        })
+        .catch((err: unknown) => ctx.log({ level: "warn", job: job.reconstruction_id, event: "progress_failed", error: String(err) }));
+    },
+    flush: () => pending,
+  };
+}
+
+function extensionOf(kind: JobMessage["inputs"][number]["kind"]): string {
+  switch (kind) {
+    case "jpeg":
+      return ".jpg";
+    case "png":
+      return ".png";
+    case "heic":
+      return ".heic";
+    case "mp4":
+      return ".mp4";
+    case "mov":
+      return ".mov";
+  }
+}
