@@ -1,0 +1,90 @@
+/**
+ * @module Export stage: writes the reconstruction in the six downloadable formats of API.md,
+ * all in the model's own frame (right-handed, +Y up, model units), to `<outDir>/<baseName>.<ext>`.
+ *
+ * Without a mesh (sparse-only jobs) glb/gltf hold the points as a POINTS primitive, ply/las the
+ * cloud as always, and obj/stl — surface formats with nothing to hold — are not written (the
+ * report's warnings say so).
+ */
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import type { Format } from "../../../shared/formats.js";
+import type { ImageRef, Mesh, PointCloud, RegisteredView, StageReport } from "../../scene/index.js";
+import { buildGltfDocument, writeGlb, writeGltf } from "./gltf.js";
+import { writeLas } from "./las.js";
+import { writeObj } from "./obj.js";
+import { writePly } from "./ply.js";
+import { writeStl } from "./stl.js";
+
+export { buildGltfDocument, writeGlb, writeGltf } from "./gltf.js";
+export { writeLas, chooseLasQuantisation, LAS_HEADER_BYTES, LAS_RECORD_BYTES } from "./las.js";
+export { writeObj } from "./obj.js";
+export { writePly } from "./ply.js";
+export { writeStl } from "./stl.js";
+export { cameraNodePose, verticalFov } from "./camera-nodes.js";
+
+export const NAME = "export";
+
+export interface Options {
+  formats: Format[];
+  outDir: string;
+  /** File name without extension; default "model". */
+  baseName?: string;
+}
+
+export const DEFAULTS: Required<Pick<Options, "baseName">> = { baseName: "model" };
+
+export interface Input {
+  views: RegisteredView[];
+  cloud: PointCloud;
+  mesh: Mesh | null;
+  images?: ImageRef[];
+}
+
+export interface ExportedFile {
+  format: Format;
+  path: string;
+  bytes: number;
+}
+
+/** Formats that describe a surface and have nothing to hold without a mesh. */
+const SURFACE_ONLY: ReadonlySet<Format> = new Set<Format>(["obj", "stl"]);
+
+async function encode(format: Format, input: Input): Promise<Uint8Array | string> {
+  switch (format) {
+    case "ply": return writePly(input.cloud);
+    case "las": return writeLas(input.cloud);
+    case "obj": return writeObj(input.mesh as Mesh);
+    case "stl": return writeStl(input.mesh as Mesh);
+    case "glb": return writeGlb(buildGltfDocument(input));
+    case "gltf": return writeGltf(buildGltfDocument(input));
+  }
+}
+
+export async function run(input: Input, options: Options): Promise<{ files: ExportedFile[]; report: StageReport }> {
+  const started = performance.now();
+  const baseName = options.baseName ?? DEFAULTS.baseName;
+  const warnings: string[] = [];
+  const files: ExportedFile[] = [];
+  await mkdir(options.outDir, { recursive: true });
+  for (const format of new Set(options.formats)) {
+    if (input.mesh === null && SURFACE_ONLY.has(format)) {
+      warnings.push(`${format} not written: no mesh (sparse-only result); glb, gltf, ply and las hold the points`);
+      continue;
+    }
+    const content = await encode(format, input);
+    const filePath = path.join(options.outDir, `${baseName}.${format}`);
+    await writeFile(filePath, content);
+    const bytes = typeof content === "string" ? Buffer.byteLength(content) : content.byteLength;
+    files.push({ format, path: filePath, bytes });
+  }
+  const counts: Record<string, number> = {
+    files: files.length,
+    bytes: files.reduce((sum, f) => sum + f.bytes, 0),
+    points: input.cloud.count,
+    faces: input.mesh?.faceCount ?? 0,
+    cameras: input.views.length,
+  };
+  for (const f of files) counts[`bytes_${f.format}`] = f.bytes;
+  return { files, report: { stage: NAME, wallMs: performance.now() - started, counts, warnings } };
+}

@@ -1,0 +1,169 @@
+import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parse } from "@loaders.gl/core";
+import { LAZRsLoader } from "@loaders.gl/las";
+import { OBJLoader } from "@loaders.gl/obj";
+import { PLYLoader } from "@loaders.gl/ply";
+import { describe, expect, it } from "vitest";
+import { chooseLasQuantisation, run, writeLas, writeObj, writePly, writeStl } from "../../../compute/stages/export/index.js";
+import { cubeMesh, randomCloud, views } from "./fixtures.js";
+
+type LoadedMesh = { attributes: Record<string, { value: ArrayLike<number>; size: number }>; header?: { vertexCount?: number } };
+
+function toArrayBuffer(bytes: Uint8Array): ArrayBuffer {
+  return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+}
+
+/** An STL reader written from the format description, independent of the writer. */
+function readStl(bytes: Uint8Array): { header: string; normals: number[][]; triangles: number[][][] } {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const count = view.getUint32(80, true);
+  expect(bytes.byteLength).toBe(84 + 50 * count);
+  const normals: number[][] = [];
+  const triangles: number[][][] = [];
+  for (let f = 0; f < count; f++) {
+    const base = 84 + 50 * f;
+    const vec = (k: number): number[] => [0, 1, 2].map((a) => view.getFloat32(base + 12 * k + 4 * a, true));
+    normals.push(vec(0));
+    triangles.push([vec(1), vec(2), vec(3)]);
+    expect(view.getUint16(base + 48, true)).toBe(0);
+  }
+  return { header: new TextDecoder().decode(bytes.subarray(0, 80)), normals, triangles };
+}
+
+describe("export/ply", () => {
+  it("reads back through loaders.gl's PLYLoader with identical positions, normals and colours", async () => {
+    const cloud = randomCloud(500, 3);
+    const loaded = (await parse(toArrayBuffer(writePly(cloud)), PLYLoader, { worker: false })) as unknown as LoadedMesh;
+    expect(Array.from(loaded.attributes.POSITION.value)).toEqual(Array.from(cloud.positions));
+    expect(Array.from(loaded.attributes.NORMAL.value)).toEqual(Array.from(cloud.normals));
+    expect(Array.from(loaded.attributes.COLOR_0.value)).toEqual(Array.from(cloud.colors));
+  });
+});
+
+/**
+ * loaders.gl's laz-rs loader fetches its .wasm by a file: URL, which Node's fetch refuses;
+ * serve file: URLs from disk for the duration of one call.
+ */
+async function withFileFetch<T>(body: () => Promise<T>): Promise<T> {
+  const realFetch = globalThis.fetch;
+  globalThis.fetch = (async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
+    const url = input instanceof URL ? input : new URL(typeof input === "string" ? input : input.url);
+    if (url.protocol !== "file:") return realFetch(input, init);
+    return new Response(await readFile(fileURLToPath(url)), { headers: { "content-type": "application/wasm" } });
+  }) as typeof fetch;
+  try {
+    return await body();
+  } finally {
+    globalThis.fetch = realFetch;
+  }
+}
+
+describe("export/las", () => {
+  it("picks a millimetre-or-finer power-of-ten scale that keeps coordinates in int32", () => {
+    expect(chooseLasQuantisation([0, 0, 0], [2, 2, 2]).scale).toBeCloseTo(1e-6, 12);
+    expect(chooseLasQuantisation([0, 0, 0], [5000, 10, 10]).scale).toBeCloseTo(1e-3, 12);
+    const huge = chooseLasQuantisation([-1e7, 0, 0], [1e7, 0, 0]);
+    expect(1e7 / huge.scale).toBeLessThan(2 ** 31);
+    expect(huge.offset[0]).toBe(0);
+  });
+
+  it("writes a LAS 1.4 format 7 header that agrees with the points", () => {
+    const cloud = randomCloud(300, 5);
+    const bytes = writeLas(cloud);
+    const view = new DataView(bytes.buffer);
+    expect(new TextDecoder().decode(bytes.subarray(0, 4))).toBe("LASF");
+    expect([bytes[24], bytes[25]]).toEqual([1, 4]);
+    expect(view.getUint16(94, true)).toBe(375);
+    expect(view.getUint32(96, true)).toBe(375);
+    expect(bytes[104]).toBe(7);
+    expect(view.getUint16(105, true)).toBe(36);
+    expect(view.getBigUint64(247, true)).toBe(300n);
+    expect(view.getBigUint64(255, true)).toBe(300n);
+    expect(bytes.byteLength).toBe(375 + 36 * 300);
+    const scale = view.getFloat64(131, true);
+    for (let a = 0; a < 3; a++) {
+      let min = Infinity, max = -Infinity;
+      for (let i = 0; i < cloud.count; i++) { min = Math.min(min, cloud.positions[3 * i + a]); max = Math.max(max, cloud.positions[3 * i + a]); }
+      expect(Math.abs(view.getFloat64(179 + 16 * a, true) - max)).toBeLessThanOrEqual(scale / 2 + 1e-9);
+      expect(Math.abs(view.getFloat64(187 + 16 * a, true) - min)).toBeLessThanOrEqual(scale / 2 + 1e-9);
+    }
+  });
+
+  it("reads back through loaders.gl (laz-rs LAS loader) with count, bounds within the scale, colours", async () => {
+    const cloud = randomCloud(400, 9);
+    const bytes = writeLas(cloud);
+    const scale = new DataView(bytes.buffer).getFloat64(131, true);
+    const loaded = (await withFileFetch(() => parse(toArrayBuffer(bytes), LAZRsLoader, { worker: false, las: { fp64: true, colorDepth: 16 } } as never))) as unknown as LoadedMesh;
+    expect(loaded.header?.vertexCount).toBe(400);
+    const pos = loaded.attributes.POSITION.value;
+    for (let i = 0; i < 3 * cloud.count; i++) expect(Math.abs(pos[i] - cloud.positions[i])).toBeLessThanOrEqual(scale / 2 + 1e-6);
+    const colors = loaded.attributes.COLOR_0;
+    // loaders.gl returns RGBA, 16-bit LAS colour divided by 256 (so 255·257/256 rounds down to 255).
+    for (let i = 0; i < cloud.count; i++) {
+      for (let a = 0; a < 3; a++) expect(colors.value[colors.size * i + a]).toBe(cloud.colors[3 * i + a]);
+    }
+  });
+});
+
+describe("export/obj", () => {
+  it("reads back through loaders.gl's OBJLoader with the face corners' positions and colours", async () => {
+    const mesh = cubeMesh();
+    const text = writeObj(mesh);
+    expect(text.startsWith("#")).toBe(true);
+    const loaded = (await parse(toArrayBuffer(new TextEncoder().encode(text)), OBJLoader, { worker: false })) as unknown as LoadedMesh;
+    const pos = loaded.attributes.POSITION.value;
+    const col = loaded.attributes.COLOR_0.value;
+    // OBJLoader expands faces to one vertex per corner.
+    expect(pos.length).toBe(3 * 3 * mesh.faceCount);
+    for (let corner = 0; corner < 3 * mesh.faceCount; corner++) {
+      const v = mesh.indices[corner];
+      for (let a = 0; a < 3; a++) {
+        expect(pos[3 * corner + a]).toBeCloseTo(mesh.positions[3 * v + a], 6);
+        expect(Math.abs(col[3 * corner + a] - mesh.colors[3 * v + a] / 255)).toBeLessThan(1e-4);
+      }
+    }
+  });
+});
+
+describe("export/stl", () => {
+  it("writes binary STL that an independent parser reads back: header, count, outward normals, vertices", () => {
+    const mesh = cubeMesh([0, 0, 0]);
+    const stl = readStl(writeStl(mesh));
+    expect(stl.header.startsWith("solid")).toBe(false);
+    expect(stl.triangles).toHaveLength(12);
+    stl.triangles.forEach((tri, f) => {
+      for (let k = 0; k < 3; k++) {
+        const v = mesh.indices[3 * f + k];
+        expect(tri[k]).toEqual([0, 1, 2].map((a) => mesh.positions[3 * v + a]));
+      }
+      // Centred cube: the outward normal points the same way as the face centre.
+      const centre = [0, 1, 2].map((a) => (tri[0][a] + tri[1][a] + tri[2][a]) / 3);
+      const n = stl.normals[f];
+      expect(Math.hypot(n[0], n[1], n[2])).toBeCloseTo(1, 6);
+      expect(n[0] * centre[0] + n[1] * centre[1] + n[2] * centre[2]).toBeGreaterThan(0.5);
+    });
+  });
+});
+
+describe("export/run", () => {
+  it("writes all six files with their byte sizes, and only the point formats without a mesh", async () => {
+    const outDir = await mkdtemp(path.join(tmpdir(), "export-"));
+    try {
+      const all = await run({ views: views(), cloud: randomCloud(100), mesh: cubeMesh() }, { formats: ["obj", "ply", "gltf", "glb", "stl", "las"], outDir });
+      expect(all.files.map((f) => f.format)).toEqual(["obj", "ply", "gltf", "glb", "stl", "las"]);
+      for (const f of all.files) {
+        expect(path.basename(f.path)).toBe(`model.${f.format}`);
+        expect((await stat(f.path)).size).toBe(f.bytes);
+      }
+      const sparse = await run({ views: views(), cloud: randomCloud(100), mesh: null }, { formats: ["obj", "ply", "gltf", "glb", "stl", "las"], outDir, baseName: "sparse" });
+      expect(sparse.files.map((f) => f.format)).toEqual(["ply", "gltf", "glb", "las"]);
+      expect(sparse.report.warnings.join(" ")).toMatch(/obj not written/);
+      expect((await readFile(path.join(outDir, "sparse.ply"))).subarray(0, 3).toString()).toBe("ply");
+    } finally {
+      await rm(outDir, { recursive: true, force: true });
+    }
+  });
+});
