@@ -1,0 +1,80 @@
+import { describe, expect, it } from "vitest";
+import { createKernel, MAX_COST, nccCostReference, type CostWindow } from "../../../compute/stages/dense/kernel.js";
+
+/** Deterministic uniform numbers in [0, 1) (mulberry32). */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function randomWindow(random: () => number): CostWindow {
+  const n = 52; // 7×7 samples padded to a multiple of 4
+  const win = { dx: new Float32Array(n), dy: new Float32Array(n), ref: new Float32Array(n), weight: new Float32Array(n) };
+  for (let i = 0; i < 49; i++) {
+    win.dx[i] = 2 * ((i % 7) - 3);
+    win.dy[i] = 2 * (Math.floor(i / 7) - 3);
+    win.ref[i] = random();
+    win.weight[i] = 0.2 + 0.8 * random();
+  }
+  return win;
+}
+
+describe("dense/kernel", () => {
+  it("gives the same costs from the wasm SIMD build and the TypeScript reference", () => {
+    const random = rng(7);
+    const width = 97;
+    const height = 61;
+    const grey = new Float32Array(width * height).map(() => random());
+    const wasm = createKernel("wasm", 52);
+    const ts = createKernel("typescript", 52);
+    expect(wasm.name).toBe("wasm-simd");
+    wasm.setSource(0, grey, width, height);
+    ts.setSource(0, grey, width, height);
+    let compared = 0;
+    let invalid = 0;
+    for (let trial = 0; trial < 400; trial++) {
+      const win = randomWindow(random);
+      // Some windows correlate with the source: copy warped source values into the reference.
+      const H = new Float64Array([0.9 + 0.2 * random(), 0.1 * (random() - 0.5), 40 * random() - 10, 0.1 * (random() - 0.5), 0.9 + 0.2 * random(), 30 * random() - 8, 1e-4 * (random() - 0.5), 1e-4 * (random() - 0.5), 1]);
+      const px = 20 + random() * 60;
+      const py = 15 + random() * 30;
+      if (trial % 2 === 0) for (let i = 0; i < 49; i++) win.ref[i] = grey[Math.min(width * height - 1, Math.floor(py + win.dy[i]) * width + Math.floor(px + win.dx[i]))] + 0.05 * random();
+      wasm.setWindow(win);
+      ts.setWindow(win);
+      const a = wasm.cost(0, px, py, H);
+      const b = ts.cost(0, px, py, H);
+      expect(b).toBe(nccCostReference(grey, width, height, win, px, py, H));
+      expect(Math.abs(a - b)).toBeLessThan(1e-4);
+      if (b === MAX_COST) invalid++;
+      else compared++;
+    }
+    // Both outcomes were exercised: valid costs and windows that leave the image.
+    expect(compared).toBeGreaterThan(100);
+    expect(invalid).toBeGreaterThan(10);
+  });
+
+  it("scores a window against itself as 0 and its negative as 2", () => {
+    const random = rng(3);
+    const width = 40;
+    const height = 40;
+    const grey = new Float32Array(width * height).map(() => random());
+    const win = randomWindow(random);
+    const px = 20.5;
+    const py = 19.5;
+    for (let i = 0; i < 49; i++) win.ref[i] = grey[(py - 0.5 + win.dy[i]) * width + (px - 0.5 + win.dx[i])];
+    const identity = new Float64Array([1, 0, 0, 0, 1, 0, 0, 0, 1]);
+    for (const kind of ["wasm", "typescript"] as const) {
+      const kernel = createKernel(kind, 52);
+      kernel.setSource(0, grey, width, height);
+      kernel.setWindow(win);
+      expect(kernel.cost(0, px, py, identity)).toBeLessThan(1e-5);
+      kernel.setWindow({ ...win, ref: win.ref.map((v) => 1 - v) });
+      expect(kernel.cost(0, px, py, identity)).toBeGreaterThan(2 - 1e-5);
+    }
+  });
+});
