@@ -1,0 +1,130 @@
+/**
+ * @module Starts the real system for end-to-end tests: workerd through `wrangler dev` (local
+ * mode, its own persistence folder) and the compute service, on free loopback ports.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const bin = path.join(root, "node_modules", ".bin");
+
+export interface SystemOptions {
+  /** Extra wrangler vars, e.g. a short watchdog for kill tests. */
+  vars?: Record<string, string>;
+  computeEnv?: Record<string, string>;
+}
+
+export interface RunningSystem {
+  baseUrl: string;
+  computeUrl: string;
+  adminToken: string;
+  startCompute(): Promise<void>;
+  killCompute(signal?: NodeJS.Signals): Promise<void>;
+  stop(): Promise<void>;
+  logs(): string;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitFor(url: string, timeoutMs: number, child: ChildProcess, logs: () => string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`process exited (${child.exitCode}) before ${url} answered:\n${logs().slice(-4000)}`);
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+      if (res.status < 500) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`timed out waiting for ${url}:\n${logs().slice(-4000)}`);
+}
+
+export async function startSystem(options: SystemOptions = {}): Promise<RunningSystem> {
+  const edgePort = await freePort();
+  const computePort = await freePort();
+  const inspectorPort = await freePort();
+  const persist = await mkdtemp(path.join(os.tmpdir(), "e2e-wrangler-"));
+  const workRoot = await mkdtemp(path.join(os.tmpdir(), "e2e-compute-"));
+  const baseUrl = `http://127.0.0.1:${edgePort}`;
+  const computeUrl = `http://127.0.0.1:${computePort}`;
+  const secrets = { ADMIN_TOKEN: "e2e-admin-token", SIGNING_SECRET: "e2e-signing-secret-0123456789", COMPUTE_SECRET: "e2e-compute-secret" };
+  let output = "";
+  const capture = (prefix: string) => (chunk: Buffer) => {
+    output += chunk.toString().replace(/^/gm, prefix);
+    if (output.length > 200_000) output = output.slice(-100_000);
+  };
+  const env = { ...process.env, PATH: `${bin}${path.delimiter}${process.env.PATH}`, WRANGLER_SEND_METRICS: "false", WRANGLER_SEND_ERROR_REPORTS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", CI: "true" };
+  const vars = { ...secrets, BASE_URL: baseUrl, CDN_URL: `${baseUrl}/cdn`, COMPUTE_URL: computeUrl, ...(options.vars ?? {}) };
+  const edge = spawn(
+    path.join(bin, "wrangler"),
+    ["dev", "--local", "--ip", "127.0.0.1", "--port", String(edgePort), "--inspector-port", String(inspectorPort), "--persist-to", persist, "--enable-containers=false", "--show-interactive-dev-session=false",
+      ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`])],
+    { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  edge.stdout!.on("data", capture("[edge] "));
+  edge.stderr!.on("data", capture("[edge] "));
+
+  let compute: ChildProcess | null = null;
+  async function startCompute(): Promise<void> {
+    const child = spawn(path.join(bin, "tsx"), ["compute/server.ts"], {
+      cwd: root,
+      env: { ...env, PORT: String(computePort), EDGE_URL: baseUrl, COMPUTE_SECRET: secrets.COMPUTE_SECRET, WORK_DIR: workRoot, HEARTBEAT_SECONDS: "2", ...(options.computeEnv ?? {}) },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    child.stdout!.on("data", capture("[compute] "));
+    child.stderr!.on("data", capture("[compute] "));
+    compute = child;
+    await waitFor(`${computeUrl}/healthz`, 60_000, child, () => output);
+  }
+  async function killCompute(signal: NodeJS.Signals = "SIGKILL"): Promise<void> {
+    const child = compute;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((r) => child.once("exit", r));
+    child.kill(signal);
+    await exited;
+  }
+
+  try {
+    await waitFor(`${baseUrl}/v1/openapi.json`, 120_000, edge, () => output);
+    await startCompute();
+  } catch (err) {
+    edge.kill("SIGKILL");
+    await killCompute();
+    throw err;
+  }
+  return {
+    baseUrl,
+    computeUrl,
+    adminToken: secrets.ADMIN_TOKEN,
+    startCompute,
+    killCompute,
+    logs: () => output,
+    async stop() {
+      await killCompute("SIGTERM");
+      if (edge.exitCode === null) {
+        const exited = new Promise((r) => edge.once("exit", r));
+        edge.kill("SIGTERM");
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+        if (edge.exitCode === null) edge.kill("SIGKILL");
+      }
+      await rm(persist, { recursive: true, force: true });
+      await rm(workRoot, { recursive: true, force: true });
+    },
+  };
+}

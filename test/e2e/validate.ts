@@ -1,0 +1,64 @@
+/** @module Independent readers for the six downloadable files (what a client's tools would use). */
+import { parse } from "@loaders.gl/core";
+import { LASLoader } from "@loaders.gl/las";
+import { OBJLoader } from "@loaders.gl/obj";
+import { PLYLoader } from "@loaders.gl/ply";
+// @ts-expect-error gltf-validator ships no types
+import validator from "gltf-validator";
+
+export interface FileCheck {
+  format: string;
+  ok: boolean;
+  detail: string;
+  count: number;
+}
+
+type LoadedMesh = { header?: { vertexCount?: number }; attributes: Record<string, { value: ArrayLike<number> }> };
+
+export async function checkFile(format: string, bytes: Uint8Array): Promise<FileCheck> {
+  const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+  switch (format) {
+    case "glb":
+    case "gltf": {
+      const report = (await validator.validateBytes(bytes, { maxIssues: 100 })) as { issues: { numErrors: number; messages: Array<{ code: string; message: string; severity: number }> } };
+      const errors = report.issues.messages.filter((m) => m.severity === 0);
+      return { format, ok: report.issues.numErrors === 0, detail: errors.slice(0, 3).map((m) => `${m.code}: ${m.message}`).join("; "), count: report.issues.numErrors };
+    }
+    case "ply": {
+      const mesh = (await parse(buffer, PLYLoader)) as unknown as LoadedMesh;
+      const n = mesh.attributes.POSITION.value.length / 3;
+      return { format, ok: n > 0 && allFinite(mesh.attributes.POSITION.value), detail: `${n} points`, count: n };
+    }
+    case "las": {
+      const mesh = (await parse(buffer, LASLoader)) as unknown as LoadedMesh;
+      const n = mesh.attributes.POSITION.value.length / 3;
+      return { format, ok: n > 0 && allFinite(mesh.attributes.POSITION.value), detail: `${n} points`, count: n };
+    }
+    case "obj": {
+      const mesh = (await parse(buffer, OBJLoader)) as unknown as LoadedMesh;
+      const n = mesh.attributes.POSITION.value.length / 3;
+      return { format, ok: n > 0 && allFinite(mesh.attributes.POSITION.value), detail: `${n} vertices`, count: n };
+    }
+    case "stl":
+      return checkStl(bytes);
+    default:
+      return { format, ok: false, detail: "unknown format", count: 0 };
+  }
+}
+
+/** Binary STL: 80-byte header, uint32 triangle count, 50 bytes per triangle. */
+function checkStl(bytes: Uint8Array): FileCheck {
+  if (bytes.byteLength < 84) return { format: "stl", ok: false, detail: "shorter than the header", count: 0 };
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const count = view.getUint32(80, true);
+  if (bytes.byteLength !== 84 + 50 * count) return { format: "stl", ok: false, detail: `size ${bytes.byteLength} does not match ${count} triangles`, count };
+  for (let i = 0; i < count; i++) {
+    for (let k = 0; k < 12; k++) if (!Number.isFinite(view.getFloat32(84 + 50 * i + 4 * k, true))) return { format: "stl", ok: false, detail: `non-finite value in triangle ${i}`, count };
+  }
+  return { format: "stl", ok: count > 0, detail: `${count} triangles`, count };
+}
+
+function allFinite(values: ArrayLike<number>): boolean {
+  for (let i = 0; i < values.length; i++) if (!Number.isFinite(values[i])) return false;
+  return true;
+}
