@@ -2,6 +2,7 @@
 import { Hono } from "hono";
 import type { Env } from "./env.js";
 import { ApiError } from "./errors.js";
+import { ensureRateLimitHeaders } from "./rate-limit.js";
 import { accountRoutes } from "./routes/account.js";
 import { adminRoutes } from "./routes/admin.js";
 import { cdnRoutes } from "./routes/cdn.js";
@@ -17,6 +18,8 @@ export function createApp(): Hono<AppEnv> {
     await next();
   });
   app.get("/healthz", (c) => c.json({ ok: true }));
+  // Rate-limit headers on every /v1 response, including unknown paths (edge/rate-limit.ts).
+  app.use("/v1/*", ensureRateLimitHeaders());
   // Public API (API key, rate-limited). Mount order matters only for middleware declared here.
   app.route("/v1/reconstruction", reconstructionsRoutes);
   app.route("/v1/account", accountRoutes);

@@ -1,5 +1,254 @@
-/** @module AccountObject: one SQLite Durable Object per account (keys, credit ledger, usage). */
+/**
+ * @module AccountObject: one SQLite Durable Object per account (keys, credit ledger, usage).
+ *
+ * Credits are a ledger: every grant, debit and refund is a row, and the balance is derived
+ * (sum of rows minus open reservations), so a retried request can never charge twice and the
+ * balance can be audited. A creation first reserves a credit (held while the upload streams),
+ * then commits it to a debit row or releases it. Every method runs its SQL synchronously, with
+ * no await in between, so the object's single thread makes each method atomic: five concurrent
+ * reservations against one credit see one success.
+ *
+ * The schema is created only when an account is created: RPCs on an id that names no account
+ * (e.g. a well-formed but invented API key) read nothing and write nothing.
+ */
 import { DurableObject } from "cloudflare:workers";
+import { z } from "zod";
+import { ReconstructionId } from "../../shared/records.js";
+import type { AccountRecord } from "../../shared/records.js";
 import type { Env } from "../env.js";
 
-export class AccountObject extends DurableObject<Env> {}
+export const LEDGER_KINDS = ["debit", "refund", "topup", "trial", "adjustment"] as const;
+export type LedgerKind = (typeof LEDGER_KINDS)[number];
+
+export interface LedgerRow {
+  id: number;
+  kind: LedgerKind;
+  amount: number;
+  reconstruction_id: string | null;
+  reason: string | null;
+  created_at: string;
+}
+
+/**
+ * A reservation not committed or released within this time (the request that took it died)
+ * stops holding the credit. Generous: a 500 MiB upload on a slow link can take many minutes.
+ */
+export const RESERVATION_TTL_MS = 2 * 60 * 60 * 1000;
+
+const CreateInput = z.object({
+  accountId: z.string().regex(/^acc_[0-9A-Za-z]{22}$/),
+  email: z.email(),
+  grant: z.object({ kind: z.enum(["trial", "topup"]), amount: z.number().int().nonnegative() }),
+  key: z.object({ keyId: z.string().regex(/^key_[0-9A-Za-z]{16}$/), hash: z.string().regex(/^[0-9a-f]{64}$/) }),
+});
+export type CreateAccountInput = z.infer<typeof CreateInput>;
+const KeyId = z.string().regex(/^key_[0-9A-Za-z]{16}$/);
+const KeyHash = z.string().regex(/^[0-9a-f]{64}$/);
+const Reason = z.string().min(1).max(500);
+const Amount = z.number().int().refine((n) => n !== 0, "amount must not be 0");
+const Outcome = z.enum(["completed", "failed"]);
+
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS account (
+    singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+    account_id TEXT NOT NULL, email TEXT NOT NULL, created_at TEXT NOT NULL);
+  CREATE TABLE IF NOT EXISTS api_keys (
+    key_id TEXT PRIMARY KEY, hash TEXT NOT NULL, created_at TEXT NOT NULL, revoked_at TEXT);
+  CREATE TABLE IF NOT EXISTS ledger (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    kind TEXT NOT NULL CHECK (kind IN ('debit','refund','topup','trial','adjustment')),
+    amount INTEGER NOT NULL, reconstruction_id TEXT, reason TEXT, created_at TEXT NOT NULL);
+  CREATE UNIQUE INDEX IF NOT EXISTS ledger_once_per_reconstruction
+    ON ledger (reconstruction_id, kind) WHERE reconstruction_id IS NOT NULL;
+  CREATE TABLE IF NOT EXISTS reservations (
+    reconstruction_id TEXT PRIMARY KEY, created_at_ms INTEGER NOT NULL);
+  CREATE TABLE IF NOT EXISTS outcomes (
+    reconstruction_id TEXT PRIMARY KEY, outcome TEXT NOT NULL, created_at TEXT NOT NULL);
+`;
+
+export class AccountObject extends DurableObject<Env> {
+  private readonly sql = this.ctx.storage.sql;
+
+  /** Creates the account with its first key and its opening grant; throws if it already exists. */
+  create(input: CreateAccountInput): { balance: number; created_at: string } {
+    const { accountId, email, grant, key } = CreateInput.parse(input);
+    return this.ctx.storage.transactionSync(() => {
+      this.sql.exec(SCHEMA);
+      if (this.sql.exec("SELECT 1 FROM account").toArray().length > 0) throw new Error(`account ${accountId} already exists`);
+      const createdAt = new Date().toISOString();
+      this.sql.exec("INSERT INTO account (singleton, account_id, email, created_at) VALUES (1, ?, ?, ?)", accountId, email, createdAt);
+      this.sql.exec("INSERT INTO api_keys (key_id, hash, created_at) VALUES (?, ?, ?)", key.keyId, key.hash, createdAt);
+      if (grant.amount > 0) this.appendLedger(grant.kind, grant.amount, null, grant.kind === "trial" ? "free trial" : "initial credits");
+      return { balance: this.availableBalance(), created_at: createdAt };
+    });
+  }
+
+  exists(): boolean {
+    return this.hasSchema() && this.sql.exec("SELECT 1 FROM account").toArray().length > 0;
+  }
+
+  /** Adds a key; false when the account does not exist. */
+  addKey(keyId: string, hash: string): boolean {
+    KeyId.parse(keyId);
+    KeyHash.parse(hash);
+    if (!this.exists()) return false;
+    this.sql.exec("INSERT INTO api_keys (key_id, hash, created_at) VALUES (?, ?, ?)", keyId, hash, new Date().toISOString());
+    return true;
+  }
+
+  /** Revokes a key from the next request on; revoking twice is harmless. False for an unknown key. */
+  revokeKey(keyId: string): boolean {
+    KeyId.parse(keyId);
+    if (!this.exists()) return false;
+    const found = this.sql.exec("SELECT 1 FROM api_keys WHERE key_id = ?", keyId).toArray().length > 0;
+    if (found) this.sql.exec("UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE key_id = ?", new Date().toISOString(), keyId);
+    return found;
+  }
+
+  /** True only for a live (unrevoked) key whose stored hash equals `hash`, compared in constant time. */
+  verifyKey(keyId: string, hash: string): boolean {
+    if (!KeyId.safeParse(keyId).success || !KeyHash.safeParse(hash).success || !this.hasSchema()) return false;
+    const rows = this.sql.exec<{ hash: string }>("SELECT hash FROM api_keys WHERE key_id = ? AND revoked_at IS NULL", keyId).toArray();
+    if (rows.length === 0) return false;
+    const encoder = new TextEncoder();
+    return crypto.subtle.timingSafeEqual(encoder.encode(rows[0].hash), encoder.encode(hash));
+  }
+
+  /**
+   * Operator credit change: a positive amount is a "topup", a negative one an "adjustment".
+   * One that would take the available balance below 0 changes nothing. Null: no such account.
+   */
+  adjustCredits(amount: number, reason: string): { ok: boolean; balance: number } | null {
+    Amount.parse(amount);
+    Reason.parse(reason);
+    if (!this.exists()) return null;
+    const balance = this.availableBalance();
+    if (balance + amount < 0) return { ok: false, balance };
+    this.appendLedger(amount > 0 ? "topup" : "adjustment", amount, null, reason);
+    return { ok: true, balance: balance + amount };
+  }
+
+  /** Opens a reservation for this reconstruction if a credit is available; idempotent per id. */
+  reserveCredit(reconstructionId: string): { ok: true; balance: number } | { ok: false; balance: number } {
+    ReconstructionId.parse(reconstructionId);
+    if (!this.exists()) return { ok: false, balance: 0 };
+    if (this.isReserved(reconstructionId) || this.hasLedgerRow(reconstructionId, "debit")) {
+      return { ok: true, balance: this.availableBalance() };
+    }
+    const balance = this.availableBalance();
+    if (balance < 1) return { ok: false, balance };
+    this.sql.exec("INSERT OR REPLACE INTO reservations (reconstruction_id, created_at_ms) VALUES (?, ?)", reconstructionId, Date.now());
+    return { ok: true, balance: balance - 1 };
+  }
+
+  /**
+   * Turns the reservation into a debit row; idempotent. A debit is written even when the
+   * reservation has expired meanwhile: the reconstruction exists, so it is paid for.
+   */
+  commitReservation(reconstructionId: string): void {
+    ReconstructionId.parse(reconstructionId);
+    if (!this.exists()) return;
+    this.ctx.storage.transactionSync(() => {
+      this.sql.exec("DELETE FROM reservations WHERE reconstruction_id = ?", reconstructionId);
+      if (!this.hasLedgerRow(reconstructionId, "debit")) this.appendLedger("debit", -1, reconstructionId, null);
+    });
+  }
+
+  /** Drops the reservation and writes no ledger row; idempotent. */
+  releaseReservation(reconstructionId: string): void {
+    ReconstructionId.parse(reconstructionId);
+    if (!this.exists()) return;
+    this.sql.exec("DELETE FROM reservations WHERE reconstruction_id = ?", reconstructionId);
+  }
+
+  /** Gives the credit back once, and only for a reconstruction that was debited. */
+  refund(reconstructionId: string, reason: string): { refunded: boolean; balance: number } {
+    ReconstructionId.parse(reconstructionId);
+    Reason.parse(reason);
+    if (!this.exists()) return { refunded: false, balance: 0 };
+    const refundable = this.hasLedgerRow(reconstructionId, "debit") && !this.hasLedgerRow(reconstructionId, "refund");
+    if (refundable) this.appendLedger("refund", 1, reconstructionId, reason);
+    return { refunded: refundable, balance: this.availableBalance() };
+  }
+
+  /** Records how a reconstruction ended, for usage counts; the first outcome recorded wins. */
+  recordOutcome(reconstructionId: string, outcome: "completed" | "failed"): void {
+    ReconstructionId.parse(reconstructionId);
+    Outcome.parse(outcome);
+    if (!this.exists()) return;
+    this.sql.exec(
+      "INSERT OR IGNORE INTO outcomes (reconstruction_id, outcome, created_at) VALUES (?, ?, ?)",
+      reconstructionId,
+      outcome,
+      new Date().toISOString(),
+    );
+  }
+
+  ledger(): LedgerRow[] {
+    if (!this.exists()) return [];
+    return this.sql
+      .exec<{ id: number; kind: string; amount: number; reconstruction_id: string | null; reason: string | null; created_at: string }>(
+        "SELECT id, kind, amount, reconstruction_id, reason, created_at FROM ledger ORDER BY id",
+      )
+      .toArray()
+      .map((row) => ({ ...row, kind: row.kind as LedgerKind }));
+  }
+
+  /** Available credits: the ledger sum minus reservations still open. */
+  balance(): number {
+    return this.exists() ? this.availableBalance() : 0;
+  }
+
+  /**
+   * GET /v1/account. `trial` is true while every credit ever granted came from the free-trial
+   * grant (a trial row exists and no top-up does); the first top-up ends the trial.
+   */
+  summary(): AccountRecord | null {
+    if (!this.exists()) return null;
+    const account = this.sql.exec<{ account_id: string; created_at: string }>("SELECT account_id, created_at FROM account").one();
+    const kinds = this.sql.exec<{ kind: string; n: number }>("SELECT kind, COUNT(*) AS n FROM ledger GROUP BY kind").toArray();
+    const countOf = (kind: string) => kinds.find((row) => row.kind === kind)?.n ?? 0;
+    const outcomes = this.sql.exec<{ outcome: string; n: number }>("SELECT outcome, COUNT(*) AS n FROM outcomes GROUP BY outcome").toArray();
+    const outcomeCount = (outcome: string) => outcomes.find((row) => row.outcome === outcome)?.n ?? 0;
+    return {
+      account_id: account.account_id,
+      balance: this.availableBalance(),
+      trial: countOf("trial") > 0 && countOf("topup") === 0,
+      created_at: account.created_at,
+      usage: { reconstructions: countOf("debit"), completed: outcomeCount("completed"), failed: outcomeCount("failed") },
+    };
+  }
+
+  private hasSchema(): boolean {
+    return this.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'account'").toArray().length > 0;
+  }
+
+  private availableBalance(): number {
+    const ledgerSum = this.sql.exec<{ total: number }>("SELECT COALESCE(SUM(amount), 0) AS total FROM ledger").one().total;
+    const held = this.sql
+      .exec<{ n: number }>("SELECT COUNT(*) AS n FROM reservations WHERE created_at_ms > ?", Date.now() - RESERVATION_TTL_MS)
+      .one().n;
+    return ledgerSum - held;
+  }
+
+  private isReserved(reconstructionId: string): boolean {
+    return this.sql
+      .exec("SELECT 1 FROM reservations WHERE reconstruction_id = ? AND created_at_ms > ?", reconstructionId, Date.now() - RESERVATION_TTL_MS)
+      .toArray().length > 0;
+  }
+
+  private hasLedgerRow(reconstructionId: string, kind: LedgerKind): boolean {
+    return this.sql.exec("SELECT 1 FROM ledger WHERE reconstruction_id = ? AND kind = ?", reconstructionId, kind).toArray().length > 0;
+  }
+
+  private appendLedger(kind: LedgerKind, amount: number, reconstructionId: string | null, reason: string | null): void {
+    this.sql.exec(
+      "INSERT INTO ledger (kind, amount, reconstruction_id, reason, created_at) VALUES (?, ?, ?, ?, ?)",
+      kind,
+      amount,
+      reconstructionId,
+      reason,
+      new Date().toISOString(),
+    );
+  }
+}
