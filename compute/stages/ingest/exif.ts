@@ -1,0 +1,61 @@
+/**
+ * @module The few EXIF fields ingest needs, read with exifreader for every kind (JPEG, PNG,
+ * HEIC): one reader for all three, and exifr rejects HEIC EXIF.
+ */
+import ExifReader from "exifreader";
+
+export interface CameraExif {
+  make?: string;
+  model?: string;
+  /** EXIF Orientation 1..8 (1 = upright). */
+  orientation?: number;
+  focalMm?: number;
+  focal35mm?: number;
+  /** FocalPlaneXResolution in pixels per `focalPlaneUnitMm` millimetres. */
+  focalPlaneXResolution?: number;
+  focalPlaneUnitMm?: number;
+  /** PixelX/YDimension: the size the focal-plane resolution refers to. */
+  pixelWidth?: number;
+  pixelHeight?: number;
+}
+
+type Tags = Record<string, { value?: unknown; description?: unknown } | undefined>;
+
+/** EXIF FocalPlaneResolutionUnit: 2 inch, 3 cm, 4 mm, 5 µm (EXIF 2.3 and DNG). */
+const UNIT_MM: Record<number, number> = { 2: 25.4, 3: 10, 4: 1, 5: 0.001 };
+
+export function readCameraExif(bytes: Uint8Array): CameraExif {
+  let tags: Tags;
+  try {
+    tags = ExifReader.load(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)) as unknown as Tags;
+  } catch {
+    return {}; // No EXIF at all is normal (PNG, screenshots, stripped uploads).
+  }
+  const unit = numberOf(tags.FocalPlaneResolutionUnit);
+  return {
+    make: stringOf(tags.Make),
+    model: stringOf(tags.Model),
+    orientation: numberOf(tags.Orientation),
+    focalMm: numberOf(tags.FocalLength),
+    focal35mm: numberOf(tags.FocalLengthIn35mmFilm),
+    focalPlaneXResolution: numberOf(tags.FocalPlaneXResolution),
+    focalPlaneUnitMm: unit === undefined ? undefined : UNIT_MM[unit],
+    pixelWidth: numberOf(tags.PixelXDimension) ?? numberOf(tags.ImageWidth),
+    pixelHeight: numberOf(tags.PixelYDimension) ?? numberOf(tags.ImageLength),
+  };
+}
+
+/** exifreader gives numbers, [num, den] rationals, or arrays of either. */
+function numberOf(tag: { value?: unknown } | undefined): number | undefined {
+  let value = tag?.value;
+  if (Array.isArray(value) && value.length === 1) value = value[0];
+  if (Array.isArray(value) && value.length === 2 && typeof value[0] === "number" && typeof value[1] === "number") {
+    value = value[1] === 0 ? undefined : value[0] / value[1];
+  }
+  return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : undefined;
+}
+
+function stringOf(tag: { value?: unknown; description?: unknown } | undefined): string | undefined {
+  const value = Array.isArray(tag?.value) ? tag.value.join(" ") : tag?.description;
+  return typeof value === "string" && value.trim() !== "" ? value.replace(/\0/g, "").trim() : undefined;
+}

@@ -1,0 +1,150 @@
+/**
+ * @module Keyframe selection for video ingest, on small grey frames (flat Uint8Arrays):
+ * sharpness by the variance of the Laplacian (Pech-Pacheco et al., ICPR 2000), global image
+ * motion by coarse-to-fine block matching of downsampled frames (a cheap stand-in for optical
+ * flow: orbiting or walking shots move the image mostly as a whole), and a greedy choice of
+ * the sharpest frame per "overlap window" — a window closes once the image has moved
+ * `maxMotion` of the frame width since the last keyframe, so consecutive keyframes overlap.
+ */
+
+/** Variance of the 4-neighbour Laplacian over the interior of a w×h grey image. */
+export function laplacianVariance(gray: Uint8Array, width: number, height: number): number {
+  let sum = 0;
+  let sumSq = 0;
+  let n = 0;
+  for (let y = 1; y < height - 1; y++) {
+    const row = y * width;
+    for (let x = 1; x < width - 1; x++) {
+      const i = row + x;
+      const lap = gray[i - 1] + gray[i + 1] + gray[i - width] + gray[i + width] - 4 * gray[i];
+      sum += lap;
+      sumSq += lap * lap;
+      n++;
+    }
+  }
+  if (n === 0) return 0;
+  const mean = sum / n;
+  return sumSq / n - mean * mean;
+}
+
+/** 2× box downsample (floor of odd sizes). */
+export function halve(gray: Uint8Array, width: number, height: number): { gray: Uint8Array; width: number; height: number } {
+  const w = width >> 1;
+  const h = height >> 1;
+  const out = new Uint8Array(w * h);
+  for (let y = 0; y < h; y++)
+    for (let x = 0; x < w; x++) {
+      const i = 2 * y * width + 2 * x;
+      out[y * w + x] = (gray[i] + gray[i + 1] + gray[i + width] + gray[i + width + 1] + 2) >> 2;
+    }
+  return { gray: out, width: w, height: h };
+}
+
+/** Mean absolute difference of `b` shifted by (dx, dy) against `a`, over their overlap (sampled every `step` px). */
+function meanAbsDiff(a: Uint8Array, b: Uint8Array, width: number, height: number, dx: number, dy: number, step: number): number {
+  const x0 = Math.max(0, -dx);
+  const x1 = Math.min(width, width - dx);
+  const y0 = Math.max(0, -dy);
+  const y1 = Math.min(height, height - dy);
+  let sad = 0;
+  let n = 0;
+  for (let y = y0; y < y1; y += step) {
+    const rowA = y * width;
+    const rowB = (y + dy) * width + dx;
+    for (let x = x0; x < x1; x += step) {
+      sad += Math.abs(a[rowA + x] - b[rowB + x]);
+      n++;
+    }
+  }
+  return n > 0 ? sad / n : Infinity;
+}
+
+/**
+ * Translation (dx, dy) in pixels of `b` relative to `a` (content at a(x) appears at b(x + d)),
+ * by exhaustive search at the coarsest pyramid level (±`maxShift` of the width) and ±1 px
+ * refinement at each finer level.
+ */
+export function estimateTranslation(a: Uint8Array, b: Uint8Array, width: number, height: number, maxShift = 0.3): [number, number] {
+  const pyramid: Array<{ a: Uint8Array; b: Uint8Array; width: number; height: number }> = [{ a, b, width, height }];
+  while (pyramid[pyramid.length - 1].width > 48) {
+    const top = pyramid[pyramid.length - 1];
+    const ha = halve(top.a, top.width, top.height);
+    const hb = halve(top.b, top.width, top.height);
+    pyramid.push({ a: ha.gray, b: hb.gray, width: ha.width, height: ha.height });
+  }
+  let best: [number, number] = [0, 0];
+  for (let level = pyramid.length - 1; level >= 0; level--) {
+    const { a: la, b: lb, width: w, height: h } = pyramid[level];
+    const coarsest = level === pyramid.length - 1;
+    const radius = coarsest ? Math.ceil(maxShift * w) : 1;
+    const [cx, cy] = coarsest ? [0, 0] : [best[0] * 2, best[1] * 2];
+    let bestCost = Infinity;
+    for (let dy = cy - radius; dy <= cy + radius; dy++)
+      for (let dx = cx - radius; dx <= cx + radius; dx++) {
+        if (Math.abs(dx) > w / 2 || Math.abs(dy) > h / 2) continue;
+        const cost = meanAbsDiff(la, lb, w, h, dx, dy, 1);
+        if (cost < bestCost) {
+          bestCost = cost;
+          best = [dx, dy];
+        }
+      }
+  }
+  return best;
+}
+
+/**
+ * Choose keyframes from per-frame sharpness and cumulative motion (fraction of the width,
+ * non-decreasing). Greedy over overlap windows: the window after keyframe k holds the frames
+ * whose motion since k is at most `maxMotion`; when the window closes, its sharpest frame among
+ * those that moved at least half of `maxMotion` becomes the next keyframe (the half keeps
+ * spacing even when the sharpest frame sits next to the last one). Returns ascending positions.
+ */
+export function selectByMotion(sharpness: Float64Array, motion: Float64Array, maxMotion: number): number[] {
+  const n = sharpness.length;
+  if (n === 0) return [];
+  const chosen = [argmaxWhere(sharpness, 0, n, (i) => motion[i] - motion[0] <= maxMotion / 2)];
+  for (;;) {
+    const last = chosen[chosen.length - 1];
+    let end = last + 1;
+    while (end < n && motion[end] - motion[last] <= maxMotion) end++;
+    if (end >= n) {
+      // The tail: keep a final frame only if it adds view (moved at least half a window).
+      const tail = argmaxWhere(sharpness, last + 1, n, (i) => motion[i] - motion[last] >= maxMotion / 2);
+      if (tail >= 0) chosen.push(tail);
+      return chosen;
+    }
+    let next = argmaxWhere(sharpness, last + 1, end, (i) => motion[i] - motion[last] >= maxMotion / 2);
+    if (next < 0) next = end; // A single jump larger than a window: take the frame after it.
+    chosen.push(next);
+  }
+}
+
+/** The sharpest frame in each of `count` equal time windows (for static or slow shots). */
+export function selectByTime(sharpness: Float64Array, count: number): number[] {
+  const n = sharpness.length;
+  const k = Math.min(count, n);
+  const chosen: number[] = [];
+  for (let w = 0; w < k; w++) chosen.push(argmaxWhere(sharpness, Math.floor((w * n) / k), Math.floor(((w + 1) * n) / k), () => true));
+  return chosen;
+}
+
+/**
+ * Keyframes within [minCount, maxCount]: motion windows, widened until at most maxCount;
+ * equal time windows when the camera moved too little to give minCount.
+ */
+export function selectKeyframes(sharpness: Float64Array, motion: Float64Array, maxMotion: number, minCount: number, maxCount: number): number[] {
+  let windowSize = maxMotion;
+  let chosen = selectByMotion(sharpness, motion, windowSize);
+  while (chosen.length > maxCount) {
+    windowSize *= chosen.length / maxCount + 0.05;
+    chosen = selectByMotion(sharpness, motion, windowSize);
+  }
+  if (chosen.length < minCount) chosen = selectByTime(sharpness, Math.min(minCount, maxCount));
+  return chosen;
+}
+
+function argmaxWhere(values: Float64Array, from: number, to: number, keep: (i: number) => boolean): number {
+  let best = -1;
+  for (let i = from; i < to; i++) if (keep(i) && (best < 0 || values[i] > values[best])) best = i;
+  return best;
+}
