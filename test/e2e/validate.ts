@@ -3,7 +3,6 @@ import { parse } from "@loaders.gl/core";
 import { LASLoader } from "@loaders.gl/las";
 import { OBJLoader } from "@loaders.gl/obj";
 import { PLYLoader } from "@loaders.gl/ply";
-// @ts-expect-error gltf-validator ships no types
 import validator from "gltf-validator";
 
 export interface FileCheck {
