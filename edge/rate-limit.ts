@@ -47,7 +47,14 @@ export async function countRequest(c: Context<AppEnv>, kind: LimitKind): Promise
     for (const state of await stub.hit(toCount)) already.set(state.name, state);
     counted.set(c.req.raw, already);
   }
-  const states = [...already.values()];
+  // Non-null: the request budget was counted just now or by an earlier middleware.
+  return outcomeOf(c.req.raw) as LimitOutcome;
+}
+
+/** What every budget counted so far for this request says; null if none was counted. */
+function outcomeOf(request: Request): LimitOutcome | null {
+  const states = [...(counted.get(request)?.values() ?? [])];
+  if (states.length === 0) return null;
   return { allowed: states.every((s) => s.allowed), headers: headersOf(states, Math.floor(Date.now() / 1000)) };
 }
 
@@ -91,8 +98,9 @@ export function rateLimit(kind: LimitKind): MiddlewareHandler<AppEnv> {
     const outcome = await countRequest(c, kind);
     if (!outcome.allowed) throw rateLimitedError(outcome.headers);
     await next();
-    // Set after next(): errors thrown below were already turned into c.res by onError.
-    applyHeaders(c, outcome.headers);
+    // Set after next(), when errors thrown below are already c.res (made by onError), and from
+    // all budgets counted for the request: a later rateLimit("create") may have added one.
+    applyHeaders(c, (outcomeOf(c.req.raw) ?? outcome).headers);
   };
 }
 
