@@ -1,0 +1,57 @@
+/**
+ * @module Quality presets: one choice of the client, mapped to options of every stage.
+ *
+ * | preset   | stored side | detect side, keypoints | SfM                                | depth side, iters | mesh faces | time |
+ * |----------|------------:|------------------------|------------------------------------|------------------:|-----------:|-----:|
+ * | preview  | 1600 px     | 1200 px, 4000          | fewer BA iterations, one model     | 640 px, 3         | 50k        | ~0.3×|
+ * | standard | 2400 px     | 2000 px, 8000          | defaults (COLMAP-like)             | 1200 px, 5        | 200k       | 1×   |
+ * | high     | 3200 px     | 2400 px, 12000         | more BA iterations, more seeds     | 2000 px, 6        | 1M         | ~3×  |
+ *
+ * The image side bounds everything downstream: keypoints (and so matching cost, quadratic
+ * in the number of images), depth-map resolution and mesh detail. OpenCV.js's heap (~1 GiB)
+ * caps detection at about 2400 px (DESIGN.md), so `high` stores larger images for dense
+ * stereo while features detect on a downscaled copy.
+ */
+import type { Quality } from "../../shared/jobs.js";
+import type { Options as DenseOptions } from "../stages/dense/index.js";
+import type { Options as FeaturesOptions } from "../stages/features/index.js";
+import type { Options as IngestOptions } from "../stages/ingest/index.js";
+import type { Options as MeshOptions } from "../stages/mesh/index.js";
+import type { Options as SfmOptions } from "../stages/sfm/index.js";
+
+export interface StagePresets {
+  ingest: Partial<IngestOptions>;
+  features: Partial<FeaturesOptions>;
+  /** Matching options stay at the stage's defaults for every preset (its cost follows the keypoint count). */
+  matching: Record<string, never>;
+  sfm: Partial<SfmOptions>;
+  dense: Partial<DenseOptions>;
+  mesh: Partial<MeshOptions>;
+}
+
+export const QUALITY_PRESETS: Record<Quality, StagePresets> = {
+  preview: {
+    ingest: { maxImageSide: 1600, videoMaxKeyframes: 40 },
+    features: { maxImageSide: 1200, maxFeatures: 4000 },
+    matching: {},
+    sfm: { localBaIterations: 6, globalBaIterations: 20, registrationRetries: 1, initCandidates: 6, maxModels: 1 },
+    dense: { maxImageSide: 640, iterations: 3 },
+    mesh: { faceBudget: 50_000 },
+  },
+  standard: {
+    ingest: { maxImageSide: 2400, videoMaxKeyframes: 80 },
+    features: { maxImageSide: 2000, maxFeatures: 8000 },
+    matching: {},
+    sfm: {},
+    dense: { maxImageSide: 1200, iterations: 5 },
+    mesh: { faceBudget: 200_000 },
+  },
+  high: {
+    ingest: { maxImageSide: 3200, videoMaxKeyframes: 120 },
+    features: { maxImageSide: 2400, maxFeatures: 12_000 },
+    matching: {},
+    sfm: { localBaIterations: 20, globalBaIterations: 60, registrationRetries: 3, initCandidates: 20 },
+    dense: { maxImageSide: 2000, iterations: 6 },
+    mesh: { faceBudget: 1_000_000 },
+  },
+};

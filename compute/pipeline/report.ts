@@ -1,0 +1,38 @@
+/** @module report.json: every stage's report plus the job-level summary, written into the output folder. */
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+import type { Format } from "../../shared/formats.js";
+import type { Quality } from "../../shared/jobs.js";
+import type { SkippedInput, StageReport } from "../scene/index.js";
+
+export interface PipelineOutput {
+  format: Format;
+  path: string;
+  bytes: number;
+}
+
+export interface PipelineReport {
+  quality: Quality;
+  sparseOnly: boolean;
+  startedAt: string;
+  finishedAt: string;
+  wallMs: number;
+  /** Input files and the images/keyframes ingest produced from them. */
+  files: number;
+  images: number;
+  registered: number;
+  skipped: SkippedInput[];
+  unregistered: Array<{ name: string; reason: string }>;
+  /** Sizes of the models SfM dropped because the scene fell apart (largest kept). */
+  otherModelSizes: number[];
+  /** Stages that did not run, with why (e.g. a stage not built into this service). */
+  notRun: Array<{ stage: string; reason: string }>;
+  stages: StageReport[];
+  outputs: Array<{ format: Format; file: string; bytes: number }>;
+}
+
+export async function writeReport(outDir: string, report: PipelineReport): Promise<string> {
+  const file = path.join(outDir, "report.json");
+  await writeFile(file, JSON.stringify(report, null, 2));
+  return file;
+}

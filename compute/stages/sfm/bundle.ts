@@ -1,0 +1,184 @@
+/**
+ * @module Bridge between the reconstruction state and bundle adjustment.
+ *
+ * stages/ba is a solver library, not a pipeline stage of its own: DESIGN.md lists it beside
+ * sfm under stages/, and sfm is its only caller, so this is the one place where a stage
+ * imports another. Local BA (Schönberger & Frahm 2016, §4.5) optimises the newest cameras and
+ * the points they see, with every other camera observing those points held fixed; global BA
+ * optimises everything with the first camera fixed (the scale gauge is left to the solver's
+ * damping, as COLMAP does not need more than one fixed pose in practice).
+ */
+import { angleAxisToMatrix, matrixToAngleAxis } from "../../geometry/rotation.js";
+import { run as runBundleAdjustment, type BAProblem } from "../ba/index.js";
+import type { Options } from "./options.js";
+import type { SfmState } from "./state.js";
+
+export interface BundleSummary {
+  kind: "local" | "global";
+  cameras: number;
+  points: number;
+  observations: number;
+  initialRmsPx: number;
+  finalRmsPx: number;
+  iterations: number;
+  wallMs: number;
+}
+
+interface Selection {
+  /** Image index of each BA camera. */
+  cameraImages: number[];
+  /** Track index of each BA point. */
+  pointTracks: number[];
+  fixedPose: Uint8Array;
+}
+
+/** Cameras to optimise in a local BA: the new image and its most co-visible registered neighbours. */
+export function localCameraSet(state: SfmState, newImage: number, size: number): number[] {
+  const shared = new Map<number, number>();
+  const { trackOffsets, trackImages } = state.tracks;
+  const obs = state.keypointObs[newImage];
+  for (let kp = 0; kp < obs.length; kp++) {
+    const j = obs[kp];
+    if (j < 0 || state.obsRejected[j] === 1) continue;
+    const k = state.obsTrack[j];
+    if (state.hasPoint[k] === 0) continue;
+    for (let m = trackOffsets[k]; m < trackOffsets[k + 1]; m++) {
+      const other = trackImages[m];
+      if (other !== newImage && state.registered[other] === 1 && state.obsRejected[m] === 0) {
+        shared.set(other, (shared.get(other) ?? 0) + 1);
+      }
+    }
+  }
+  const neighbours = [...shared.entries()].sort((a, b) => b[1] - a[1]).map((e) => e[0]);
+  return [newImage, ...neighbours.slice(0, Math.max(0, size - 1))];
+}
+
+function selectLocal(state: SfmState, variable: number[]): Selection {
+  const isVariable = new Uint8Array(state.images.length);
+  for (const i of variable) isVariable[i] = 1;
+  const { trackOffsets, trackImages } = state.tracks;
+  const pointTracks: number[] = [];
+  const cameraSet = new Set<number>(variable);
+  for (let k = 0; k < state.tracks.count; k++) {
+    if (state.hasPoint[k] === 0) continue;
+    let seen = false;
+    for (let j = trackOffsets[k]; j < trackOffsets[k + 1] && !seen; j++) {
+      seen = isVariable[trackImages[j]] === 1 && state.obsRejected[j] === 0;
+    }
+    if (!seen) continue;
+    pointTracks.push(k);
+    for (let j = trackOffsets[k]; j < trackOffsets[k + 1]; j++) {
+      if (state.registered[trackImages[j]] === 1 && state.obsRejected[j] === 0) cameraSet.add(trackImages[j]);
+    }
+  }
+  const cameraImages = [...cameraSet];
+  const fixedPose = new Uint8Array(cameraImages.length);
+  cameraImages.forEach((img, c) => (fixedPose[c] = isVariable[img] === 1 ? 0 : 1));
+  // Keep the gauge when every camera is variable (a small model): fix the oldest one.
+  if (fixedPose.every((f) => f === 0)) fixedPose[cameraImages.indexOf(state.order[0])] = 1;
+  return { cameraImages, pointTracks, fixedPose };
+}
+
+function selectGlobal(state: SfmState): Selection {
+  const cameraImages = [...state.order];
+  const pointTracks: number[] = [];
+  for (let k = 0; k < state.tracks.count; k++) if (state.hasPoint[k] === 1) pointTracks.push(k);
+  const fixedPose = new Uint8Array(cameraImages.length);
+  fixedPose[0] = 1;
+  return { cameraImages, pointTracks, fixedPose };
+}
+
+function buildProblem(state: SfmState, sel: Selection): { problem: BAProblem; groupIds: number[] } {
+  const cameraOfImage = new Map<number, number>();
+  sel.cameraImages.forEach((img, c) => cameraOfImage.set(img, c));
+  const localGroup = new Map<number, number>();
+  const groupIds: number[] = [];
+  const intrinsicsGroup = new Uint32Array(sel.cameraImages.length);
+  const poses = new Float64Array(6 * sel.cameraImages.length);
+  sel.cameraImages.forEach((img, c) => {
+    const g = state.groupOfImage[img];
+    if (!localGroup.has(g)) {
+      localGroup.set(g, groupIds.length);
+      groupIds.push(g);
+    }
+    intrinsicsGroup[c] = localGroup.get(g) as number;
+    const aa = matrixToAngleAxis(state.rotation.subarray(9 * img, 9 * img + 9));
+    poses.set([aa[0], aa[1], aa[2]], 6 * c);
+    poses.set(state.translation.subarray(3 * img, 3 * img + 3), 6 * c + 3);
+  });
+  const intrinsics = new Float64Array(5 * groupIds.length);
+  groupIds.forEach((g, l) => intrinsics.set(state.intrinsics.subarray(5 * g, 5 * g + 5), 5 * l));
+  const points = new Float64Array(3 * sel.pointTracks.length);
+  const obsCamera: number[] = [];
+  const obsPoint: number[] = [];
+  const obsXY: number[] = [];
+  const { trackOffsets, trackImages, trackKeypoints } = state.tracks;
+  sel.pointTracks.forEach((k, p) => {
+    points.set(state.pointXyz.subarray(3 * k, 3 * k + 3), 3 * p);
+    for (let j = trackOffsets[k]; j < trackOffsets[k + 1]; j++) {
+      const c = cameraOfImage.get(trackImages[j]);
+      if (c === undefined || state.obsRejected[j] === 1) continue;
+      const xy = state.features[trackImages[j]].xy;
+      obsCamera.push(c);
+      obsPoint.push(p);
+      obsXY.push(xy[2 * trackKeypoints[j]], xy[2 * trackKeypoints[j] + 1]);
+    }
+  });
+  const problem: BAProblem = {
+    cameraCount: sel.cameraImages.length,
+    poses,
+    intrinsicsGroup,
+    intrinsics,
+    pointCount: sel.pointTracks.length,
+    points,
+    observationCount: obsCamera.length,
+    obsCamera: Uint32Array.from(obsCamera),
+    obsPoint: Uint32Array.from(obsPoint),
+    obsXY: Float64Array.from(obsXY),
+    fixedPose: sel.fixedPose,
+  };
+  return { problem, groupIds };
+}
+
+function writeBack(state: SfmState, sel: Selection, problem: BAProblem, groupIds: number[]): void {
+  sel.cameraImages.forEach((img, c) => {
+    if (sel.fixedPose[c] === 1) return;
+    const R = angleAxisToMatrix(problem.poses.subarray(6 * c, 6 * c + 3));
+    state.rotation.set(R, 9 * img);
+    state.translation.set(problem.poses.subarray(6 * c + 3, 6 * c + 6), 3 * img);
+  });
+  sel.pointTracks.forEach((k, p) => state.pointXyz.set(problem.points.subarray(3 * p, 3 * p + 3), 3 * k));
+  groupIds.forEach((g, l) => state.intrinsics.set(problem.intrinsics.subarray(5 * l, 5 * l + 5), 5 * g));
+}
+
+function solve(state: SfmState, sel: Selection, kind: "local" | "global", options: Options, refineIntrinsics: boolean): BundleSummary {
+  const started = performance.now();
+  const { problem, groupIds } = buildProblem(state, sel);
+  const report = runBundleAdjustment(problem, {
+    loss: "cauchy",
+    lossScalePx: options.baLossScalePx,
+    refineFocal: refineIntrinsics,
+    refineDistortion: refineIntrinsics,
+    maxIterations: kind === "local" ? options.localBaIterations : options.globalBaIterations,
+  });
+  writeBack(state, sel, problem, groupIds);
+  return {
+    kind,
+    cameras: problem.cameraCount,
+    points: problem.pointCount,
+    observations: problem.observationCount,
+    initialRmsPx: report.initialRmsePx,
+    finalRmsPx: report.finalRmsePx,
+    iterations: report.iterations,
+    wallMs: performance.now() - started,
+  };
+}
+
+export function localBundleAdjustment(state: SfmState, newImage: number, options: Options): BundleSummary {
+  const variable = localCameraSet(state, newImage, options.localBaCameras);
+  return solve(state, selectLocal(state, variable), "local", options, false);
+}
+
+export function globalBundleAdjustment(state: SfmState, options: Options, refineIntrinsics: boolean): BundleSummary {
+  return solve(state, selectGlobal(state), "global", options, refineIntrinsics && options.refineIntrinsics);
+}

@@ -1,0 +1,86 @@
+/**
+ * @module Expressing the model in the API frame: right-handed, +Y up, origin at the median of
+ * the sparse points, scaled so the median distance of the points from the origin is 1 unit.
+ *
+ * "Up" is the mean of the cameras' up directions (−y of each camera, OpenCV axes), the usual
+ * assumption that photos are taken roughly upright (OpenSfM's `align_orientation: horizontal`).
+ * The scale keeps the reconstruction's own (arbitrary) units but brings them to a size viewers
+ * handle well; no absolute scale is claimed.
+ */
+import type { SparseModel } from "../../scene/index.js";
+
+export interface WorldAlignment {
+  /** new = scale · R · (old − origin); R row-major. */
+  R: Float64Array;
+  origin: Float64Array;
+  scale: number;
+}
+
+function median(values: number[]): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[sorted.length >> 1];
+}
+
+function normalize(v: number[]): number[] {
+  const n = Math.hypot(v[0], v[1], v[2]);
+  return n === 0 ? v : [v[0] / n, v[1] / n, v[2] / n];
+}
+
+function cross(a: number[], b: number[]): number[] {
+  return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+}
+
+/** Rotation whose rows are the new x, y (=up), z axes expressed in old coordinates. */
+function upRotation(model: SparseModel): Float64Array {
+  const up = [0, 0, 0];
+  const forward = [0, 0, 0];
+  for (const v of model.views) {
+    const R = v.camFromWorld.R;
+    // Row 1 of R is the camera's +y axis in world coordinates; up is its negative.
+    up[0] -= R[3];
+    up[1] -= R[4];
+    up[2] -= R[5];
+    forward[0] += R[6];
+    forward[1] += R[7];
+    forward[2] += R[8];
+  }
+  const y = normalize(up);
+  // The new x axis: perpendicular to up, built from a reference that is not parallel to it.
+  let ref = cross(forward, y);
+  if (Math.hypot(ref[0], ref[1], ref[2]) < 1e-6) ref = Math.abs(y[0]) < 0.9 ? [1, 0, 0] : [0, 0, 1];
+  const x = normalize(ref.map((c, a) => c - (ref[0] * y[0] + ref[1] * y[1] + ref[2] * y[2]) * y[a]));
+  const z = cross(x, y);
+  return new Float64Array([...x, ...y, ...z]);
+}
+
+export function computeAlignment(model: SparseModel): WorldAlignment {
+  const { xyz, count } = model.points;
+  const coords = [0, 1, 2].map((a) => Array.from({ length: count }, (_, p) => xyz[3 * p + a]));
+  const origin = new Float64Array(coords.map(median));
+  const distances = Array.from({ length: count }, (_, p) =>
+    Math.hypot(xyz[3 * p] - origin[0], xyz[3 * p + 1] - origin[1], xyz[3 * p + 2] - origin[2]),
+  );
+  const spread = median(distances);
+  return { R: upRotation(model), origin, scale: spread > 0 ? 1 / spread : 1 };
+}
+
+/** Apply the alignment to every pose and point, in place. */
+export function applyAlignment(model: SparseModel, align: WorldAlignment): void {
+  const { R: W, origin: o, scale: s } = align;
+  const xyz = model.points.xyz;
+  for (let p = 0; p < model.points.count; p++) {
+    const d = [xyz[3 * p] - o[0], xyz[3 * p + 1] - o[1], xyz[3 * p + 2] - o[2]];
+    for (let a = 0; a < 3; a++) xyz[3 * p + a] = s * (W[3 * a] * d[0] + W[3 * a + 1] * d[1] + W[3 * a + 2] * d[2]);
+  }
+  for (const view of model.views) {
+    const { R, t } = view.camFromWorld;
+    // x_cam = R·X + t with X = Wᵀ·X'/s + o; scaling the camera frame by s gives
+    // R' = R·Wᵀ and t' = s·(R·o + t).
+    const Rn = new Float64Array(9);
+    for (let r = 0; r < 3; r++) for (let c = 0; c < 3; c++) Rn[3 * r + c] = R[3 * r] * W[3 * c] + R[3 * r + 1] * W[3 * c + 1] + R[3 * r + 2] * W[3 * c + 2];
+    const tn = new Float64Array(3);
+    for (let r = 0; r < 3; r++) tn[r] = s * (R[3 * r] * o[0] + R[3 * r + 1] * o[1] + R[3 * r + 2] * o[2] + t[r]);
+    view.camFromWorld = { R: Rn, t: tn };
+  }
+}

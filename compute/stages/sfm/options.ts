@@ -1,0 +1,61 @@
+/** @module Options of the structure-from-motion stage, with defaults (COLMAP's mapper defaults where they apply). */
+
+export const NAME = "sfm";
+
+export interface Options {
+  /** RANSAC inlier threshold for the essential matrix and PnP, in pixels. */
+  ransacThresholdPx: number;
+  /** Initial-pair candidates to try before giving up (best scored first). */
+  initCandidates: number;
+  /** A candidate pair is skipped when its homography/fundamental inlier ratio is above this (little parallax). */
+  initMaxHomographyRatio: number;
+  /** Minimum points a two-view model must keep after BA to be accepted. */
+  initMinPoints: number;
+  /** Minimum median triangulation angle of the two-view model, degrees. */
+  initMinMedianAngleDeg: number;
+  /** Minimum 2-D–3-D inliers for PnP registration. */
+  minPnpInliers: number;
+  /** Minimum inlier ratio of PnP registration. */
+  minPnpInlierRatio: number;
+  /** A new point needs at least this triangulation angle (degrees) between some pair of its rays. */
+  minTriangulationAngleDeg: number;
+  /** Observations with a larger reprojection error are dropped (pixels). */
+  maxReprojectionErrorPx: number;
+  /** Cameras in a local bundle adjustment: the new one plus its best-connected registered neighbours. */
+  localBaCameras: number;
+  /** Global BA runs when the registered set grew by this fraction since the last one. */
+  globalBaGrowth: number;
+  /** Robust loss scale for bundle adjustment (Cauchy), pixels. */
+  baLossScalePx: number;
+  localBaIterations: number;
+  globalBaIterations: number;
+  /** Refine focal and k1, k2 per intrinsics group in global BA. */
+  refineIntrinsics: boolean;
+  /** Passes over the failed images after the model grows (COLMAP retries registration too). */
+  registrationRetries: number;
+  /** Try seeding a second model on leftover images (only the largest model is kept). */
+  maxModels: number;
+  /** Seed of the RANSAC random generator, so runs are reproducible. */
+  seed: number;
+}
+
+export const DEFAULTS: Options = {
+  ransacThresholdPx: 4,
+  initCandidates: 12,
+  initMaxHomographyRatio: 0.85,
+  initMinPoints: 30,
+  initMinMedianAngleDeg: 2,
+  minPnpInliers: 20,
+  minPnpInlierRatio: 0.2,
+  minTriangulationAngleDeg: 1.5,
+  maxReprojectionErrorPx: 4,
+  localBaCameras: 6,
+  globalBaGrowth: 0.15,
+  baLossScalePx: 1,
+  localBaIterations: 12,
+  globalBaIterations: 40,
+  refineIntrinsics: true,
+  registrationRetries: 2,
+  maxModels: 2,
+  seed: 1,
+};

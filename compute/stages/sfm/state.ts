@@ -1,0 +1,123 @@
+/**
+ * @module The mutable state of one incremental reconstruction, in flat typed arrays.
+ *
+ * A 3-D point is identified with the track it triangulates (at most one point per track),
+ * as in COLMAP's correspondence graph: registering an image or re-triangulating never has to
+ * merge points, and the observations of a point are the track's observations in registered
+ * images that have not been rejected as outliers.
+ */
+import type { ImageFeatures, ImageRef, Tracks } from "../../scene/index.js";
+
+export interface SfmState {
+  readonly images: ImageRef[];
+  readonly features: ImageFeatures[];
+  readonly tracks: Tracks;
+  /** Intrinsics group of each image (images of one physical camera share a group). */
+  readonly groupOfImage: Uint32Array;
+  /** focal, cx, cy, k1, k2 per group (pixels, unitless k). */
+  readonly intrinsics: Float64Array;
+  readonly groupCount: number;
+  /** camFromWorld rotation per image, row-major 3×3 (9 per image). */
+  readonly rotation: Float64Array;
+  /** camFromWorld translation per image (3 per image). */
+  readonly translation: Float64Array;
+  /** 1 when the image is registered in this model. */
+  readonly registered: Uint8Array;
+  /** Registration order (image indices). */
+  readonly order: number[];
+  /** 1 when the track has a triangulated point. */
+  readonly hasPoint: Uint8Array;
+  /** World position of each track's point (3 per track). */
+  readonly pointXyz: Float64Array;
+  /** Per track observation j (index into tracks.trackImages): 1 when rejected as an outlier. */
+  readonly obsRejected: Uint8Array;
+  /** Per image: for each keypoint, the observation index j into the track arrays, or -1. */
+  readonly keypointObs: Int32Array[];
+  /** Track of each observation j (the inverse of the CSR offsets). */
+  readonly obsTrack: Uint32Array;
+  /** Per image: undistorted normalized keypoint coordinates (2 per keypoint), or null until needed; cleared when intrinsics change. */
+  readonly normalizedXy: Array<Float64Array | null>;
+}
+
+export function createState(
+  images: ImageRef[],
+  features: ImageFeatures[],
+  tracks: Tracks,
+  groupOfImage: Uint32Array,
+  intrinsics: Float64Array,
+): SfmState {
+  const n = images.length;
+  const keypointObs = features.map((f) => new Int32Array(f.count).fill(-1));
+  for (let k = 0; k < tracks.count; k++) {
+    for (let j = tracks.trackOffsets[k]; j < tracks.trackOffsets[k + 1]; j++) {
+      keypointObs[tracks.trackImages[j]][tracks.trackKeypoints[j]] = j;
+    }
+  }
+  return {
+    images,
+    features,
+    tracks,
+    groupOfImage,
+    intrinsics,
+    groupCount: intrinsics.length / 5,
+    rotation: new Float64Array(9 * n),
+    translation: new Float64Array(3 * n),
+    registered: new Uint8Array(n),
+    order: [],
+    hasPoint: new Uint8Array(tracks.count),
+    pointXyz: new Float64Array(3 * tracks.count),
+    obsRejected: new Uint8Array(tracks.trackImages.length),
+    keypointObs,
+    obsTrack: observationTrack(tracks),
+    normalizedXy: images.map(() => null),
+  };
+}
+
+/** Track index of every observation j (inverse of the CSR offsets), built once per run. */
+export function observationTrack(tracks: Tracks): Uint32Array {
+  const out = new Uint32Array(tracks.trackImages.length);
+  for (let k = 0; k < tracks.count; k++) {
+    out.fill(k, tracks.trackOffsets[k], tracks.trackOffsets[k + 1]);
+  }
+  return out;
+}
+
+/** Number of usable observations of track k: registered image and not rejected. */
+export function activeObservationCount(state: SfmState, k: number): number {
+  const { trackOffsets, trackImages } = state.tracks;
+  let count = 0;
+  for (let j = trackOffsets[k]; j < trackOffsets[k + 1]; j++) {
+    if (state.registered[trackImages[j]] === 1 && state.obsRejected[j] === 0) count++;
+  }
+  return count;
+}
+
+export function registeredCount(state: SfmState): number {
+  return state.order.length;
+}
+
+export function pointCount(state: SfmState): number {
+  let count = 0;
+  for (let k = 0; k < state.hasPoint.length; k++) count += state.hasPoint[k];
+  return count;
+}
+
+/** Copy image i's camFromWorld pose into the state. */
+export function setPose(state: SfmState, i: number, R: ArrayLike<number>, t: ArrayLike<number>): void {
+  for (let a = 0; a < 9; a++) state.rotation[9 * i + a] = R[a];
+  for (let a = 0; a < 3; a++) state.translation[3 * i + a] = t[a];
+}
+
+export function registerImage(state: SfmState, i: number): void {
+  if (state.registered[i] === 0) {
+    state.registered[i] = 1;
+    state.order.push(i);
+  }
+}
+
+export function unregisterImage(state: SfmState, i: number): void {
+  if (state.registered[i] === 1) {
+    state.registered[i] = 0;
+    state.order.splice(state.order.indexOf(i), 1);
+  }
+}

@@ -1,0 +1,169 @@
+/**
+ * @module Synthetic SfM scenes built directly as scene types (bypassing features/matching):
+ * random points in a ball, a ring of cameras looking at its centre, projections with 0.5 px
+ * noise, a share of observations replaced by random outliers, and optionally an image that
+ * does not belong (random keypoints with random "verified" matches).
+ */
+import type { ImageFeatures, ImageRef, Tracks, VerifiedPair } from "../../../compute/scene/index.js";
+
+export interface SyntheticScene {
+  images: ImageRef[];
+  features: ImageFeatures[];
+  pairs: VerifiedPair[];
+  tracks: Tracks;
+  /** True camFromWorld per image (absent for the outlier image). */
+  truth: Array<{ R: Float64Array; t: Float64Array } | null>;
+  pointsWorld: Float64Array;
+  sceneRadius: number;
+}
+
+export interface SyntheticOptions {
+  cameras: number;
+  points: number;
+  noisePx: number;
+  outlierShare: number;
+  outlierImage: boolean;
+  seed: number;
+}
+
+const WIDTH = 640;
+const HEIGHT = 480;
+const FOCAL = 600;
+
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function gaussian(rand: () => number): number {
+  return Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
+}
+
+/** Camera on a ring of radius 4 at height 1.2 (world +Z up), looking at the origin. */
+function ringCamera(angle: number): { R: Float64Array; t: Float64Array } {
+  const C = [4 * Math.cos(angle), 4 * Math.sin(angle), 1.2];
+  const norm = (v: number[]) => {
+    const n = Math.hypot(v[0], v[1], v[2]);
+    return v.map((c) => c / n);
+  };
+  const z = norm(C.map((c) => -c));
+  // x = z × up (world +Z up) is the camera's right; y = z × x points down.
+  const x = norm([z[1], -z[0], 0]);
+  const y = [z[1] * x[2] - z[2] * x[1], z[2] * x[0] - z[0] * x[2], z[0] * x[1] - z[1] * x[0]];
+  const R = new Float64Array([...x, ...y, ...z]);
+  const t = new Float64Array(3);
+  for (let r = 0; r < 3; r++) t[r] = -(R[3 * r] * C[0] + R[3 * r + 1] * C[1] + R[3 * r + 2] * C[2]);
+  return { R, t };
+}
+
+function makeImage(index: number): ImageRef {
+  return { index, name: `view${String(index).padStart(2, "0")}.jpg`, path: "", width: WIDTH, height: HEIGHT, focalPrior: FOCAL, focalPriorSource: "exif35mm" };
+}
+
+function makeFeatures(index: number, xy: number[]): ImageFeatures {
+  const count = xy.length / 2;
+  return {
+    imageIndex: index,
+    count,
+    xy: Float32Array.from(xy),
+    scale: new Float32Array(count).fill(2),
+    angle: new Float32Array(count),
+    descriptors: new Uint8Array(32 * count),
+    descriptorBytes: 32,
+    rgb: new Uint8Array(3 * count).fill(128),
+  };
+}
+
+export function makeSyntheticScene(opts: SyntheticOptions): SyntheticScene {
+  const rand = mulberry32(opts.seed);
+  const pointsWorld = new Float64Array(3 * opts.points);
+  for (let p = 0; p < opts.points; p++) {
+    for (;;) {
+      const v = [2 * rand() - 1, 2 * rand() - 1, 2 * rand() - 1];
+      if (Math.hypot(v[0], v[1], v[2]) <= 1) {
+        pointsWorld.set(v, 3 * p);
+        break;
+      }
+    }
+  }
+  const truth: SyntheticScene["truth"] = [];
+  const keypoints: number[][] = [];
+  // trackObs[p] = list of (image, keypoint)
+  const trackObs: Array<Array<[number, number]>> = Array.from({ length: opts.points }, () => []);
+  for (let c = 0; c < opts.cameras; c++) {
+    const pose = ringCamera((2 * Math.PI * c) / opts.cameras);
+    truth.push(pose);
+    const xy: number[] = [];
+    for (let p = 0; p < opts.points; p++) {
+      const X = pointsWorld.subarray(3 * p, 3 * p + 3);
+      const cam = [0, 1, 2].map((r) => pose.R[3 * r] * X[0] + pose.R[3 * r + 1] * X[1] + pose.R[3 * r + 2] * X[2] + pose.t[r]);
+      let u = (FOCAL * cam[0]) / cam[2] + WIDTH / 2 + opts.noisePx * gaussian(rand);
+      let v = (FOCAL * cam[1]) / cam[2] + HEIGHT / 2 + opts.noisePx * gaussian(rand);
+      if (u < 0 || v < 0 || u >= WIDTH || v >= HEIGHT) continue;
+      if (rand() < opts.outlierShare) {
+        u = rand() * WIDTH;
+        v = rand() * HEIGHT;
+      }
+      trackObs[p].push([c, xy.length / 2]);
+      xy.push(u, v);
+    }
+    keypoints.push(xy);
+  }
+  if (opts.outlierImage) {
+    const c = opts.cameras;
+    truth.push(null);
+    const xy: number[] = [];
+    for (let p = 0; p < opts.points; p++) {
+      if (rand() < 0.5) {
+        trackObs[p].push([c, xy.length / 2]);
+        xy.push(rand() * WIDTH, rand() * HEIGHT);
+      }
+    }
+    keypoints.push(xy);
+  }
+  const imageCount = keypoints.length;
+  const images = Array.from({ length: imageCount }, (_, i) => makeImage(i));
+  const features = keypoints.map((xy, i) => makeFeatures(i, xy));
+  return { images, features, tracks: buildTracks(trackObs), pairs: buildPairs(trackObs, imageCount), truth, pointsWorld, sceneRadius: 1 };
+}
+
+function buildTracks(trackObs: Array<Array<[number, number]>>): Tracks {
+  const offsets = [0];
+  const trackImages: number[] = [];
+  const trackKeypoints: number[] = [];
+  for (const obs of trackObs) {
+    if (obs.length < 2) continue;
+    for (const [image, kp] of obs) {
+      trackImages.push(image);
+      trackKeypoints.push(kp);
+    }
+    offsets.push(trackImages.length);
+  }
+  return { count: offsets.length - 1, trackOffsets: Uint32Array.from(offsets), trackImages: Uint32Array.from(trackImages), trackKeypoints: Uint32Array.from(trackKeypoints) };
+}
+
+function buildPairs(trackObs: Array<Array<[number, number]>>, imageCount: number): VerifiedPair[] {
+  const matches = new Map<number, number[]>();
+  for (const obs of trackObs) {
+    for (let a = 0; a < obs.length; a++) {
+      for (let b = a + 1; b < obs.length; b++) {
+        const key = obs[a][0] * imageCount + obs[b][0];
+        const list = matches.get(key) ?? [];
+        list.push(obs[a][1], obs[b][1]);
+        matches.set(key, list);
+      }
+    }
+  }
+  const pairs: VerifiedPair[] = [];
+  for (const [key, list] of matches) {
+    if (list.length / 2 < 15) continue;
+    pairs.push({ imageA: Math.floor(key / imageCount), imageB: key % imageCount, matches: Uint32Array.from(list), model: "essential", homographyRatio: 0.3 });
+  }
+  return pairs;
+}
