@@ -1,0 +1,98 @@
+/**
+ * The compute service's HTTP contract (POST /jobs, GET /healthz), with the edge replaced by a
+ * recording client whose `start` is held open so a job stays "running" while we probe.
+ * The real edge is exercised by test/e2e.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { createComputeService, type ComputeService } from "../../../compute/service/app.js";
+import { loadConfig } from "../../../compute/service/config.js";
+import type { EdgeClient, ReportAnswer } from "../../../compute/service/edge-client.js";
+
+function heldEdge() {
+  const calls: string[] = [];
+  let release: (answer: ReportAnswer) => void = () => {};
+  const held = new Promise<ReportAnswer>((resolve) => (release = resolve));
+  const refuse = async (): Promise<ReportAnswer> => ({ accepted: false, status: "failed" });
+  const edge: EdgeClient = {
+    downloadObject: async () => 0,
+    uploadObject: async () => 0,
+    start: async (id, attempt) => {
+      calls.push(`start ${id} ${attempt}`);
+      return held;
+    },
+    progress: refuse,
+    heartbeat: refuse,
+    complete: refuse,
+    fail: refuse,
+  };
+  return { edge, calls, release: () => release({ accepted: false, status: "failed" }) };
+}
+
+function job(id: string, attempt = 1) {
+  return {
+    version: 1,
+    reconstruction_id: id,
+    account_id: "acc_test",
+    attempt,
+    quality: "preview",
+    inputs: [{ key: `inputs/${id}/0000-a.jpg`, name: "a.jpg", kind: "jpeg", size: 10 }],
+    created_at: new Date().toISOString(),
+  };
+}
+
+const secret = "test-compute-secret";
+let service: ComputeService | null = null;
+
+afterEach(async () => {
+  await service?.shutdown(0);
+  service = null;
+});
+
+async function post(body: unknown, auth = `Bearer ${secret}`) {
+  return service!.app.inject({ method: "POST", url: "/jobs", headers: { authorization: auth, "content-type": "application/json" }, payload: JSON.stringify(body) });
+}
+
+describe("compute service", () => {
+  it("refuses a wrong secret and a message that is not a JobMessage", async () => {
+    const { edge } = heldEdge();
+    service = await createComputeService(loadConfig({ COMPUTE_SECRET: secret, MAX_CONCURRENT_JOBS: "1" }), edge);
+    expect((await post(job("rec_aaaaaaaaaaaaaaaaaaaaaaaa"), "Bearer wrong-secret-1")).statusCode).toBe(401);
+    expect((await post(job("rec_aaaaaaaaaaaaaaaaaaaaaaaa"), "")).statusCode).toBe(401);
+    const bad = await post({ ...job("rec_aaaaaaaaaaaaaaaaaaaaaaaa"), inputs: [] });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toMatchObject({ error: { code: "invalid_request" } });
+  });
+
+  it("answers 202 at once, acknowledges a duplicate without running it twice, and 503 when full", async () => {
+    const { edge, calls, release } = heldEdge();
+    service = await createComputeService(loadConfig({ COMPUTE_SECRET: secret, MAX_CONCURRENT_JOBS: "1" }), edge);
+    const first = await post(job("rec_aaaaaaaaaaaaaaaaaaaaaaaa"));
+    expect(first.statusCode).toBe(202);
+    expect(first.json()).toMatchObject({ accepted: true, duplicate: false });
+    const again = await post(job("rec_aaaaaaaaaaaaaaaaaaaaaaaa", 2));
+    expect(again.statusCode).toBe(202);
+    expect(again.json()).toMatchObject({ duplicate: true, attempt: 2 });
+    const other = await post(job("rec_bbbbbbbbbbbbbbbbbbbbbbbb"));
+    expect(other.statusCode).toBe(503);
+    expect(Number(other.headers["retry-after"])).toBeGreaterThan(0);
+    const health = (await service.app.inject({ method: "GET", url: "/healthz" })).json();
+    expect(health).toMatchObject({ capacity: 1, available: 0, running_jobs: [{ id: "rec_aaaaaaaaaaaaaaaaaaaaaaaa", attempt: 2 }] });
+    expect(calls).toEqual(["start rec_aaaaaaaaaaaaaaaaaaaaaaaa 1"]);
+    release();
+    // The refused start ends the job and frees the slot.
+    for (let i = 0; i < 50 && service.running.size > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect((await post(job("rec_bbbbbbbbbbbbbbbbbbbbbbbb"))).statusCode).toBe(202);
+  });
+
+  it("stops taking work while draining", async () => {
+    const { edge, release } = heldEdge();
+    service = await createComputeService(loadConfig({ COMPUTE_SECRET: secret, MAX_CONCURRENT_JOBS: "2" }), edge);
+    expect((await post(job("rec_aaaaaaaaaaaaaaaaaaaaaaaa"))).statusCode).toBe(202);
+    const draining = service.shutdown(10_000);
+    const refused = await post(job("rec_cccccccccccccccccccccccc"));
+    expect(refused.statusCode).toBe(503);
+    release();
+    await draining;
+    service = null;
+  });
+});
