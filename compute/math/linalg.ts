@@ -170,3 +170,22 @@ export function solveLinear(a: Vec, b: Vec, n: number): Float64Array | null {
   }
   return x;
 }
+
+/**
+ * Coefficients [c3, c2, c1, c0] of the cubic det(A + γ·B) for 3 × 3 A and B, by exact
+ * interpolation through γ = 0, ±1, 2 (the determinant is a cubic in γ). Used by the 7-point
+ * and P3P solvers, which look for the degenerate members of a matrix pencil.
+ */
+export function mat3PencilDeterminant(A: ArrayLike<number>, B: ArrayLike<number>): [number, number, number, number] {
+  const m = new Float64Array(9);
+  const detAt = (gamma: number): number => {
+    for (let i = 0; i < 9; i++) m[i] = A[i] + gamma * B[i];
+    return mat3Det(m);
+  };
+  const p0 = detAt(0), p1 = detAt(1), pm1 = detAt(-1), p2 = detAt(2);
+  const c0 = p0;
+  const c2 = (p1 + pm1) / 2 - c0;
+  const odd = (p1 - pm1) / 2; // c3 + c1
+  const c3 = (p2 - 4 * c2 - c0 - 2 * odd) / 6;
+  return [c3, c2, odd - c3, c0];
+}

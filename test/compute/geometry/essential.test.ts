@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import { decomposeEssential, estimateEssential, fivePoint, recoverPose } from "../../../compute/geometry/essential.js";
+import { rotationAngleDeg } from "../../../compute/geometry/rotation.js";
+import { createRng } from "../../../compute/math/random.js";
+import { angleBetweenDeg, bestMatchUpToSign, essentialOf, twoViewScene } from "./synthetic.js";
+
+describe("geometry/essential fivePoint", () => {
+  it("returns the true E (up to scale) for exact correspondences of random poses", () => {
+    const rng = createRng(2024);
+    for (let trial = 0; trial < 30; trial++) {
+      const scene = twoViewScene(rng, 5, { focal: 1000, noisePx: 0, outlierRatio: 0 });
+      const solutions = fivePoint(scene.x1, scene.x2);
+      expect(solutions.length).toBeGreaterThan(0);
+      expect(solutions.length).toBeLessThanOrEqual(10);
+      expect(bestMatchUpToSign(essentialOf(scene.pose), solutions)).toBeLessThan(1e-6);
+    }
+  });
+});
+
+describe("geometry/essential decomposition and cheirality", () => {
+  it("recoverPose picks the true (R, t) among the four candidates", () => {
+    const rng = createRng(7);
+    const scene = twoViewScene(rng, 50, { focal: 1000, noisePx: 0, outlierRatio: 0 });
+    const E = essentialOf(scene.pose);
+    expect(decomposeEssential(E)).toHaveLength(4);
+    const pose = recoverPose(E, scene.x1, scene.x2, 50);
+    expect(pose.inFront).toBe(50);
+    expect(rotationAngleDeg(pose.R, scene.pose.R)).toBeLessThan(1e-8);
+    expect(angleBetweenDeg(pose.t, scene.pose.t)).toBeLessThan(1e-8);
+  });
+});
+
+describe("geometry/essential estimateEssential", () => {
+  it("recovers the pose from 200 points with 1 px noise and 30% outliers", () => {
+    const focal = 1000;
+    const rng = createRng(99);
+    for (let trial = 0; trial < 3; trial++) {
+      const scene = twoViewScene(rng, 200, { focal, noisePx: 1, outlierRatio: 0.3 });
+      const estimate = estimateEssential(scene.x1, scene.x2, 200, { thresholdPx: 3, focal, confidence: 0.999, maxIterations: 1000, rng: createRng(trial) })!;
+      expect(estimate).not.toBeNull();
+      let wrong = 0;
+      for (let i = 0; i < 200; i++) if (estimate.inliers[i] && scene.isOutlier[i]) wrong++;
+      expect(wrong).toBeLessThan(5);
+      const pose = recoverPose(estimate.E, scene.x1, scene.x2, 200, estimate.inliers);
+      expect(rotationAngleDeg(pose.R, scene.pose.R)).toBeLessThan(0.5);
+      expect(angleBetweenDeg(pose.t, scene.pose.t)).toBeLessThan(1);
+    }
+  });
+});
