@@ -1,5 +1,309 @@
-/** @module ReconstructionObject: one SQLite Durable Object per reconstruction (state machine, watchdog alarm). */
+/**
+ * @module ReconstructionObject: one SQLite Durable Object per reconstruction (named by its id),
+ * the source of truth for its state.
+ *
+ * Compute reports through RPC (`start`, `progress`, `heartbeat`, `complete`, `fail`); every
+ * argument is parsed with the shared/jobs.ts schemas, every report names its dispatch
+ * `attempt`, and a report from an older attempt or one that does not fit the state machine is
+ * refused without effect, so duplicated or late messages are harmless.
+ *
+ * The alarm is the watchdog: it is re-armed on every sign of life, so when it fires the
+ * deadline has passed. It then re-dispatches the job with attempt + 1, up to a bounded number
+ * of attempts, and finally fails the reconstruction with `processing_timeout` and refunds the
+ * credit. Side effects on the AccountObject (refund, outcome) are retried by the alarm until
+ * they succeed; the AccountObject makes each of them idempotent per reconstruction id.
+ */
 import { DurableObject } from "cloudflare:workers";
+import { z } from "zod";
 import type { Env } from "../env.js";
+import { CompletionReport, FailureReport, JobInput, JobMessage, ProgressReport, Quality } from "../../shared/jobs.js";
+import { ReconstructionId, StatusRecord, type FailureInfo, type ReconstructionStatus } from "../../shared/records.js";
+import { SCHEMA_SQL, canTransition, isTerminal, type ReconstructionRow } from "./reconstruction-state.js";
 
-export class ReconstructionObject extends DurableObject<Env> {}
+/** What the create route hands the object once the inputs are in R2 and the credit is taken. */
+export const ReconstructionInit = z.object({
+  id: ReconstructionId,
+  account_id: z.string().min(1),
+  created_at: z.string(),
+  estimated_completion: z.string(),
+  quality: Quality,
+  inputs: z.array(JobInput).min(1),
+});
+export type ReconstructionInit = z.infer<typeof ReconstructionInit>;
+
+/** The answer to every compute report: whether it changed anything, and the state after it. */
+export interface ReportOutcome {
+  accepted: boolean;
+  /** Absent when the reconstruction does not exist. */
+  status?: ReconstructionStatus;
+  reason?: string;
+}
+
+const Attempt = z.number().int().min(1);
+
+/** Watchdog settings, from optional Worker vars (seconds / count). */
+const WatchdogConfig = z.object({
+  WATCHDOG_PENDING_SECONDS: z.coerce.number().positive().default(300),
+  WATCHDOG_PROCESSING_SECONDS: z.coerce.number().positive().default(600),
+  WATCHDOG_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(3),
+  /** Delay before retrying a failed AccountObject call (refund, outcome). */
+  WATCHDOG_SETTLE_RETRY_SECONDS: z.coerce.number().positive().default(30),
+});
+type WatchdogConfig = z.infer<typeof WatchdogConfig>;
+
+export const TIMEOUT_FAILURE: Omit<FailureInfo, "message"> & { message: string } = {
+  code: "processing_timeout",
+  message: "The reconstruction did not finish: compute stopped responding on every attempt.",
+  suggestion: "Submit the files again; your credit was refunded.",
+};
+
+export class ReconstructionObject extends DurableObject<Env> {
+  private readonly sql: SqlStorage;
+  private readonly watchdog: WatchdogConfig;
+  /** Tables exist; they are created by `create` only, so reading an unknown id stores nothing. */
+  private hasSchema = false;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    this.watchdog = WatchdogConfig.parse(env);
+  }
+
+  /** Creates the record in `pending` and dispatches attempt 1. Idempotent for the same id. */
+  async create(init: ReconstructionInit): Promise<{ created: boolean }> {
+    const data = ReconstructionInit.parse(init);
+    if (this.row()) return { created: false };
+    this.sql.exec(SCHEMA_SQL);
+    this.hasSchema = true;
+    const now = new Date().toISOString();
+    this.sql.exec(
+      `INSERT INTO reconstruction (id, account_id, status, quality, created_at, estimated_completion, total_files, inputs, last_seen_at)
+       VALUES (?, ?, 'pending', ?, ?, ?, ?, ?, ?)`,
+      data.id, data.account_id, data.quality, data.created_at, data.estimated_completion, data.inputs.length, JSON.stringify(data.inputs), now,
+    );
+    this.log("pending", "pending", 1, "created");
+    await this.dispatch();
+    return { created: true };
+  }
+
+  /** Compute picked the job up: pending → processing. */
+  async start(attempt: number): Promise<ReportOutcome> {
+    const row = this.currentAttemptRow(Attempt.parse(attempt));
+    if ("reason" in row) return row;
+    if (row.status === "processing") return this.touch(row, "already processing");
+    if (!canTransition(row.status, "processing")) return refused(row, `cannot start from ${row.status}`);
+    const now = new Date().toISOString();
+    this.sql.exec(`UPDATE reconstruction SET status = 'processing', started_at = COALESCE(started_at, ?), last_seen_at = ? WHERE id = ?`, now, now, row.id);
+    this.log(row.status, "processing", row.attempt, "started");
+    await this.armWatchdog(this.watchdog.WATCHDOG_PROCESSING_SECONDS);
+    return { accepted: true, status: "processing" };
+  }
+
+  /** Stage and percentage; progress and files_processed never decrease. */
+  async progress(report: ProgressReport): Promise<ReportOutcome> {
+    const data = ProgressReport.parse(report);
+    const started = await this.startIfPending(data.attempt);
+    if ("reason" in started) return started;
+    const row = this.row()!;
+    const estimate = data.estimated_completion !== undefined && !Number.isNaN(Date.parse(data.estimated_completion))
+      ? new Date(data.estimated_completion).toISOString()
+      : row.estimated_completion;
+    this.sql.exec(
+      `UPDATE reconstruction SET progress = MAX(progress, ?), files_processed = MAX(files_processed, ?), stage = ?, estimated_completion = ?, last_seen_at = ? WHERE id = ?`,
+      data.progress, Math.min(data.files_processed, row.total_files), data.stage, estimate, new Date().toISOString(), row.id,
+    );
+    await this.armWatchdog(this.watchdog.WATCHDOG_PROCESSING_SECONDS);
+    return { accepted: true, status: "processing" };
+  }
+
+  /** A sign of life without news; re-arms the watchdog. */
+  async heartbeat(attempt: number): Promise<ReportOutcome> {
+    const row = this.currentAttemptRow(Attempt.parse(attempt));
+    if ("reason" in row) return row;
+    if (isTerminal(row.status)) return refused(row, `already ${row.status}`);
+    return this.touch(row, "heartbeat");
+  }
+
+  /** Outputs are in R2: processing → completed. */
+  async complete(report: CompletionReport): Promise<ReportOutcome> {
+    const data = CompletionReport.parse(report);
+    const current = this.row();
+    if (current?.status === "completed") return refused(current, "already completed");
+    const started = await this.startIfPending(data.attempt);
+    if ("reason" in started) return started;
+    const row = this.row()!;
+    const now = new Date().toISOString();
+    this.sql.exec(
+      `UPDATE reconstruction SET status = 'completed', progress = 100, stage = NULL, files_processed = total_files, formats = ?, completed_at = ?, estimated_completion = ?, last_seen_at = ? WHERE id = ?`,
+      JSON.stringify(data.formats), now, now, now, row.id,
+    );
+    this.log(row.status, "completed", row.attempt, `formats ${data.formats.map((f) => f.format).join(",")}`);
+    await this.settle();
+    return { accepted: true, status: "completed" };
+  }
+
+  /** Compute gave up with a reason: → failed, credit refunded once. */
+  async fail(report: FailureReport): Promise<ReportOutcome> {
+    const data = FailureReport.parse(report);
+    const row = this.currentAttemptRow(data.attempt);
+    if ("reason" in row) return row;
+    if (!canTransition(row.status, "failed")) return refused(row, `cannot fail from ${row.status}`);
+    await this.failNow(row, { code: data.code, message: data.message, suggestion: data.suggestion });
+    return { accepted: true, status: "failed" };
+  }
+
+  /** The public record for its owner; null for anyone else (the route answers 404 either way). */
+  async status(accountId: string): Promise<StatusRecord | null> {
+    const row = this.row();
+    if (!row || row.account_id !== accountId) return null;
+    return toStatusRecord(row);
+  }
+
+  /** The watchdog (see the module comment). */
+  override async alarm(): Promise<void> {
+    const row = this.row();
+    if (!row) return;
+    if (isTerminal(row.status)) {
+      await this.settle();
+      return;
+    }
+    if (row.attempt < this.watchdog.WATCHDOG_MAX_ATTEMPTS) {
+      this.sql.exec(`UPDATE reconstruction SET attempt = attempt + 1, last_seen_at = ? WHERE id = ?`, new Date().toISOString(), row.id);
+      this.log(row.status, row.status, row.attempt + 1, `watchdog: no sign of life from attempt ${row.attempt}, re-dispatching`);
+      await this.dispatch();
+      return;
+    }
+    this.log(row.status, row.status, row.attempt, `watchdog: attempt ${row.attempt} of ${this.watchdog.WATCHDOG_MAX_ATTEMPTS} timed out`);
+    await this.failNow(row, TIMEOUT_FAILURE);
+  }
+
+  /** The transition log (oldest first), for operators and tests. */
+  async history(): Promise<{ at: string; from_status: string; to_status: string; attempt: number; note: string }[]> {
+    if (!this.row()) return [];
+    return this.sql.exec<{ at: string; from_status: string; to_status: string; attempt: number; note: string }>(
+      `SELECT at, from_status, to_status, attempt, note FROM transitions ORDER BY seq`,
+    ).toArray();
+  }
+
+  private row(): ReconstructionRow | undefined {
+    this.hasSchema ||= this.sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'reconstruction'`).toArray().length > 0;
+    if (!this.hasSchema) return undefined;
+    return this.sql.exec<Record<string, SqlStorageValue>>(`SELECT * FROM reconstruction LIMIT 1`).toArray()[0] as unknown as ReconstructionRow | undefined;
+  }
+
+  /** The row when `attempt` is the current one; otherwise a refusal. */
+  private currentAttemptRow(attempt: number): ReconstructionRow | ReportOutcome & { reason: string } {
+    const row = this.row();
+    if (!row) return { accepted: false, reason: "unknown reconstruction" };
+    if (attempt !== row.attempt) return refused(row, `attempt ${attempt} is not the current attempt ${row.attempt}`);
+    return row;
+  }
+
+  private async startIfPending(attempt: number): Promise<ReconstructionRow | ReportOutcome & { reason: string }> {
+    const row = this.currentAttemptRow(attempt);
+    if ("reason" in row) return row;
+    if (row.status === "pending") {
+      const outcome = await this.start(attempt);
+      if (!outcome.accepted) return { ...outcome, reason: outcome.reason ?? "not started" };
+      return this.row()!;
+    }
+    if (row.status !== "processing") return refused(row, `already ${row.status}`);
+    return row;
+  }
+
+  private async touch(row: ReconstructionRow, reason: string): Promise<ReportOutcome> {
+    this.sql.exec(`UPDATE reconstruction SET last_seen_at = ? WHERE id = ?`, new Date().toISOString(), row.id);
+    const seconds = row.status === "pending" ? this.watchdog.WATCHDOG_PENDING_SECONDS : this.watchdog.WATCHDOG_PROCESSING_SECONDS;
+    await this.armWatchdog(seconds);
+    return { accepted: true, status: row.status, reason };
+  }
+
+  private async failNow(row: ReconstructionRow, error: FailureInfo): Promise<void> {
+    const now = new Date().toISOString();
+    this.sql.exec(
+      `UPDATE reconstruction SET status = 'failed', stage = NULL, error = ?, completed_at = ?, estimated_completion = ? WHERE id = ?`,
+      JSON.stringify(error), now, now, row.id,
+    );
+    this.log(row.status, "failed", row.attempt, error.code);
+    await this.settle();
+  }
+
+  /**
+   * Tells the AccountObject about a terminal state: refund (failed only) and outcome. The state
+   * is stored first, so a crash here is finished by the alarm, and the AccountObject ignores
+   * repeats for the same id.
+   */
+  private async settle(): Promise<void> {
+    const row = this.row();
+    if (!row || !isTerminal(row.status)) return;
+    const account = this.env.ACCOUNTS.get(this.env.ACCOUNTS.idFromName(row.account_id));
+    try {
+      if (row.status === "failed" && !row.credit_refunded) {
+        const code = row.error ? (JSON.parse(row.error) as FailureInfo).code : "failed";
+        // Any answer without an exception means the id's credit is back (now or on an earlier call).
+        await account.refund(row.id, code);
+        this.sql.exec(`UPDATE reconstruction SET credit_refunded = 1 WHERE id = ?`, row.id);
+      }
+      if (!row.outcome_recorded) {
+        await account.recordOutcome(row.id, row.status === "completed" ? "completed" : "failed");
+        this.sql.exec(`UPDATE reconstruction SET outcome_recorded = 1 WHERE id = ?`, row.id);
+      }
+      await this.ctx.storage.deleteAlarm();
+    } catch (err) {
+      console.error(JSON.stringify({ level: "error", reconstruction_id: row.id, msg: "account settlement failed, retrying", error: String(err) }));
+      await this.armWatchdog(this.watchdog.WATCHDOG_SETTLE_RETRY_SECONDS);
+    }
+  }
+
+  /** Sends the current attempt's job message and gives compute the pending allowance to pick it up. */
+  private async dispatch(): Promise<void> {
+    const row = this.row()!;
+    const message = JobMessage.parse({
+      version: 1,
+      reconstruction_id: row.id,
+      account_id: row.account_id,
+      attempt: row.attempt,
+      quality: row.quality,
+      inputs: JSON.parse(row.inputs) as unknown,
+      created_at: row.created_at,
+    });
+    await this.armWatchdog(this.watchdog.WATCHDOG_PENDING_SECONDS);
+    try {
+      await this.env.JOBS.send(message);
+    } catch (err) {
+      // The alarm set above re-dispatches; the queue being down must not lose the job.
+      console.error(JSON.stringify({ level: "error", reconstruction_id: row.id, msg: "queue send failed", error: String(err) }));
+    }
+  }
+
+  private async armWatchdog(seconds: number): Promise<void> {
+    await this.ctx.storage.setAlarm(Date.now() + seconds * 1000);
+  }
+
+  private log(from: ReconstructionStatus, to: ReconstructionStatus, attempt: number, note: string): void {
+    this.sql.exec(`INSERT INTO transitions (at, from_status, to_status, attempt, note) VALUES (?, ?, ?, ?, ?)`, new Date().toISOString(), from, to, attempt, note);
+  }
+}
+
+function refused(row: ReconstructionRow, reason: string): ReportOutcome & { reason: string } {
+  return { accepted: false, status: row.status, reason };
+}
+
+function toStatusRecord(row: ReconstructionRow): StatusRecord {
+  const record: StatusRecord = {
+    id: row.id,
+    status: row.status,
+    progress: row.progress,
+    created_at: row.created_at,
+    started_at: row.started_at,
+    estimated_completion: row.estimated_completion,
+    files_processed: row.files_processed,
+    total_files: row.total_files,
+    stage: row.status === "processing" ? (row.stage as StatusRecord["stage"]) : null,
+    completed_at: row.completed_at,
+    credit_refunded: row.credit_refunded === 1,
+  };
+  if (row.status === "completed" && row.formats) record.formats = JSON.parse(row.formats) as StatusRecord["formats"];
+  if (row.status === "failed" && row.error) record.error = JSON.parse(row.error) as FailureInfo;
+  return StatusRecord.parse(record);
+}

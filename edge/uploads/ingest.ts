@@ -1,0 +1,198 @@
+/**
+ * @module Streams a creation request's `multipart/form-data` body into R2: one object per
+ * `files` part under `inputs/<id>/`, each sniffed by its first bytes and held to the limits
+ * while it streams. On any rejection every object already written is deleted.
+ */
+import { ApiError } from "../errors.js";
+import { Quality, type InputKind, type JobInput } from "../../shared/jobs.js";
+import { inputKey, inputPrefix } from "../../shared/storage-keys.js";
+import { MultipartError, MultipartReader, type PartHeaders } from "./multipart.js";
+import { R2StreamWriter } from "./r2-writer.js";
+import { SNIFF_BYTES, isVideo, jpegSize, pngSize, sniffKind } from "./sniff.js";
+
+export interface UploadLimits {
+  maxFiles: number;
+  maxImageBytes: number;
+  maxVideoBytes: number;
+  maxRequestBytes: number;
+}
+
+export interface IngestedInput extends JobInput {
+  /** Pixel count read from the header (JPEG/PNG), for the estimate. */
+  pixels?: number;
+}
+
+export interface IngestResult {
+  inputs: IngestedInput[];
+  quality: Quality;
+}
+
+export const FILES_FIELD = "files";
+export const QUALITY_FIELD = "quality";
+/** A JPEG's SOF usually sits within the first few KiB, after EXIF (itself at most 64 KiB). */
+const JPEG_PROBE_BYTES = 128 * 1024;
+const MAX_FIELD_BYTES = 64;
+const MAX_NAME_CHARS = 255;
+
+export const STORED_CONTENT_TYPES: Record<InputKind, string> = {
+  jpeg: "image/jpeg",
+  png: "image/png",
+  heic: "image/heic",
+  mp4: "video/mp4",
+  mov: "video/quicktime",
+};
+
+/** Reads the whole body into R2; throws ApiError (400/413) after cleaning up. */
+export async function ingestUpload(
+  body: ReadableStream<Uint8Array>,
+  boundary: string,
+  bucket: R2Bucket,
+  reconstructionId: string,
+  limits: UploadLimits,
+): Promise<IngestResult> {
+  const reader = new MultipartReader(body, boundary);
+  reader.onRead = (bytesRead) => {
+    if (bytesRead > limits.maxRequestBytes) throw tooLarge(`The request is larger than the limit of ${mib(limits.maxRequestBytes)} per request.`);
+  };
+  const session = new IngestSession(reader, bucket, reconstructionId, limits);
+  try {
+    return await session.run();
+  } catch (err) {
+    await reader.cancel();
+    await session.abort();
+    await deleteInputs(bucket, reconstructionId);
+    if (err instanceof MultipartError) throw new ApiError("invalid_request", `Malformed multipart body: ${err.message}.`, "Send multipart/form-data with one `files` part per file.");
+    throw err;
+  }
+}
+
+/** Deletes every object under `inputs/<id>/` (a rejected creation leaves nothing behind). */
+export async function deleteInputs(bucket: R2Bucket, reconstructionId: string): Promise<void> {
+  for (;;) {
+    const listing = await bucket.list({ prefix: inputPrefix(reconstructionId), limit: 1000 });
+    if (listing.objects.length === 0) return;
+    await bucket.delete(listing.objects.map((o) => o.key));
+    if (!listing.truncated) return;
+  }
+}
+
+class IngestSession {
+  private readonly inputs: IngestedInput[] = [];
+  private quality: Quality | undefined;
+  private writer: R2StreamWriter | undefined;
+
+  constructor(
+    private readonly reader: MultipartReader,
+    private readonly bucket: R2Bucket,
+    private readonly reconstructionId: string,
+    private readonly limits: UploadLimits,
+  ) {}
+
+  async run(): Promise<IngestResult> {
+    for (let part = await this.reader.nextPart(); part; part = await this.reader.nextPart()) {
+      if (part.name === FILES_FIELD && part.fileName !== undefined) await this.readFile(part.fileName);
+      else if (part.name === QUALITY_FIELD && part.fileName === undefined) await this.readQuality();
+      else throw unexpectedPart(part);
+    }
+    if (this.inputs.length === 0) throw new ApiError("no_files", "The request has no file part.", "Add one `files` part per image or video.");
+    return { inputs: this.inputs, quality: this.quality ?? "standard" };
+  }
+
+  async abort(): Promise<void> {
+    await this.writer?.abort();
+  }
+
+  private async readQuality(): Promise<void> {
+    if (this.quality !== undefined) throw new ApiError("invalid_request", "The `quality` field is given more than once.", "Send `quality` at most once.");
+    let text = "";
+    for await (const chunk of this.reader.readBody()) {
+      text += new TextDecoder().decode(chunk);
+      if (text.length > MAX_FIELD_BYTES) break;
+    }
+    const parsed = Quality.safeParse(text.trim());
+    if (!parsed.success) throw new ApiError("invalid_request", `\`quality\` must be one of ${Quality.options.join(", ")}.`, "Omit `quality` for the default, standard.");
+    this.quality = parsed.data;
+  }
+
+  private async readFile(fileName: string): Promise<void> {
+    if (this.inputs.length >= this.limits.maxFiles) throw tooLarge(`The request has more than the limit of ${this.limits.maxFiles} files.`);
+    const chunks = this.reader.readBody()[Symbol.asyncIterator]();
+    const head = await readHead(chunks);
+    const displayName = fileName.slice(0, MAX_NAME_CHARS);
+    if (head.length === 0) throw new ApiError("invalid_request", `The file "${displayName}" is empty.`, "Remove empty files from the request.");
+    const kind = sniffKind(head.subarray(0, SNIFF_BYTES));
+    if (!kind) {
+      throw new ApiError("invalid_file_format", `The file "${displayName}" is not a JPEG, PNG, HEIC, MP4 or MOV file (judged by its content).`, "Upload JPEG, PNG or HEIC images, or MP4 or MOV videos.");
+    }
+    const maxBytes = isVideo(kind) ? this.limits.maxVideoBytes : this.limits.maxImageBytes;
+    const key = inputKey(this.reconstructionId, this.inputs.length, fileName);
+    this.writer = new R2StreamWriter(this.bucket, key, STORED_CONTENT_TYPES[kind]);
+    const probe = kind === "jpeg" ? new PrefixProbe(JPEG_PROBE_BYTES) : undefined;
+    let size = 0;
+    for (let chunk: Uint8Array | undefined = head; chunk; chunk = await nextChunk(chunks)) {
+      size += chunk.length;
+      if (size > maxBytes) throw tooLarge(`The file "${displayName}" is larger than the limit of ${mib(maxBytes)} per ${isVideo(kind) ? "video" : "image"}.`);
+      probe?.add(chunk);
+      await this.writer.write(chunk);
+    }
+    await this.writer.close();
+    this.writer = undefined;
+    const dimensions = kind === "png" ? pngSize(head) : probe ? jpegSize(probe.bytes()) : undefined;
+    const input: IngestedInput = { key, name: displayName, kind, size };
+    if (dimensions) input.pixels = dimensions.width * dimensions.height;
+    this.inputs.push(input);
+  }
+}
+
+/** Gathers at least SNIFF_BYTES (or the whole part if shorter) from the part's first chunks. */
+async function readHead(chunks: AsyncIterator<Uint8Array>): Promise<Uint8Array> {
+  let head: Uint8Array = new Uint8Array(0);
+  while (head.length < SNIFF_BYTES) {
+    const chunk = await nextChunk(chunks);
+    if (!chunk) break;
+    const joined = new Uint8Array(head.length + chunk.length);
+    joined.set(head, 0);
+    joined.set(chunk, head.length);
+    head = joined;
+  }
+  return head;
+}
+
+async function nextChunk(chunks: AsyncIterator<Uint8Array>): Promise<Uint8Array | undefined> {
+  const step = await chunks.next();
+  return step.done ? undefined : step.value;
+}
+
+/** Keeps a copy of the first `capacity` bytes of a stream (for header parsing). */
+class PrefixProbe {
+  private readonly buffer: Uint8Array;
+  private filled = 0;
+  constructor(capacity: number) {
+    this.buffer = new Uint8Array(capacity);
+  }
+  add(chunk: Uint8Array): void {
+    const take = Math.min(chunk.length, this.buffer.length - this.filled);
+    if (take > 0) this.buffer.set(chunk.subarray(0, take), this.filled);
+    this.filled += take;
+  }
+  bytes(): Uint8Array {
+    return this.buffer.subarray(0, this.filled);
+  }
+}
+
+function unexpectedPart(part: PartHeaders): ApiError {
+  if (part.fileName !== undefined) {
+    return new ApiError("invalid_request", `A file was sent under the field "${part.name}"; files go under "${FILES_FIELD}".`, `Name every file part "${FILES_FIELD}".`);
+  }
+  if (part.name === FILES_FIELD) return new ApiError("invalid_request", `A "${FILES_FIELD}" part has no filename.`, "Send each file with a filename.");
+  return new ApiError("invalid_request", `Unknown form field "${part.name}".`, `Allowed fields: "${FILES_FIELD}" (repeated) and "${QUALITY_FIELD}".`);
+}
+
+function tooLarge(message: string): ApiError {
+  return new ApiError("payload_too_large", message, "Split the upload or send smaller files.");
+}
+
+export function mib(bytes: number): string {
+  const value = bytes / (1024 * 1024);
+  return `${Number.isInteger(value) ? value : value.toFixed(2)} MiB`;
+}
