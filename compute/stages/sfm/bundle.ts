@@ -75,7 +75,10 @@ function selectLocal(state: SfmState, variable: number[]): Selection {
   const fixedPose = new Uint8Array(cameraImages.length);
   cameraImages.forEach((img, c) => (fixedPose[c] = isVariable[img] === 1 ? 0 : 1));
   // Keep the gauge when every camera is variable (a small model): fix the oldest one.
-  if (fixedPose.every((f) => f === 0)) fixedPose[cameraImages.indexOf(state.order[0])] = 1;
+  if (fixedPose.every((f) => f === 0)) {
+    const oldest = cameraImages.indexOf(state.order[0]);
+    fixedPose[oldest >= 0 ? oldest : cameraImages.length - 1] = 1;
+  }
   return { cameraImages, pointTracks, fixedPose };
 }
 
@@ -151,14 +154,19 @@ function writeBack(state: SfmState, sel: Selection, problem: BAProblem, groupIds
   groupIds.forEach((g, l) => state.intrinsics.set(problem.intrinsics.subarray(5 * l, 5 * l + 5), 5 * g));
 }
 
-function solve(state: SfmState, sel: Selection, kind: "local" | "global", options: Options, refineIntrinsics: boolean): BundleSummary {
+interface Refine {
+  focal: boolean;
+  distortion: boolean;
+}
+
+function solve(state: SfmState, sel: Selection, kind: "local" | "global", options: Options, refine: Refine): BundleSummary {
   const started = performance.now();
   const { problem, groupIds } = buildProblem(state, sel);
   const report = runBundleAdjustment(problem, {
     loss: "cauchy",
     lossScalePx: options.baLossScalePx,
-    refineFocal: refineIntrinsics,
-    refineDistortion: refineIntrinsics,
+    refineFocal: refine.focal,
+    refineDistortion: refine.distortion,
     maxIterations: kind === "local" ? options.localBaIterations : options.globalBaIterations,
   });
   writeBack(state, sel, problem, groupIds);
@@ -174,11 +182,18 @@ function solve(state: SfmState, sel: Selection, kind: "local" | "global", option
   };
 }
 
-export function localBundleAdjustment(state: SfmState, newImage: number, options: Options): BundleSummary {
+/**
+ * Local BA; with `refineFocal` the focal of every group in the problem is refined too (as
+ * COLMAP's local BA does), so a poor focal prior is corrected before it biases the next
+ * registrations. Distortion is left to global BA, where more views constrain it.
+ */
+export function localBundleAdjustment(state: SfmState, newImage: number, options: Options, refineFocal: boolean): BundleSummary {
   const variable = localCameraSet(state, newImage, options.localBaCameras);
-  return solve(state, selectLocal(state, variable), "local", options, false);
+  const refine = refineFocal && options.refineIntrinsics;
+  return solve(state, selectLocal(state, variable), "local", options, { focal: refine, distortion: false });
 }
 
 export function globalBundleAdjustment(state: SfmState, options: Options, refineIntrinsics: boolean): BundleSummary {
-  return solve(state, selectGlobal(state), "global", options, refineIntrinsics && options.refineIntrinsics);
+  const refine = refineIntrinsics && options.refineIntrinsics;
+  return solve(state, selectGlobal(state), "global", options, { focal: refine, distortion: refine });
 }
