@@ -1,4 +1,6 @@
+import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { RESERVATION_TTL_MS } from "../../edge/objects/account.js";
 import { accountStub, createAccount, keyHeaders, request } from "./helpers.js";
 
 const REC_A = "rec_aaaaaaaaaaaaaaaaaaaaaaaa";
@@ -94,5 +96,19 @@ describe("AccountObject ledger", () => {
     const body = (await after.json()) as { balance: number; trial: boolean; created_at: string };
     expect(body).toMatchObject({ balance: 8, trial: false });
     expect(body.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  });
+
+  it("a reservation older than its TTL stops holding the credit; committing it still charges once", async () => {
+    const { accountId } = await createAccount(1);
+    const account = accountStub(accountId);
+    await account.reserveCredit(REC_A);
+    expect(await account.balance()).toBe(0);
+    await runInDurableObject(account, (_instance, state) => {
+      state.storage.sql.exec("UPDATE reservations SET created_at_ms = ?", Date.now() - RESERVATION_TTL_MS - 1000);
+    });
+    expect(await account.balance()).toBe(1);
+    await account.commitReservation(REC_A);
+    expect(await account.balance()).toBe(0);
+    expect((await account.ledger()).filter((row) => row.kind === "debit")).toHaveLength(1);
   });
 });
