@@ -3,7 +3,7 @@
  * the source of truth for its state.
  *
  * Compute reports through RPC (`start`, `progress`, `heartbeat`, `complete`, `fail`); every
- * argument is parsed with the shared/jobs.ts schemas, every report names its dispatch
+ * argument is parsed with the shared/jobs.ts schemas (a malformed one is refused), every report names its dispatch
  * `attempt`, and a report from an older attempt or one that does not fit the state machine is
  * refused without effect, so duplicated or late messages are harmless.
  *
@@ -88,7 +88,9 @@ export class ReconstructionObject extends DurableObject<Env> {
 
   /** Compute picked the job up: pending → processing. */
   async start(attempt: number): Promise<ReportOutcome> {
-    const row = this.currentAttemptRow(Attempt.parse(attempt));
+    const parsed = Attempt.safeParse(attempt);
+    if (!parsed.success) return this.invalid(parsed.error);
+    const row = this.currentAttemptRow(parsed.data);
     if ("reason" in row) return row;
     if (row.status === "processing") return this.touch(row, "already processing");
     if (!canTransition(row.status, "processing")) return refused(row, `cannot start from ${row.status}`);
@@ -101,7 +103,9 @@ export class ReconstructionObject extends DurableObject<Env> {
 
   /** Stage and percentage; progress and files_processed never decrease. */
   async progress(report: ProgressReport): Promise<ReportOutcome> {
-    const data = ProgressReport.parse(report);
+    const parsed = ProgressReport.safeParse(report);
+    if (!parsed.success) return this.invalid(parsed.error);
+    const data = parsed.data;
     const started = await this.startIfPending(data.attempt);
     if ("reason" in started) return started;
     const row = this.row()!;
@@ -118,7 +122,9 @@ export class ReconstructionObject extends DurableObject<Env> {
 
   /** A sign of life without news; re-arms the watchdog. */
   async heartbeat(attempt: number): Promise<ReportOutcome> {
-    const row = this.currentAttemptRow(Attempt.parse(attempt));
+    const parsed = Attempt.safeParse(attempt);
+    if (!parsed.success) return this.invalid(parsed.error);
+    const row = this.currentAttemptRow(parsed.data);
     if ("reason" in row) return row;
     if (isTerminal(row.status)) return refused(row, `already ${row.status}`);
     return this.touch(row, "heartbeat");
@@ -126,7 +132,9 @@ export class ReconstructionObject extends DurableObject<Env> {
 
   /** Outputs are in R2: processing → completed. */
   async complete(report: CompletionReport): Promise<ReportOutcome> {
-    const data = CompletionReport.parse(report);
+    const parsed = CompletionReport.safeParse(report);
+    if (!parsed.success) return this.invalid(parsed.error);
+    const data = parsed.data;
     const current = this.row();
     if (current?.status === "completed") return refused(current, "already completed");
     const started = await this.startIfPending(data.attempt);
@@ -144,7 +152,9 @@ export class ReconstructionObject extends DurableObject<Env> {
 
   /** Compute gave up with a reason: → failed, credit refunded once. */
   async fail(report: FailureReport): Promise<ReportOutcome> {
-    const data = FailureReport.parse(report);
+    const parsed = FailureReport.safeParse(report);
+    if (!parsed.success) return this.invalid(parsed.error);
+    const data = parsed.data;
     const row = this.currentAttemptRow(data.attempt);
     if ("reason" in row) return row;
     if (!canTransition(row.status, "failed")) return refused(row, `cannot fail from ${row.status}`);
@@ -183,6 +193,11 @@ export class ReconstructionObject extends DurableObject<Env> {
     return this.sql.exec<{ at: string; from_status: string; to_status: string; attempt: number; note: string }>(
       `SELECT at, from_status, to_status, attempt, note FROM transitions ORDER BY seq`,
     ).toArray();
+  }
+
+  /** A malformed report is refused as data, not thrown: errors cross boundaries as values. */
+  private invalid(error: z.ZodError): ReportOutcome {
+    return { accepted: false, status: this.row()?.status, reason: `invalid report: ${z.prettifyError(error).replace(/\s+/g, " ")}` };
   }
 
   private row(): ReconstructionRow | undefined {
