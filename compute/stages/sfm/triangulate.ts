@@ -49,17 +49,8 @@ export function allCenters(state: SfmState): Float64Array {
   return centers;
 }
 
-/**
- * Try to triangulate track k from its active observations. Returns true when a point was
- * created. Rejected views are marked in obsRejected so later passes need not retry them.
- */
-export function triangulateTrack(state: SfmState, k: number, centers: Float64Array, options: Options): boolean {
-  const { trackOffsets, trackImages, trackKeypoints } = state.tracks;
-  const obsIdx: number[] = [];
-  for (let j = trackOffsets[k]; j < trackOffsets[k + 1]; j++) {
-    if (state.registered[trackImages[j]] === 1 && state.obsRejected[j] === 0) obsIdx.push(j);
-  }
-  if (obsIdx.length < 2) return false;
+function triangulateObservations(state: SfmState, obsIdx: number[]): Float64Array | null {
+  const { trackImages, trackKeypoints } = state.tracks;
   const poses = obsIdx.map((j) => poseOf(state, trackImages[j]));
   const normalized = new Float64Array(2 * obsIdx.length);
   obsIdx.forEach((j, m) => {
@@ -68,21 +59,52 @@ export function triangulateTrack(state: SfmState, k: number, centers: Float64Arr
     normalized[2 * m + 1] = xy[2 * trackKeypoints[j] + 1];
   });
   const X = triangulateMultiView(poses, normalized, obsIdx.length);
-  if (X === null || !Number.isFinite(X[0] + X[1] + X[2])) return false;
-  state.pointXyz.set([X[0], X[1], X[2]], 3 * k);
+  return X !== null && Number.isFinite(X[0] + X[1] + X[2]) ? X : null;
+}
+
+/** Squared reprojection error of observation j against the track's current point; Infinity behind the camera. */
+function observationErrorSq(state: SfmState, k: number, j: number): number {
+  const i = state.tracks.trackImages[j];
+  const kp = state.tracks.trackKeypoints[j];
+  const xy = state.features[i].xy;
+  if (depthInImage(state, i, state.pointXyz, 3 * k) <= 0) return Infinity;
+  return squaredReprojectionError(state, i, state.pointXyz, 3 * k, xy[2 * kp], xy[2 * kp + 1]);
+}
+
+/**
+ * Try to triangulate track k from its active observations. Linear multi-view triangulation
+ * is least squares, so one wrong observation drags the point away from all the others: drop
+ * the worst-reprojecting view and re-solve until every remaining view agrees (a deterministic
+ * stand-in for COLMAP's RANSAC triangulation, cheap at track lengths of a few to tens).
+ * Returns true when a point was created; the views dropped are marked as outliers.
+ */
+export function triangulateTrack(state: SfmState, k: number, centers: Float64Array, options: Options): boolean {
+  const { trackOffsets, trackImages } = state.tracks;
+  const active: number[] = [];
+  for (let j = trackOffsets[k]; j < trackOffsets[k + 1]; j++) {
+    if (state.registered[trackImages[j]] === 1 && state.obsRejected[j] === 0) active.push(j);
+  }
   const maxSq = options.maxReprojectionErrorPx * options.maxReprojectionErrorPx;
-  const kept: number[] = [];
-  for (const j of obsIdx) {
-    const i = trackImages[j];
-    const xy = state.features[i].xy;
-    const ok =
-      depthInImage(state, i, state.pointXyz, 3 * k) > 0 &&
-      squaredReprojectionError(state, i, state.pointXyz, 3 * k, xy[2 * trackKeypoints[j]], xy[2 * trackKeypoints[j] + 1]) <= maxSq;
-    if (ok) kept.push(j);
+  const kept = [...active];
+  while (kept.length >= 2) {
+    const X = triangulateObservations(state, kept);
+    if (X === null) return false;
+    state.pointXyz.set([X[0], X[1], X[2]], 3 * k);
+    let worst = -1;
+    let worstErr = maxSq;
+    kept.forEach((j, m) => {
+      const err = observationErrorSq(state, k, j);
+      if (err > worstErr) {
+        worstErr = err;
+        worst = m;
+      }
+    });
+    if (worst < 0) break;
+    kept.splice(worst, 1);
   }
   if (kept.length < 2) return false;
   if (maxRayAngleDeg(state, k, kept.map((j) => trackImages[j]), centers) < options.minTriangulationAngleDeg) return false;
-  for (const j of obsIdx) if (!kept.includes(j)) state.obsRejected[j] = 1;
+  for (const j of active) if (!kept.includes(j)) state.obsRejected[j] = 1;
   state.hasPoint[k] = 1;
   return true;
 }

@@ -28,7 +28,7 @@ export interface SyntheticOptions {
 
 const WIDTH = 640;
 const HEIGHT = 480;
-const FOCAL = 600;
+const FOCAL = 500;
 
 function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
@@ -45,9 +45,9 @@ function gaussian(rand: () => number): number {
   return Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
 }
 
-/** Camera on a ring of radius 4 at height 1.2 (world +Z up), looking at the origin. */
+/** Camera on a ring of radius 3 at height 1 (world +Z up), looking at the origin. */
 function ringCamera(angle: number): { R: Float64Array; t: Float64Array } {
-  const C = [4 * Math.cos(angle), 4 * Math.sin(angle), 1.2];
+  const C = [3 * Math.cos(angle), 3 * Math.sin(angle), 1];
   const norm = (v: number[]) => {
     const n = Math.hypot(v[0], v[1], v[2]);
     return v.map((c) => c / n);

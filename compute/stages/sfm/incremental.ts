@@ -1,0 +1,145 @@
+/**
+ * @module The incremental mapper loop: seed, then register → triangulate → local BA → filter,
+ * with a global BA each time the model grew by a fraction, until no image can be added.
+ *
+ * Why incremental rather than global SfM (rotation averaging + translation averaging): the
+ * uploads this service gets are small (tens to a few hundred images), often with outlier
+ * photos and repetitive texture; incremental SfM (Snavely et al. 2006, "Photo Tourism";
+ * Schönberger & Frahm 2016, "Structure-from-Motion Revisited") checks every new camera
+ * against the 3-D model with PnP and bundle-adjusts as it grows, so a wrong match graph
+ * edge costs one unregistered image rather than a corrupted global solve. Its cost (repeated
+ * BA) is affordable at these sizes.
+ */
+import type { Rng } from "../../math/random.js";
+import { globalBundleAdjustment, localBundleAdjustment, type BundleSummary } from "./bundle.js";
+import { filterOutliers } from "./filter.js";
+import type { Options } from "./options.js";
+import { registerByPnp, rankCandidates } from "./register.js";
+import { registerImage, type SfmState } from "./state.js";
+import { clearNormalizedCache, retriangulateAll, triangulateImage } from "./triangulate.js";
+
+export type Timings = Record<"init" | "pnp" | "triangulation" | "localBa" | "globalBa" | "filter" | "retriangulation" | "output", number>;
+
+export function emptyTimings(): Timings {
+  return { init: 0, pnp: 0, triangulation: 0, localBa: 0, globalBa: 0, filter: 0, retriangulation: 0, output: 0 };
+}
+
+export interface GrowContext {
+  state: SfmState;
+  options: Options;
+  rng: Rng;
+  timings: Timings;
+  bundles: BundleSummary[];
+  /** Last failure reason per image. */
+  reasons: Map<number, string>;
+  /** Images that may join this model (not taken by an earlier model). */
+  available: Uint8Array;
+  onRegistered: () => void;
+}
+
+function timed<T>(ctx: GrowContext, key: keyof Timings, fn: () => T): T {
+  const started = performance.now();
+  try {
+    return fn();
+  } finally {
+    ctx.timings[key] += performance.now() - started;
+  }
+}
+
+/** Minimum cameras before focal and distortion are refined in a global BA. */
+const MIN_CAMERAS_FOR_INTRINSICS = 3;
+
+/** Global BA, then filter, re-triangulate, and drop normalized keypoints if intrinsics moved. */
+export function globalRefinement(ctx: GrowContext, refineIntrinsics: boolean): void {
+  const { state, options } = ctx;
+  const refine = refineIntrinsics && state.order.length >= MIN_CAMERAS_FOR_INTRINSICS;
+  ctx.bundles.push(timed(ctx, "globalBa", () => globalBundleAdjustment(state, options, refine)));
+  if (refine) {
+    clearNormalizedCache(state);
+    propagateFocalGuess(state);
+  }
+  timed(ctx, "filter", () => filterOutliers(state, options));
+  timed(ctx, "retriangulation", () => retriangulateAll(state, options));
+}
+
+/**
+ * Images whose focal is only the default guess (no EXIF) each have their own group, but a set
+ * of such photos usually comes from one camera: start each unregistered one from the median
+ * refined focal of registered default-prior images of the same size, which PnP then uses.
+ */
+export function propagateFocalGuess(state: SfmState): void {
+  const refined = new Map<string, number[]>();
+  const key = (i: number) => `${state.images[i].width}x${state.images[i].height}`;
+  for (const i of state.order) {
+    if (state.images[i].focalPriorSource !== "default" || state.images[i].video) continue;
+    const list = refined.get(key(i)) ?? [];
+    list.push(state.intrinsics[5 * state.groupOfImage[i]]);
+    refined.set(key(i), list);
+  }
+  for (let i = 0; i < state.images.length; i++) {
+    const list = refined.get(key(i));
+    if (state.registered[i] === 1 || state.images[i].focalPriorSource !== "default" || state.images[i].video || !list) continue;
+    const sorted = [...list].sort((a, b) => a - b);
+    state.intrinsics[5 * state.groupOfImage[i]] = sorted[sorted.length >> 1];
+    state.normalizedXy[i] = null;
+  }
+}
+
+function addImage(ctx: GrowContext, image: number): void {
+  const { state, options } = ctx;
+  registerImage(state, image);
+  ctx.reasons.delete(image);
+  timed(ctx, "triangulation", () => triangulateImage(state, image, options));
+  const refineFocal = state.order.length >= MIN_CAMERAS_FOR_INTRINSICS;
+  ctx.bundles.push(timed(ctx, "localBa", () => localBundleAdjustment(state, image, options, refineFocal)));
+  if (refineFocal) {
+    clearNormalizedCache(state);
+    propagateFocalGuess(state);
+  }
+  timed(ctx, "filter", () => filterOutliers(state, options, [image]));
+  ctx.onRegistered();
+}
+
+/** One pass: register the best candidate that PnP accepts; false when none could be added. */
+function registerNext(ctx: GrowContext, eligible: Uint8Array): boolean {
+  const { state, options } = ctx;
+  const candidates = rankCandidates(state, eligible, 1);
+  for (const candidate of candidates) {
+    const result = timed(ctx, "pnp", () => registerByPnp(state, candidate.image, options, ctx.rng));
+    if (result.ok) {
+      addImage(ctx, candidate.image);
+      return true;
+    }
+    ctx.reasons.set(candidate.image, result.reason);
+    eligible[candidate.image] = 0;
+  }
+  return false;
+}
+
+/** Grow the seeded model until no image registers, retrying failed images after growth. */
+export function growModel(ctx: GrowContext): void {
+  const { state, options } = ctx;
+  let lastGlobalSize = state.order.length;
+  let retriesLeft = options.registrationRetries;
+  let sizeAtLastRetry = state.order.length;
+  const eligible = Uint8Array.from(ctx.available);
+  for (;;) {
+    if (registerNext(ctx, eligible)) {
+      if (state.order.length >= lastGlobalSize * (1 + options.globalBaGrowth)) {
+        globalRefinement(ctx, state.order.length >= 2 * MIN_CAMERAS_FOR_INTRINSICS);
+        lastGlobalSize = state.order.length;
+      }
+      continue;
+    }
+    // Nothing registers: after the model grew, the failed images get another chance.
+    if (retriesLeft === 0 || state.order.length === sizeAtLastRetry) break;
+    retriesLeft--;
+    sizeAtLastRetry = state.order.length;
+    globalRefinement(ctx, false);
+    lastGlobalSize = state.order.length;
+    eligible.set(ctx.available);
+  }
+  // Final refinement: intrinsics too, twice so re-triangulated points get adjusted as well.
+  globalRefinement(ctx, true);
+  globalRefinement(ctx, true);
+}

@@ -1,0 +1,140 @@
+/**
+ * @module Structure from motion stage: incremental reconstruction of camera poses, intrinsics
+ * and sparse points from verified matches and tracks (see incremental.ts for the method).
+ */
+import { createRng } from "../../math/random.js";
+import { PipelineError, type ImageFeatures, type ImageRef, type ProgressFn, type SparseModel, type StageReport, type Tracks, type VerifiedPair } from "../../scene/index.js";
+import type { BundleSummary } from "./bundle.js";
+import { applyAlignment, computeAlignment } from "./frame.js";
+import { assignIntrinsicsGroups } from "./groups.js";
+import { emptyTimings, growModel, type GrowContext, type Timings } from "./incremental.js";
+import { initializeModel, resetModel, type InitAttempt } from "./initialize.js";
+import { meanReprojectionErrorPx, snapshotModel } from "./model.js";
+import { DEFAULTS, NAME, type Options } from "./options.js";
+import { createState } from "./state.js";
+
+export { DEFAULTS, NAME, type Options } from "./options.js";
+
+export interface Input {
+  images: ImageRef[];
+  features: ImageFeatures[];
+  pairs: VerifiedPair[];
+  tracks: Tracks;
+}
+
+/** The stage report plus the initial-pair attempts (which pairs were tried and why they failed). */
+export interface Report extends StageReport {
+  initialPairAttempts: InitAttempt[];
+}
+
+export interface Output {
+  model: SparseModel;
+  report: Report;
+}
+
+interface Attempted {
+  model: SparseModel;
+  reasons: Map<number, string>;
+  init: InitAttempt[];
+}
+
+/** Seed and grow one model on the available images; null when no pair gives a seed. */
+function reconstructOne(ctx: GrowContext, pairs: VerifiedPair[], initialIntrinsics: Float64Array): Attempted | null {
+  const { state, options } = ctx;
+  resetModel(state);
+  ctx.reasons.clear();
+  state.intrinsics.set(initialIntrinsics);
+  state.normalizedXy.fill(null);
+  const started = performance.now();
+  const init = initializeModel(state, pairs, ctx.available, options, ctx.rng);
+  ctx.timings.init += performance.now() - started;
+  if (init.bundle) ctx.bundles.push(init.bundle);
+  if (init.pair === null) return null;
+  growModel(ctx);
+  const snapStart = performance.now();
+  const model = snapshotModel(state);
+  ctx.timings.output += performance.now() - snapStart;
+  return { model, reasons: new Map(ctx.reasons), init: init.attempts };
+}
+
+function unregisteredReason(image: number, attempted: Attempted, pairs: VerifiedPair[]): string {
+  const reason = attempted.reasons.get(image);
+  if (reason !== undefined) return reason;
+  const verified = pairs.some((p) => p.imageA === image || p.imageB === image);
+  return verified ? "its matches do not reach the reconstructed part of the scene" : "no verified matches with any other image";
+}
+
+function buildReport(best: Attempted, others: number[], bundles: BundleSummary[], timings: Timings, images: ImageRef[], wallMs: number): Report {
+  const { model } = best;
+  const registered = new Set(model.views.map((v) => v.imageIndex));
+  const globals = bundles.filter((b) => b.kind === "global");
+  const last = globals[globals.length - 1];
+  const counts: Record<string, number> = {
+    images: images.length,
+    registered: model.views.length,
+    unregistered: images.length - model.views.length,
+    points: model.points.count,
+    observations: model.points.obsViews.length,
+    meanReprojectionErrorPx: meanReprojectionErrorPx(model),
+    localBundleAdjustments: bundles.length - globals.length,
+    globalBundleAdjustments: globals.length,
+    finalBaInitialRmsPx: last?.initialRmsPx ?? 0,
+    finalBaFinalRmsPx: last?.finalRmsPx ?? 0,
+    otherModels: others.length,
+  };
+  for (const [key, ms] of Object.entries(timings)) counts[`${key}Ms`] = Math.round(ms);
+  const perImage = images.map((img) => {
+    const view = model.views.find((v) => v.imageIndex === img.index);
+    return view
+      ? { name: img.name, registered: true, focalPx: view.intrinsics.focal, k1: view.intrinsics.k1, k2: view.intrinsics.k2 }
+      : { name: img.name, registered: false, reason: model.unregistered.find((u) => u.imageIndex === img.index)?.reason ?? "" };
+  });
+  const warnings = others.length > 0 ? [`the scene fell apart into ${others.length + 1} models; kept the largest (${registered.size} images)`] : [];
+  return { stage: NAME, wallMs, counts, perImage, warnings, initialPairAttempts: best.init };
+}
+
+export function run(input: Input, options: Partial<Options> = {}, progress: ProgressFn = () => {}): Output {
+  const started = performance.now();
+  const opts: Options = { ...DEFAULTS, ...options };
+  const { images, features, pairs, tracks } = input;
+  const groups = assignIntrinsicsGroups(images);
+  const state = createState(images, features, tracks, groups.groupOfImage, Float64Array.from(groups.intrinsics));
+  const available = new Uint8Array(images.length).fill(1);
+  let registeredSoFar = 0;
+  const ctx: GrowContext = {
+    state,
+    options: opts,
+    rng: createRng(opts.seed),
+    timings: emptyTimings(),
+    bundles: [],
+    reasons: new Map(),
+    available,
+    onRegistered: () => progress(Math.min(0.95, (registeredSoFar + state.order.length) / images.length), registeredSoFar + state.order.length),
+  };
+  const models: Attempted[] = [];
+  for (let m = 0; m < opts.maxModels; m++) {
+    const attempted = reconstructOne(ctx, pairs, groups.intrinsics);
+    if (attempted === null || attempted.model.views.length < 2) break;
+    models.push(attempted);
+    for (const v of attempted.model.views) available[v.imageIndex] = 0;
+    registeredSoFar += attempted.model.views.length;
+    if (available.reduce((a, b) => a + b, 0) < 2) break;
+  }
+  if (models.length === 0) {
+    throw new PipelineError(
+      "not_enough_overlap",
+      "sfm: no pair of images overlaps enough to start a reconstruction",
+      "Take photos with about 60–80% overlap between neighbours, moving around the object rather than rotating in place.",
+    );
+  }
+  models.sort((a, b) => b.model.views.length - a.model.views.length);
+  const best = models[0];
+  const others = models.slice(1).map((m) => m.model.views.length);
+  const registered = new Set(best.model.views.map((v) => v.imageIndex));
+  best.model.unregistered = images.filter((img) => !registered.has(img.index)).map((img) => ({ imageIndex: img.index, name: img.name, reason: unregisteredReason(img.index, best, pairs) }));
+  best.model.otherModelSizes = others;
+  applyAlignment(best.model, computeAlignment(best.model));
+  progress(1, images.length);
+  const report = buildReport(best, others, ctx.bundles, ctx.timings, images, performance.now() - started);
+  return { model: best.model, report };
+}
