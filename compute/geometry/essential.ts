@@ -119,10 +119,8 @@ export function estimateEssential(x1: Float64Array, x2: Float64Array, count: num
     confidence: options.confidence,
     maxIterations: options.maxIterations,
     rng: options.rng,
-    refine: (indices) => {
-      const linear = essentialFromSubset(x1, x2, indices);
-      return linear && refineEssential(linear, x1, x2, indices);
-    },
+    // LO step: Sampson-optimal refit seeded by the model (the linear fit alone is far from optimal).
+    refine: (indices, model) => refineEssential(model, x1, x2, indices),
   });
   if (!result.model || result.inlierCount < 5) return null;
   return { E: result.model, inliers: result.inliers, inlierCount: result.inlierCount };

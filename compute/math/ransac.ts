@@ -23,8 +23,8 @@ export interface RansacOptions<M> {
   maxIterations: number;
   minIterations?: number;
   rng: Rng;
-  /** Non-minimal refit on the inliers of a model (LO step); null if it fails. */
-  refine?(inlierIndices: Uint32Array): M | null;
+  /** Non-minimal refit on the inliers of `model` (LO step; `model` may seed an iterative refit); null if it fails. */
+  refine?(inlierIndices: Uint32Array, model: M): M | null;
 }
 
 export interface RansacResult<M> {
@@ -107,7 +107,7 @@ function localOptimize<M>(options: RansacOptions<M>, start: Scored<M>, residuals
     options.residuals(best.model, residuals);
     const indices = inlierIndices(residuals, thresholdSq);
     if (indices.length <= options.sampleSize) break;
-    const refined = options.refine!(indices);
+    const refined = options.refine!(indices, best.model);
     if (!refined) break;
     const scored = score(options, refined, residuals, thresholdSq);
     if (scored.cost >= best.cost) break;

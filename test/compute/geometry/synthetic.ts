@@ -42,7 +42,8 @@ export function twoViewScene(rng: Rng, count: number, options: { focal: number; 
     do {
       const u = (rng() - 0.5) * 1.2;
       const v = (rng() - 0.5) * 0.9;
-      const depth = options.planar ? 6 + 0.4 * u - 0.3 * v : 4 + 4 * rng();
+      // Planar: the plane Z − 0.1·X + 0.08·Y = 6 along the ray (u, v, 1).
+      const depth = options.planar ? 6 / (1 - 0.1 * u + 0.08 * v) : 4 + 4 * rng();
       X = [u * depth, v * depth, depth];
       Y = transformInto(pose, X);
     } while (Y[2] < 0.5 || Math.abs(Y[0] / Y[2]) > 0.8 || Math.abs(Y[1] / Y[2]) > 0.6);

@@ -1,0 +1,87 @@
+/**
+ * @module Plane-induced homography x2 ∝ H·x1: the normalised DLT (Hartley & Zisserman §4.4,
+ * Algorithm 4.2) and LO-RANSAC over 4-point samples with the one-way transfer error.
+ */
+import { mat3Inverse, svd } from "../math/linalg.js";
+import { ransac } from "../math/ransac.js";
+import type { Rng } from "../math/random.js";
+import { hartleyNormalize } from "./normalization.js";
+
+export interface HomographyOptions {
+  /** Inlier threshold on the transfer error |x2 − H·x1|, in the coordinates' unit (pixels). */
+  thresholdPx: number;
+  confidence: number;
+  maxIterations: number;
+  rng: Rng;
+}
+
+export interface HomographyEstimate {
+  H: Float64Array;
+  inliers: Uint8Array;
+  inlierCount: number;
+}
+
+/** DLT on the correspondences at `indices` (all `count` when null); H scaled so that H[8] = 1 when possible. */
+export function homographyFromSubset(x1: ArrayLike<number>, x2: ArrayLike<number>, indices: ArrayLike<number> | null, count: number): Float64Array | null {
+  const n = indices ? indices.length : count;
+  if (n < 4) return null;
+  const a = hartleyNormalize(x1, indices, count);
+  const b = hartleyNormalize(x2, indices, count);
+  const rows = new Float64Array(18 * n);
+  for (let k = 0; k < n; k++) {
+    const x = a.points[2 * k], y = a.points[2 * k + 1];
+    const u = b.points[2 * k], v = b.points[2 * k + 1];
+    // From x2 × (H·x1) = 0: two independent rows per correspondence.
+    rows.set([0, 0, 0, -x, -y, -1, v * x, v * y, v], 18 * k);
+    rows.set([x, y, 1, 0, 0, 0, -u * x, -u * y, -u], 18 * k + 9);
+  }
+  const { V } = svd(rows, 2 * n, 9);
+  const Hn = Float64Array.from({ length: 9 }, (_, r) => V[r * 9 + 8]);
+  const T2inv = mat3Inverse(b.T);
+  if (!T2inv) return null;
+  // H = T2⁻¹·Ĥ·T1
+  const tmp = new Float64Array(9);
+  const H = new Float64Array(9);
+  for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) for (let k = 0; k < 3; k++) tmp[i * 3 + j] += Hn[i * 3 + k] * a.T[k * 3 + j];
+  for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) for (let k = 0; k < 3; k++) H[i * 3 + j] += T2inv[i * 3 + k] * tmp[k * 3 + j];
+  const scale = Math.abs(H[8]) > 1e-12 * Math.hypot(...H) ? H[8] : Math.hypot(...H);
+  return H.map((v) => v / scale);
+}
+
+/** Normalised DLT on all `count` ≥ 4 correspondences. */
+export function homographyDLT(x1: ArrayLike<number>, x2: ArrayLike<number>, count: number): Float64Array | null {
+  return homographyFromSubset(x1, x2, null, count);
+}
+
+/** |x2 − H·x1| of correspondence i (Infinity when H·x1 is at infinity). */
+export function transferError(H: ArrayLike<number>, x1: ArrayLike<number>, x2: ArrayLike<number>, i: number): number {
+  const x = x1[2 * i], y = x1[2 * i + 1];
+  const w = H[6] * x + H[7] * y + H[8];
+  if (Math.abs(w) < 1e-15) return Infinity;
+  const u = (H[0] * x + H[1] * y + H[2]) / w;
+  const v = (H[3] * x + H[4] * y + H[5]) / w;
+  return Math.hypot(u - x2[2 * i], v - x2[2 * i + 1]);
+}
+
+/** Robust H: LO-RANSAC over 4-point DLT samples, DLT refits on the inliers. */
+export function estimateHomography(x1: ArrayLike<number>, x2: ArrayLike<number>, count: number, options: HomographyOptions): HomographyEstimate | null {
+  if (count < 4) return null;
+  const result = ransac<Float64Array>({
+    sampleSize: 4,
+    dataCount: count,
+    fit: (sample) => {
+      const H = homographyFromSubset(x1, x2, sample, count);
+      return H ? [H] : [];
+    },
+    residuals: (H, out) => {
+      for (let i = 0; i < count; i++) out[i] = transferError(H, x1, x2, i);
+    },
+    threshold: options.thresholdPx,
+    confidence: options.confidence,
+    maxIterations: options.maxIterations,
+    rng: options.rng,
+    refine: (indices) => homographyFromSubset(x1, x2, indices, count),
+  });
+  if (!result.model || result.inlierCount < 4) return null;
+  return { H: result.model, inliers: result.inliers, inlierCount: result.inlierCount };
+}
