@@ -36,13 +36,18 @@ export interface InitResult {
 
 const IDENTITY = [1, 0, 0, 0, 1, 0, 0, 0, 1];
 
-/** Pairs worth trying as a seed, best first; both images must still be available. */
-export function rankInitialPairs(pairs: VerifiedPair[], available: Uint8Array, options: Options): VerifiedPair[] {
+/**
+ * Pairs worth trying as a seed, best first; both images must still be available. `strict`
+ * drops pairs a homography explains (planar view or pure rotation); the relaxed list is the
+ * fallback for scenes that are mostly planar (a facade), where every pair looks like that.
+ */
+export function rankInitialPairs(pairs: VerifiedPair[], available: Uint8Array, options: Options, strict = true): VerifiedPair[] {
+  const score = (p: VerifiedPair) => (p.matches.length / 2) * (1 - Math.min(0.99, p.homographyRatio));
   return pairs
     .filter((p) => available[p.imageA] === 1 && available[p.imageB] === 1)
-    .filter((p) => p.model !== "homography" && p.homographyRatio <= options.initMaxHomographyRatio)
+    .filter((p) => !strict || (p.model !== "homography" && p.homographyRatio <= options.initMaxHomographyRatio))
     .filter((p) => p.matches.length / 2 >= options.initMinPoints)
-    .sort((a, b) => (b.matches.length / 2) * (1 - b.homographyRatio) - (a.matches.length / 2) * (1 - a.homographyRatio))
+    .sort((a, b) => score(b) - score(a))
     .slice(0, options.initCandidates);
 }
 
@@ -132,14 +137,19 @@ function tryPair(state: SfmState, pair: VerifiedPair, options: Options, rng: Rng
   return { outcome: "accepted", bundle };
 }
 
-/** Seed a model from the best candidate pair among `available` images. */
+/** Seed a model from the best candidate pair among `available` images (strict candidates first). */
 export function initializeModel(state: SfmState, pairs: VerifiedPair[], available: Uint8Array, options: Options, rng: Rng): InitResult {
   const attempts: InitAttempt[] = [];
-  for (const pair of rankInitialPairs(pairs, available, options)) {
-    const { outcome, bundle } = tryPair(state, pair, options, rng);
-    attempts.push({ imageA: pair.imageA, imageB: pair.imageB, matches: pair.matches.length / 2, homographyRatio: pair.homographyRatio, outcome });
-    if (outcome === "accepted") return { pair: [pair.imageA, pair.imageB], attempts, bundle };
-    resetModel(state);
+  const tried = new Set<VerifiedPair>();
+  for (const strict of [true, false]) {
+    for (const pair of rankInitialPairs(pairs, available, options, strict)) {
+      if (tried.has(pair)) continue;
+      tried.add(pair);
+      const { outcome, bundle } = tryPair(state, pair, options, rng);
+      attempts.push({ imageA: pair.imageA, imageB: pair.imageB, matches: pair.matches.length / 2, homographyRatio: pair.homographyRatio, outcome });
+      if (outcome === "accepted") return { pair: [pair.imageA, pair.imageB], attempts, bundle };
+      resetModel(state);
+    }
   }
   return { pair: null, attempts, bundle: null };
 }
