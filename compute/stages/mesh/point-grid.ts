@@ -1,0 +1,151 @@
+/**
+ * @module Uniform bucket grid over a point set for fixed-radius and nearest-neighbour queries
+ * (points sorted by bucket, CSR offsets). A k-d tree is not needed here: every query of the
+ * mesh stage has a radius of about one voxel, which a grid of voxel-sized buckets answers by
+ * scanning a few buckets.
+ */
+import { VoxelHash } from "./voxel-hash.js";
+
+export class PointGrid {
+  readonly cellSize: number;
+  readonly positions: Float32Array;
+  private readonly origin: [number, number, number];
+  private readonly buckets: VoxelHash;
+  /** Bucket b holds points order[start[b] .. start[b+1]). */
+  private readonly start: Uint32Array;
+  private readonly order: Uint32Array;
+
+  constructor(positions: Float32Array, count: number, cellSize: number) {
+    this.cellSize = cellSize;
+    this.positions = positions;
+    const min = [Infinity, Infinity, Infinity];
+    for (let i = 0; i < count; i++) for (let a = 0; a < 3; a++) min[a] = Math.min(min[a], positions[3 * i + a]);
+    this.origin = count > 0 ? [min[0], min[1], min[2]] : [0, 0, 0];
+    this.buckets = new VoxelHash(Math.max(16, count >> 2));
+    const bucketOf = new Int32Array(count);
+    for (let i = 0; i < count; i++) {
+      bucketOf[i] = this.buckets.insert(this.cell(positions[3 * i], 0), this.cell(positions[3 * i + 1], 1), this.cell(positions[3 * i + 2], 2));
+    }
+    this.start = new Uint32Array(this.buckets.count + 1);
+    for (let i = 0; i < count; i++) this.start[bucketOf[i] + 1]++;
+    for (let b = 0; b < this.buckets.count; b++) this.start[b + 1] += this.start[b];
+    const fill = this.start.slice(0, this.buckets.count);
+    this.order = new Uint32Array(count);
+    for (let i = 0; i < count; i++) this.order[fill[bucketOf[i]]++] = i;
+  }
+
+  private cell(value: number, axis: number): number {
+    return Math.floor((value - this.origin[axis]) / this.cellSize);
+  }
+
+  /**
+   * Calls visit(index, squaredDistance) for every point within `radius` of (x, y, z), skipping
+   * `exclude`. Returns early (false) when visit returns false.
+   */
+  forEachWithin(x: number, y: number, z: number, radius: number, visit: (index: number, d2: number) => boolean | void, exclude = -1): boolean {
+    const reach = Math.ceil(radius / this.cellSize);
+    const ci = this.cell(x, 0), cj = this.cell(y, 1), ck = this.cell(z, 2);
+    const r2 = radius * radius;
+    const p = this.positions;
+    for (let di = -reach; di <= reach; di++) {
+      for (let dj = -reach; dj <= reach; dj++) {
+        for (let dk = -reach; dk <= reach; dk++) {
+          const b = this.buckets.find(ci + di, cj + dj, ck + dk);
+          if (b < 0) continue;
+          for (let s = this.start[b]; s < this.start[b + 1]; s++) {
+            const idx = this.order[s];
+            if (idx === exclude) continue;
+            const dx = p[3 * idx] - x, dy = p[3 * idx + 1] - y, dz = p[3 * idx + 2] - z;
+            const d2 = dx * dx + dy * dy + dz * dz;
+            if (d2 <= r2 && visit(idx, d2) === false) return false;
+          }
+        }
+      }
+    }
+    return true;
+  }
+
+  /** Whether any point lies within `radius` of (x, y, z). */
+  hasPointWithin(x: number, y: number, z: number, radius: number): boolean {
+    // The nearest point is usually in the query's own bucket: try it before the others.
+    const b = this.buckets.find(this.cell(x, 0), this.cell(y, 1), this.cell(z, 2));
+    if (b >= 0) {
+      const p = this.positions;
+      const r2 = radius * radius;
+      for (let s = this.start[b]; s < this.start[b + 1]; s++) {
+        const idx = this.order[s];
+        const dx = p[3 * idx] - x, dy = p[3 * idx + 1] - y, dz = p[3 * idx + 2] - z;
+        if (dx * dx + dy * dy + dz * dz <= r2) return true;
+      }
+    }
+    return !this.forEachWithin(x, y, z, radius, () => false);
+  }
+
+  /**
+   * Squared distance to the nearest point within `maxRadius` (Infinity if none), searching
+   * shells of buckets outwards and stopping once no nearer point can remain.
+   */
+  nearestDistance2(x: number, y: number, z: number, maxRadius: number, exclude = -1): number {
+    const ci = this.cell(x, 0), cj = this.cell(y, 1), ck = this.cell(z, 2);
+    const maxRing = Math.ceil(maxRadius / this.cellSize);
+    const p = this.positions;
+    let best = Infinity;
+    for (let ring = 0; ring <= maxRing; ring++) {
+      for (let di = -ring; di <= ring; di++) {
+        for (let dj = -ring; dj <= ring; dj++) {
+          for (let dk = -ring; dk <= ring; dk++) {
+            // Only the shell at Chebyshev distance `ring`; inner buckets were seen already.
+            if (Math.max(Math.abs(di), Math.abs(dj), Math.abs(dk)) !== ring) continue;
+            const b = this.buckets.find(ci + di, cj + dj, ck + dk);
+            if (b < 0) continue;
+            for (let s = this.start[b]; s < this.start[b + 1]; s++) {
+              const idx = this.order[s];
+              if (idx === exclude) continue;
+              const dx = p[3 * idx] - x, dy = p[3 * idx + 1] - y, dz = p[3 * idx + 2] - z;
+              const d2 = dx * dx + dy * dy + dz * dz;
+              if (d2 < best) best = d2;
+            }
+          }
+        }
+      }
+      // Every point in a later shell is at least ring·cellSize away.
+      const reached = ring * this.cellSize;
+      if (best <= reached * reached) break;
+    }
+    return best <= maxRadius * maxRadius ? best : Infinity;
+  }
+}
+
+/**
+ * Median distance from a point to its nearest neighbour, over an evenly strided sample of
+ * up to `sampleSize` points. The first grid's bucket size assumes the points cover a surface
+ * of about the bounding box's area.
+ */
+export function medianSpacing(positions: Float32Array, count: number, sampleSize = 2000): number {
+  if (count < 2) return 0;
+  const min = [Infinity, Infinity, Infinity];
+  const max = [-Infinity, -Infinity, -Infinity];
+  for (let i = 0; i < count; i++) {
+    for (let a = 0; a < 3; a++) {
+      min[a] = Math.min(min[a], positions[3 * i + a]);
+      max[a] = Math.max(max[a], positions[3 * i + a]);
+    }
+  }
+  const [ex, ey, ez] = [max[0] - min[0], max[1] - min[1], max[2] - min[2]];
+  const diagonal = Math.hypot(ex, ey, ez);
+  if (diagonal === 0) return 0;
+  const area = 2 * (ex * ey + ey * ez + ez * ex) || diagonal * diagonal;
+  const cellSize = Math.max(Math.sqrt(area / count), diagonal * 1e-6);
+  const grid = new PointGrid(positions, count, cellSize);
+  // Isolated points (no neighbour within a few buckets) say nothing about the sampling density.
+  const searchRadius = 4 * cellSize;
+  const step = Math.max(1, Math.floor(count / sampleSize));
+  const distances: number[] = [];
+  for (let i = 0; i < count; i += step) {
+    const d2 = grid.nearestDistance2(positions[3 * i], positions[3 * i + 1], positions[3 * i + 2], searchRadius, i);
+    if (Number.isFinite(d2) && d2 > 0) distances.push(Math.sqrt(d2));
+  }
+  if (distances.length === 0) return 0;
+  distances.sort((a, b) => a - b);
+  return distances[distances.length >> 1];
+}

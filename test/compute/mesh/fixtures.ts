@@ -1,0 +1,88 @@
+/** Oriented point samples of known surfaces, with seeded noise, for the mesh stage tests. */
+import type { PointCloud } from "../../../compute/scene/index.js";
+
+/** Deterministic pseudo-random generator (mulberry32). */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Standard normal by Box–Muller. */
+function gaussian(random: () => number): number {
+  return Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+}
+
+function cloudOf(count: number): PointCloud {
+  return { count, positions: new Float32Array(3 * count), normals: new Float32Array(3 * count), colors: new Uint8Array(3 * count) };
+}
+
+/** Colour as a function of position, so colour transfer can be checked. */
+export function colorAt(x: number, y: number, z: number): [number, number, number] {
+  const c = (v: number): number => Math.max(0, Math.min(255, Math.round(128 + 100 * v)));
+  return [c(x), c(y), c(z)];
+}
+
+function setPoint(cloud: PointCloud, i: number, p: number[], n: number[], noise: number, random: () => number): void {
+  for (let a = 0; a < 3; a++) {
+    cloud.positions[3 * i + a] = p[a] + noise * gaussian(random);
+    cloud.normals[3 * i + a] = n[a];
+  }
+  cloud.colors.set(colorAt(p[0], p[1], p[2]), 3 * i);
+}
+
+/** Uniform samples of a sphere of `radius` at `centre`, outward normals, Gaussian position noise. */
+export function spherePoints(count: number, radius: number, centre: number[], noise: number, seed = 1): PointCloud {
+  const random = rng(seed);
+  const cloud = cloudOf(count);
+  for (let i = 0; i < count; i++) {
+    const z = 2 * random() - 1;
+    const phi = 2 * Math.PI * random();
+    const r = Math.sqrt(1 - z * z);
+    const n = [r * Math.cos(phi), r * Math.sin(phi), z];
+    setPoint(cloud, i, n.map((v, a) => centre[a] + radius * v), n, noise, random);
+  }
+  return cloud;
+}
+
+/** Uniform samples of the surface of the axis-aligned box [-half, half], outward face normals. */
+export function boxPoints(count: number, half: [number, number, number], noise: number, seed = 2): PointCloud {
+  const random = rng(seed);
+  const cloud = cloudOf(count);
+  const areas = [half[1] * half[2], half[0] * half[2], half[0] * half[1]];
+  const total = 2 * (areas[0] + areas[1] + areas[2]);
+  for (let i = 0; i < count; i++) {
+    let pick = random() * total;
+    let axis = 0;
+    while (axis < 2 && pick > 2 * areas[axis]) { pick -= 2 * areas[axis]; axis++; }
+    const sign = random() < 0.5 ? -1 : 1;
+    const p = [0, 1, 2].map((a) => (2 * random() - 1) * half[a]);
+    p[axis] = sign * half[axis];
+    const n = [0, 0, 0];
+    n[axis] = sign;
+    setPoint(cloud, i, p, n, noise, random);
+  }
+  return cloud;
+}
+
+/** Distance from p to the surface of the box [-half, half]. */
+export function boxDistance(p: ArrayLike<number>, half: [number, number, number]): number {
+  const q = [0, 1, 2].map((a) => Math.abs(p[a]) - half[a]);
+  const outside = Math.hypot(Math.max(q[0], 0), Math.max(q[1], 0), Math.max(q[2], 0));
+  return outside + Math.abs(Math.min(Math.max(q[0], q[1], q[2]), 0));
+}
+
+/** Uniform samples of the square [-half, half]² in the plane y = 0, normals +Y (an open surface). */
+export function planePoints(count: number, half: number, noise: number, seed = 3): PointCloud {
+  const random = rng(seed);
+  const cloud = cloudOf(count);
+  for (let i = 0; i < count; i++) {
+    setPoint(cloud, i, [(2 * random() - 1) * half, 0, (2 * random() - 1) * half], [0, 1, 0], noise, random);
+  }
+  return cloud;
+}
