@@ -1,0 +1,169 @@
+/**
+ * @module The Levenberg–Marquardt loop (Triggs et al. 2000 §4.3 and §6; Lourakis & Argyros,
+ * SBA): linearise, solve the damped normal equations through the Schur complement, accept
+ * or reject the step by the true cost, adapt μ with Nielsen's rule (Nielsen 1999, as in
+ * Madsen, Nielsen & Tingleff, "Methods for Non-Linear Least Squares Problems" §3.2):
+ * accepted: μ ← μ·max(1/3, 1 − (2ρ − 1)³), ν ← 2;  rejected: μ ← μ·ν, ν ← 2ν.
+ * Stopping tests follow Ceres' (function, gradient and parameter tolerances).
+ */
+import { buildLayout, type Layout } from "./layout.js";
+import { allocateNormal, evaluateCost, linearize, type CostSum, type Normal } from "./linearize.js";
+import { allocateSchur, backSubstitute, computeDampingDiagonals, formDenseReduced, formReducedDiagonal, type SchurWork } from "./schur.js";
+import { choleskySolveUpper, choleskyUpper } from "./dense-cholesky.js";
+import { allocatePcg, factorPreconditioner, solvePcg, type PcgWork } from "./pcg.js";
+import { applyStep, gradientMaxNorm, parameterNorm, predictedDecrease, stepNorm, type Trial } from "./step.js";
+import type { BAProblem, LinearSolverKind, Options } from "./types.js";
+
+/** Ceres' min_relative_decrease: a step must deliver this fraction of its predicted decrease. */
+const MIN_GAIN_RATIO = 1e-3;
+const MIN_MU = 1e-16;
+const MAX_MU = 1e32;
+/** PCG forcing: solve the reduced system to this relative residual (the LM ratio test guards the rest). */
+const PCG_RELATIVE_TOLERANCE = 1e-6;
+
+export interface SolveSummary {
+  iterations: number;
+  acceptedSteps: number;
+  rejectedSteps: number;
+  pcgIterations: number;
+  initial: CostSum;
+  final: CostSum;
+  termination: string;
+  linearSolver: LinearSolverKind;
+  layout: Layout;
+}
+
+/** Everything one solve allocates up front, so the iterations allocate nothing. */
+interface Workspace {
+  layout: Layout;
+  normal: Normal;
+  schur: SchurWork;
+  dense: Float64Array | null;
+  pcg: PcgWork | null;
+  rhs: Float64Array;
+  dR: Float64Array;
+  dP: Float64Array;
+  trial: Trial;
+  trialRotations: Float64Array;
+  residualScratch: Float64Array;
+}
+
+function allocateWorkspace(problem: BAProblem, options: Options): Workspace {
+  const layout = buildLayout(problem, options);
+  const n = layout.reducedSize;
+  const usePcg = layout.freePoseCount > options.denseSchurMaxCameras;
+  return {
+    layout,
+    normal: allocateNormal(problem, layout),
+    schur: allocateSchur(problem, layout),
+    dense: usePcg ? null : new Float64Array(n * n),
+    pcg: usePcg ? allocatePcg(layout) : null,
+    rhs: new Float64Array(n),
+    dR: new Float64Array(n),
+    dP: new Float64Array(problem.pointCount * 3),
+    trial: { poses: problem.poses.slice(), intrinsics: problem.intrinsics.slice(), points: problem.points.slice() },
+    trialRotations: new Float64Array(problem.cameraCount * 9),
+    residualScratch: new Float64Array(2),
+  };
+}
+
+/** Solves the damped system for (dR, dP). Returns −1 on numerical failure, else PCG iterations used. */
+function solveDamped(problem: BAProblem, ws: Workspace, mu: number): number {
+  const { layout, normal, schur, rhs, dR, dP } = ws;
+  let pcgIterations = 0;
+  if (ws.dense) {
+    if (!formDenseReduced(problem, layout, normal, schur, mu, ws.dense, rhs)) return -1;
+    if (!choleskyUpper(ws.dense, layout.reducedSize)) return -1;
+    dR.set(rhs);
+    choleskySolveUpper(ws.dense, layout.reducedSize, dR);
+  } else if (ws.pcg) {
+    if (!formReducedDiagonal(problem, layout, normal, schur, mu, ws.pcg.blocks, rhs)) return -1;
+    if (!factorPreconditioner(layout, ws.pcg)) return -1;
+    const settings = { maxIterations: Math.max(10, Math.min(layout.reducedSize, 500)), relativeTolerance: PCG_RELATIVE_TOLERANCE };
+    pcgIterations = solvePcg(problem, layout, normal, schur, ws.pcg, mu, rhs, dR, settings);
+  }
+  backSubstitute(problem, layout, normal, schur, dR, dP);
+  return pcgIterations;
+}
+
+function relinearize(problem: BAProblem, ws: Workspace, options: Options): CostSum {
+  const cost = linearize(problem, ws.layout, ws.normal, options.loss, options.lossScalePx);
+  computeDampingDiagonals(problem, ws.layout, ws.normal, ws.schur);
+  return cost;
+}
+
+function acceptTrial(problem: BAProblem, trial: Trial): void {
+  problem.poses.set(trial.poses);
+  problem.intrinsics.set(trial.intrinsics);
+  problem.points.set(trial.points);
+}
+
+export function solve(problem: BAProblem, options: Options): SolveSummary {
+  const ws = allocateWorkspace(problem, options);
+  const { layout } = ws;
+  const summary: SolveSummary = {
+    iterations: 0, acceptedSteps: 0, rejectedSteps: 0, pcgIterations: 0,
+    initial: { cost: 0, sumSquares: 0 }, final: { cost: 0, sumSquares: 0 },
+    termination: "max-iterations", linearSolver: ws.dense ? "dense-cholesky" : "pcg", layout,
+  };
+  let current = relinearize(problem, ws, options);
+  summary.initial = current;
+  summary.final = current;
+  if (!Number.isFinite(current.cost)) {
+    summary.termination = "non-finite-initial-cost";
+    return summary;
+  }
+  if (layout.reducedSize === 0 && layout.freePointCount === 0) {
+    summary.termination = "no-variables";
+    return summary;
+  }
+  let mu = options.initialLambda;
+  let nu = 2;
+  while (summary.iterations < options.maxIterations) {
+    if (gradientMaxNorm(layout, ws.normal) <= options.gradientTolerance) {
+      summary.termination = "gradient";
+      break;
+    }
+    summary.iterations++;
+    const pcgIterations = solveDamped(problem, ws, mu);
+    const predicted = pcgIterations >= 0 ? predictedDecrease(problem, layout, ws.normal, ws.dR, ws.dP) : NaN;
+    if (pcgIterations >= 0) {
+      summary.pcgIterations += pcgIterations;
+      const size = stepNorm(layout, ws.dR, ws.dP);
+      if (size <= options.parameterTolerance * (parameterNorm(problem, layout) + options.parameterTolerance)) {
+        summary.termination = "parameter";
+        break;
+      }
+    }
+    let candidate: CostSum | null = null;
+    if (predicted > 0) {
+      applyStep(problem, layout, ws.dR, ws.dP, ws.trial);
+      candidate = evaluateCost(problem, ws.trial.poses, ws.trial.intrinsics, ws.trial.points, ws.trialRotations,
+        options.loss, options.lossScalePx, ws.residualScratch);
+    }
+    const actual = candidate ? current.cost - candidate.cost : NaN;
+    const gain = actual / predicted;
+    if (candidate && Number.isFinite(candidate.cost) && gain > MIN_GAIN_RATIO) {
+      summary.acceptedSteps++;
+      acceptTrial(problem, ws.trial);
+      mu = Math.max(MIN_MU, mu * Math.max(1 / 3, 1 - (2 * gain - 1) ** 3));
+      nu = 2;
+      if (actual <= options.functionTolerance * current.cost) {
+        current = candidate;
+        summary.termination = "function";
+        break;
+      }
+      current = relinearize(problem, ws, options);
+    } else {
+      summary.rejectedSteps++;
+      mu *= nu;
+      nu *= 2;
+      if (mu > MAX_MU) {
+        summary.termination = "damping";
+        break;
+      }
+    }
+  }
+  summary.final = current;
+  return summary;
+}

@@ -1,0 +1,77 @@
+/** @module The BA stage's public types: problem, options and report (re-exported by index.ts). */
+import type { LossName } from "./loss.js";
+
+/**
+ * A bundle adjustment problem over flat arrays; the solver updates poses, intrinsics and
+ * points in place.
+ *
+ * Gauge (Triggs et al. 2000 §9): reprojection errors do not change under a similarity
+ * transform of the whole scene (7 DoF). The caller must hold at least one pose constant
+ * (`fixedPose`, e.g. the first registered camera), which removes rotation and translation.
+ * Scale stays free: SfM keeps it from its points and poses as they are, and the
+ * Levenberg–Marquardt damping keeps the one remaining null direction from making a step
+ * singular or large (the step along it has no cost benefit). Fixing a second pose too is
+ * allowed (it then also pins scale) but over-constrains the solution slightly.
+ */
+export interface BAProblem {
+  cameraCount: number;
+  /** Per camera 6 values: angle-axis rotation (3) then translation (3) of camFromWorld. Updated in place. */
+  poses: Float64Array;
+  /** Per camera, index of its intrinsics group (several images of one physical camera / one video share one). */
+  intrinsicsGroup: Uint32Array;
+  /** Per group 5 values: focal, cx, cy, k1, k2 (COLMAP RADIAL model, see compute/scene/camera.ts). Updated in place. */
+  intrinsics: Float64Array;
+  pointCount: number;
+  /** 3 per point, world frame. Updated in place. */
+  points: Float64Array;
+  observationCount: number;
+  obsCamera: Uint32Array;
+  obsPoint: Uint32Array;
+  /** Observed pixel x, y per observation. */
+  obsXY: Float64Array;
+  /** 1 = this camera's pose is held constant (gauge; also used for local BA). */
+  fixedPose?: Uint8Array;
+  /** 1 = this point is held constant (local BA borders). */
+  fixedPoint?: Uint8Array;
+}
+
+export interface Options {
+  maxIterations: number;
+  loss: LossName;
+  /** Robust loss scale a in pixels: residuals well below a count as squared, above as outliers. */
+  lossScalePx: number;
+  refineFocal: boolean;
+  /** Refine k1, k2. */
+  refineDistortion: boolean;
+  refinePrincipalPoint: boolean;
+  /** Stop when an accepted step lowers the cost by less than this fraction of it. */
+  functionTolerance: number;
+  /** Stop when the largest gradient component is at most this. */
+  gradientTolerance: number;
+  /** Stop when ‖step‖ ≤ parameterTolerance·(‖x‖ + parameterTolerance). */
+  parameterTolerance: number;
+  /** Initial Levenberg–Marquardt damping μ (relative to the Hessian diagonal). */
+  initialLambda: number;
+  /** Above this many free cameras, solve the reduced camera system with preconditioned conjugate gradients instead of dense Cholesky. */
+  denseSchurMaxCameras: number;
+}
+
+export type LinearSolverKind = "dense-cholesky" | "pcg";
+
+export interface BAReport {
+  stage: "ba";
+  wallMs: number;
+  /** LM iterations, accepted and rejected steps both counted (as Ceres does). */
+  iterations: number;
+  /** ½·Σρ(‖r‖²) before and after. */
+  initialCost: number;
+  finalCost: number;
+  /** √(mean of ‖r‖²) over all observations, pixels, unweighted. */
+  initialRmsePx: number;
+  finalRmsePx: number;
+  /** "function" | "gradient" | "parameter" | "max-iterations" | "damping" | "no-variables". */
+  termination: string;
+  linearSolver: LinearSolverKind;
+  counts: Record<string, number>;
+  warnings: string[];
+}

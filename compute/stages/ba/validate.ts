@@ -1,0 +1,32 @@
+/** @module Checks a BA problem's shape once at the entry point, so the hot loops never have to. */
+import type { BAProblem, Options } from "./types.js";
+
+function check(condition: boolean, message: string): void {
+  if (!condition) throw new Error(`ba: ${message}`);
+}
+
+function checkIndices(values: Uint32Array, bound: number, name: string): void {
+  for (let i = 0; i < values.length; i++) check(values[i] < bound, `${name}[${i}] = ${values[i]} is out of range (< ${bound})`);
+}
+
+export function validateProblem(problem: BAProblem): void {
+  const { cameraCount: cams, pointCount: pts, observationCount: obs } = problem;
+  check(problem.poses.length === 6 * cams, `poses has ${problem.poses.length} values, expected 6 × ${cams}`);
+  check(problem.intrinsicsGroup.length === cams, "intrinsicsGroup needs one entry per camera");
+  check(problem.intrinsics.length % 5 === 0, "intrinsics needs 5 values per group");
+  check(problem.points.length === 3 * pts, `points has ${problem.points.length} values, expected 3 × ${pts}`);
+  check(problem.obsCamera.length === obs && problem.obsPoint.length === obs, "obsCamera and obsPoint need one entry per observation");
+  check(problem.obsXY.length === 2 * obs, "obsXY needs 2 values per observation");
+  check(!problem.fixedPose || problem.fixedPose.length === cams, "fixedPose needs one entry per camera");
+  check(!problem.fixedPoint || problem.fixedPoint.length === pts, "fixedPoint needs one entry per point");
+  checkIndices(problem.intrinsicsGroup, problem.intrinsics.length / 5, "intrinsicsGroup");
+  checkIndices(problem.obsCamera, cams, "obsCamera");
+  checkIndices(problem.obsPoint, pts, "obsPoint");
+}
+
+export function validateOptions(options: Options): void {
+  check(Number.isInteger(options.maxIterations) && options.maxIterations >= 0, "maxIterations must be a non-negative integer");
+  check(options.lossScalePx > 0, "lossScalePx must be positive");
+  check(options.initialLambda > 0, "initialLambda must be positive");
+  check(["cauchy", "huber", "squared"].includes(options.loss), `unknown loss "${options.loss}"`);
+}
