@@ -1,0 +1,72 @@
+/**
+ * @module Stage `features`: AKAZE keypoints and binary descriptors for every image, on all
+ * cores (one opencv-js instance per worker thread, worker.ts), at most `maxFeatures` per
+ * image spread over the frame (select.ts), in full-resolution pixel coordinates.
+ */
+import { availableParallelism } from "node:os";
+import type { ImageFeatures } from "../../scene/features.js";
+import type { ImageRef } from "../../scene/images.js";
+import type { ProgressFn, StageReport } from "../../scene/report.js";
+import { WorkerPool } from "../../util/pool.js";
+import type { FeatureResult, FeatureTask } from "./worker.js";
+
+export const NAME = "features";
+
+export interface Options {
+  /** Detection runs on the image downscaled to this long side (presets: preview 1200, standard 2000, high 2400; opencv-js heap ~1 GiB). */
+  maxImageSide: number;
+  /** Keypoints kept per image, strongest first, spread over a grid. */
+  maxFeatures: number;
+  /** AKAZE detector response threshold (OpenCV default 0.001; lower finds more in low-contrast images). */
+  threshold: number;
+  /** Worker threads; default all cores. */
+  workers: number;
+}
+
+export const DEFAULTS: Options = {
+  maxImageSide: 2000,
+  maxFeatures: 8000,
+  threshold: 0.0006,
+  workers: availableParallelism(),
+};
+
+export interface Input {
+  images: ImageRef[];
+}
+
+export interface Output {
+  features: ImageFeatures[];
+  report: StageReport;
+}
+
+export async function run(input: Input, options: Partial<Options> = {}, progress?: ProgressFn): Promise<Output> {
+  const started = performance.now();
+  const opts: Options = { ...DEFAULTS, ...options };
+  const pool = new WorkerPool<FeatureTask, FeatureResult>(new URL("./worker.ts", import.meta.url), { size: Math.min(opts.workers, input.images.length) });
+  let done = 0;
+  try {
+    const results = await Promise.all(
+      input.images.map(async (image) => {
+        const result = await pool.run({ imageIndex: image.index, path: image.path, width: image.width, height: image.height, maxImageSide: opts.maxImageSide, maxFeatures: opts.maxFeatures, threshold: opts.threshold });
+        done++;
+        progress?.(done / input.images.length, done);
+        return result;
+      }),
+    );
+    const features: ImageFeatures[] = results.map(({ imageIndex, count, xy, scale, angle, descriptors, descriptorBytes, rgb }) => ({ imageIndex, count, xy, scale, angle, descriptors, descriptorBytes, rgb }));
+    const keypoints = results.reduce((sum, r) => sum + r.count, 0);
+    const warnings = results.filter((r) => r.count < 100).map((r) => `${input.images[r.imageIndex]?.name ?? r.imageIndex}: only ${r.count} keypoints (little texture?)`);
+    return {
+      features,
+      report: {
+        stage: NAME,
+        wallMs: performance.now() - started,
+        counts: { images: features.length, keypoints, meanKeypoints: features.length ? keypoints / features.length : 0, workers: pool.size },
+        perImage: results.map((r, i) => ({ name: input.images[i].name, keypoints: r.count, detected: r.detected, detectWidth: r.detectWidth })),
+        warnings,
+      },
+    };
+  } finally {
+    await pool.close();
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * @module Worker thread of the features stage: one opencv-js instance per thread, detecting
+ * AKAZE keypoints with binary MLDB descriptors (Alcantarilla et al., BMVC 2013) on the image
+ * downscaled to at most `maxImageSide`. AKAZE rather than ORB: its nonlinear scale space keeps
+ * edges sharp, so keypoints localise better and survive larger scale changes than ORB's
+ * FAST-on-a-pyramid, which matters for triangulation accuracy; MLDB descriptors are still
+ * binary (Hamming matching). Every cv object is deleted in `finally`: wasm memory is not
+ * garbage collected and the heap is limited to ~1 GiB.
+ */
+import sharp from "sharp";
+import { serveTasks } from "../../util/pool.js";
+import { loadOpenCV, type CV } from "./opencv.js";
+import { selectSpread } from "./select.js";
+
+export interface FeatureTask {
+  imageIndex: number;
+  path: string;
+  width: number;
+  height: number;
+  maxImageSide: number;
+  maxFeatures: number;
+  threshold: number;
+}
+
+export interface FeatureResult {
+  imageIndex: number;
+  count: number;
+  detected: number;
+  detectWidth: number;
+  xy: Float32Array;
+  scale: Float32Array;
+  angle: Float32Array;
+  descriptors: Uint8Array;
+  descriptorBytes: number;
+  rgb: Uint8Array;
+}
+
+const { cv } = await loadOpenCV();
+
+async function detect(task: FeatureTask): Promise<FeatureResult> {
+  const factor = Math.min(1, task.maxImageSide / Math.max(task.width, task.height));
+  const detectWidth = Math.max(1, Math.round(task.width * factor));
+  const detectHeight = Math.max(1, Math.round(task.height * factor));
+  const { data: rgb } = await sharp(task.path).resize(detectWidth, detectHeight, { fit: "fill", kernel: "lanczos3" }).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const gray = new Uint8Array(detectWidth * detectHeight);
+  for (let i = 0, j = 0; i < gray.length; i++, j += 3) gray[i] = (77 * rgb[j] + 150 * rgb[j + 1] + 29 * rgb[j + 2]) >> 8; // BT.601 luma
+  const image = new cv.Mat(detectHeight, detectWidth, cv.CV_8UC1);
+  const mask = new cv.Mat();
+  const keypoints = new cv.KeyPointVector();
+  const descriptors = new cv.Mat();
+  const akaze = new cv.AKAZE();
+  try {
+    image.data.set(gray);
+    akaze.setThreshold(task.threshold);
+    akaze.detectAndCompute(image, mask, keypoints, descriptors);
+    return pack(task, keypoints, descriptors, rgb, detectWidth, detectHeight);
+  } finally {
+    for (const obj of [image, mask, keypoints, descriptors, akaze]) obj.delete();
+  }
+}
+
+/** Select spread keypoints and convert to full-resolution pixels (centres at +0.5, camera.ts). */
+function pack(task: FeatureTask, keypoints: InstanceType<CV["KeyPointVector"]>, descriptors: InstanceType<CV["Mat"]>, rgb: Uint8Array, detectWidth: number, detectHeight: number): FeatureResult {
+  const n = keypoints.size();
+  const x = new Float32Array(n);
+  const y = new Float32Array(n);
+  const size = new Float32Array(n);
+  const angle = new Float32Array(n);
+  const response = new Float32Array(n);
+  for (let i = 0; i < n; i++) {
+    const kp = keypoints.get(i);
+    x[i] = kp.pt.x;
+    y[i] = kp.pt.y;
+    size[i] = kp.size;
+    angle[i] = kp.angle;
+    response[i] = kp.response;
+  }
+  const kept = selectSpread(x, y, response, detectWidth, detectHeight, task.maxFeatures);
+  const bytes = descriptors.cols;
+  const source = descriptors.data as Uint8Array;
+  const scaleX = task.width / detectWidth;
+  const scaleY = task.height / detectHeight;
+  const count = kept.length;
+  const out: FeatureResult = { imageIndex: task.imageIndex, count, detected: n, detectWidth, xy: new Float32Array(2 * count), scale: new Float32Array(count), angle: new Float32Array(count), descriptors: new Uint8Array(count * bytes), descriptorBytes: bytes, rgb: new Uint8Array(3 * count) };
+  for (let k = 0; k < count; k++) {
+    const i = kept[k];
+    // OpenCV puts pixel centres at integers; the project puts them at +0.5.
+    out.xy[2 * k] = (x[i] + 0.5) * scaleX;
+    out.xy[2 * k + 1] = (y[i] + 0.5) * scaleY;
+    out.scale[k] = size[i] * scaleX;
+    out.angle[k] = (angle[i] * Math.PI) / 180;
+    out.descriptors.set(source.subarray(i * bytes, (i + 1) * bytes), k * bytes);
+    const px = Math.min(detectWidth - 1, Math.max(0, Math.round(x[i])));
+    const py = Math.min(detectHeight - 1, Math.max(0, Math.round(y[i])));
+    out.rgb.set(rgb.subarray(3 * (py * detectWidth + px), 3 * (py * detectWidth + px) + 3), 3 * k);
+  }
+  return out;
+}
+
+serveTasks<FeatureTask, FeatureResult>(async (task) => {
+  const value = await detect(task);
+  return { value, transfer: [value.xy.buffer, value.scale.buffer, value.angle.buffer, value.descriptors.buffer, value.rgb.buffer] as ArrayBuffer[] };
+});

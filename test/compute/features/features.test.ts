@@ -1,0 +1,124 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ImageFeatures } from "../../../compute/scene/features.js";
+import type { ImageRef } from "../../../compute/scene/images.js";
+import { run } from "../../../compute/stages/features/index.js";
+import { selectSpread } from "../../../compute/stages/features/select.js";
+import { applyH, encodePng, makePlaneScene, renderPlane, similarity } from "../../support/fixtures.js";
+
+const W = 480;
+const H = 360;
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "features-test-"));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+function multiply3x3(a: ArrayLike<number>, b: ArrayLike<number>): Float64Array {
+  const out = new Float64Array(9);
+  for (let r = 0; r < 3; r++) for (let c = 0; c < 3; c++) out[3 * r + c] = a[3 * r] * b[c] + a[3 * r + 1] * b[3 + c] + a[3 * r + 2] * b[6 + c];
+  return out;
+}
+
+/** Mutual nearest neighbours by Hamming distance with Lowe's ratio 0.8 (a plain test-side reference). */
+function mutualMatches(a: ImageFeatures, b: ImageFeatures): Array<[number, number]> {
+  const bytes = a.descriptorBytes;
+  const nearest = (from: ImageFeatures, to: ImageFeatures, i: number): [number, number, number] => {
+    let best = -1;
+    let d1 = Infinity;
+    let d2 = Infinity;
+    for (let j = 0; j < to.count; j++) {
+      let d = 0;
+      for (let k = 0; k < bytes; k++) {
+        let v = from.descriptors[i * bytes + k] ^ to.descriptors[j * bytes + k];
+        while (v) {
+          d += v & 1;
+          v >>= 1;
+        }
+      }
+      if (d < d1) [d2, d1, best] = [d1, d, j];
+      else if (d < d2) d2 = d;
+    }
+    return [best, d1, d2];
+  };
+  const out: Array<[number, number]> = [];
+  for (let i = 0; i < a.count; i++) {
+    const [j, d1, d2] = nearest(a, b, i);
+    if (j < 0 || d1 >= 0.8 * d2) continue;
+    if (nearest(b, a, j)[0] === i) out.push([i, j]);
+  }
+  return out;
+}
+
+describe("stages/features", () => {
+  it("finds repeatable AKAZE keypoints whose matches follow a known rotation + scale within 1.5 px", async () => {
+    const scene = makePlaneScene(11, 640, 480, 1500);
+    const imageAFromPlane = similarity(0, 1, 0, 0, -80, -60);
+    const bFromA = similarity((30 * Math.PI) / 180, 0.8, W / 2, H / 2);
+    const images: ImageRef[] = [];
+    for (const [index, imageFromPlane] of [imageAFromPlane, multiply3x3(bFromA, imageAFromPlane)].entries()) {
+      const path = join(dir, `view${index}.png`);
+      await writeFile(path, await encodePng(renderPlane(scene, W, H, imageFromPlane), W, H));
+      images.push({ index, name: `view${index}.png`, path, width: W, height: H, focalPrior: 600, focalPriorSource: "default" });
+    }
+    const fractions: number[] = [];
+    const { features, report } = await run({ images }, { maxFeatures: 1500, workers: 2 }, (f) => fractions.push(f));
+    expect(fractions.at(-1)).toBe(1);
+    const [a, b] = features;
+    expect(a.count).toBeGreaterThan(300);
+    expect(a.count).toBeLessThanOrEqual(1500);
+    expect(a.descriptorBytes).toBe(61);
+    expect(a.xy.length).toBe(2 * a.count);
+    expect(a.rgb.length).toBe(3 * a.count);
+    expect(report.counts.keypoints).toBe(a.count + b.count);
+
+    // Repeatability: share of A's keypoints (mapping well inside B) with a B keypoint within 1.5 px.
+    let visible = 0;
+    let repeated = 0;
+    for (let i = 0; i < a.count; i++) {
+      const [x, y] = applyH(bFromA, a.xy[2 * i], a.xy[2 * i + 1]);
+      if (x < 10 || y < 10 || x > W - 10 || y > H - 10) continue;
+      visible++;
+      for (let j = 0; j < b.count; j++) {
+        if (Math.hypot(b.xy[2 * j] - x, b.xy[2 * j + 1] - y) <= 1.5) {
+          repeated++;
+          break;
+        }
+      }
+    }
+    expect(repeated / visible).toBeGreaterThan(0.4);
+
+    const matches = mutualMatches(a, b);
+    expect(matches.length).toBeGreaterThan(100);
+    const errors = matches.map(([i, j]) => {
+      const [x, y] = applyH(bFromA, a.xy[2 * i], a.xy[2 * i + 1]);
+      return Math.hypot(b.xy[2 * j] - x, b.xy[2 * j + 1] - y);
+    });
+    const within = errors.filter((e) => e <= 1.5).length / errors.length;
+    expect(within).toBeGreaterThan(0.85);
+    expect(errors.sort((p, q) => p - q)[Math.floor(errors.length / 2)]).toBeLessThan(0.6);
+    // Orientation follows the 30° rotation for correctly matched keypoints (AKAZE angles are clockwise-positive in image axes).
+    const good = matches.filter((_, k) => errors[k] <= 1.5);
+    const turn = good.map(([i, j]) => ((((b.angle[j] - a.angle[i]) * 180) / Math.PI + 540) % 360) - 180).sort((p, q) => p - q);
+    expect(Math.abs(turn[Math.floor(turn.length / 2)] - 30)).toBeLessThan(5);
+  });
+
+  it("spreads the kept keypoints over the image instead of the strongest cluster", () => {
+    // 400 strong points in the top-left cell, 400 weak ones spread everywhere.
+    const n = 800;
+    const x = new Float32Array(n);
+    const y = new Float32Array(n);
+    const response = new Float32Array(n);
+    for (let i = 0; i < 400; i++) [x[i], y[i], response[i]] = [(i % 20) * 0.5, Math.floor(i / 20) * 0.5, 10 + i];
+    for (let i = 400; i < n; i++) [x[i], y[i], response[i]] = [((i - 400) % 20) * 16 + 8, Math.floor((i - 400) / 20) * 16 + 8, 1];
+    const kept = selectSpread(x, y, response, 320, 320, 200, 4);
+    expect(kept.length).toBe(200);
+    const inCorner = Array.from(kept).filter((i) => x[i] < 80 && y[i] < 80).length;
+    expect(inCorner).toBeLessThanOrEqual(Math.ceil(200 / 16) + 1);
+  });
+});
