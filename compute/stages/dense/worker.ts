@@ -1,0 +1,19 @@
+/** @module Worker thread: PatchMatch for one reference view per task; buffers come and go as transferables. */
+import { serveTasks } from "../../util/pool.js";
+import { patchMatch, type PatchMatchInput, type PatchMatchOutput } from "./patchmatch.js";
+
+export interface ViewTask extends PatchMatchInput {
+  viewIndex: number;
+}
+
+export interface ViewResult extends PatchMatchOutput {
+  viewIndex: number;
+  wallMs: number;
+}
+
+serveTasks<ViewTask, ViewResult>((task) => {
+  const start = performance.now();
+  const out = patchMatch(task);
+  const value: ViewResult = { ...out, viewIndex: task.viewIndex, wallMs: performance.now() - start };
+  return { value, transfer: [out.depth.buffer as ArrayBuffer, out.normal.buffer as ArrayBuffer, out.cost.buffer as ArrayBuffer] };
+});
