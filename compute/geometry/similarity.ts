@@ -11,6 +11,8 @@ export interface Similarity {
   R: Float64Array;
   t: Float64Array;
   s: number;
+  /** The same value as `s`, under the name some callers read. */
+  scale: number;
 }
 
 export interface RobustSimilarity extends Similarity {
@@ -56,7 +58,7 @@ export function umeyama(src: ArrayLike<number>, dst: ArrayLike<number>, count: n
   const s = withScale && varS > 0 ? (S[0] + S[1] + d * S[2]) / varS : 1;
   const t = new Float64Array(3);
   for (let a = 0; a < 3; a++) t[a] = muD[a] - s * (R[a * 3] * muS[0] + R[a * 3 + 1] * muS[1] + R[a * 3 + 2] * muS[2]);
-  return { R, t, s };
+  return { R, t, s, scale: s };
 }
 
 /** |dst_i − (s·R·src_i + t)| for every point. */
