@@ -10,7 +10,8 @@
  * solve (Kazhdan & Hoppe 2013) closes them with a balloon that must then be trimmed by a
  * density heuristic. The price is that holes in the data stay holes.
  *
- * Then: faces farther than `trimDistance` from every point are cut, small disconnected
+ * First, normals facing away from every camera are flipped (orient.ts). Then, after
+ * extraction: faces farther than `trimDistance` from every point are cut, small disconnected
  * pieces dropped, the mesh simplified to `faceBudget` with meshoptimizer, and vertices
  * coloured from the nearby points and given area-weighted normals. Faces are
  * counter-clockwise seen from outside, outside being where the point normals point.
@@ -18,6 +19,7 @@
 import type { ImageRef, Mesh, PointCloud, ProgressFn, RegisteredView, StageReport } from "../../scene/index.js";
 import { vertexColors, vertexNormals } from "./attributes.js";
 import { compactVertices, dropDegenerateFaces, removeSmallComponents, trimFaces } from "./cleanup.js";
+import { orientTowardCameras } from "./orient.js";
 import { medianSpacing, PointGrid } from "./point-grid.js";
 import { buildSignedDistance } from "./signed-distance.js";
 import { simplifyToBudget } from "./simplify.js";
@@ -96,6 +98,13 @@ export async function run(input: Input, options?: Partial<Options>, progress?: P
   const { cloud } = input;
   const warnings: string[] = [];
   const counts: Record<string, number> = { points: cloud.count, faceBudget: opts.faceBudget };
+  let lapStart = started;
+  /** Records the wall time of the phase that just ended as counts.ms_<phase>. */
+  const lap = (phase: string): void => {
+    const now = performance.now();
+    counts[`ms_${phase}`] = Math.round(now - lapStart);
+    lapStart = now;
+  };
   const report = (): StageReport => ({ stage: NAME, wallMs: performance.now() - started, counts, warnings });
 
   const spacing = medianSpacing(cloud.positions, cloud.count);
@@ -107,16 +116,21 @@ export async function run(input: Input, options?: Partial<Options>, progress?: P
   // Points far denser than the lattice add little: keep about 4 per voxel face.
   const stride = Math.max(1, Math.floor((h / spacing) ** 2 / 4));
   Object.assign(counts, { medianSpacing: spacing, voxelSize: h, trimDistance: opts.trimDistance * h, sdfPointStride: stride });
+  lap("spacing");
   progress?.(0.05);
 
-  const lattice = buildSignedDistance(cloud.positions, cloud.normals, cloud.count, {
+  const oriented = orientTowardCameras(cloud.positions, cloud.normals, cloud.count, input.views);
+  counts.normalsFlipped = oriented.flipped;
+  const lattice = buildSignedDistance(cloud.positions, oriented.normals, cloud.count, {
     spacing: h, supportVoxels: opts.supportRadius, sigmaVoxels: 1, stride,
   });
   counts.latticeNodes = lattice.countNodes();
   counts.latticeBricks = lattice.brickCount;
+  lap("signedDistance");
   progress?.(0.4);
   let raw = extractSurfaceNets(lattice, MIN_NODE_WEIGHT);
   counts.extractedFaces = raw.indices.length / 3;
+  lap("extract");
   progress?.(0.6);
 
   const grid = new PointGrid(cloud.positions, cloud.count, h);
@@ -127,14 +141,17 @@ export async function run(input: Input, options?: Partial<Options>, progress?: P
   const pieces = removeSmallComponents(raw, opts.minComponentFraction);
   raw = compactVertices(pieces.mesh);
   Object.assign(counts, { components: pieces.components, componentsRemoved: pieces.removed });
+  lap("cleanup");
   progress?.(0.7);
 
   const simplified = await simplifyToBudget(raw, opts.faceBudget);
   counts.simplifyRelativeError = simplified.error;
   if (simplified.sloppy) warnings.push("edge-collapse simplification stalled above the budget; finished with vertex clustering");
+  lap("simplify");
   progress?.(0.9);
 
   const mesh = finish(simplified.mesh, grid, cloud, h);
+  lap("attributes");
   Object.assign(counts, { vertices: mesh.vertexCount, faces: mesh.faceCount });
   if (mesh.faceCount === 0) warnings.push("no surface found: the points may lack consistent normals or be too sparse");
   progress?.(1);

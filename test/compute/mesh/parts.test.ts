@@ -1,0 +1,114 @@
+import { describe, expect, it } from "vitest";
+import type { RegisteredView } from "../../../compute/scene/index.js";
+import { BrickLattice } from "../../../compute/stages/mesh/brick-lattice.js";
+import { chooseVoxelSize, DEFAULTS, run } from "../../../compute/stages/mesh/index.js";
+import { orientTowardCameras } from "../../../compute/stages/mesh/orient.js";
+import { medianSpacing, PointGrid } from "../../../compute/stages/mesh/point-grid.js";
+import { VoxelHash } from "../../../compute/stages/mesh/voxel-hash.js";
+import { planePoints, rng, spherePoints } from "./fixtures.js";
+
+describe("mesh/voxel-hash", () => {
+  it("agrees with a Map on random inserts and lookups, through several rehashes", () => {
+    const random = rng(11);
+    const hash = new VoxelHash(4);
+    const reference = new Map<string, number>();
+    for (let n = 0; n < 20_000; n++) {
+      const [i, j, k] = [0, 1, 2].map(() => Math.floor(random() * 60) - 10);
+      const key = `${i},${j},${k}`;
+      const e = hash.insert(i, j, k);
+      if (!reference.has(key)) reference.set(key, e);
+      expect(e).toBe(reference.get(key));
+    }
+    expect(hash.count).toBe(reference.size);
+    for (const [key, e] of reference) {
+      const [i, j, k] = key.split(",").map(Number);
+      expect(hash.find(i, j, k)).toBe(e);
+      expect([hash.ii[e], hash.jj[e], hash.kk[e]]).toEqual([i, j, k]);
+    }
+    expect(hash.find(1000, 0, 0)).toBe(-1);
+  });
+});
+
+describe("mesh/brick-lattice", () => {
+  it("gives every node one id whose coordinates read back, and −1 outside existing bricks", () => {
+    const lattice = new BrickLattice([0, 0, 0], 1, 2);
+    const out = new Int32Array(3);
+    const ids = new Set<number>();
+    for (let i = 3; i < 13; i++) for (let j = 0; j < 6; j++) for (let k = 5; k < 9; k++) {
+      const id = lattice.nodeOrCreate(i, j, k);
+      ids.add(id);
+      lattice.coordinates(id, out);
+      expect(Array.from(out)).toEqual([i, j, k]);
+      expect(lattice.node(i, j, k)).toBe(id);
+    }
+    expect(ids.size).toBe(10 * 6 * 4);
+    expect(lattice.node(100, 100, 100)).toBe(-1);
+  });
+});
+
+describe("mesh/point-grid", () => {
+  it("finds the same nearest distances and radius neighbours as brute force", () => {
+    const cloud = spherePoints(3000, 1, [0, 0, 0], 0.01, 5);
+    const grid = new PointGrid(cloud.positions, cloud.count, 0.05);
+    const random = rng(3);
+    const p = cloud.positions;
+    for (let q = 0; q < 200; q++) {
+      const x = 2.4 * random() - 1.2, y = 2.4 * random() - 1.2, z = 2.4 * random() - 1.2;
+      let best = Infinity;
+      let within = 0;
+      for (let i = 0; i < cloud.count; i++) {
+        const d2 = (p[3 * i] - x) ** 2 + (p[3 * i + 1] - y) ** 2 + (p[3 * i + 2] - z) ** 2;
+        best = Math.min(best, d2);
+        if (d2 <= 0.08 ** 2) within++;
+      }
+      const found = grid.nearestDistance2(x, y, z, 0.3);
+      if (best <= 0.09) expect(found).toBeCloseTo(best, 10);
+      else expect(found).toBe(Infinity);
+      let counted = 0;
+      grid.forEachWithin(x, y, z, 0.08, () => { counted++; });
+      expect(counted).toBe(within);
+      expect(grid.hasPointWithin(x, y, z, 0.08)).toBe(within > 0);
+    }
+  });
+
+  it("measures the median spacing of a regular grid of points as its pitch", () => {
+    const n = 40;
+    const positions = new Float32Array(3 * n * n);
+    for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) positions.set([i * 0.1, 2, j * 0.1], 3 * (i * n + j));
+    expect(medianSpacing(positions, n * n)).toBeCloseTo(0.1, 5);
+  });
+});
+
+describe("mesh/voxel size", () => {
+  it("is resolution × spacing unless the face budget needs it coarser", () => {
+    expect(chooseVoxelSize(10_000, 0.01, { ...DEFAULTS, faceBudget: 1_000_000 })).toBeCloseTo(0.02, 10);
+    const coarse = chooseVoxelSize(1_000_000, 0.01, { ...DEFAULTS, faceBudget: 50_000 });
+    // About 2·area/h² faces, area ≈ N·s², at most oversample × budget.
+    expect(2 * 1_000_000 * 0.01 ** 2 / coarse ** 2).toBeCloseTo(DEFAULTS.oversample * 50_000, 3);
+  });
+});
+
+function lookingAt(centre: [number, number, number]): RegisteredView {
+  // Only the camera centre matters to orientation: R = I, t = −C.
+  return { imageIndex: 0, name: "cam", intrinsics: { width: 100, height: 100, focal: 100, cx: 50, cy: 50, k1: 0, k2: 0 }, camFromWorld: { R: new Float64Array([1, 0, 0, 0, 1, 0, 0, 0, 1]), t: new Float64Array(centre.map((c) => -c)) } };
+}
+
+describe("mesh/orientation", () => {
+  it("flips only normals that face away from every camera", () => {
+    const cloud = planePoints(100, 1, 0);
+    for (let i = 0; i < 50; i++) cloud.normals[3 * i + 1] = -1;
+    const { normals, flipped } = orientTowardCameras(cloud.positions, cloud.normals, cloud.count, [lookingAt([0, 5, 0]), lookingAt([3, 4, 1])]);
+    expect(flipped).toBe(50);
+    for (let i = 0; i < cloud.count; i++) expect(normals[3 * i + 1]).toBe(1);
+    expect(cloud.normals[1]).toBe(-1); // the input is not modified
+  });
+
+  it("meshes a plane whose normals are half flipped, given the cameras above it", async () => {
+    const cloud = planePoints(4000, 1, 0.002);
+    for (let i = 0; i < cloud.count; i += 2) cloud.normals[3 * i + 1] = -1;
+    const { mesh, report } = await run({ cloud, views: [lookingAt([0, 3, 0])] });
+    expect(report.counts.normalsFlipped).toBe(2000);
+    expect(mesh.faceCount).toBeGreaterThan(1000);
+    for (let v = 0; v < mesh.vertexCount; v++) expect(mesh.normals[3 * v + 1]).toBeGreaterThan(0.9);
+  });
+});
