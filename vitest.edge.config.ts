@@ -10,6 +10,8 @@ export default defineConfig({
           ADMIN_TOKEN: "test-admin-token",
           SIGNING_SECRET: "test-signing-secret-0123456789",
           COMPUTE_SECRET: "test-compute-secret",
+          // Nothing listens here: queue consumers running during tests never reach a real compute.
+          COMPUTE_URL: "http://127.0.0.1:9",
         },
       },
     }),

@@ -7,6 +7,7 @@ import { accountRoutes } from "./routes/account.js";
 import { adminRoutes } from "./routes/admin.js";
 import { cdnRoutes } from "./routes/cdn.js";
 import { docsRoutes } from "./routes/docs.js";
+import { internalRoutes } from "./routes/internal.js";
 import { reconstructionsRoutes } from "./routes/reconstructions.js";
 
 export type AppEnv = { Bindings: Env; Variables: { requestId: string; accountId?: string } };
@@ -29,6 +30,8 @@ export function createApp(): Hono<AppEnv> {
   app.route("/", docsRoutes);
   // Signed model downloads; in production CDN_URL is its own hostname routed to this Worker.
   app.route("/cdn", cdnRoutes);
+  // Compute's way to inputs, outputs and the state machine (Bearer COMPUTE_SECRET).
+  app.route("/internal", internalRoutes);
   app.notFound((c) =>
     c.json({ error: { code: "not_found", message: `No route for ${c.req.method} ${new URL(c.req.url).pathname}`, suggestion: "See GET /docs for the API." } }, 404),
   );

@@ -1,5 +1,6 @@
 /** @module The Worker entry: fetch (API + CDN), queue consumer, and the Durable Object classes. */
 import { createApp } from "./app.js";
+import { DEAD_LETTER_QUEUE, handleDeadLetters, handleJobBatch } from "./dispatch.js";
 import type { Env } from "./env.js";
 import type { JobMessage } from "../shared/jobs.js";
 
@@ -12,7 +13,7 @@ const app = createApp();
 export default {
   fetch: app.fetch,
   async queue(batch: MessageBatch<unknown>, env: Env): Promise<void> {
-    // Dispatch to compute is built with the compute service (issue 5); until then messages wait.
-    for (const message of batch.messages) message.retry({ delaySeconds: 60 });
+    if (batch.queue === DEAD_LETTER_QUEUE) await handleDeadLetters(batch, env);
+    else await handleJobBatch(batch, env);
   },
 } satisfies ExportedHandler<Env, JobMessage | unknown>;

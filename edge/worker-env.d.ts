@@ -1,6 +1,7 @@
 // Tells `cloudflare:workers` (env, exports) the shape of this Worker.
 declare namespace Cloudflare {
-  interface Env extends import("./env.js").Env {}
+  type ProjectEnv = import("./env.js").Env;
+  interface Env extends ProjectEnv {}
   interface GlobalProps {
     mainModule: typeof import("./index.js");
   }

@@ -1,0 +1,110 @@
+/**
+ * @module Edge → compute dispatch: the queue consumer and the dead-letter consumer.
+ *
+ * One function sends a job to compute: over HTTP when `COMPUTE_URL` is set (local dev, CI),
+ * otherwise to the Container binding (production). Both speak the same contract: compute
+ * answers 202 at once, or 503 with Retry-After when busy. Retries back off exponentially
+ * (2^attempts s, capped); after the queue's max_retries the message lands in the dead-letter
+ * queue, whose consumer fails the reconstruction with a reason and refunds its credit.
+ */
+import { JobMessage } from "../shared/jobs.js";
+import type { Env } from "./env.js";
+import { configOf } from "./env.js";
+
+export const JOBS_QUEUE = "reconstruction-jobs";
+export const DEAD_LETTER_QUEUE = "reconstruction-jobs-dlq";
+const MAX_BACKOFF_SECONDS = 300;
+
+export type DispatchOutcome = { kind: "accepted" } | { kind: "busy"; retryAfterSeconds: number } | { kind: "error"; message: string };
+
+/** POSTs the job to compute (HTTP or Container). Never throws: the outcome says what happened. */
+export async function dispatchJob(job: JobMessage, env: Env): Promise<DispatchOutcome> {
+  const config = configOf(env);
+  const body = JSON.stringify(job);
+  const init: RequestInit = {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${config.COMPUTE_SECRET}` },
+    body,
+    signal: AbortSignal.timeout(15_000),
+  };
+  let res: Response;
+  try {
+    if (config.COMPUTE_URL) res = await fetch(`${config.COMPUTE_URL.replace(/\/+$/, "")}/jobs`, init);
+    else res = await containerFetch(env, job.reconstruction_id, new Request("http://compute/jobs", init));
+  } catch (err) {
+    return { kind: "error", message: `compute unreachable: ${String(err)}` };
+  }
+  if (res.status === 202) return { kind: "accepted" };
+  const text = await res.text().catch(() => "");
+  if (res.status === 503 || res.status === 429) {
+    const retryAfter = Number(res.headers.get("retry-after"));
+    return { kind: "busy", retryAfterSeconds: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : 30 };
+  }
+  return { kind: "error", message: `compute answered HTTP ${res.status}: ${text.slice(0, 200)}` };
+}
+
+/**
+ * Production path: the compute Container (a Durable Object class from @cloudflare/containers,
+ * bound as COMPUTE_CONTAINER in wrangler's production environment). It cannot run on a
+ * machine without a Docker engine, so it stays this thin and typed.
+ */
+async function containerFetch(env: Env, reconstructionId: string, request: Request): Promise<Response> {
+  const binding = (env as unknown as { COMPUTE_CONTAINER?: DurableObjectNamespace }).COMPUTE_CONTAINER;
+  if (!binding) throw new Error("neither COMPUTE_URL nor the COMPUTE_CONTAINER binding is configured");
+  const { getRandom } = await import("@cloudflare/containers");
+  // Any instance can take any job: compute keeps no state between jobs.
+  const container = await getRandom(binding as never, 3);
+  void reconstructionId;
+  return container.fetch(request);
+}
+
+/** Exponential backoff for the n-th delivery (1-based): 2, 4, 8, … seconds, capped. */
+export function backoffSeconds(deliveries: number): number {
+  return Math.min(MAX_BACKOFF_SECONDS, 2 ** Math.max(1, deliveries));
+}
+
+export async function handleJobBatch(batch: MessageBatch<unknown>, env: Env): Promise<void> {
+  for (const message of batch.messages) {
+    const parsed = JobMessage.safeParse(message.body);
+    if (!parsed.success) {
+      console.error(JSON.stringify({ level: "error", event: "bad_job_message", issues: parsed.error.issues.length }));
+      message.ack(); // a malformed message can never succeed; nothing to refund without an id
+      continue;
+    }
+    const job = parsed.data;
+    // The state machine is the source of truth: a finished job is not sent again.
+    const current = await reconstructionStub(env, job.reconstruction_id).status(job.account_id);
+    if (!current || current.status === "completed" || current.status === "failed") {
+      message.ack();
+      continue;
+    }
+    const outcome = await dispatchJob(job, env);
+    if (outcome.kind === "accepted") message.ack();
+    else {
+      const delaySeconds = outcome.kind === "busy" ? outcome.retryAfterSeconds : backoffSeconds(message.attempts);
+      console.warn(JSON.stringify({ level: "warn", event: "dispatch_retry", id: job.reconstruction_id, attempt: job.attempt, delivery: message.attempts, outcome: outcome.kind, delaySeconds }));
+      message.retry({ delaySeconds });
+    }
+  }
+}
+
+function reconstructionStub(env: Env, id: string) {
+  return env.RECONSTRUCTIONS.get(env.RECONSTRUCTIONS.idFromName(id));
+}
+
+/** Messages that exhausted their retries: fail the reconstruction (refunding its credit) with a reason. */
+export async function handleDeadLetters(batch: MessageBatch<unknown>, env: Env): Promise<void> {
+  for (const message of batch.messages) {
+    const parsed = JobMessage.safeParse(message.body);
+    if (parsed.success) {
+      const job = parsed.data;
+      await reconstructionStub(env, job.reconstruction_id).fail({
+        attempt: job.attempt,
+        code: "dispatch_failed",
+        message: "The reconstruction could not be started: the compute service did not accept it after several tries.",
+        suggestion: "Your credit was refunded. Upload again in a few minutes.",
+      });
+    }
+    message.ack();
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * The queue consumer and the dead-letter consumer (edge/dispatch.ts), driven with real message
+ * batches; the state machine and the ledger are re-read afterwards.
+ */
+import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { backoffSeconds } from "../../edge/dispatch.js";
+import worker from "../../edge/index.js";
+import type { JobMessage } from "../../shared/jobs.js";
+import { accountStub, env } from "./helpers.js";
+import { completeWithOutputs, createReconstruction, reconstructionStub } from "./reconstruction-support.js";
+
+function jobFor(id: string, accountId: string, attempt = 1): JobMessage {
+  return {
+    version: 1,
+    reconstruction_id: id,
+    account_id: accountId,
+    attempt,
+    quality: "standard",
+    inputs: [{ key: `inputs/${id}/0000-front.jpg`, name: "front.jpg", kind: "jpeg", size: 10 }],
+    created_at: new Date().toISOString(),
+  };
+}
+
+async function deliver(queue: string, body: unknown, attempts = 1) {
+  const batch = createMessageBatch(queue, [{ id: "msg-1", timestamp: new Date(), attempts, body }]);
+  const ctx = createExecutionContext();
+  await worker.queue(batch as MessageBatch<unknown>, env);
+  return getQueueResult(batch, ctx);
+}
+
+describe("queue consumer", () => {
+  it("retries with exponential backoff while compute is unreachable, and leaves the job pending", async () => {
+    const { account, id } = await createReconstruction();
+    const first = await deliver("reconstruction-jobs", jobFor(id, account.accountId), 1);
+    expect(first.explicitAcks).toEqual([]);
+    expect(first.retryMessages.map((m) => m.msgId)).toEqual(["msg-1"]);
+    // The test pool's batches report neither `attempts` nor the retry delay, so the schedule is checked directly.
+    expect([1, 2, 3, 8, 20].map(backoffSeconds)).toEqual([2, 4, 8, 256, 300]);
+    expect((await reconstructionStub(id).status(account.accountId))?.status).toBe("pending");
+  });
+
+  it("acknowledges a duplicate delivery of a finished job without dispatching it again", async () => {
+    const { account, id } = await createReconstruction();
+    await completeWithOutputs(id, { glb: 100 });
+    const result = await deliver("reconstruction-jobs", jobFor(id, account.accountId));
+    expect(result.explicitAcks).toEqual(["msg-1"]);
+    expect(result.retryMessages).toEqual([]);
+    const status = await reconstructionStub(id).status(account.accountId);
+    expect(status?.status).toBe("completed");
+    const rows = await accountStub(account.accountId).ledger();
+    expect(rows.filter((r) => r.reconstruction_id === id).map((r) => r.kind)).toEqual(["debit"]);
+  });
+
+  it("drops a malformed message instead of retrying it forever", async () => {
+    const result = await deliver("reconstruction-jobs", { hello: "world" });
+    expect(result.explicitAcks).toEqual(["msg-1"]);
+  });
+});
+
+describe("dead-letter consumer", () => {
+  it("fails the reconstruction with dispatch_failed and refunds its credit exactly once", async () => {
+    const { account, id } = await createReconstruction();
+    const before = await accountStub(account.accountId).balance();
+    const result = await deliver("reconstruction-jobs-dlq", jobFor(id, account.accountId, 1));
+    expect(result.explicitAcks).toEqual(["msg-1"]);
+    const status = await reconstructionStub(id).status(account.accountId);
+    expect(status).toMatchObject({ status: "failed", credit_refunded: true, error: { code: "dispatch_failed" } });
+    // A second dead letter for the same job changes nothing.
+    await deliver("reconstruction-jobs-dlq", jobFor(id, account.accountId, 1));
+    const rows = (await accountStub(account.accountId).ledger()).filter((r) => r.reconstruction_id === id);
+    expect(rows.map((r) => r.kind).sort()).toEqual(["debit", "refund"]);
+    expect(await accountStub(account.accountId).balance()).toBe(before + 1);
+  });
+});
