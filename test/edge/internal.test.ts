@@ -16,7 +16,8 @@ function report(id: string, verb: string, body: unknown, headers: Record<string,
 describe("internal API", () => {
   it("refuses callers without the compute secret", async () => {
     const { id } = await createReconstruction();
-    for (const headers of [{}, { authorization: "Bearer test-admin-token" }, { authorization: "Bearer test-compute-secreT" }]) {
+    const attempts: Array<Record<string, string>> = [{}, { authorization: "Bearer test-admin-token" }, { authorization: "Bearer test-compute-secreT" }];
+    for (const headers of attempts) {
       const res = await report(id, "start", { attempt: 1 }, headers);
       expect(res.status).toBe(401);
       expect(await res.json()).toMatchObject({ error: { code: "invalid_api_key" } });
