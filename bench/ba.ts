@@ -1,8 +1,10 @@
 /**
- * @module Bundle adjustment benchmark: `npx tsx bench/ba.ts [cameras] [points]` (defaults 100
- * cameras, 30,000 points, ~5 views per point ≈ 150,000 observations) on a seeded synthetic
- * ring scene perturbed by 1° / 2% / 5% focal; prints size, iterations, wall time and RMSE.
- * Also `run(args)` for bench/index.ts.
+ * @module Bundle adjustment benchmark: `npx tsx bench/ba.ts [cameras] [points] [--pcg]`
+ * (defaults 100 cameras, 30,000 points, ~5 views per point ≈ 150,000 observations) on a
+ * seeded synthetic ring scene perturbed by 1° / 2% / 5% focal / k1 = 0; prints size,
+ * iterations, wall and CPU time (they differ when other processes share the cores), RMSE
+ * and pose errors. `--pcg` forces the iterative reduced solver. Also `run(args)` for
+ * bench/index.ts.
  */
 import { pathToFileURL } from "node:url";
 import { run as runBA } from "../compute/stages/ba/index.js";
@@ -10,20 +12,25 @@ import { makeScene, perturbedCopy } from "../test/compute/ba/synthetic-scene.js"
 import { cameraErrors } from "../test/compute/ba/alignment.js";
 
 export async function run(args: string[]): Promise<void> {
-  const cameras = Number(args[0] ?? 100);
-  const points = Number(args[1] ?? 30_000);
+  const positional = args.filter((a) => !a.startsWith("--"));
+  const cameras = Number(positional[0] ?? 100);
+  const points = Number(positional[1] ?? 30_000);
+  const forcePcg = args.includes("--pcg");
   const scene = makeScene({ cameras, points, minViews: 3, maxViews: 7, seed: 7 });
   const problem = perturbedCopy(scene, { seed: 8 });
   const p = scene.truth;
   console.log(`ba bench: ${p.cameraCount} cameras, ${p.pointCount} points, ${p.observationCount} observations, noise ${scene.spec.noisePx} px`);
   for (const loss of ["cauchy", "squared"] as const) {
     const copy = { ...problem, poses: problem.poses.slice(), intrinsics: problem.intrinsics.slice(), points: problem.points.slice() };
-    const report = runBA(copy, { loss });
+    const cpuBefore = process.cpuUsage();
+    const report = runBA(copy, { loss, ...(forcePcg ? { denseSchurMaxCameras: 0 } : {}) });
+    const cpu = process.cpuUsage(cpuBefore);
     const errors = cameraErrors(copy, scene.truth);
     const focalErrorPct = (100 * Math.abs(copy.intrinsics[0] - p.intrinsics[0])) / p.intrinsics[0];
     console.log(
       `loss=${loss} solver=${report.linearSolver} iterations=${report.iterations} (accepted ${report.counts.acceptedSteps}) ` +
-        `wall=${report.wallMs.toFixed(0)} ms rmse ${report.initialRmsePx.toFixed(3)} -> ${report.finalRmsePx.toFixed(3)} px ` +
+        `wall=${report.wallMs.toFixed(0)} ms cpu=${((cpu.user + cpu.system) / 1000).toFixed(0)} ms ` +
+        `pcgIterations=${report.counts.pcgIterations} rmse ${report.initialRmsePx.toFixed(3)} -> ${report.finalRmsePx.toFixed(3)} px ` +
         `termination=${report.termination} maxRotErr=${errors.maxRotationDeg.toFixed(4)}° maxCenterErr=${errors.maxCenterError.toExponential(2)} ` +
         `focalErr=${focalErrorPct.toFixed(3)}%`,
     );

@@ -124,9 +124,10 @@ describe("ba/run on a synthetic ring scene (12 cameras, 400 points, σ = 0.5 px)
     expect(pcgReport.linearSolver).toBe("pcg");
     expect(pcgReport.counts.pcgIterations).toBeGreaterThan(0);
     expect(Math.abs(pcgReport.finalCost / denseReport.finalCost - 1)).toBeLessThan(1e-5);
-    let maxDiff = 0;
-    for (let i = 0; i < dense.poses.length; i++) maxDiff = Math.max(maxDiff, Math.abs(dense.poses[i] - iterative.poses[i]));
-    expect(maxDiff).toBeLessThan(1e-4);
+    // The two may stop at different points along the free scale gauge, so compare after alignment.
+    const between = cameraErrors(iterative, dense);
+    expect(between.maxRotationDeg).toBeLessThan(1e-3);
+    expect(between.maxCenterError).toBeLessThan(1e-4);
     expect(Math.abs(dense.intrinsics[0] - iterative.intrinsics[0])).toBeLessThan(0.05);
   });
 
