@@ -66,17 +66,20 @@ export async function run(input: Input, options: Options): Promise<{ files: Expo
   const baseName = options.baseName ?? DEFAULTS.baseName;
   const warnings: string[] = [];
   const files: ExportedFile[] = [];
+  const timings: Record<string, number> = {};
   await mkdir(options.outDir, { recursive: true });
   for (const format of new Set(options.formats)) {
     if (input.mesh === null && SURFACE_ONLY.has(format)) {
       warnings.push(`${format} not written: no mesh (sparse-only result); glb, gltf, ply and las hold the points`);
       continue;
     }
+    const formatStarted = performance.now();
     const content = await encode(format, input);
     const filePath = path.join(options.outDir, `${baseName}.${format}`);
     await writeFile(filePath, content);
     const bytes = typeof content === "string" ? Buffer.byteLength(content) : content.byteLength;
     files.push({ format, path: filePath, bytes });
+    timings[`ms_${format}`] = Math.round(performance.now() - formatStarted);
   }
   const counts: Record<string, number> = {
     files: files.length,
@@ -86,5 +89,6 @@ export async function run(input: Input, options: Options): Promise<{ files: Expo
     cameras: input.views.length,
   };
   for (const f of files) counts[`bytes_${f.format}`] = f.bytes;
+  Object.assign(counts, timings);
   return { files, report: { stage: NAME, wallMs: performance.now() - started, counts, warnings } };
 }

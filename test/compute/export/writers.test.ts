@@ -111,9 +111,11 @@ describe("export/las", () => {
 describe("export/obj", () => {
   it("reads back through loaders.gl's OBJLoader with the face corners' positions and colours", async () => {
     const mesh = cubeMesh();
-    const text = writeObj(mesh);
+    const bytes = writeObj(mesh);
+    const text = new TextDecoder().decode(bytes);
     expect(text.startsWith("#")).toBe(true);
-    const loaded = (await parse(toArrayBuffer(new TextEncoder().encode(text)), OBJLoader, { worker: false })) as unknown as LoadedMesh;
+    expect(text).toContain("\nf 1//1 3//3 4//4\n");
+    const loaded = (await parse(toArrayBuffer(bytes), OBJLoader, { worker: false })) as unknown as LoadedMesh;
     const pos = loaded.attributes.POSITION.value;
     const col = loaded.attributes.COLOR_0.value;
     // OBJLoader expands faces to one vertex per corner.
