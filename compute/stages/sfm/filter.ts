@@ -6,7 +6,7 @@
 import type { Options } from "./options.js";
 import { depthInImage, squaredReprojectionError } from "./projection.js";
 import type { SfmState } from "./state.js";
-import { allCenters, maxRayAngleDeg } from "./triangulate.js";
+import { allCenters, hasWideRayPair } from "./triangulate.js";
 
 export interface FilterSummary {
   observationsRejected: number;
@@ -41,7 +41,7 @@ export function filterOutliers(state: SfmState, options: Options, images?: numbe
         viewImages.push(i);
       }
     }
-    if (viewImages.length < 2 || maxRayAngleDeg(state, k, viewImages, centers) < options.minTriangulationAngleDeg) {
+    if (viewImages.length < 2 || !hasWideRayPair(state, k, viewImages, centers, options.minTriangulationAngleDeg)) {
       state.hasPoint[k] = 0;
       summary.pointsDeleted++;
     }

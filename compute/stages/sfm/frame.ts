@@ -56,13 +56,15 @@ function upRotation(model: SparseModel): Float64Array {
 
 export function computeAlignment(model: SparseModel): WorldAlignment {
   const { xyz, count } = model.points;
-  const coords = [0, 1, 2].map((a) => Array.from({ length: count }, (_, p) => xyz[3 * p + a]));
-  const origin = new Float64Array(coords.map(median));
+  const W = upRotation(model);
+  // The median is taken per axis of the new frame, so the final coordinates have median 0.
+  const rotatedMedian = [0, 1, 2].map((a) => median(Array.from({ length: count }, (_, p) => W[3 * a] * xyz[3 * p] + W[3 * a + 1] * xyz[3 * p + 1] + W[3 * a + 2] * xyz[3 * p + 2])));
+  const origin = new Float64Array([0, 1, 2].map((c) => W[c] * rotatedMedian[0] + W[3 + c] * rotatedMedian[1] + W[6 + c] * rotatedMedian[2]));
   const distances = Array.from({ length: count }, (_, p) =>
     Math.hypot(xyz[3 * p] - origin[0], xyz[3 * p + 1] - origin[1], xyz[3 * p + 2] - origin[2]),
   );
   const spread = median(distances);
-  return { R: upRotation(model), origin, scale: spread > 0 ? 1 / spread : 1 };
+  return { R: W, origin, scale: spread > 0 ? 1 / spread : 1 };
 }
 
 /** Apply the alignment to every pose and point, in place. */

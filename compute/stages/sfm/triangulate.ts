@@ -31,15 +31,17 @@ function poseOf(state: SfmState, i: number): RigidTransform {
   return { R: state.rotation.slice(9 * i, 9 * i + 9), t: state.translation.slice(3 * i, 3 * i + 3) };
 }
 
-/** Largest angle (deg) between the rays of any two of the given images at the track's point. */
-export function maxRayAngleDeg(state: SfmState, k: number, imagesOfPoint: number[], centers: Float64Array): number {
-  let best = 0;
+/**
+ * True when some two of the given images see the track's point under at least `minDeg`.
+ * Stops at the first such pair: with long tracks the full O(n²) maximum is the filter's cost.
+ */
+export function hasWideRayPair(state: SfmState, k: number, imagesOfPoint: number[], centers: Float64Array, minDeg: number): boolean {
   for (let a = 0; a < imagesOfPoint.length; a++) {
     for (let b = a + 1; b < imagesOfPoint.length; b++) {
-      best = Math.max(best, rayAngleDeg(state.pointXyz, 3 * k, centers, 3 * imagesOfPoint[a], centers, 3 * imagesOfPoint[b]));
+      if (rayAngleDeg(state.pointXyz, 3 * k, centers, 3 * imagesOfPoint[a], centers, 3 * imagesOfPoint[b]) >= minDeg) return true;
     }
   }
-  return best;
+  return false;
 }
 
 /** Camera centres of all images (3 per image; meaningful for registered ones). */
@@ -103,7 +105,7 @@ export function triangulateTrack(state: SfmState, k: number, centers: Float64Arr
     kept.splice(worst, 1);
   }
   if (kept.length < 2) return false;
-  if (maxRayAngleDeg(state, k, kept.map((j) => trackImages[j]), centers) < options.minTriangulationAngleDeg) return false;
+  if (!hasWideRayPair(state, k, kept.map((j) => trackImages[j]), centers, options.minTriangulationAngleDeg)) return false;
   for (const j of active) if (!kept.includes(j)) state.obsRejected[j] = 1;
   state.hasPoint[k] = 1;
   return true;

@@ -1,0 +1,78 @@
+/**
+ * @module Camera accuracy against ground truth, as the SfM tests and benchmark measure it:
+ * a similarity transform (rotation, translation, scale — a reconstruction has no absolute
+ * frame or scale) aligns the estimated camera centres to the true ones (geometry's robust
+ * similarity: LMedS over 3-point samples, then Umeyama 1991 on the inliers, so one lost
+ * camera does not skew the rest), then each camera's rotation error (degrees) and centre
+ * error (% of the scene radius) — over all matched cameras, outliers of the fit included.
+ * Cameras are matched by name.
+ */
+import { robustSimilarity, type Similarity } from "../../geometry/similarity.js";
+import { rotationAngleDeg } from "../../geometry/rotation.js";
+import type { RigidTransform } from "../../scene/index.js";
+
+export interface NamedPose {
+  name: string;
+  camFromWorld: RigidTransform;
+}
+
+export interface CameraAccuracy {
+  matched: number;
+  medianRotationErrorDeg: number;
+  maxRotationErrorDeg: number;
+  medianCenterErrorPercent: number;
+  maxCenterErrorPercent: number;
+  perCamera: Array<{ name: string; rotationErrorDeg: number; centerErrorPercent: number }>;
+}
+
+function center(pose: RigidTransform): number[] {
+  const { R, t } = pose;
+  return [0, 1, 2].map((c) => -(R[c] * t[0] + R[3 + c] * t[1] + R[6 + c] * t[2]));
+}
+
+function applySimilarity(sim: Similarity, x: number[]): number[] {
+  return [0, 1, 2].map((r) => sim.scale * (sim.R[3 * r] * x[0] + sim.R[3 * r + 1] * x[1] + sim.R[3 * r + 2] * x[2]) + sim.t[r]);
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length === 0 ? NaN : sorted[sorted.length >> 1];
+}
+
+export function cameraAccuracy(estimated: NamedPose[], truth: NamedPose[], sceneRadius: number): CameraAccuracy {
+  const truthByName = new Map(truth.map((p) => [p.name, p.camFromWorld]));
+  const pairs = estimated.flatMap((e) => {
+    const gt = truthByName.get(e.name);
+    return gt ? [{ name: e.name, est: e.camFromWorld, gt }] : [];
+  });
+  const src = pairs.map((p) => center(p.est));
+  const dst = pairs.map((p) => center(p.gt));
+  const sim = robustSimilarity(new Float64Array(src.flat()), new Float64Array(dst.flat()), pairs.length);
+  if (sim === null) {
+    return { matched: pairs.length, medianRotationErrorDeg: NaN, maxRotationErrorDeg: NaN, medianCenterErrorPercent: NaN, maxCenterErrorPercent: NaN, perCamera: [] };
+  }
+  const aligned = sim;
+  const perCamera = pairs.map((p, i) => {
+    // x_cam = R_est·X_est + t, X_est = Rₐᵀ(X_gt − tₐ)/s: the aligned rotation is R_est·Rₐᵀ.
+    const Rest = p.est.R;
+    const Ra = aligned.R;
+    const R = new Float64Array(9);
+    for (let r = 0; r < 3; r++) for (let c = 0; c < 3; c++) R[3 * r + c] = Rest[3 * r] * Ra[3 * c] + Rest[3 * r + 1] * Ra[3 * c + 1] + Rest[3 * r + 2] * Ra[3 * c + 2];
+    const C = applySimilarity(aligned, src[i]);
+    return {
+      name: p.name,
+      rotationErrorDeg: rotationAngleDeg(R, p.gt.R),
+      centerErrorPercent: (100 * Math.hypot(C[0] - dst[i][0], C[1] - dst[i][1], C[2] - dst[i][2])) / sceneRadius,
+    };
+  });
+  const rot = perCamera.map((c) => c.rotationErrorDeg);
+  const ctr = perCamera.map((c) => c.centerErrorPercent);
+  return {
+    matched: pairs.length,
+    medianRotationErrorDeg: median(rot),
+    maxRotationErrorDeg: Math.max(...rot),
+    medianCenterErrorPercent: median(ctr),
+    maxCenterErrorPercent: Math.max(...ctr),
+    perCamera,
+  };
+}

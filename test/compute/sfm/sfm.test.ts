@@ -1,0 +1,59 @@
+import { describe, expect, it } from "vitest";
+import { run } from "../../../compute/stages/sfm/index.js";
+import { cameraAccuracy } from "../../../compute/stages/sfm/accuracy.js";
+import { PipelineError } from "../../../compute/scene/index.js";
+import { makeSyntheticScene } from "./synthetic.js";
+
+describe("sfm.run on synthetic tracks", () => {
+  const scene = makeSyntheticScene({ cameras: 10, points: 600, noisePx: 0.5, outlierShare: 0.1, outlierImage: true, seed: 7 });
+  const { model, report } = run({ images: scene.images, features: scene.features, pairs: scene.pairs, tracks: scene.tracks });
+
+  it("registers every ring camera and leaves the outlier image unregistered with a reason", () => {
+    const registered = model.views.map((v) => v.imageIndex).sort((a, b) => a - b);
+    expect(registered).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(model.unregistered.map((u) => u.imageIndex)).toEqual([10]);
+    expect(model.unregistered[0].reason.length).toBeGreaterThan(0);
+    expect(report.counts.registered).toBe(10);
+  });
+
+  it("recovers rotations within 0.1° and centres within 0.5% of the scene radius", () => {
+    const truth = scene.truth.flatMap((pose, i) => (pose ? [{ name: scene.images[i].name, camFromWorld: pose }] : []));
+    const accuracy = cameraAccuracy(
+      model.views.map((v) => ({ name: v.name, camFromWorld: v.camFromWorld })),
+      truth,
+      scene.sceneRadius,
+    );
+    expect(accuracy.matched).toBe(10);
+    expect(accuracy.maxRotationErrorDeg).toBeLessThan(0.1);
+    expect(accuracy.maxCenterErrorPercent).toBeLessThan(0.5);
+  });
+
+  it("keeps most points, with a sub-pixel mean reprojection error", () => {
+    expect(model.points.count).toBeGreaterThan(400);
+    expect(report.counts.meanReprojectionErrorPx).toBeLessThan(1);
+  });
+
+  it("expresses the model with +Y up and the points centred at the origin", () => {
+    // The true up is world +Z; after alignment every camera's −y axis must point along +Y.
+    for (const v of model.views) expect(-v.camFromWorld.R[4]).toBeGreaterThan(0.9);
+    const { xyz, count } = model.points;
+    const median = (a: number) => Array.from({ length: count }, (_, p) => xyz[3 * p + a]).sort((x, y) => x - y)[count >> 1];
+    for (const a of [0, 1, 2]) expect(Math.abs(median(a))).toBeLessThan(1e-9);
+  });
+});
+
+describe("sfm.run failure", () => {
+  it("throws not_enough_overlap when no pair can seed a model", () => {
+    const scene = makeSyntheticScene({ cameras: 3, points: 200, noisePx: 0.5, outlierShare: 0, outlierImage: false, seed: 3 });
+    const error = (() => {
+      try {
+        run({ images: scene.images, features: scene.features, pairs: [], tracks: scene.tracks });
+      } catch (e) {
+        return e;
+      }
+      return null;
+    })();
+    expect(error).toBeInstanceOf(PipelineError);
+    expect((error as PipelineError).code).toBe("not_enough_overlap");
+  });
+});
