@@ -1,0 +1,100 @@
+/**
+ * @module Brute-force binary descriptor matching on flat Uint32Arrays: Hamming distance by
+ * SWAR popcount (Warren, Hacker's Delight §5-1), nearest and second-nearest neighbours in
+ * both directions in one pass, Lowe's ratio test (IJCV 2004) on each side and a mutual check
+ * (a match survives only when each keypoint is the other's unambiguous nearest neighbour).
+ */
+
+/** 32-bit words per descriptor row once padded (AKAZE MLDB: 61 bytes → 16 words). */
+export function wordsPerDescriptor(descriptorBytes: number): number {
+  return Math.ceil(descriptorBytes / 4);
+}
+
+/** Copy descriptors (`bytes` each) into zero-padded 32-bit rows, so distance loops run on whole words. */
+export function packDescriptors(descriptors: Uint8Array, count: number, bytes: number, out: Uint32Array = new Uint32Array(count * wordsPerDescriptor(bytes))): Uint32Array {
+  const words = wordsPerDescriptor(bytes);
+  const padded = new Uint8Array(words * 4);
+  const view = new Uint32Array(padded.buffer);
+  for (let i = 0; i < count; i++) {
+    padded.fill(0);
+    padded.set(descriptors.subarray(i * bytes, (i + 1) * bytes));
+    out.set(view, i * words);
+  }
+  return out;
+}
+
+/**
+ * Nearest neighbours in both directions: per A row and per B row, the nearest and second-
+ * nearest distance in the other set and the nearest's index. One pass over all A×B pairs.
+ */
+export interface Neighbours {
+  bestA: Uint32Array;
+  secondA: Uint32Array;
+  argA: Int32Array;
+  bestB: Uint32Array;
+  secondB: Uint32Array;
+  argB: Int32Array;
+}
+
+export function allocNeighbours(countA: number, countB: number): Neighbours {
+  return {
+    bestA: new Uint32Array(countA).fill(0xffffffff),
+    secondA: new Uint32Array(countA).fill(0xffffffff),
+    argA: new Int32Array(countA).fill(-1),
+    bestB: new Uint32Array(countB).fill(0xffffffff),
+    secondB: new Uint32Array(countB).fill(0xffffffff),
+    argB: new Int32Array(countB).fill(-1),
+  };
+}
+
+/** Plain TypeScript reference of assembly/hamming.ts (the tests compare the two). */
+export function nearestNeighboursReference(a: Uint32Array, countA: number, b: Uint32Array, countB: number, words: number): Neighbours {
+  const nb = allocNeighbours(countA, countB);
+  const { bestB, secondB, argB } = nb;
+  for (let i = 0; i < countA; i++) {
+    let d1 = 0xffffffff;
+    let d2 = 0xffffffff;
+    let j1 = -1;
+    const oa = i * words;
+    for (let j = 0; j < countB; j++) {
+      const ob = j * words;
+      let d = 0;
+      for (let k = 0; k < words; k++) {
+        let v = a[oa + k] ^ b[ob + k];
+        v -= (v >>> 1) & 0x55555555;
+        v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+        d += Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
+      }
+      if (d < d1) {
+        d2 = d1;
+        d1 = d;
+        j1 = j;
+      } else if (d < d2) d2 = d;
+      if (d < bestB[j]) {
+        secondB[j] = bestB[j];
+        bestB[j] = d;
+        argB[j] = i;
+      } else if (d < secondB[j]) secondB[j] = d;
+    }
+    nb.argA[i] = j1;
+    nb.bestA[i] = d1;
+    nb.secondA[i] = d2;
+  }
+  return nb;
+}
+
+/**
+ * Matches that are mutual nearest neighbours and pass the ratio test on both sides.
+ * Returns (indexA, indexB, distance) triples, in order of indexA.
+ */
+export function mutualRatioMatches(nb: Neighbours, ratio: number): Uint32Array {
+  const out: number[] = [];
+  for (let i = 0; i < nb.argA.length; i++) {
+    const j = nb.argA[i];
+    if (j < 0 || nb.argB[j] !== i) continue;
+    // Equal distances (an exact tie) always fail: the match is ambiguous.
+    if (nb.bestA[i] >= ratio * nb.secondA[i] || nb.bestB[j] >= ratio * nb.secondB[j]) continue;
+    out.push(i, j, nb.bestA[i]);
+  }
+  return Uint32Array.from(out);
+}

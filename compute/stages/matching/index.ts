@@ -1,0 +1,151 @@
+/**
+ * @module Stage `matching`: choose image pairs (pairs.ts), match binary descriptors on all
+ * cores with the SIMD Hamming kernel, Lowe's ratio test and a mutual check (kernel.ts,
+ * hamming.ts), verify each pair geometrically and flag low-parallax pairs (verify.ts), and
+ * link the verified matches into tracks (tracks.ts).
+ */
+import { availableParallelism } from "node:os";
+import type { ImageFeatures } from "../../scene/features.js";
+import type { ImageRef } from "../../scene/images.js";
+import type { Tracks, VerifiedPair } from "../../scene/matches.js";
+import type { ProgressFn, StageReport } from "../../scene/report.js";
+import { WorkerPool } from "../../util/pool.js";
+import { packDescriptors, wordsPerDescriptor } from "./hamming.js";
+import { kernelName } from "./kernel.js";
+import { selectPairs, type PairOptions } from "./pairs.js";
+import { buildTracks } from "./tracks.js";
+import type { VerifyOptions } from "./verify.js";
+import type { MatchingShared, PairResult, PairTask } from "./worker.js";
+
+export const NAME = "matching";
+
+export interface Options extends PairOptions, VerifyOptions {
+  /** Lowe's ratio: nearest / second-nearest Hamming distance must be below it (both directions). */
+  ratio: number;
+  /** Worker threads; default all cores. */
+  workers: number;
+}
+
+export const DEFAULTS: Options = {
+  ratio: 0.8,
+  exhaustiveMaxImages: 40,
+  sequentialWindow: 10,
+  loopClosureNeighbours: 3,
+  retrievalNeighbours: 20,
+  retrieval: { vocabularySize: 256, trainingSample: 20000, iterations: 4, perImage: 1500 },
+  epipolarThreshold: 0.0013,
+  homographyThreshold: 0.0013,
+  minInliers: 15,
+  homographyMinRatio: 0.8,
+  maxRansacIterations: 2000,
+  workers: availableParallelism(),
+};
+
+export interface Input {
+  images: ImageRef[];
+  features: ImageFeatures[];
+}
+
+export interface Output {
+  pairs: VerifiedPair[];
+  tracks: Tracks;
+  report: StageReport;
+}
+
+export async function run(input: Input, options: Partial<Options> = {}, progress?: ProgressFn): Promise<Output> {
+  const started = performance.now();
+  const opts: Options = { ...DEFAULTS, ...options, retrieval: { ...DEFAULTS.retrieval, ...options.retrieval } };
+  const { images } = input;
+  const features = orderFeatures(images, input.features);
+  const shared = shareFeatures(images, features, opts);
+  const packed = features.map((f, i) => ({ rows: new Uint32Array(shared.descriptors, shared.offsets[i] * shared.words * 4, f.count * shared.words), count: f.count }));
+  const selection = selectPairs(images, packed, shared.words, opts);
+  const pairCount = selection.pairs.length / 2;
+  const pendingPerImage = new Uint32Array(images.length); // candidate pairs not yet matched, per image
+  for (const index of selection.pairs) pendingPerImage[index]++;
+  let imagesDone = pendingPerImage.filter((p) => p === 0).length;
+  let pairsDone = 0;
+  const pool = new WorkerPool<PairTask, PairResult>(new URL("./worker.ts", import.meta.url), { size: Math.max(1, Math.min(opts.workers, pairCount)), workerData: shared });
+  let results: PairResult[];
+  try {
+    results = await Promise.all(
+      Array.from({ length: pairCount }, async (_, k) => {
+        const result = await pool.run({ a: selection.pairs[2 * k], b: selection.pairs[2 * k + 1] });
+        pairsDone++;
+        for (const image of [result.a, result.b]) if (--pendingPerImage[image] === 0) imagesDone++;
+        progress?.(pairsDone / pairCount, imagesDone);
+        return result;
+      }),
+    );
+  } finally {
+    await pool.close();
+  }
+  const pairs = results.flatMap((r) => (r.pair ? [r.pair] : []));
+  const { tracks, stats } = buildTracks(pairs, features.map((f) => f.count));
+  return { pairs, tracks, report: report(images, results, pairs, tracks, stats, selection.strategy, performance.now() - started) };
+}
+
+/** Features in image order (features[i] describes images[i]); throws on a missing image. */
+function orderFeatures(images: ImageRef[], features: ImageFeatures[]): ImageFeatures[] {
+  const byIndex = new Map(features.map((f) => [f.imageIndex, f]));
+  return images.map((im) => {
+    const f = byIndex.get(im.index);
+    if (!f) throw new Error(`matching: no features for image ${im.index} (${im.name})`);
+    return f;
+  });
+}
+
+/** Pack all descriptors and keypoints once into SharedArrayBuffers for the workers. */
+function shareFeatures(images: ImageRef[], features: ImageFeatures[], opts: Options): MatchingShared {
+  const bytes = features[0]?.descriptorBytes ?? 61;
+  if (features.some((f) => f.descriptorBytes !== bytes)) throw new Error("matching: images have descriptors of different sizes");
+  const words = wordsPerDescriptor(bytes);
+  const offsets = new Uint32Array(images.length);
+  const counts = new Uint32Array(images.length);
+  let total = 0;
+  features.forEach((f, i) => {
+    offsets[i] = total;
+    counts[i] = f.count;
+    total += f.count;
+  });
+  const descriptors = new SharedArrayBuffer(Math.max(4, total * words * 4));
+  const xy = new SharedArrayBuffer(Math.max(8, total * 8));
+  features.forEach((f, i) => {
+    packDescriptors(f.descriptors, f.count, bytes, new Uint32Array(descriptors, offsets[i] * words * 4, f.count * words));
+    new Float32Array(xy, offsets[i] * 8, 2 * f.count).set(f.xy.subarray(0, 2 * f.count));
+  });
+  const longSides = Float64Array.from(images, (im) => Math.max(im.width, im.height));
+  const verify: VerifyOptions = { epipolarThreshold: opts.epipolarThreshold, homographyThreshold: opts.homographyThreshold, minInliers: opts.minInliers, homographyMinRatio: opts.homographyMinRatio, maxRansacIterations: opts.maxRansacIterations };
+  return { descriptors, xy, offsets, counts, longSides, words, ratio: opts.ratio, verify };
+}
+
+function report(images: ImageRef[], results: PairResult[], pairs: VerifiedPair[], tracks: Tracks, stats: { inconsistent: number; observations: number }, strategy: string, wallMs: number): StageReport {
+  const verifiedPerImage = new Uint32Array(images.length);
+  for (const p of pairs) {
+    verifiedPerImage[p.imageA]++;
+    verifiedPerImage[p.imageB]++;
+  }
+  const observationsPerImage = new Uint32Array(images.length);
+  for (const image of tracks.trackImages) observationsPerImage[image]++;
+  const warnings = images.filter((_, i) => verifiedPerImage[i] === 0).map((im) => `${im.name}: no verified pair (too little overlap with the other images?)`);
+  if (kernelName() !== "wasm-simd") warnings.push("matching: WebAssembly SIMD kernel unavailable, used the slower TypeScript reference");
+  return {
+    stage: NAME,
+    wallMs,
+    counts: {
+      images: images.length,
+      candidatePairs: results.length,
+      verifiedPairs: pairs.length,
+      homographyPairs: pairs.filter((p) => p.model === "homography").length,
+      putativeMatches: results.reduce((s, r) => s + r.putative, 0),
+      inlierMatches: pairs.reduce((s, p) => s + p.matches.length / 2, 0),
+      tracks: tracks.count,
+      trackObservations: stats.observations,
+      inconsistentTracks: stats.inconsistent,
+      meanTrackLength: tracks.count ? stats.observations / tracks.count : 0,
+      exhaustive: strategy === "exhaustive" ? 1 : 0,
+    },
+    perImage: images.map((im, i) => ({ name: im.name, verifiedPairs: verifiedPerImage[i], trackObservations: observationsPerImage[i] })),
+    warnings,
+  };
+}

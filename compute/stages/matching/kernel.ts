@@ -1,0 +1,71 @@
+/**
+ * @module The descriptor-distance kernel behind one function: the WebAssembly SIMD build of
+ * ./assembly/hamming.ts (about ten times faster than scalar popcount in JavaScript) for 64-byte
+ * rows, and the plain TypeScript reference (hamming.ts) for other row sizes or when the wasm
+ * cannot be instantiated.
+ */
+import { readFileSync } from "node:fs";
+import { allocNeighbours, nearestNeighboursReference, type Neighbours } from "./hamming.js";
+
+const ROW_BYTES = 64;
+const PAGE = 65536;
+
+interface HammingExports {
+  memory: WebAssembly.Memory;
+  nearestNeighbours(a: number, countA: number, b: number, countB: number, outA: number, outB: number): void;
+}
+
+let instance: { exports: HammingExports; base: number } | null | undefined;
+
+function wasm(): { exports: HammingExports; base: number } | null {
+  if (instance !== undefined) return instance;
+  try {
+    const bytes = readFileSync(new URL("./assembly/hamming.wasm", import.meta.url));
+    const exports = new WebAssembly.Instance(new WebAssembly.Module(bytes), {}).exports as unknown as HammingExports;
+    instance = { exports, base: exports.memory.buffer.byteLength }; // everything past the initial pages is ours
+  } catch {
+    instance = null;
+  }
+  return instance;
+}
+
+export function kernelName(): "wasm-simd" | "typescript" {
+  return wasm() ? "wasm-simd" : "typescript";
+}
+
+/** Nearest and second-nearest neighbours both ways between packed descriptor rows (`words` 32-bit words each). */
+export function nearestNeighbours(a: Uint32Array, countA: number, b: Uint32Array, countB: number, words: number): Neighbours {
+  const kernel = words * 4 === ROW_BYTES ? wasm() : null;
+  if (!kernel) return nearestNeighboursReference(a, countA, b, countB, words);
+  const { exports, base } = kernel;
+  const aAt = base;
+  const bAt = aAt + countA * ROW_BYTES;
+  const outAAt = bAt + countB * ROW_BYTES;
+  const outBAt = outAAt + countA * 12;
+  const end = outBAt + countB * 12;
+  const have = exports.memory.buffer.byteLength;
+  if (end > have) exports.memory.grow(Math.ceil((end - have) / PAGE));
+  const heap = exports.memory.buffer;
+  new Uint32Array(heap, aAt, countA * 16).set(a.subarray(0, countA * 16));
+  new Uint32Array(heap, bAt, countB * 16).set(b.subarray(0, countB * 16));
+  const outB = new Uint32Array(heap, outBAt, countB * 3);
+  for (let j = 0; j < countB; j++) {
+    outB[3 * j] = 0xffffffff;
+    outB[3 * j + 1] = 0xffffffff;
+    outB[3 * j + 2] = 0xffffffff; // -1 as i32
+  }
+  exports.nearestNeighbours(aAt, countA, bAt, countB, outAAt, outBAt);
+  const nb = allocNeighbours(countA, countB);
+  const outA = new Uint32Array(heap, outAAt, countA * 3);
+  for (let i = 0; i < countA; i++) {
+    nb.bestA[i] = outA[3 * i];
+    nb.secondA[i] = outA[3 * i + 1];
+    nb.argA[i] = outA[3 * i + 2] | 0;
+  }
+  for (let j = 0; j < countB; j++) {
+    nb.bestB[j] = outB[3 * j];
+    nb.secondB[j] = outB[3 * j + 1];
+    nb.argB[j] = outB[3 * j + 2] | 0;
+  }
+  return nb;
+}

@@ -1,0 +1,85 @@
+/**
+ * @module Which image pairs to match, so cost grows about linearly with the image count:
+ *  - up to `exhaustiveMaxImages` images: every pair (n(n−1)/2; best recall, still cheap);
+ *  - video keyframes: each frame with its next `sequentialWindow` frames of the same video, plus
+ *    `loopClosureNeighbours` retrieval candidates outside that window (a return to an earlier
+ *    view closes the loop and bounds drift);
+ *  - other images: their `retrievalNeighbours` most similar images (retrieval.ts).
+ * Returns sorted (a, b) pairs with a < b, each once.
+ */
+import type { ImageRef } from "../../scene/images.js";
+import { histograms, learnVocabulary, topNeighbours, type PackedImage, type RetrievalOptions } from "./retrieval.js";
+
+export interface PairOptions {
+  exhaustiveMaxImages: number;
+  sequentialWindow: number;
+  loopClosureNeighbours: number;
+  retrievalNeighbours: number;
+  retrieval: RetrievalOptions;
+}
+
+export interface PairSelection {
+  pairs: Uint32Array;
+  strategy: "exhaustive" | "sequential+retrieval" | "retrieval";
+}
+
+export function selectPairs(images: ImageRef[], packed: PackedImage[], words: number, options: PairOptions): PairSelection {
+  const n = images.length;
+  const keys = new Set<number>();
+  const add = (i: number, j: number) => {
+    if (i !== j) keys.add(Math.min(i, j) * n + Math.max(i, j));
+  };
+  if (n <= options.exhaustiveMaxImages) {
+    for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) add(i, j);
+    return { pairs: toPairs(keys, n), strategy: "exhaustive" };
+  }
+  const sequential = sequentialNeighbours(images, options.sequentialWindow);
+  for (const [i, j] of sequential) add(i, j);
+  const vocabulary = learnVocabulary(packed, words, options.retrieval);
+  const vectors = histograms(packed, words, vocabulary, options.retrieval.perImage);
+  const ranks = videoRanks(images);
+  const sameWindow = (i: number, j: number) => {
+    const a = images[i].video;
+    const b = images[j].video;
+    return !!a && !!b && a.file === b.file && Math.abs(ranks[i] - ranks[j]) <= options.sequentialWindow;
+  };
+  const stillNeighbours = topNeighbours(vectors, n, options.retrievalNeighbours, (i, j) => !sameWindow(i, j));
+  for (let i = 0; i < n; i++) {
+    const limit = images[i].video ? options.loopClosureNeighbours : options.retrievalNeighbours;
+    for (const j of stillNeighbours[i].slice(0, limit)) add(i, j);
+  }
+  return { pairs: toPairs(keys, n), strategy: sequential.length > 0 ? "sequential+retrieval" : "retrieval" };
+}
+
+/** Keyframes of each video, in frame order. */
+function framesByVideo(images: ImageRef[]): ImageRef[][] {
+  const byVideo = new Map<string, ImageRef[]>();
+  for (const im of images) if (im.video) byVideo.set(im.video.file, [...(byVideo.get(im.video.file) ?? []), im]);
+  return [...byVideo.values()].map((frames) => frames.sort((p, q) => p.video!.frame - q.video!.frame));
+}
+
+/** Rank of each image among its video's keyframes (-1 for stills). */
+function videoRanks(images: ImageRef[]): Int32Array {
+  const ranks = new Int32Array(images.length).fill(-1);
+  for (const frames of framesByVideo(images)) frames.forEach((im, r) => (ranks[im.index] = r));
+  return ranks;
+}
+
+/** Pairs of keyframes of one video at most `window` keyframes apart. */
+function sequentialNeighbours(images: ImageRef[], window: number): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  for (const frames of framesByVideo(images)) {
+    for (let r = 0; r < frames.length; r++) for (let s = r + 1; s <= r + window && s < frames.length; s++) out.push([frames[r].index, frames[s].index]);
+  }
+  return out;
+}
+
+function toPairs(keys: Set<number>, n: number): Uint32Array {
+  const sorted = Float64Array.from(keys).sort();
+  const out = new Uint32Array(2 * sorted.length);
+  sorted.forEach((key, k) => {
+    out[2 * k] = Math.floor(key / n);
+    out[2 * k + 1] = key % n;
+  });
+  return out;
+}
