@@ -7,7 +7,7 @@ import { ApiError } from "../errors.js";
 import { Quality, type InputKind, type JobInput } from "../../shared/jobs.js";
 import { inputKey, inputPrefix } from "../../shared/storage-keys.js";
 import { MultipartError, MultipartReader, type PartHeaders } from "./multipart.js";
-import { R2StreamWriter } from "./r2-writer.js";
+import { MIN_PART_BYTES, R2StreamWriter } from "./r2-writer.js";
 import { SNIFF_BYTES, isVideo, jpegSize, pngSize, sniffKind } from "./sniff.js";
 
 export interface UploadLimits {
@@ -80,6 +80,10 @@ class IngestSession {
   private readonly inputs: IngestedInput[] = [];
   private quality: Quality | undefined;
   private writer: R2StreamWriter | undefined;
+  /** One R2 part buffer for the whole request: files are written one after the other. */
+  private partBuffer: Uint8Array | undefined;
+  /** One JPEG header probe for the whole request, reset per file. */
+  private readonly probe = new PrefixProbe(JPEG_PROBE_BYTES);
 
   constructor(
     private readonly reader: MultipartReader,
@@ -126,8 +130,9 @@ class IngestSession {
     }
     const maxBytes = isVideo(kind) ? this.limits.maxVideoBytes : this.limits.maxImageBytes;
     const key = inputKey(this.reconstructionId, this.inputs.length, fileName);
-    this.writer = new R2StreamWriter(this.bucket, key, STORED_CONTENT_TYPES[kind]);
-    const probe = kind === "jpeg" ? new PrefixProbe(JPEG_PROBE_BYTES) : undefined;
+    this.partBuffer ??= new Uint8Array(MIN_PART_BYTES);
+    this.writer = new R2StreamWriter(this.bucket, key, STORED_CONTENT_TYPES[kind], this.partBuffer);
+    const probe = kind === "jpeg" ? this.probe.reset() : undefined;
     let size = 0;
     for (let chunk: Uint8Array | undefined = head; chunk; chunk = await nextChunk(chunks)) {
       size += chunk.length;
@@ -169,6 +174,10 @@ class PrefixProbe {
   private filled = 0;
   constructor(capacity: number) {
     this.buffer = new Uint8Array(capacity);
+  }
+  reset(): this {
+    this.filled = 0;
+    return this;
   }
   add(chunk: Uint8Array): void {
     const take = Math.min(chunk.length, this.buffer.length - this.filled);

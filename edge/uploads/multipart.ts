@@ -95,7 +95,16 @@ export class MultipartReader {
         this.pending = this.pending.subarray(this.pending.length - keep);
         yield chunk;
       }
-      if (!(await this.fill())) throw new MultipartError("the body ended inside a part (no closing boundary)");
+      const next = await this.readChunk();
+      if (!next) throw new MultipartError("the body ended inside a part (no closing boundary)");
+      // The common case, no delimiter across the seam: hand out the short tail and keep the new
+      // chunk as it is, so body bytes are not copied on their way through.
+      if (this.seamHasDelimiter(next)) this.pending = concat(this.pending, next);
+      else {
+        const tail = this.pending;
+        this.pending = next;
+        if (tail.length > 0) yield tail;
+      }
     }
   }
 
@@ -149,17 +158,48 @@ export class MultipartReader {
 
   /** Appends one source chunk to `pending`; false at end of stream. */
   private async fill(): Promise<boolean> {
-    if (this.sourceDone) return false;
-    const { done, value } = await this.source.read();
-    if (done) {
-      this.sourceDone = true;
-      return false;
-    }
-    this.bytesRead += value.byteLength;
-    this.onRead(this.bytesRead);
-    // During a body `pending` is at most the delimiter length, so this copy is small.
+    const value = await this.readChunk();
+    if (!value) return false;
     this.pending = this.pending.length === 0 ? value : concat(this.pending, value);
     return true;
+  }
+
+  /** The next non-empty source chunk, counted against the request limit; undefined at the end. */
+  private async readChunk(): Promise<Uint8Array | undefined> {
+    while (!this.sourceDone) {
+      const { done, value } = await this.source.read();
+      if (done) {
+        this.sourceDone = true;
+        return undefined;
+      }
+      if (value.byteLength === 0) continue;
+      this.bytesRead += value.byteLength;
+      this.onRead(this.bytesRead);
+      return value;
+    }
+    return undefined;
+  }
+
+  /**
+   * Whether a delimiter may start inside `pending` and run on into `next`: true when some
+   * position of `pending` matches the delimiter for every byte available there (a partial
+   * match counts, since the rest may come with later chunks).
+   */
+  private seamHasDelimiter(next: Uint8Array): boolean {
+    const tail = this.pending;
+    const delimiter = this.delimiter;
+    const available = tail.length + next.length;
+    for (let start = 0; start < tail.length; start++) {
+      let j = 0;
+      while (j < delimiter.length && start + j < available) {
+        const at = start + j;
+        const byte = at < tail.length ? tail[at] : next[at - tail.length];
+        if (byte !== delimiter[j]) break;
+        j++;
+      }
+      if (j === delimiter.length || start + j === available) return true;
+    }
+    return false;
   }
 }
 

@@ -26,12 +26,16 @@ export class R2StreamWriter {
   private readonly parts: R2UploadedPart[] = [];
   private size = 0;
 
-  constructor(bucket: R2Bucket, key: string, contentType: string, partBytes = MIN_PART_BYTES) {
-    if (partBytes < MIN_PART_BYTES) throw new RangeError(`R2StreamWriter: parts must be at least ${MIN_PART_BYTES} bytes`);
+  /**
+   * `partBuffer` (its length is the part size) may be shared by writers used one after the
+   * other, so a request with many files holds one buffer, not one per file.
+   */
+  constructor(bucket: R2Bucket, key: string, contentType: string, partBuffer: Uint8Array = new Uint8Array(MIN_PART_BYTES)) {
+    if (partBuffer.length < MIN_PART_BYTES) throw new RangeError(`R2StreamWriter: parts must be at least ${MIN_PART_BYTES} bytes`);
     this.bucket = bucket;
     this.key = key;
     this.contentType = contentType;
-    this.partBuffer = new Uint8Array(partBytes);
+    this.partBuffer = partBuffer;
   }
 
   async write(chunk: Uint8Array): Promise<void> {

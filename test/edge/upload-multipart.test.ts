@@ -46,6 +46,16 @@ describe("MultipartReader", () => {
     }
   });
 
+  it("finds a delimiter split across two chunks at every offset", async () => {
+    const small = multipartBody([{ name: "files", fileName: "x.bin", data: filler(300, 4) }]);
+    const delimiterAt = small.indexOf(13, 300); // the CR that opens the closing delimiter
+    for (let split = delimiterAt - 3; split <= delimiterAt + BOUNDARY.length + 6; split++) {
+      const read = await readAll(chunkedStream(small, [split, 1 << 20]));
+      expect(read).toHaveLength(1);
+      expect(read[0]!.data).toEqual(filler(300, 4));
+    }
+  });
+
   it("skips a preamble and ignores the epilogue", async () => {
     const withPreamble = new Uint8Array([...new TextEncoder().encode("preamble text\r\n"), ...body, ...new TextEncoder().encode("epilogue")]);
     const read = await readAll(chunkedStream(withPreamble, [13]));
