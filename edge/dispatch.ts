@@ -44,18 +44,13 @@ export async function dispatchJob(job: JobMessage, env: Env): Promise<DispatchOu
 }
 
 /**
- * Production path: the compute Container (a Durable Object class from @cloudflare/containers,
- * bound as COMPUTE_CONTAINER in wrangler's production environment). It cannot run on a
- * machine without a Docker engine, so it stays this thin and typed.
+ * Production path: the compute Container (edge/container.ts), bound as COMPUTE_CONTAINER in
+ * wrangler's production environment; one instance per reconstruction id.
  */
 async function containerFetch(env: Env, reconstructionId: string, request: Request): Promise<Response> {
-  const binding = (env as unknown as { COMPUTE_CONTAINER?: DurableObjectNamespace }).COMPUTE_CONTAINER;
-  if (!binding) throw new Error("neither COMPUTE_URL nor the COMPUTE_CONTAINER binding is configured");
-  const { getRandom } = await import("@cloudflare/containers");
-  // Any instance can take any job: compute keeps no state between jobs.
-  const container = await getRandom(binding as never, 3);
-  void reconstructionId;
-  return container.fetch(request);
+  if (!env.COMPUTE_CONTAINER) throw new Error("neither COMPUTE_URL nor the COMPUTE_CONTAINER binding is configured");
+  const { getContainer } = await import("@cloudflare/containers");
+  return getContainer(env.COMPUTE_CONTAINER, reconstructionId).fetch(request);
 }
 
 /** Exponential backoff for the n-th delivery (1-based): 2, 4, 8, … seconds, capped. */

@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { AccountObject } from "./objects/account.js";
 import type { ReconstructionObject } from "./objects/reconstruction.js";
 import type { RateLimiterObject } from "./objects/rate-limiter.js";
+import type { ComputeContainer } from "./container.js";
 import type { JobMessage } from "../shared/jobs.js";
 
 export interface Env {
@@ -17,6 +18,8 @@ export interface Env {
   SIGNING_SECRET: string;
   COMPUTE_SECRET: string;
   COMPUTE_URL?: string;
+  /** Production only: the compute Container (used when COMPUTE_URL is unset). */
+  COMPUTE_CONTAINER?: DurableObjectNamespace<ComputeContainer>;
   TRIAL_CREDITS?: string;
   RATE_LIMIT_REQUESTS?: string;
   RATE_LIMIT_CREATES?: string;
