@@ -39,7 +39,7 @@ export interface SolveSummary {
 }
 
 /** Everything one solve allocates up front, so the iterations allocate nothing. */
-interface Workspace {
+export interface Workspace {
   layout: Layout;
   normal: Normal;
   schur: SchurWork;
@@ -53,7 +53,7 @@ interface Workspace {
   residualScratch: Float64Array;
 }
 
-function allocateWorkspace(problem: BAProblem, options: Options): Workspace {
+export function allocateWorkspace(problem: BAProblem, options: Options): Workspace {
   const layout = buildLayout(problem, options);
   const n = layout.reducedSize;
   const usePcg = layout.freePoseCount > options.denseSchurMaxCameras;
@@ -73,7 +73,7 @@ function allocateWorkspace(problem: BAProblem, options: Options): Workspace {
 }
 
 /** Solves the damped system for (dR, dP). Returns −1 on numerical failure, else PCG iterations used. */
-function solveDamped(problem: BAProblem, ws: Workspace, mu: number): number {
+export function solveDamped(problem: BAProblem, ws: Workspace, mu: number): number {
   const { layout, normal, schur, rhs, dR, dP } = ws;
   let pcgIterations = 0;
   if (ws.dense) {
@@ -91,7 +91,8 @@ function solveDamped(problem: BAProblem, ws: Workspace, mu: number): number {
   return pcgIterations;
 }
 
-function relinearize(problem: BAProblem, ws: Workspace, options: Options): CostSum {
+/** Linearises at the problem's current parameters and refreshes the damping diagonals. */
+export function relinearize(problem: BAProblem, ws: Workspace, options: Options): CostSum {
   const cost = linearize(problem, ws.layout, ws.normal, options.loss, options.lossScalePx);
   computeDampingDiagonals(problem, ws.layout, ws.normal, ws.schur);
   return cost;
