@@ -19,8 +19,12 @@ function tangentBasis(t: Float64Array): [Float64Array, Float64Array] {
   return [b1, cross3(t, b1)];
 }
 
-/** Refines E on the correspondences at `indices` (normalised coordinates); returns a unit-norm E. */
-export function refineEssential(E0: ArrayLike<number>, x1: ArrayLike<number>, x2: ArrayLike<number>, indices: ArrayLike<number>, maxIterations = 10): Float64Array {
+/**
+ * Refines E on the correspondences at `indices` (normalised coordinates); returns a unit-norm E.
+ * With `lossScale` (normalised units) the Sampson distances pass through a Cauchy loss, so the
+ * set may include doubtful correspondences without a hard cut that would bias the estimate.
+ */
+export function refineEssential(E0: ArrayLike<number>, x1: ArrayLike<number>, x2: ArrayLike<number>, indices: ArrayLike<number>, maxIterations = 10, lossScale?: number): Float64Array {
   const { R: R0, t: t0 } = decomposeEssential(E0)[0]; // all four candidates give ±E: any will do
   const [b1, b2] = tangentBasis(t0);
   const n = indices.length;
@@ -37,7 +41,7 @@ export function refineEssential(E0: ArrayLike<number>, x1: ArrayLike<number>, x2
   };
   const residuals = (p: Float64Array, out: Float64Array): void => {
     const M = model(p);
-    for (let k = 0; k < n; k++) out[k] = signedSampson(M, x1, x2, indices[k]);
+    for (let k = 0; k < n; k++) out[k] = robustResidual(signedSampson(M, x1, x2, indices[k]), lossScale);
   };
   const { params } = levenbergMarquardt(new Float64Array(5), residuals, n, { maxIterations });
   const refined = Float64Array.from(model(params));
@@ -55,4 +59,11 @@ function signedSampson(E: Float64Array, x1: ArrayLike<number>, x2: ArrayLike<num
   const e = E[1] * u2 + E[4] * v2 + E[7];
   const denominator = Math.sqrt(a * a + b * b + d * d + e * e);
   return denominator > 0 ? (u2 * a + v2 * b + c) / denominator : 0;
+}
+
+/** r itself, or under a Cauchy loss of scale c: sign(r)·√(c²·log(1 + r²/c²)), whose square is ρ(r²). */
+export function robustResidual(r: number, c?: number): number {
+  if (!c) return r;
+  const value = Math.sqrt(c * c * Math.log1p((r * r) / (c * c)));
+  return r < 0 ? -value : value;
 }

@@ -123,7 +123,30 @@ export function estimateEssential(x1: Float64Array, x2: Float64Array, count: num
     refine: (indices, model) => refineEssential(model, x1, x2, indices),
   });
   if (!result.model || result.inlierCount < 5) return null;
-  return { E: result.model, inliers: result.inliers, inlierCount: result.inlierCount };
+  return polishEssential(result.model, x1, x2, count, options);
+}
+
+/** Candidates for the final polish lie within this many thresholds (the Cauchy loss tempers them). */
+const POLISH_WINDOW = 3;
+
+/**
+ * Final refinement: the hard inlier cut of RANSAC keeps the points that agree with the current
+ * estimate and so biases it; a Cauchy-weighted fit over a wider window removes that bias.
+ */
+function polishEssential(E0: Float64Array, x1: Float64Array, x2: Float64Array, count: number, options: EssentialOptions): EssentialEstimate {
+  const window: number[] = [];
+  const limit = (POLISH_WINDOW * options.thresholdPx) / options.focal;
+  for (let i = 0; i < count; i++) if (Math.sqrt(sampsonError(E0, x1, x2, i)) < limit) window.push(i);
+  const E = refineEssential(E0, x1, x2, window, 10, options.thresholdPx / options.focal);
+  const inliers = new Uint8Array(count);
+  let inlierCount = 0;
+  for (let i = 0; i < count; i++) {
+    if (Math.sqrt(sampsonError(E, x1, x2, i)) * options.focal < options.thresholdPx) {
+      inliers[i] = 1;
+      inlierCount++;
+    }
+  }
+  return { E, inliers, inlierCount };
 }
 
 /**

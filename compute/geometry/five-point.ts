@@ -14,7 +14,7 @@
  * elimination order; the action-matrix route needs only a general eigensolver, which the math
  * layer has (Francis QR), so it was preferred.
  */
-import { generalEigenvalues, nullVector, svd } from "../math/linalg.js";
+import { eigenvectorOf, generalEigenvalues, nullVector, svd } from "../math/linalg.js";
 
 /** Monomial exponents (x, y, z): ten cubic ones to eliminate, then the quotient-ring basis. */
 const MONOMIALS: ReadonlyArray<readonly [number, number, number]> = [
@@ -169,8 +169,11 @@ export function fivePoint(x1: Float64Array, x2: Float64Array): Float64Array[] {
   const shifted = new Float64Array(100);
   for (let i = 0; i < 10; i++) {
     if (Math.abs(eig.imag[i]) > 1e-10 * (1 + Math.abs(eig.real[i]))) continue;
-    for (let k = 0; k < 100; k++) shifted[k] = A[k] - (k % 11 === 0 ? eig.real[i] : 0);
-    const b = nullVector(shifted, 10, 10);
+    let b = eigenvectorOf(A, 10, eig.real[i]);
+    if (!b) {
+      for (let k = 0; k < 100; k++) shifted[k] = A[k] - (k % 11 === 0 ? eig.real[i] : 0);
+      b = nullVector(shifted, 10, 10);
+    }
     if (Math.abs(b[9]) < 1e-12) continue;
     const x = b[6] / b[9], y = b[7] / b[9], z = b[8] / b[9];
     const E = new Float64Array(9);

@@ -39,6 +39,8 @@ export interface RefinePoseOptions {
 /** Smallest depth at which a point still projects; behind it the residual is saturated. */
 const MIN_DEPTH = 1e-9;
 const BEHIND_RESIDUAL = 1e3;
+/** The final polish considers points within this many thresholds. */
+const POLISH_WINDOW = 3;
 
 /** Reprojection error of point i under a pose, normalised units (Infinity if behind the camera). */
 function reprojectionError(pose: RigidTransform, points2d: ArrayLike<number>, points3d: ArrayLike<number>, i: number): number {
@@ -129,7 +131,13 @@ export function estimatePnp(points2dNormalized: Float64Array, points3d: Float64A
     },
   });
   if (!result.model || result.inlierCount < 4) return null;
-  const camFromWorld = refinePose(result.model, points2dNormalized, points3d, result.inliers, { lossScale });
+  // Polish over a window wider than the inlier cut, tempered by the Cauchy loss, so the hard
+  // threshold does not bias the pose towards the RANSAC estimate.
+  const window = new Uint8Array(count);
+  for (let i = 0; i < count; i++) {
+    window[i] = reprojectionError(result.model, points2dNormalized, points3d, i) * options.focal < POLISH_WINDOW * options.thresholdPx ? 1 : 0;
+  }
+  const camFromWorld = refinePose(result.model, points2dNormalized, points3d, window, { lossScale });
   const inliers = new Uint8Array(count);
   let inlierCount = 0;
   for (let i = 0; i < count; i++) {

@@ -7,9 +7,10 @@
  * Jacobi is short, branch-light and accurate to full relative precision in the small singular
  * values (Demmel & Veselić 1992), which is exactly what null-space solvers depend on.
  */
+import { copyOf } from "./copy.js";
 
 export interface Svd {
-  /** rows × cols, row-major; column j is the left singular vector of S[j] (zero when S[j] = 0). */
+  /** rows × cols, row-major; column j is the left singular vector of S[j] (columns beyond `rows` are zero). */
   U: Float64Array;
   /** cols singular values, descending. */
   S: Float64Array;
@@ -19,28 +20,36 @@ export interface Svd {
 
 const MAX_SWEEPS = 80;
 const EPS = 2.220446049250313e-16;
+/** Relative column norm treated as zero in the SVD. */
+const NOISE_FLOOR = 1e-15;
 
 /**
  * Singular value decomposition A = U·diag(S)·Vᵀ by one-sided Jacobi (Hestenes 1958): rotate
  * pairs of columns of a working copy until all are mutually orthogonal; V accumulates the
- * rotations. A wide matrix (rows < cols) is padded with zero rows, so V is always complete —
- * its trailing columns then span the null space.
+ * rotations. A wide matrix (rows < cols) is treated as padded with zero rows, so V is always
+ * complete — its trailing columns then span the null space.
  */
 export function svd(a: ArrayLike<number>, rows: number, cols: number): Svd {
-  const m = Math.max(rows, cols);
+  // Zero padding rows of a wide matrix never change under column rotations, so they are not stored.
+  const m = rows;
   const n = cols;
   const work = new Float64Array(m * n); // the columns being orthogonalised, m × n
   for (let i = 0; i < rows * cols; i++) work[i] = a[i];
   const v = new Float64Array(n * n);
   for (let i = 0; i < n; i++) v[i * n + i] = 1;
+  let normSq = 0;
+  for (let i = 0; i < work.length; i++) normSq += work[i] * work[i];
+  // Columns below this squared norm are rounding noise: rotating them against each other never
+  // converges (each rotation against a large column re-randomises them) and changes nothing.
+  const noiseFloorSq = NOISE_FLOOR * NOISE_FLOOR * normSq;
   for (let sweep = 0; sweep < MAX_SWEEPS; sweep++) {
-    if (!jacobiSweep(work, v, m, n)) break;
+    if (!jacobiSweep(work, v, m, n, noiseFloorSq)) break;
   }
   return sortedSvd(work, v, rows, m, n);
 }
 
 /** One sweep over all column pairs; returns whether any rotation was applied. */
-function jacobiSweep(work: Float64Array, v: Float64Array, m: number, n: number): boolean {
+function jacobiSweep(work: Float64Array, v: Float64Array, m: number, n: number, noiseFloorSq: number): boolean {
   let rotated = false;
   for (let p = 0; p < n - 1; p++) {
     for (let q = p + 1; q < n; q++) {
@@ -54,7 +63,7 @@ function jacobiSweep(work: Float64Array, v: Float64Array, m: number, n: number):
         beta += wq * wq;
         gamma += wp * wq;
       }
-      if (Math.abs(gamma) <= EPS * Math.sqrt(alpha * beta) || alpha === 0 || beta === 0) continue;
+      if (Math.abs(gamma) <= EPS * Math.sqrt(alpha * beta) || Math.min(alpha, beta) <= noiseFloorSq) continue;
       rotated = true;
       const zeta = (beta - alpha) / (2 * gamma);
       const tan = (zeta >= 0 ? 1 : -1) / (Math.abs(zeta) + Math.sqrt(1 + zeta * zeta));
@@ -87,14 +96,48 @@ function sortedSvd(work: Float64Array, v: Float64Array, rows: number, m: number,
   const U = new Float64Array(rows * n);
   const S = new Float64Array(n);
   const V = new Float64Array(n * n);
+  const floor = NOISE_FLOOR * Math.sqrt(rows) * (norms[order[0]] || 0);
   for (let k = 0; k < n; k++) {
     const j = order[k];
     S[k] = norms[j];
-    const inv = norms[j] > 0 ? 1 / norms[j] : 0;
-    for (let i = 0; i < rows; i++) U[i * n + k] = work[i * n + j] * inv;
     for (let i = 0; i < n; i++) V[i * n + k] = v[i * n + j];
+    if (norms[j] <= floor || k >= rows) continue;
+    for (let i = 0; i < rows; i++) U[i * n + k] = work[i * n + j] / norms[j];
   }
+  completeOrthonormalColumns(U, rows, n, Math.min(rows, n), floor, S);
   return { U, S, V };
+}
+
+/**
+ * Left singular vectors of (numerically) zero singular values carry no information in the
+ * Jacobi iterate; replace them by an orthonormal completion of the others (Gram–Schmidt on the
+ * coordinate axes), so U keeps orthonormal columns — e.g. the epipole of a rank-2 E or F.
+ */
+function completeOrthonormalColumns(U: Float64Array, rows: number, n: number, usable: number, floor: number, S: Float64Array): void {
+  const candidate = new Float64Array(rows);
+  for (let k = 0; k < usable; k++) {
+    if (S[k] > floor) continue;
+    let bestNorm = 0;
+    const best = new Float64Array(rows);
+    for (let axis = 0; axis < rows; axis++) {
+      candidate.fill(0);
+      candidate[axis] = 1;
+      for (let c = 0; c < usable; c++) {
+        if (c === k || (S[c] <= floor && c > k)) continue;
+        let dot = 0;
+        for (let i = 0; i < rows; i++) dot += U[i * n + c] * candidate[i];
+        for (let i = 0; i < rows; i++) candidate[i] -= dot * U[i * n + c];
+      }
+      let norm = 0;
+      for (let i = 0; i < rows; i++) norm += candidate[i] * candidate[i];
+      if (norm > bestNorm) {
+        bestNorm = norm;
+        best.set(candidate);
+      }
+    }
+    const inv = 1 / Math.sqrt(bestNorm);
+    for (let i = 0; i < rows; i++) U[i * n + k] = best[i] * inv;
+  }
 }
 
 export interface SymmetricEigen {
@@ -106,7 +149,7 @@ export interface SymmetricEigen {
 
 /** Eigen-decomposition of a symmetric n × n matrix by the cyclic Jacobi method (Golub & Van Loan §8.5). */
 export function symmetricEigen(a: ArrayLike<number>, n: number): SymmetricEigen {
-  const work = Float64Array.from({ length: n * n }, (_, i) => a[i]);
+  const work = copyOf(a, n * n);
   const vec = new Float64Array(n * n);
   for (let i = 0; i < n; i++) vec[i * n + i] = 1;
   for (let sweep = 0; sweep < MAX_SWEEPS; sweep++) {

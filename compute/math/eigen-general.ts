@@ -5,6 +5,8 @@
  * 0-based row-major typed arrays. Used for polynomial roots (companion matrices) and the
  * action matrix of the five-point solver.
  */
+import { copyOf } from "./copy.js";
+import { solveLinear } from "./solve.js";
 
 export interface GeneralEigenvalues {
   real: Float64Array;
@@ -16,7 +18,7 @@ const MAX_ITERATIONS_PER_ROOT = 60;
 
 /** Eigenvalues of the n × n matrix `a` (not modified), or null if QR fails to converge. */
 export function generalEigenvalues(a: ArrayLike<number>, n: number): GeneralEigenvalues | null {
-  const h = Float64Array.from({ length: n * n }, (_, i) => a[i]);
+  const h = copyOf(a, n * n);
   balance(h, n);
   toHessenberg(h, n);
   const real = new Float64Array(n);
@@ -223,4 +225,26 @@ function hessenbergQr(a: Float64Array, n: number, wr: Float64Array, wi: Float64A
     } while (l < nn - 1);
   }
   return true;
+}
+
+/**
+ * Unit eigenvector of the n × n matrix `a` for its (real, simple) eigenvalue `lambda`, by two
+ * steps of inverse iteration with a shift just off λ (Golub & Van Loan §7.6.1): far cheaper than
+ * a null-space SVD, and one step already converges when λ is accurate. Null if the solve fails.
+ */
+export function eigenvectorOf(a: ArrayLike<number>, n: number, lambda: number): Float64Array | null {
+  const shifted = copyOf(a, n * n);
+  const shift = lambda + 1e-10 * (1 + Math.abs(lambda));
+  for (let i = 0; i < n; i++) shifted[i * n + i] -= shift;
+  let v: Float64Array | null = new Float64Array(n).fill(1 / Math.sqrt(n));
+  for (let step = 0; step < 2 && v; step++) {
+    v = solveLinear(shifted, v, n);
+    if (!v) return null;
+    let norm = 0;
+    for (let i = 0; i < n; i++) norm += v[i] * v[i];
+    norm = Math.sqrt(norm);
+    if (!(norm > 0) || !Number.isFinite(norm)) return null;
+    for (let i = 0; i < n; i++) v[i] /= norm;
+  }
+  return v;
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createRng, gaussian } from "../../../compute/math/random.js";
 import {
   choleskySolve,
+  eigenvectorOf,
   generalEigenvalues,
   mat3Det,
   mat3Inverse,
@@ -65,6 +66,16 @@ describe("math/linalg svd", () => {
     });
   }
 
+  it("completes U to orthonormal columns for a rank-deficient matrix", () => {
+    // Rank 2: an essential-like matrix; U's third column is then its left null vector.
+    const a = new Float64Array([0, -3, 2, 3, 0, -1, -2, 1, 0]);
+    const { U, S } = svd(a, 3, 3);
+    expect(S[2]).toBeLessThan(1e-14);
+    expect(maxAbsDiff(matMul(transpose(U, 3, 3), U, 3, 3, 3), identity(3))).toBeLessThan(1e-12);
+    const n = Math.hypot(1, 2, 3);
+    expect(Math.abs(U[2] * 1 + U[5] * 2 + U[8] * 3) / n).toBeCloseTo(1, 12);
+  });
+
   it("finds the exact null vector of a rank-deficient matrix", () => {
     const rng = createRng(3);
     const x = randomMatrix(rng, 9, 1);
@@ -100,6 +111,9 @@ describe("math/linalg eigen and solvers", () => {
     const sym = symmetricEigen(a, 5).values;
     const gen = generalEigenvalues(a, 5)!;
     expect(maxAbsDiff(Float64Array.from(gen.real).sort(), sym)).toBeLessThan(1e-10);
+    const v = eigenvectorOf(a, 5, sym[2])!;
+    const av = matMul(a, v, 5, 5, 1);
+    expect(maxAbsDiff(av, Float64Array.from(v, (x) => x * sym[2]))).toBeLessThan(1e-10);
     const rotation = generalEigenvalues([0, -2, 2, 0], 2)!;
     expect(Float64Array.from(rotation.imag).sort()).toEqual(new Float64Array([-2, 2]));
   });
