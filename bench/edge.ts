@@ -70,6 +70,8 @@ export async function run(args: string[]): Promise<void> {
     }
     const reads = await measureStatusReads(baseUrl, apiKey, small!.id, workerdPid, options);
     rows.push([`GET status x${options.clients} clients`, `${reads.requests} req / ${options.seconds} s`, `${reads.perSecond.toFixed(0)} req/s`, `${reads.cpuMsPerRequest.toFixed(3)} ms workerd CPU/req`, `p50 ${reads.p50Ms.toFixed(1)} ms, p99 ${reads.p99Ms.toFixed(1)} ms, non-200: ${reads.failures}`]);
+    const [load1, load5] = os.loadavg();
+    console.log(`machine load average during the run: ${load1!.toFixed(1)} (1 min), ${load5!.toFixed(1)} (5 min) on ${os.cpus().length} cores`);
     printTable(["measure", "size / count", "time / rate", "workerd memory / CPU", "notes"], rows);
   } finally {
     await mf.dispose();

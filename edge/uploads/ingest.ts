@@ -34,6 +34,30 @@ const JPEG_PROBE_BYTES = 128 * 1024;
 const MAX_FIELD_BYTES = 64;
 const MAX_NAME_CHARS = 255;
 
+/**
+ * The creation form as an OpenAPI 3.1 / JSON Schema object, for the API document: repeated
+ * `files` parts and the optional `quality` field. Any other field is refused with 400.
+ */
+export const CREATE_FORM_SCHEMA = {
+  type: "object",
+  additionalProperties: false,
+  required: [FILES_FIELD],
+  properties: {
+    [FILES_FIELD]: {
+      type: "array",
+      minItems: 1,
+      items: { type: "string", contentMediaType: "application/octet-stream" },
+      description: "One part per file, each with a filename. JPEG, PNG, HEIC images; MP4, MOV videos; judged by their bytes.",
+    },
+    [QUALITY_FIELD]: {
+      type: "string",
+      enum: [...Quality.options],
+      default: "standard",
+      description: "Pipeline effort: preview (fast, coarse), standard, or high (slow, dense). Scales the estimate.",
+    },
+  },
+} as const;
+
 export const STORED_CONTENT_TYPES: Record<InputKind, string> = {
   jpeg: "image/jpeg",
   png: "image/png",
