@@ -28,7 +28,7 @@ export interface Options {
   /** Window: half-size in samples and pixels between samples (3, 2 → 7×7 samples over 13×13 px). */
   windowRadius: number;
   windowStep: number;
-  /** Best source costs averaged per hypothesis. */
+  /** Best source costs averaged per hypothesis (at most half the view's sources, rounded up). */
   bestK: number;
   /** Triangulation angles (degrees) preferred for source selection. */
   minAngleDeg: number;
@@ -152,7 +152,9 @@ async function runPatchMatch(views: DenseView[], sources: number[][], ranges: Ar
         warnings.push(`dense: ${view.name} skipped (${range ? "no source views" : "too few sparse points"})`);
         return null;
       }
-      const task = buildTask(view, sources[i].map((j) => views[j]), range, { ...params, seed: opts.seed + i });
+      // Averaging the best half of the sources (at most bestK) keeps surfaces seen by few sources.
+      const bestK = Math.min(opts.bestK, Math.max(1, Math.ceil(sources[i].length / 2)));
+      const task = buildTask(view, sources[i].map((j) => views[j]), range, { ...params, bestK, seed: opts.seed + i });
       const transfer = [task.grey.buffer as ArrayBuffer, ...task.sources.map((s) => s.grey.buffer as ArrayBuffer)];
       const result = await pool.run(task, transfer);
       progress?.((++done / views.length) * 0.9, done);
