@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULTS, type Options } from "../../../compute/stages/ba/index.js";
 import { allocateWorkspace, relinearize, solveDamped } from "../../../compute/stages/ba/solver.js";
-import { makeScene, perturbedCopy } from "./synthetic-scene.js";
+import { evaluateCost } from "../../../compute/stages/ba/linearize.js";
+import { applyStep } from "../../../compute/stages/ba/step.js";
+import { Rng, makeScene, perturbedCopy } from "./synthetic-scene.js";
 
 /** Solves the dense symmetric system a·x = b (n×n, row-major) by Gaussian elimination with partial pivoting. */
 function gaussSolve(a: Float64Array, b: Float64Array, n: number): Float64Array {
@@ -86,5 +88,38 @@ describe("ba/schur", () => {
     }
     expect(maxValue).toBeGreaterThan(1e-3);
     expect(maxDiff / maxValue).toBeLessThan(1e-8);
+  });
+});
+
+describe("ba/linearize", () => {
+  it("has the gradient of ½Σρ (robust weighting and Triggs correction included) along random directions", () => {
+    const scene = makeScene({ cameras: 6, points: 40, seed: 9 });
+    for (const loss of ["cauchy", "huber", "squared"] as const) {
+      // A small perturbation keeps residuals of a few pixels, on both sides of the 1 px scale.
+      const problem = perturbedCopy(scene, { rotationDeg: 0.05, translationFraction: 0.001, pointFraction: 0.0005, focalFraction: 0.002, k1: -0.04 });
+      const options: Options = { ...DEFAULTS, loss, refinePrincipalPoint: true };
+      const ws = allocateWorkspace(problem, options);
+      relinearize(problem, ws, options);
+      const rng = new Rng(21);
+      for (let trial = 0; trial < 3; trial++) {
+        const dirR = Float64Array.from(ws.dR, () => rng.normal());
+        for (let g = 0; g < ws.layout.intrBase.length; g++) {
+          // Scale the intrinsics directions to their magnitudes (focal and principal point in pixels).
+          const ib = ws.layout.intrBase[g];
+          if (ib >= 0) for (let k = 0; k < 3; k++) dirR[ib + k] *= 100;
+        }
+        const dirP = Float64Array.from(ws.dP, () => rng.normal());
+        let analytic = 0;
+        for (let i = 0; i < dirR.length; i++) analytic += ws.normal.gR[i] * dirR[i];
+        for (let i = 0; i < dirP.length; i++) if (ws.layout.pointFree[Math.floor(i / 3)]) analytic += ws.normal.gP[i] * dirP[i];
+        const costAlong = (eps: number): number => {
+          applyStep(problem, ws.layout, dirR.map((v) => eps * v), dirP.map((v) => eps * v), ws.trial);
+          return evaluateCost(problem, ws.trial.poses, ws.trial.intrinsics, ws.trial.points, ws.trialRotations, loss, 1, ws.residualScratch).cost;
+        };
+        const eps = 1e-7;
+        const numeric = (costAlong(eps) - costAlong(-eps)) / (2 * eps);
+        expect(Math.abs(analytic - numeric)).toBeLessThan(1e-5 * Math.abs(analytic));
+      }
+    }
   });
 });
