@@ -63,6 +63,15 @@ export async function serveCdn(c: Context<AppEnv>): Promise<Response> {
   return forClient(response, remainingSeconds, c.req.header("if-none-match"));
 }
 
+/**
+ * True when CDN_URL names a host of its own (not BASE_URL's) and the request was sent to it:
+ * an app can then hand such requests to `serveCdn` whatever their path.
+ */
+export function isCdnHostRequest(requestUrl: string, cdnUrl: string, baseUrl: string): boolean {
+  const cdnHost = new URL(cdnUrl).host;
+  return cdnHost !== new URL(baseUrl).host && new URL(requestUrl).host === cdnHost;
+}
+
 /** `<cdn path>/<id>/<format>` → the file, or undefined for any other shape. */
 export function parseCdnPath(pathname: string, cdnBasePath: string): FileRef | undefined {
   const base = cdnBasePath.replace(/\/+$/, "");

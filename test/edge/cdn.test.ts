@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseCdnPath } from "../../edge/routes/cdn.js";
+import { isCdnHostRequest, parseCdnPath } from "../../edge/routes/cdn.js";
 import { parseRange } from "../../edge/downloads/range.js";
 import { signedUrl } from "../../edge/downloads/signing.js";
 import type { DownloadRecord } from "../../shared/records.js";
@@ -146,6 +146,13 @@ describe("CDN path and range parsing", () => {
     expect(parseCdnPath(`/cdn/${id}/glb/extra`, "/cdn")).toBeUndefined();
     expect(parseCdnPath(`/other/${id}/glb`, "/cdn")).toBeUndefined();
     expect(parseCdnPath(`/cdn/not-an-id/glb`, "/cdn")).toBeUndefined();
+  });
+
+  it("recognises requests to a CDN hostname of its own", () => {
+    expect(isCdnHostRequest("https://files.example.com/rec_x/glb", "https://files.example.com", "https://api.example.com")).toBe(true);
+    expect(isCdnHostRequest("https://api.example.com/v1/x", "https://files.example.com", "https://api.example.com")).toBe(false);
+    // Same host as the API (local dev, /cdn mount): never a whole-host takeover.
+    expect(isCdnHostRequest("http://127.0.0.1:8787/v1/x", "http://127.0.0.1:8787/cdn", "http://127.0.0.1:8787")).toBe(false);
   });
 
   it("parses single ranges per RFC 9110", () => {
