@@ -14,7 +14,7 @@
  * elimination order; the action-matrix route needs only a general eigensolver, which the math
  * layer has (Francis QR), so it was preferred.
  */
-import { eigenvectorOf, generalEigenvalues, nullVector, svd } from "../math/linalg.js";
+import { eigenvectorOf, generalEigenvalues, nullVector } from "../math/linalg.js";
 
 /** Monomial exponents (x, y, z): ten cubic ones to eliminate, then the quotient-ring basis. */
 const MONOMIALS: ReadonlyArray<readonly [number, number, number]> = [
@@ -44,35 +44,72 @@ function buildProductTable(): Int8Array {
 
 type Poly = Float64Array; // 20 coefficients over MONOMIALS
 
-function polyMul(a: Poly, b: Poly): Poly {
-  const out = new Float64Array(MONOMIAL_COUNT);
+/** out += scale·a·b (degrees must sum to at most 3). */
+function polyMulAdd(a: Poly, b: Poly, scale: number, out: Poly): void {
   for (let i = 0; i < MONOMIAL_COUNT; i++) {
-    if (a[i] === 0) continue;
+    const ai = a[i];
+    if (ai === 0) continue;
     for (let j = 0; j < MONOMIAL_COUNT; j++) {
-      if (b[j] === 0) continue;
+      const bj = b[j];
+      if (bj === 0) continue;
       const k = PRODUCT[i * MONOMIAL_COUNT + j];
-      if (k >= 0) out[k] += a[i] * b[j];
+      if (k >= 0) out[k] += scale * ai * bj;
     }
   }
-  return out;
 }
 
-function polyAdd(a: Poly, b: Poly, scaleB = 1): Poly {
-  const out = new Float64Array(MONOMIAL_COUNT);
-  for (let i = 0; i < MONOMIAL_COUNT; i++) out[i] = a[i] + scaleB * b[i];
-  return out;
-}
-
-/** The 4 null-space basis matrices X, Y, Z, W (each 9, row-major) of the 5 epipolar rows. */
-function nullSpaceBasis(x1: ArrayLike<number>, x2: ArrayLike<number>): Float64Array[] {
-  const rows = new Float64Array(5 * 9);
+/**
+ * The 4 null-space basis matrices X, Y, Z, W (each 9, row-major) of the 5 epipolar rows, by
+ * Gauss–Jordan elimination with full pivoting (an SVD is 30× slower and no more accurate for an
+ * exactly determined null space): each free column gives one basis vector.
+ */
+function nullSpaceBasis(x1: ArrayLike<number>, x2: ArrayLike<number>): Float64Array[] | null {
+  const m = new Float64Array(5 * 9);
   for (let i = 0; i < 5; i++) {
     const u1 = x1[2 * i], v1 = x1[2 * i + 1], u2 = x2[2 * i], v2 = x2[2 * i + 1];
     // Coefficients of E_jk in x2ᵀ·E·x1 = Σ x2_j·E_jk·x1_k.
-    rows.set([u2 * u1, u2 * v1, u2, v2 * u1, v2 * v1, v2, u1, v1, 1], 9 * i);
+    m.set([u2 * u1, u2 * v1, u2, v2 * u1, v2 * v1, v2, u1, v1, 1], 9 * i);
   }
-  const { V } = svd(rows, 5, 9);
-  return [5, 6, 7, 8].map((col) => Float64Array.from({ length: 9 }, (_, r) => V[r * 9 + col]));
+  const pivotCols = new Int32Array(5);
+  const isPivot = new Uint8Array(9);
+  let scale = 0;
+  for (let k = 0; k < 45; k++) scale = Math.max(scale, Math.abs(m[k]));
+  for (let r = 0; r < 5; r++) {
+    let bestRow = r, bestCol = -1, best = 0;
+    for (let i = r; i < 5; i++) {
+      for (let j = 0; j < 9; j++) {
+        if (!isPivot[j] && Math.abs(m[i * 9 + j]) > best) {
+          best = Math.abs(m[i * 9 + j]);
+          bestRow = i;
+          bestCol = j;
+        }
+      }
+    }
+    if (bestCol < 0 || best <= 1e-12 * scale) return null; // fewer than 5 independent constraints
+    for (let j = 0; j < 9; j++) {
+      const tmp = m[r * 9 + j];
+      m[r * 9 + j] = m[bestRow * 9 + j];
+      m[bestRow * 9 + j] = tmp;
+    }
+    const inv = 1 / m[r * 9 + bestCol];
+    for (let j = 0; j < 9; j++) m[r * 9 + j] *= inv;
+    for (let i = 0; i < 5; i++) {
+      const factor = m[i * 9 + bestCol];
+      if (i === r || factor === 0) continue;
+      for (let j = 0; j < 9; j++) m[i * 9 + j] -= factor * m[r * 9 + j];
+    }
+    pivotCols[r] = bestCol;
+    isPivot[bestCol] = 1;
+  }
+  const basis: Float64Array[] = [];
+  for (let free = 0; free < 9; free++) {
+    if (isPivot[free]) continue;
+    const v = new Float64Array(9);
+    v[free] = 1;
+    for (let r = 0; r < 5; r++) v[pivotCols[r]] = -m[r * 9 + free];
+    basis.push(v);
+  }
+  return basis;
 }
 
 /** The ten cubic constraints as a 10 × 20 row-major coefficient matrix. */
@@ -87,28 +124,34 @@ function constraintMatrix(basis: Float64Array[]): Float64Array {
     p[ONE_INDEX] = W[k];
     E.push(p);
   }
-  const e = (i: number, j: number): Poly => E[i * 3 + j];
-  const minor = (a: number, b: number, c: number, d: number): Poly => polyAdd(polyMul(E[a], E[b]), polyMul(E[c], E[d]), -1);
-  let det = polyMul(e(0, 0), minor(4, 8, 5, 7));
-  det = polyAdd(det, polyMul(e(0, 1), minor(3, 8, 5, 6)), -1);
-  det = polyAdd(det, polyMul(e(0, 2), minor(3, 7, 4, 6)));
+  const matrix = new Float64Array(10 * MONOMIAL_COUNT);
+  // Row 0: det E by cofactor expansion along the first row.
+  const det = matrix.subarray(0, MONOMIAL_COUNT);
+  const cofactors: Array<[number, number, number, number, number, number]> = [
+    [0, 4, 8, 5, 7, 1], [1, 3, 8, 5, 6, -1], [2, 3, 7, 4, 6, 1],
+  ];
+  for (const [lead, a, b, c, d, sign] of cofactors) {
+    const minor = new Float64Array(MONOMIAL_COUNT);
+    polyMulAdd(E[a], E[b], 1, minor);
+    polyMulAdd(E[c], E[d], -1, minor);
+    polyMulAdd(E[lead], minor, sign, det);
+  }
+  // Rows 1–9: 2·E·Eᵀ·E − tr(E·Eᵀ)·E = 0, entry (i, j).
   const EEt: Poly[] = [];
   for (let i = 0; i < 3; i++) {
     for (let j = 0; j < 3; j++) {
-      let sum: Poly = new Float64Array(MONOMIAL_COUNT);
-      for (let k = 0; k < 3; k++) sum = polyAdd(sum, polyMul(e(i, k), e(j, k)));
+      const sum = new Float64Array(MONOMIAL_COUNT);
+      for (let k = 0; k < 3; k++) polyMulAdd(E[i * 3 + k], E[j * 3 + k], 1, sum);
       EEt.push(sum);
     }
   }
-  const trace = polyAdd(polyAdd(EEt[0], EEt[4]), EEt[8]);
-  const matrix = new Float64Array(10 * MONOMIAL_COUNT);
-  matrix.set(det, 0);
+  const trace = new Float64Array(MONOMIAL_COUNT);
+  for (let k = 0; k < MONOMIAL_COUNT; k++) trace[k] = EEt[0][k] + EEt[4][k] + EEt[8][k];
   for (let i = 0; i < 3; i++) {
     for (let j = 0; j < 3; j++) {
-      let row = polyMul(trace, e(i, j));
-      row = Float64Array.from(row, (v) => -v);
-      for (let k = 0; k < 3; k++) row = polyAdd(row, polyMul(EEt[i * 3 + k], e(k, j)), 2);
-      matrix.set(row, MONOMIAL_COUNT * (1 + i * 3 + j));
+      const row = matrix.subarray(MONOMIAL_COUNT * (1 + i * 3 + j), MONOMIAL_COUNT * (2 + i * 3 + j));
+      polyMulAdd(trace, E[i * 3 + j], -1, row);
+      for (let k = 0; k < 3; k++) polyMulAdd(EEt[i * 3 + k], E[k * 3 + j], 2, row);
     }
   }
   return matrix;
@@ -160,6 +203,7 @@ function actionMatrix(reduced: Float64Array): Float64Array {
  */
 export function fivePoint(x1: Float64Array, x2: Float64Array): Float64Array[] {
   const basis = nullSpaceBasis(x1, x2);
+  if (!basis) return [];
   const constraints = constraintMatrix(basis);
   if (!eliminateCubics(constraints)) return [];
   const A = actionMatrix(constraints);
