@@ -4,7 +4,7 @@
  * reprojection error. Points behind a camera are returned as they are; callers test cheirality
  * with `depthInCamera`.
  */
-import { choleskySolve, nullVector } from "../math/linalg.js";
+import { choleskySolve, svd } from "../math/linalg.js";
 import type { RigidTransform } from "./types.js";
 
 const GAUSS_NEWTON_STEPS = 3;
@@ -21,6 +21,19 @@ function addDltRows(pose: RigidTransform, x: number, y: number, rows: Float64Arr
   }
 }
 
+/** Relative size of the second-smallest singular value below which the rays are (nearly) one line. */
+const RANK_TOLERANCE = 1e-12;
+
+/**
+ * The least-squares homogeneous point of the DLT rows, or null when the solution is not unique
+ * (parallel or identical rays: the 2-D null space contains the camera centre and the direction).
+ */
+function solveDlt(rows: Float64Array, rowCount: number): Float64Array | null {
+  const { S, V } = svd(rows, rowCount, 4);
+  if (!(S[2] > RANK_TOLERANCE * S[0])) return null;
+  return dehomogenize(Float64Array.of(V[3], V[7], V[11], V[15]));
+}
+
 function dehomogenize(h: Float64Array): Float64Array | null {
   const w = h[3];
   const scale = Math.hypot(h[0], h[1], h[2]);
@@ -33,7 +46,7 @@ export function triangulateTwoView(P1: RigidTransform, P2: RigidTransform, x1: A
   const rows = new Float64Array(16);
   addDltRows(P1, x1[0], x1[1], rows, 0);
   addDltRows(P2, x2[0], x2[1], rows, 8);
-  return dehomogenize(nullVector(rows, 4, 4));
+  return solveDlt(rows, 4);
 }
 
 /**
@@ -44,7 +57,7 @@ export function triangulateMultiView(poses: RigidTransform[], normalizedObs: Flo
   if (count < 2) return null;
   const rows = new Float64Array(8 * count);
   for (let i = 0; i < count; i++) addDltRows(poses[i], normalizedObs[2 * i], normalizedObs[2 * i + 1], rows, 8 * i);
-  const X = dehomogenize(nullVector(rows, 2 * count, 4));
+  const X = solveDlt(rows, 2 * count);
   if (!X) return null;
   for (let step = 0; step < GAUSS_NEWTON_STEPS; step++) {
     if (!gaussNewtonStep(poses, normalizedObs, count, X)) break;
