@@ -20,9 +20,11 @@ describe("GET /v1/reconstruction/{id}/download/{file-type}", () => {
       expect(body).toMatchObject({ format, file_size: sizes[format] });
       expect(body.download_url.startsWith(`${env.CDN_URL}/${id}/${format}?expires=`)).toBe(true);
       expect(body.download_url).toMatch(/&sig=[0-9a-f]{64}$/);
-      const ttlMs = Date.parse(body.expires_at) - before;
-      expect(ttlMs).toBeGreaterThan(899_000);
-      expect(ttlMs).toBeLessThanOrEqual(900_000);
+      const after = Date.now();
+      // Expiry is whole Unix seconds: DOWNLOAD_TTL_SECONDS (900) after the request, rounded down.
+      const expiresSeconds = Date.parse(body.expires_at) / 1000;
+      expect(expiresSeconds).toBeGreaterThanOrEqual(Math.floor(before / 1000) + 900);
+      expect(expiresSeconds).toBeLessThanOrEqual(Math.floor(after / 1000) + 900);
       expect(new URL(body.download_url).searchParams.get("expires")).toBe(String(Date.parse(body.expires_at) / 1000));
     }
   });
