@@ -68,7 +68,11 @@ async function runJob(job: JobMessage, handle: RunningJob, ctx: JobContext, setC
     return;
   }
   const jobDir = path.join(ctx.workRoot, `${id}-a${job.attempt}`);
+  const reporter = createProgressReporter(job, handle, ctx);
   const heartbeat = setInterval(() => {
+    // Once a stage runs, the heartbeat is a progress report: it also refreshes the ETA while a
+    // long stage reports nothing new.
+    if (reporter.refresh()) return;
     ctx.edge.heartbeat(id, handle.attempt).then(
       (answer) => {
         if (!answer.accepted) handle.cancel(`state machine refused heartbeat (${answer.status ?? "stale attempt"})`);
@@ -77,7 +81,7 @@ async function runJob(job: JobMessage, handle: RunningJob, ctx: JobContext, setC
     );
   }, ctx.config.HEARTBEAT_SECONDS * 1000);
   try {
-    const outcome = await execute(job, handle, ctx, jobDir, setCancel);
+    const outcome = await execute(job, handle, ctx, jobDir, reporter, setCancel);
     await finish(job, handle, ctx, outcome, jobDir);
   } catch (err) {
     ctx.log({ level: "error", job: id, event: "job_error", error: err instanceof Error ? err.stack : String(err) });
@@ -90,12 +94,20 @@ async function runJob(job: JobMessage, handle: RunningJob, ctx: JobContext, setC
   }
 }
 
-async function execute(job: JobMessage, handle: RunningJob, ctx: JobContext, jobDir: string, setCancel: (fn: (reason: string) => void) => void): Promise<Outcome> {
+type ProgressReporter = ReturnType<typeof createProgressReporter>;
+
+async function execute(
+  job: JobMessage,
+  handle: RunningJob,
+  ctx: JobContext,
+  jobDir: string,
+  reporter: ProgressReporter,
+  setCancel: (fn: (reason: string) => void) => void,
+): Promise<Outcome> {
   const inputDir = path.join(jobDir, "inputs");
   const outDir = path.join(jobDir, "out");
   await mkdir(inputDir, { recursive: true });
   await mkdir(outDir, { recursive: true });
-  const reporter = createProgressReporter(job, handle, ctx);
   const files: PipelineThreadInput["files"] = [];
   for (const [index, input] of job.inputs.entries()) {
     const localPath = path.join(inputDir, `${String(index).padStart(4, "0")}${extensionOf(input.kind)}`);
@@ -164,26 +176,35 @@ function createProgressReporter(job: JobMessage, handle: RunningJob, ctx: JobCon
   let lastStage: Stage | null = null;
   let pending: Promise<unknown> = Promise.resolve();
   let filesProcessed = 0;
+  function send(stage: Stage, clamped: number): void {
+    const now = Date.now();
+    lastSent = now;
+    lastStage = stage;
+    const elapsed = now - handle.startedAt;
+    // Linear extrapolation of the elapsed time; only once enough of the job is done to mean something.
+    const estimated = clamped >= 5 ? new Date(now + (elapsed * (100 - clamped)) / clamped).toISOString() : undefined;
+    const body = { attempt: handle.attempt, stage, progress: clamped, files_processed: filesProcessed, ...(estimated ? { estimated_completion: estimated } : {}) };
+    pending = pending
+      .then(() => ctx.edge.progress(job.reconstruction_id, body))
+      .then((answer) => {
+        if (!answer.accepted) handle.cancel(`state machine refused progress (${answer.status ?? "stale attempt"})`);
+      })
+      .catch((err: unknown) => ctx.log({ level: "warn", job: job.reconstruction_id, event: "progress_failed", error: String(err) }));
+  }
   return {
     report(stage: Stage, progress: number, files: number) {
       const clamped = Math.min(99, Math.max(handle.progress, Math.floor(progress)));
       filesProcessed = Math.max(filesProcessed, Math.min(files, job.inputs.length));
       handle.progress = clamped;
       handle.stage = stage;
-      const now = Date.now();
-      if (stage === lastStage && now - lastSent < ctx.config.PROGRESS_INTERVAL_MS) return;
-      lastSent = now;
-      lastStage = stage;
-      const elapsed = now - handle.startedAt;
-      // Linear extrapolation of the elapsed time; only once enough of the job is done to mean something.
-      const estimated = clamped >= 5 ? new Date(now + (elapsed * (100 - clamped)) / clamped).toISOString() : undefined;
-      const body = { attempt: handle.attempt, stage, progress: clamped, files_processed: filesProcessed, ...(estimated ? { estimated_completion: estimated } : {}) };
-      pending = pending
-        .then(() => ctx.edge.progress(job.reconstruction_id, body))
-        .then((answer) => {
-          if (!answer.accepted) handle.cancel(`state machine refused progress (${answer.status ?? "stale attempt"})`);
-        })
-        .catch((err: unknown) => ctx.log({ level: "warn", job: job.reconstruction_id, event: "progress_failed", error: String(err) }));
+      if (stage === lastStage && Date.now() - lastSent < ctx.config.PROGRESS_INTERVAL_MS) return;
+      send(stage, clamped);
+    },
+    /** Re-sends the current progress (with a fresh ETA); false before the first stage report. */
+    refresh(): boolean {
+      if (!handle.stage) return false;
+      send(handle.stage, handle.progress);
+      return true;
     },
     flush: () => pending,
   };
