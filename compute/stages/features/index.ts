@@ -17,7 +17,7 @@ export interface Options {
   maxImageSide: number;
   /** Keypoints kept per image, strongest first, spread over a grid. */
   maxFeatures: number;
-  /** AKAZE detector response threshold (OpenCV default 0.001; lower finds more in low-contrast images). */
+  /** AKAZE detector response threshold (OpenCV default 0.001); lowered per image, down to 1/16, when it finds fewer than maxFeatures/4. */
   threshold: number;
   /** Worker threads; default all cores. */
   workers: number;
@@ -62,7 +62,7 @@ export async function run(input: Input, options: Partial<Options> = {}, progress
         stage: NAME,
         wallMs: performance.now() - started,
         counts: { images: features.length, keypoints, meanKeypoints: features.length ? keypoints / features.length : 0, workers: pool.size },
-        perImage: results.map((r, i) => ({ name: input.images[i].name, keypoints: r.count, detected: r.detected, detectWidth: r.detectWidth })),
+        perImage: results.map((r, i) => ({ name: input.images[i].name, keypoints: r.count, detected: r.detected, detectWidth: r.detectWidth, threshold: r.threshold })),
         warnings,
       },
     };

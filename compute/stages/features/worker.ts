@@ -33,7 +33,12 @@ export interface FeatureResult {
   descriptors: Uint8Array;
   descriptorBytes: number;
   rgb: Uint8Array;
+  /** AKAZE threshold finally used (lowered for low-contrast images). */
+  threshold: number;
 }
+
+/** Below this AKAZE responds to sensor noise. */
+const MIN_THRESHOLD = 0.00002;
 
 const { cv } = await loadOpenCV();
 
@@ -46,21 +51,34 @@ async function detect(task: FeatureTask): Promise<FeatureResult> {
   for (let i = 0, j = 0; i < gray.length; i++, j += 3) gray[i] = (77 * rgb[j] + 150 * rgb[j + 1] + 29 * rgb[j + 2]) >> 8; // BT.601 luma
   const image = new cv.Mat(detectHeight, detectWidth, cv.CV_8UC1);
   const mask = new cv.Mat();
-  const keypoints = new cv.KeyPointVector();
-  const descriptors = new cv.Mat();
-  const akaze = new cv.AKAZE();
   try {
     image.data.set(gray);
-    akaze.setThreshold(task.threshold);
-    akaze.detectAndCompute(image, mask, keypoints, descriptors);
-    return pack(task, keypoints, descriptors, rgb, detectWidth, detectHeight);
+    // Low-contrast images (smooth textures, haze) give few responses above the default
+    // threshold: retry lower until a quarter of the budget is found, at most twice.
+    let threshold = task.threshold;
+    for (let attempt = 0; ; attempt++) {
+      const keypoints = new cv.KeyPointVector();
+      const descriptors = new cv.Mat();
+      const akaze = new cv.AKAZE();
+      try {
+        akaze.setThreshold(threshold);
+        akaze.detectAndCompute(image, mask, keypoints, descriptors);
+        if (keypoints.size() >= task.maxFeatures / 4 || attempt === 2 || threshold <= MIN_THRESHOLD) {
+          return { ...pack(task, keypoints, descriptors, rgb, detectWidth, detectHeight), threshold };
+        }
+      } finally {
+        for (const obj of [keypoints, descriptors, akaze]) obj.delete();
+      }
+      threshold = Math.max(MIN_THRESHOLD, threshold / 4);
+    }
   } finally {
-    for (const obj of [image, mask, keypoints, descriptors, akaze]) obj.delete();
+    image.delete();
+    mask.delete();
   }
 }
 
 /** Select spread keypoints and convert to full-resolution pixels (centres at +0.5, camera.ts). */
-function pack(task: FeatureTask, keypoints: InstanceType<CV["KeyPointVector"]>, descriptors: InstanceType<CV["Mat"]>, rgb: Uint8Array, detectWidth: number, detectHeight: number): FeatureResult {
+function pack(task: FeatureTask, keypoints: InstanceType<CV["KeyPointVector"]>, descriptors: InstanceType<CV["Mat"]>, rgb: Uint8Array, detectWidth: number, detectHeight: number): Omit<FeatureResult, "threshold"> {
   const n = keypoints.size();
   const x = new Float32Array(n);
   const y = new Float32Array(n);
@@ -81,7 +99,7 @@ function pack(task: FeatureTask, keypoints: InstanceType<CV["KeyPointVector"]>, 
   const scaleX = task.width / detectWidth;
   const scaleY = task.height / detectHeight;
   const count = kept.length;
-  const out: FeatureResult = { imageIndex: task.imageIndex, count, detected: n, detectWidth, xy: new Float32Array(2 * count), scale: new Float32Array(count), angle: new Float32Array(count), descriptors: new Uint8Array(count * bytes), descriptorBytes: bytes, rgb: new Uint8Array(3 * count) };
+  const out: Omit<FeatureResult, "threshold"> = { imageIndex: task.imageIndex, count, detected: n, detectWidth, xy: new Float32Array(2 * count), scale: new Float32Array(count), angle: new Float32Array(count), descriptors: new Uint8Array(count * bytes), descriptorBytes: bytes, rgb: new Uint8Array(3 * count) };
   for (let k = 0; k < count; k++) {
     const i = kept[k];
     // OpenCV puts pixel centres at integers; the project puts them at +0.5.

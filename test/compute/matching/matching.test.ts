@@ -78,4 +78,38 @@ describe("stages/matching on a textured plane", () => {
     expect(offPlane / tracks.count).toBeLessThan(0.02);
     expect(report.counts).toMatchObject({ candidatePairs: 3, verifiedPairs: 3, homographyPairs: 3, tracks: tracks.count, exhaustive: 1 });
   });
+
+  it("keeps a pair with parallax as fundamental, its inliers on the true epipolar lines", async () => {
+    // A camera translating along x before two fronto-parallel planes at different depths: the
+    // near plane (left half) shifts 24 px, the far one (right half) 6 px. Epipolar lines are
+    // the image rows (F = [e₁]ₓ), and no single homography explains both halves.
+    const near = makePlaneScene(31, 700, 400, 900);
+    const far = makePlaneScene(32, 700, 400, 900);
+    const images: ImageRef[] = [];
+    for (const index of [0, 1]) {
+      const left = renderPlane(near, W, H, [1, 0, -100 + 24 * index, 0, 1, -50, 0, 0, 1]);
+      const right = renderPlane(far, W, H, [1, 0, -100 + 6 * index, 0, 1, -50, 0, 0, 1]);
+      for (let y = 0; y < H; y++) left.copy(right, 3 * y * W, 3 * y * W, 3 * (y * W + W / 2)); // left half from the near plane
+      const path = join(dir, `stereo${index}.png`);
+      await writeFile(path, await encodePng(right, W, H));
+      images.push({ index, name: `stereo${index}.png`, path, width: W, height: H, focalPrior: 480, focalPriorSource: "default" });
+    }
+    const detected = await features.run({ images }, { maxFeatures: 1500, workers: 2 });
+    const { pairs } = await run({ images, features: detected.features }, { workers: 1 });
+    expect(pairs).toHaveLength(1);
+    const [pair] = pairs;
+    expect(pair.model).toBe("fundamental");
+    expect(pair.homographyRatio).toBeLessThan(0.8);
+    const [a, b] = detected.features;
+    let onRow = 0;
+    const disparities = new Set<number>();
+    for (let k = 0; k < pair.matches.length; k += 2) {
+      const dy = b.xy[2 * pair.matches[k + 1] + 1] - a.xy[2 * pair.matches[k] + 1];
+      const dx = b.xy[2 * pair.matches[k + 1]] - a.xy[2 * pair.matches[k]];
+      if (Math.abs(dy) < 1.5) onRow++;
+      disparities.add(Math.round(dx / 6) * 6);
+    }
+    expect(onRow / (pair.matches.length / 2)).toBeGreaterThan(0.97);
+    expect(disparities.has(24) && disparities.has(6)).toBe(true); // inliers on both planes
+  });
 });
