@@ -89,10 +89,67 @@ export class KdTree {
     return dx * dx + dy * dy + dz * dz;
   }
 
-  /** Original index of the point nearest to (x, y[, z]), or −1 if the tree is empty. */
+  /** Squared distance of the point returned by the last `nearest` call (Infinity if none). */
+  lastDistanceSq = Infinity;
+  /** Scratch stack of (left, right, axis, lower bound on distance²) for `nearest`; grown on demand. */
+  private stack = new Float64Array(4 * 64);
+
+  /**
+   * Original index of the point nearest to (x, y[, z]), or −1 if the tree is empty; its squared
+   * distance is left in `lastDistanceSq`. Allocation-free: an explicit stack, near side first.
+   */
   nearest(x: number, y: number, z = 0): number {
-    const result = this.kNearest(x, y, z, 1);
-    return result.indices.length > 0 ? result.indices[0] : -1;
+    const { coords, dim, nodeSize } = this;
+    let bestSlot = -1;
+    let bestSq = Infinity;
+    let top = 0;
+    const push = (left: number, right: number, axis: number, boundSq: number): void => {
+      if (top + 4 > this.stack.length) {
+        const grown = new Float64Array(this.stack.length * 2);
+        grown.set(this.stack);
+        this.stack = grown;
+      }
+      this.stack[top++] = left;
+      this.stack[top++] = right;
+      this.stack[top++] = axis;
+      this.stack[top++] = boundSq;
+    };
+    if (this.count > 0) push(0, this.count - 1, 0, 0);
+    while (top > 0) {
+      const boundSq = this.stack[--top];
+      const axis = this.stack[--top];
+      const right = this.stack[--top];
+      const left = this.stack[--top];
+      if (boundSq >= bestSq || right < left) continue;
+      if (right - left <= nodeSize) {
+        for (let i = left; i <= right; i++) {
+          const dSq = this.distanceSq(i, x, y, z);
+          if (dSq < bestSq) {
+            bestSq = dSq;
+            bestSlot = i;
+          }
+        }
+        continue;
+      }
+      const m = (left + right) >> 1;
+      const dSq = this.distanceSq(m, x, y, z);
+      if (dSq < bestSq) {
+        bestSq = dSq;
+        bestSlot = m;
+      }
+      const diff = (axis === 0 ? x : axis === 1 ? y : z) - coords[dim * m + axis];
+      const next = (axis + 1) % dim;
+      // Far side first onto the stack so the near side is searched first.
+      if (diff < 0) {
+        push(m + 1, right, next, diff * diff);
+        push(left, m - 1, next, 0);
+      } else {
+        push(left, m - 1, next, diff * diff);
+        push(m + 1, right, next, 0);
+      }
+    }
+    this.lastDistanceSq = bestSq;
+    return bestSlot < 0 ? -1 : this.ids[bestSlot];
   }
 
   /**

@@ -27,6 +27,7 @@ describe("math/kdtree", () => {
         const nearest = tree.nearest(query[0], query[1], query[2]);
         const nearestD = brute.find(([, i]) => i === nearest)![0];
         expect(nearestD).toBe(brute[0][0]);
+        expect(tree.lastDistanceSq).toBe(brute[0][0]);
         const knn = tree.kNearest(query[0], query[1], query[2], 7);
         expect(Array.from(knn.distancesSq)).toEqual(brute.slice(0, 7).map(([d]) => d));
         const r = 1.3;
