@@ -16,14 +16,15 @@ import type { Quality } from "../../shared/jobs.js";
 import type { Options as DenseOptions } from "../stages/dense/index.js";
 import type { Options as FeaturesOptions } from "../stages/features/index.js";
 import type { Options as IngestOptions } from "../stages/ingest/index.js";
+import type { Options as MatchingOptions } from "../stages/matching/index.js";
 import type { Options as MeshOptions } from "../stages/mesh/index.js";
 import type { Options as SfmOptions } from "../stages/sfm/index.js";
 
 export interface StagePresets {
   ingest: Partial<IngestOptions>;
   features: Partial<FeaturesOptions>;
-  /** Matching options stay at the stage's defaults for every preset (its cost follows the keypoint count). */
-  matching: Record<string, never>;
+  /** Matching stays at the stage's defaults for every preset (its cost follows the keypoint count). */
+  matching: Partial<MatchingOptions>;
   sfm: Partial<SfmOptions>;
   dense: Partial<DenseOptions>;
   mesh: Partial<MeshOptions>;

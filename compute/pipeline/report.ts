@@ -29,6 +29,8 @@ export interface PipelineReport {
   notRun: Array<{ stage: string; reason: string }>;
   stages: StageReport[];
   outputs: Array<{ format: Format; file: string; bytes: number }>;
+  /** Present when the run failed with a client-facing PipelineError. */
+  error?: { code: string; message: string; suggestion: string };
 }
 
 export async function writeReport(outDir: string, report: PipelineReport): Promise<string> {

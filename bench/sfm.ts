@@ -1,0 +1,274 @@
+/**
+ * @module `npm run bench -- sfm [set-name-filter...]`: accuracy and speed of
+ * ingest → features → matching → sfm on every dataset in ../shared/datasets, against the
+ * ground-truth cameras and, where `colmap` is installed, against COLMAP's mapper on the same
+ * images. Prints a table and writes bench/out/sfm.json.
+ */
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import type { RigidTransform } from "../compute/scene/index.js";
+import * as features from "../compute/stages/features/index.js";
+import * as ingest from "../compute/stages/ingest/index.js";
+import * as matching from "../compute/stages/matching/index.js";
+import { cameraAccuracy, type CameraAccuracy, type NamedPose } from "../compute/stages/sfm/accuracy.js";
+import * as sfm from "../compute/stages/sfm/index.js";
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const datasetsRoot = path.resolve(repoRoot, "../shared/datasets");
+const INPUT = /\.(jpe?g|png|heic|mp4)$/i;
+
+interface GroundTruth {
+  radius: number;
+  cameras: NamedPose[];
+  outliers: string[];
+}
+
+export interface SetResult {
+  set: string;
+  images: number;
+  registered: number;
+  outliersRegistered: string[];
+  accuracy: CameraAccuracy | null;
+  meanReprojectionErrorPx: number;
+  stageSeconds: Record<string, number>;
+  totalSeconds: number;
+  peakRssMiB: number;
+  error?: string;
+  colmap?: { registered: number; accuracy: CameraAccuracy | null; meanReprojectionErrorPx: number; totalSeconds: number; error?: string };
+}
+
+function poseOf(entry: { R: number[][]; t: number[] }): RigidTransform {
+  return { R: Float64Array.from(entry.R.flat()), t: Float64Array.from(entry.t) };
+}
+
+async function loadGroundTruth(setDir: string): Promise<GroundTruth | null> {
+  const file = path.join(setDir, "gt/cameras.json");
+  if (!existsSync(file)) return null;
+  const gt = JSON.parse(await readFile(file, "utf8")) as {
+    scene: { radius: number };
+    images?: Array<{ file: string; R: number[][]; t: number[]; outlier?: boolean }>;
+    videos?: Array<{ file: string }>;
+    frames?: Array<{ index: number; R: number[][]; t: number[] }>;
+  };
+  const cameras: NamedPose[] = (gt.images ?? []).filter((i) => !i.outlier).map((i) => ({ name: i.file, camFromWorld: poseOf(i) }));
+  for (const video of (gt.videos ?? []).slice(0, 1)) {
+    for (const f of gt.frames ?? []) cameras.push({ name: `${video.file}#${f.index}`, camFromWorld: poseOf(f) });
+  }
+  return { radius: gt.scene.radius, cameras, outliers: (gt.images ?? []).filter((i) => i.outlier).map((i) => i.file) };
+}
+
+/** Inputs of a set: its images folder, or (video sets) the first video only — the others are the same footage. */
+async function inputsOf(setDir: string): Promise<Array<{ path: string; name: string }>> {
+  const imagesDir = path.join(setDir, "images");
+  const dir = existsSync(imagesDir) ? imagesDir : setDir;
+  const names = (await readdir(dir)).filter((n) => INPUT.test(n)).sort();
+  const chosen = dir === setDir ? names.slice(0, 1) : names;
+  return chosen.map((name) => ({ path: path.join(dir, name), name }));
+}
+
+async function timed<T>(seconds: Record<string, number>, stage: string, work: () => Promise<T> | T): Promise<T> {
+  const started = performance.now();
+  const result = await work();
+  seconds[stage] = (performance.now() - started) / 1000;
+  return result;
+}
+
+async function benchSet(set: string, setDir: string, workRoot: string): Promise<SetResult> {
+  const gt = await loadGroundTruth(setDir);
+  const files = await inputsOf(setDir);
+  const seconds: Record<string, number> = {};
+  const started = performance.now();
+  const result: SetResult = { set, images: 0, registered: 0, outliersRegistered: [], accuracy: null, meanReprojectionErrorPx: 0, stageSeconds: seconds, totalSeconds: 0, peakRssMiB: 0 };
+  try {
+    const ingested = await timed(seconds, "ingest", () => ingest.run({ files, workDir: path.join(workRoot, set.replace(/\//g, "_")) }));
+    const images = ingested.images;
+    result.images = images.length;
+    const detected = await timed(seconds, "features", () => features.run({ images }));
+    const matched = await timed(seconds, "matching", () => matching.run({ images, features: detected.features }));
+    const { model, report } = await timed(seconds, "sfm", () => sfm.run({ images, features: detected.features, pairs: matched.pairs, tracks: matched.tracks }));
+    result.registered = model.views.length;
+    result.meanReprojectionErrorPx = report.counts.meanReprojectionErrorPx;
+    result.outliersRegistered = model.views.filter((v) => gt?.outliers.includes(v.name)).map((v) => v.name);
+    if (gt) result.accuracy = cameraAccuracy(model.views.map((v) => ({ name: v.name, camFromWorld: v.camFromWorld })), gt.cameras, gt.radius);
+  } catch (err) {
+    result.error = err instanceof Error ? err.message : String(err);
+  }
+  result.totalSeconds = (performance.now() - started) / 1000;
+  result.peakRssMiB = process.resourceUsage().maxRSS / 1024;
+  if (gt && (await ensureColmap())) {
+    const colmap = await runColmap(files, workRoot);
+    result.colmap = {
+      registered: colmap.poses.length,
+      accuracy: colmap.poses.length >= 3 ? cameraAccuracy(colmap.poses, gt.cameras, gt.radius) : null,
+      meanReprojectionErrorPx: colmap.meanReprojectionErrorPx,
+      totalSeconds: colmap.seconds,
+      error: colmap.error,
+    };
+  }
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------------
+// COLMAP on the same images (CPU SIFT, exhaustive matching, incremental mapper).
+
+const exec = promisify(execFile);
+let colmapChecked: boolean | null = null;
+
+/** True when `colmap` runs; installs Debian's package first when root and apt-get can. */
+async function ensureColmap(): Promise<boolean> {
+  if (colmapChecked !== null) return colmapChecked;
+  const works = async () => exec("colmap", ["help"], { maxBuffer: 1 << 24 }).then(() => true, () => false);
+  colmapChecked = await works();
+  if (!colmapChecked && process.getuid?.() === 0 && existsSync("/usr/bin/apt-get")) {
+    console.log("bench sfm: colmap not on PATH; trying apt-get install -y colmap");
+    await exec("apt-get", ["install", "-y", "colmap"], { maxBuffer: 1 << 26, env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } }).catch((e: unknown) => {
+      console.log(`bench sfm: apt-get install colmap failed: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}`);
+    });
+    colmapChecked = await works();
+  }
+  if (!colmapChecked) console.log("bench sfm: colmap not available; COLMAP columns are n/a");
+  return colmapChecked;
+}
+
+interface ColmapRun {
+  poses: NamedPose[];
+  meanReprojectionErrorPx: number;
+  seconds: number;
+  error?: string;
+}
+
+/** Row-major rotation of the unit quaternion (w, x, y, z), COLMAP's images.txt order. */
+function quaternionRotation(w: number, x: number, y: number, z: number): Float64Array {
+  return new Float64Array([
+    1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y),
+    2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
+    2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y),
+  ]);
+}
+
+function parseImagesTxt(text: string): NamedPose[] {
+  const lines = text.split("\n").filter((l) => l.length > 0 && !l.startsWith("#"));
+  const poses: NamedPose[] = [];
+  // Two lines per image: the pose line, then its 2-D points.
+  for (let i = 0; i < lines.length; i += 2) {
+    const f = lines[i].trim().split(/\s+/);
+    const [qw, qx, qy, qz, tx, ty, tz] = f.slice(1, 8).map(Number);
+    poses.push({ name: f.slice(9).join(" "), camFromWorld: { R: quaternionRotation(qw, qx, qy, qz), t: new Float64Array([tx, ty, tz]) } });
+  }
+  return poses;
+}
+
+/** Observation-weighted mean of points3D.txt's per-point ERROR (as COLMAP's own summary). */
+function parsePointsError(text: string): number {
+  let sum = 0;
+  let n = 0;
+  for (const line of text.split("\n")) {
+    if (line.length === 0 || line.startsWith("#")) continue;
+    const f = line.trim().split(/\s+/);
+    const views = (f.length - 8) / 2;
+    sum += Number(f[7]) * views;
+    n += views;
+  }
+  return n === 0 ? 0 : sum / n;
+}
+
+async function runColmap(files: Array<{ path: string; name: string }>, workRoot: string): Promise<ColmapRun> {
+  if (files.some((f) => /\.(mp4|mov)$/i.test(f.name))) return { poses: [], meanReprojectionErrorPx: 0, seconds: 0, error: "video input: COLMAP needs frames, skipped" };
+  const dir = await mkdtemp(path.join(workRoot, "colmap-"));
+  const imageDir = path.join(dir, "images");
+  await mkdir(imageDir);
+  for (const f of files) await symlink(f.path, path.join(imageDir, f.name));
+  const db = path.join(dir, "database.db");
+  const sparse = path.join(dir, "sparse");
+  const text = path.join(dir, "text");
+  await mkdir(sparse);
+  await mkdir(text);
+  const started = performance.now();
+  const colmap = (args: string[]) => exec("colmap", args, { maxBuffer: 1 << 26 });
+  try {
+    await colmap(["feature_extractor", "--database_path", db, "--image_path", imageDir, "--SiftExtraction.use_gpu", "0"]);
+    await colmap(["exhaustive_matcher", "--database_path", db, "--SiftMatching.use_gpu", "0"]);
+    await colmap(["mapper", "--database_path", db, "--image_path", imageDir, "--output_path", sparse]);
+    const seconds = (performance.now() - started) / 1000;
+    const models = (await readdir(sparse)).sort();
+    let best: ColmapRun = { poses: [], meanReprojectionErrorPx: 0, seconds, error: "mapper produced no model" };
+    for (const m of models) {
+      const out = path.join(text, m);
+      await mkdir(out);
+      await colmap(["model_converter", "--input_path", path.join(sparse, m), "--output_path", out, "--output_type", "TXT"]);
+      const poses = parseImagesTxt(await readFile(path.join(out, "images.txt"), "utf8"));
+      if (poses.length > best.poses.length) {
+        best = { poses, meanReprojectionErrorPx: parsePointsError(await readFile(path.join(out, "points3D.txt"), "utf8")), seconds };
+      }
+    }
+    return best;
+  } catch (err) {
+    return { poses: [], meanReprojectionErrorPx: 0, seconds: (performance.now() - started) / 1000, error: err instanceof Error ? err.message.split("\n")[0] : String(err) };
+  }
+}
+
+function fmt(value: number | undefined, digits = 2): string {
+  return value === undefined || !Number.isFinite(value) ? "-" : value.toFixed(digits);
+}
+
+function printTable(results: SetResult[]): void {
+  const header = ["set", "reg/total", "rot med/max °", "ctr med/max %r", "reproj px", "ingest s", "feat s", "match s", "sfm s", "RSS MiB", "COLMAP reg", "COLMAP rot/ctr", "COLMAP s", "ours/COLMAP"];
+  console.log(header.join(" | "));
+  for (const r of results) {
+    const a = r.accuracy;
+    const c = r.colmap;
+    const ours = (r.stageSeconds.features ?? 0) + (r.stageSeconds.matching ?? 0) + (r.stageSeconds.sfm ?? 0);
+    console.log(
+      [
+        r.set,
+        `${r.registered}/${r.images}`,
+        a ? `${fmt(a.medianRotationErrorDeg, 3)}/${fmt(a.maxRotationErrorDeg, 3)}` : "-",
+        a ? `${fmt(a.medianCenterErrorPercent)}/${fmt(a.maxCenterErrorPercent)}` : "-",
+        fmt(r.meanReprojectionErrorPx),
+        fmt(r.stageSeconds.ingest, 1),
+        fmt(r.stageSeconds.features, 1),
+        fmt(r.stageSeconds.matching, 1),
+        fmt(r.stageSeconds.sfm, 1),
+        fmt(r.peakRssMiB, 0),
+        c ? String(c.registered) : "n/a",
+        c?.accuracy ? `${fmt(c.accuracy.medianRotationErrorDeg, 3)}/${fmt(c.accuracy.medianCenterErrorPercent)}` : "-",
+        c ? fmt(c.totalSeconds, 1) : "-",
+        c && c.totalSeconds > 0 ? fmt(ours / c.totalSeconds) : "-",
+      ].join(" | "),
+    );
+    if (r.error) console.log(`  ${r.set}: failed: ${r.error}`);
+    if (r.outliersRegistered.length > 0) console.log(`  ${r.set}: outlier images registered: ${r.outliersRegistered.join(", ")}`);
+    if (c?.error) console.log(`  ${r.set}: COLMAP: ${c.error}`);
+  }
+}
+
+export async function run(args: string[]): Promise<void> {
+  const filters = args.filter((a) => !a.startsWith("--"));
+  const sets: string[] = [];
+  for (const group of ["synthetic", "real"]) {
+    const dir = path.join(datasetsRoot, group);
+    if (!existsSync(dir)) continue;
+    for (const name of (await readdir(dir)).sort()) sets.push(`${group}/${name}`);
+  }
+  const chosen = sets.filter((s) => filters.length === 0 || filters.some((f) => s.includes(f)));
+  const workRoot = await mkdtemp(path.join(tmpdir(), "bench-sfm-"));
+  const results: SetResult[] = [];
+  try {
+    for (const set of chosen) {
+      console.log(`running ${set}...`);
+      results.push(await benchSet(set, path.join(datasetsRoot, set), workRoot));
+    }
+  } finally {
+    await rm(workRoot, { recursive: true, force: true });
+  }
+  printTable(results);
+  const outDir = path.join(repoRoot, "bench/out");
+  await mkdir(outDir, { recursive: true });
+  await writeFile(path.join(outDir, "sfm.json"), JSON.stringify(results, null, 2));
+  console.log(`wrote ${path.join(outDir, "sfm.json")}`);
+}

@@ -1,0 +1,176 @@
+/**
+ * @module The reconstruction pipeline: ingest → features → matching → sfm → (dense → mesh) →
+ * export, one monotone progress percentage over all of it, and report.json in the output folder.
+ *
+ * Stages pass scene/ types to each other only through here (stages never import each other).
+ * Failures a client can act on are PipelineErrors with an API.md failure code and a
+ * suggestion; anything else is a bug and propagates as is (the job runner reports it as
+ * `processing_error`).
+ */
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
+import type { Format } from "../../shared/formats.js";
+import { FORMATS } from "../../shared/formats.js";
+import type { Quality } from "../../shared/jobs.js";
+import type { Stage } from "../../shared/records.js";
+import { PipelineError, type Mesh, type PointCloud, type SkippedInput, type SparseModel, type StageReport } from "../scene/index.js";
+import * as dense from "../stages/dense/index.js";
+import * as exporter from "../stages/export/index.js";
+import * as features from "../stages/features/index.js";
+import * as ingest from "../stages/ingest/index.js";
+import * as matching from "../stages/matching/index.js";
+import * as mesh from "../stages/mesh/index.js";
+import * as sfm from "../stages/sfm/index.js";
+import { QUALITY_PRESETS } from "./presets.js";
+import { FULL_WEIGHTS, ProgressTracker, SPARSE_WEIGHTS, type ProgressEvent } from "./progress.js";
+import { writeReport, type PipelineOutput, type PipelineReport } from "./report.js";
+
+export { QUALITY_PRESETS } from "./presets.js";
+export type { PipelineOutput, PipelineReport } from "./report.js";
+export type { ProgressEvent } from "./progress.js";
+
+export interface PipelineInput {
+  files: Array<{ path: string; name: string }>;
+  workDir: string;
+  outDir: string;
+  quality: Quality;
+  /** Stop after SfM and export the sparse points and cameras (model.glb, model.ply). */
+  sparseOnly?: boolean;
+  onProgress?: (p: ProgressEvent) => void;
+}
+
+export interface PipelineResult {
+  report: PipelineReport;
+  outputs: PipelineOutput[];
+}
+
+/** Formats written from a sparse model (points + cameras, no surface). */
+const SPARSE_FORMATS: Format[] = ["glb", "ply"];
+
+/** The sparse points as a point cloud (normals point from the points towards the cameras that see them). */
+export function sparseCloud(model: SparseModel): PointCloud {
+  const { points, views } = model;
+  const positions = new Float32Array(3 * points.count);
+  const normals = new Float32Array(3 * points.count);
+  const centers = views.map((v) => {
+    const { R, t } = v.camFromWorld;
+    return [-(R[0] * t[0] + R[3] * t[1] + R[6] * t[2]), -(R[1] * t[0] + R[4] * t[1] + R[7] * t[2]), -(R[2] * t[0] + R[5] * t[1] + R[8] * t[2])];
+  });
+  for (let p = 0; p < points.count; p++) {
+    const n = [0, 0, 0];
+    for (let o = points.obsOffsets[p]; o < points.obsOffsets[p + 1]; o++) {
+      const c = centers[points.obsViews[o]];
+      const d = [c[0] - points.xyz[3 * p], c[1] - points.xyz[3 * p + 1], c[2] - points.xyz[3 * p + 2]];
+      const len = Math.hypot(d[0], d[1], d[2]) || 1;
+      for (let a = 0; a < 3; a++) n[a] += d[a] / len;
+    }
+    const len = Math.hypot(n[0], n[1], n[2]) || 1;
+    for (let a = 0; a < 3; a++) {
+      positions[3 * p + a] = points.xyz[3 * p + a];
+      normals[3 * p + a] = n[a] / len;
+    }
+  }
+  return { count: points.count, positions, colors: points.rgb.slice(), normals };
+}
+
+interface Timeline {
+  tracker: ProgressTracker;
+  reports: StageReport[];
+}
+
+/**
+ * Run one stage with its progress mapped into the overall percentage. Only ingest's progress
+ * counts input files (its fraction is files read); later stages count images or keyframes,
+ * which are not the API's `files_processed`.
+ */
+async function stage<T>(timeline: Timeline, name: Stage, work: (progress: (fraction: number, done?: number) => void) => Promise<T> | T, fileCount?: number): Promise<T> {
+  const filesAt = (fraction: number) => (fileCount === undefined ? undefined : Math.round(fraction * fileCount));
+  timeline.tracker.update(name, 0, filesAt(0));
+  const result = await work((fraction) => timeline.tracker.update(name, fraction, filesAt(fraction)));
+  timeline.tracker.update(name, 1, filesAt(1));
+  return result;
+}
+
+/** What the run has learnt so far; report.json is written from it on success and on failure. */
+interface RunState {
+  images: number;
+  skipped: SkippedInput[];
+  model: SparseModel | null;
+  outputs: PipelineOutput[];
+}
+
+async function execute(input: PipelineInput, timeline: Timeline, run: RunState): Promise<void> {
+  const preset = QUALITY_PRESETS[input.quality];
+  const ingested = await stage(timeline, "ingest", (p) => ingest.run({ files: input.files, workDir: input.workDir }, preset.ingest, p), input.files.length);
+  timeline.reports.push(ingested.report);
+  const images = ingested.images;
+  run.images = images.length;
+  run.skipped = ingested.skipped;
+  if (images.length < 2) {
+    throw new PipelineError("not_enough_images", "ingest: a reconstruction needs at least 2 usable images", "Upload at least 10–20 overlapping photos of the object from different angles.");
+  }
+  const detected = await stage(timeline, "features", (p) => features.run({ images }, preset.features, p));
+  timeline.reports.push(detected.report);
+  const matched = await stage(timeline, "matching", (p) => matching.run({ images, features: detected.features }, preset.matching, p));
+  timeline.reports.push(matched.report);
+  const sparse = await stage(timeline, "sfm", (p) => sfm.run({ images, features: detected.features, pairs: matched.pairs, tracks: matched.tracks }, preset.sfm, p));
+  timeline.reports.push(sparse.report);
+  const model = sparse.model;
+  run.model = model;
+
+  let cloud = sparseCloud(model);
+  let surface: Mesh | null = null;
+  if (!input.sparseOnly) {
+    const densified = await stage(timeline, "dense", (p) => dense.run({ images, model }, preset.dense, p));
+    timeline.reports.push(densified.report);
+    cloud = densified.cloud;
+    const meshed = await stage(timeline, "mesh", (p) => mesh.run({ cloud, views: model.views, images }, preset.mesh, p));
+    timeline.reports.push(meshed.report);
+    surface = meshed.mesh;
+  }
+  const formats = input.sparseOnly ? SPARSE_FORMATS : [...FORMATS];
+  const exported = await stage(timeline, "export", () => exporter.run({ views: model.views, cloud, mesh: surface, images }, { formats, outDir: input.outDir }));
+  timeline.reports.push(exported.report);
+  run.outputs = exported.files;
+}
+
+function buildReport(input: PipelineInput, startedAt: Date, timeline: Timeline, run: RunState, error?: PipelineError): PipelineReport {
+  const finishedAt = new Date();
+  const sparseOnly = input.sparseOnly ?? false;
+  return {
+    quality: input.quality,
+    sparseOnly,
+    startedAt: startedAt.toISOString(),
+    finishedAt: finishedAt.toISOString(),
+    wallMs: finishedAt.getTime() - startedAt.getTime(),
+    files: input.files.length,
+    images: run.images,
+    registered: run.model?.views.length ?? 0,
+    skipped: run.skipped,
+    unregistered: run.model?.unregistered.map((u) => ({ name: u.name, reason: u.reason })) ?? [],
+    otherModelSizes: run.model?.otherModelSizes ?? [],
+    notRun: sparseOnly ? [{ stage: "dense", reason: "sparse only" }, { stage: "mesh", reason: "sparse only" }] : [],
+    stages: timeline.reports,
+    outputs: run.outputs.map((f) => ({ format: f.format, file: path.basename(f.path), bytes: f.bytes })),
+    ...(error ? { error: { code: error.code, message: error.message, suggestion: error.suggestion } } : {}),
+  };
+}
+
+export async function runPipeline(input: PipelineInput): Promise<PipelineResult> {
+  const startedAt = new Date();
+  const emit = input.onProgress ?? (() => {});
+  const timeline: Timeline = { tracker: new ProgressTracker(input.sparseOnly ? SPARSE_WEIGHTS : FULL_WEIGHTS, emit), reports: [] };
+  const run: RunState = { images: 0, skipped: [], model: null, outputs: [] };
+  await mkdir(input.outDir, { recursive: true });
+  try {
+    await execute(input, timeline, run);
+  } catch (err) {
+    // A client-facing failure still leaves report.json behind (what ran, what was skipped, why).
+    if (err instanceof PipelineError) await writeReport(input.outDir, buildReport(input, startedAt, timeline, run, err));
+    throw err;
+  }
+  const report = buildReport(input, startedAt, timeline, run);
+  await writeReport(input.outDir, report);
+  timeline.tracker.finish("export", input.files.length);
+  return { report, outputs: run.outputs };
+}

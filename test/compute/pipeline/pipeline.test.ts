@@ -1,0 +1,80 @@
+/**
+ * The whole pipeline, sparse only, on 6 rendered views (preview preset): monotone progress ending at 100,
+ * report.json with every stage and per-image registration, and the sparse model files.
+ */
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runPipeline, type PipelineResult, type ProgressEvent } from "../../../compute/pipeline/index.js";
+import { PipelineError } from "../../../compute/scene/index.js";
+import { encodeJpeg } from "../../support/fixtures.js";
+import { renderScene } from "../../support/render.js";
+
+const WIDTH = 640;
+const HEIGHT = 480;
+
+describe("runPipeline (sparse only)", () => {
+  let dir = "";
+  let files: Array<{ path: string; name: string }> = [];
+  const events: ProgressEvent[] = [];
+  let result: PipelineResult;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), "pipeline-"));
+    const scene = renderScene({ scene: "object", views: 6, width: WIDTH, height: HEIGHT, seed: 9 });
+    for (const view of scene.views) {
+      const file = path.join(dir, `${view.name}.jpg`);
+      await writeFile(file, await encodeJpeg(Buffer.from(view.rgb), WIDTH, HEIGHT, { focalLength35mm: Math.round((view.K[0] * 43.27) / Math.hypot(WIDTH, HEIGHT)) }));
+      files.push({ path: file, name: `${view.name}.jpg` });
+    }
+    result = await runPipeline({ files, workDir: path.join(dir, "work"), outDir: path.join(dir, "out"), quality: "preview", sparseOnly: true, onProgress: (e) => events.push(e) });
+  });
+
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("reports monotone progress through the stages, ending at 100 with every file processed", () => {
+    const values = events.map((e) => e.progress);
+    for (let i = 1; i < values.length; i++) expect(values[i]).toBeGreaterThanOrEqual(values[i - 1]);
+    expect(values[values.length - 1]).toBe(100);
+    expect(values.slice(0, -1).every((v) => v < 100)).toBe(true);
+    expect([...new Set(events.map((e) => e.stage))]).toEqual(["ingest", "features", "matching", "sfm", "export"]);
+    expect(events[events.length - 1].filesProcessed).toBe(6);
+  });
+
+  it("writes report.json with each stage and every image either registered or listed with a reason", async () => {
+    const report = JSON.parse(await readFile(path.join(dir, "out/report.json"), "utf8"));
+    expect(report.stages.map((s: { stage: string }) => s.stage)).toEqual(["ingest", "features", "matching", "sfm", "export"]);
+    for (const s of report.stages) expect(s.wallMs).toBeGreaterThan(0);
+    expect(report.images).toBe(6);
+    expect(report.files).toBe(6);
+    // The smooth rendered texture gives preview's detector few keypoints: at least the seed
+    // pair registers, and whatever does not is accounted for with a reason.
+    expect(report.registered).toBeGreaterThanOrEqual(2);
+    expect(report.registered + report.unregistered.length).toBe(6);
+    for (const u of report.unregistered) expect(u.reason.length).toBeGreaterThan(0);
+    const sfmReport = report.stages.find((s: { stage: string }) => s.stage === "sfm");
+    expect(sfmReport.perImage).toHaveLength(6);
+    expect(sfmReport.perImage.filter((p: { registered: boolean }) => p.registered)).toHaveLength(report.registered);
+    expect(result.report.registered).toBe(report.registered);
+  });
+
+  it("writes the sparse model as model.glb and model.ply", async () => {
+    expect(result.outputs.map((o) => o.format).sort()).toEqual(["glb", "ply"]);
+    for (const output of result.outputs) {
+      expect(path.basename(output.path)).toBe(`model.${output.format}`);
+      expect((await stat(output.path)).size).toBe(output.bytes);
+      expect(output.bytes).toBeGreaterThan(1000);
+    }
+  });
+
+  it("fails with a PipelineError when fewer than two files are images", async () => {
+    const junk = path.join(dir, "notes.txt");
+    await writeFile(junk, "not an image");
+    const run = runPipeline({ files: [files[0], { path: junk, name: "notes.txt" }], workDir: path.join(dir, "work2"), outDir: path.join(dir, "out2"), quality: "preview", sparseOnly: true });
+    await expect(run).rejects.toBeInstanceOf(PipelineError);
+    await expect(run).rejects.toMatchObject({ code: "no_usable_images" });
+  });
+});
