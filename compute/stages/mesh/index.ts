@@ -2,7 +2,7 @@
  * @module Mesh stage: a triangle mesh of the dense, oriented point cloud.
  *
  * Method (why not screened Poisson): the signed distance to the points' tangent planes
- * (Hoppe et al. 1992, averaged with Gaussian weights as in Kolluri 2005) is sampled on a
+ * (Hoppe et al. 1992, averaged with smooth weights as in Kolluri 2005) is sampled on a
  * sparse lattice that exists only within a couple of voxels of the data, and its zero set is
  * extracted by surface nets (Gibson 1998). Everything is local, so cost and memory grow with
  * the surface, not the bounding volume, and nothing is invented where there are no points:
@@ -20,7 +20,7 @@ import type { ImageRef, Mesh, PointCloud, ProgressFn, RegisteredView, StageRepor
 import { vertexColors, vertexNormals } from "./attributes.js";
 import { compactVertices, dropDegenerateFaces, removeSmallComponents, trimFaces } from "./cleanup.js";
 import { orientTowardCameras } from "./orient.js";
-import { medianSpacing, PointGrid } from "./point-grid.js";
+import { medianSpacing, occupiedCells, PointGrid } from "./point-grid.js";
 import { buildSignedDistance } from "./signed-distance.js";
 import { simplifyToBudget } from "./simplify.js";
 import { extractSurfaceNets } from "./surface-nets.js";
@@ -36,7 +36,7 @@ export interface Options {
   /** Faces whose centroid is farther than this from every point are cut, in voxels. */
   trimDistance: number;
   /**
-   * Support radius of the signed distance, in voxels (the Gaussian's σ is one voxel). At 2
+   * Support radius of the signed distance, in voxels. At 2
    * the corners of some surface cells over sampling gaps have no data and the surface gets
    * pinholes; 2.5 closed every test surface.
    */
@@ -62,8 +62,12 @@ export interface Input {
   images?: ImageRef[];
 }
 
-/** Nodes whose total Gaussian weight is below this have too little data to be trusted. */
-const MIN_NODE_WEIGHT = 1e-3;
+/**
+ * Nodes whose total weight is below this (one point at 0.99 R) hold no data. Any higher and
+ * the band of defined nodes shrinks below R, which opens holes where the surface runs far
+ * from the points (sampling gaps, rounded edges).
+ */
+const MIN_NODE_WEIGHT = 1e-16;
 
 export function emptyMesh(): Mesh {
   return { vertexCount: 0, faceCount: 0, positions: new Float32Array(0), colors: new Uint8Array(0), normals: new Float32Array(0), indices: new Uint32Array(0) };
@@ -71,14 +75,19 @@ export function emptyMesh(): Mesh {
 
 /**
  * Voxel size: `resolution` × spacing, coarser if surface nets would make more than
- * oversample × budget faces. A surface sampled at spacing s by N points has area ≈ N·s², and
- * surface nets make about 2 faces per voxel face of area h².
+ * oversample × budget faces. Surface nets make about two faces per cell the surface
+ * crosses. The cells the points occupy count those cells directly, but only at a size where
+ * every crossed cell surely holds points (at 2× the spacing a random sampling leaves half of
+ * them empty), so they are counted at `probeSize` (4× the finest) and scaled: faces ∝ 1/h².
  */
-export function chooseVoxelSize(count: number, spacing: number, options: Options): number {
-  const area = count * spacing * spacing;
-  const byBudget = Math.sqrt((2 * area) / (options.oversample * options.faceBudget));
-  return Math.max(options.resolution * spacing, byBudget);
+export function chooseVoxelSize(fineSize: number, probeSize: number, occupiedAtProbe: number, options: Options): number {
+  const facesAtFine = 2 * occupiedAtProbe * (probeSize / fineSize) ** 2;
+  const allowed = options.oversample * options.faceBudget;
+  return facesAtFine <= allowed ? fineSize : fineSize * Math.sqrt(facesAtFine / allowed);
 }
+
+/** Probe cells for the face estimate, in finest voxels. */
+const PROBE_FACTOR = 4;
 
 function finish(raw: RawMesh, grid: PointGrid, cloud: PointCloud, colorRadius: number): Mesh {
   const compact = compactVertices(dropDegenerateFaces(raw));
@@ -112,7 +121,9 @@ export async function run(input: Input, options?: Partial<Options>, progress?: P
     warnings.push(`too few distinct points to mesh (${cloud.count})`);
     return { mesh: emptyMesh(), report: report() };
   }
-  const h = chooseVoxelSize(cloud.count, spacing, opts);
+  const fineSize = opts.resolution * spacing;
+  const probeSize = PROBE_FACTOR * fineSize;
+  const h = chooseVoxelSize(fineSize, probeSize, occupiedCells(cloud.positions, cloud.count, probeSize), opts);
   // Points far denser than the lattice add little: keep about 4 per voxel face.
   const stride = Math.max(1, Math.floor((h / spacing) ** 2 / 4));
   Object.assign(counts, { medianSpacing: spacing, voxelSize: h, trimDistance: opts.trimDistance * h, sdfPointStride: stride });
@@ -122,7 +133,7 @@ export async function run(input: Input, options?: Partial<Options>, progress?: P
   const oriented = orientTowardCameras(cloud.positions, cloud.normals, cloud.count, input.views);
   counts.normalsFlipped = oriented.flipped;
   const lattice = buildSignedDistance(cloud.positions, oriented.normals, cloud.count, {
-    spacing: h, supportVoxels: opts.supportRadius, sigmaVoxels: 1, stride,
+    spacing: h, supportVoxels: opts.supportRadius, stride,
   });
   counts.latticeNodes = lattice.countNodes();
   counts.latticeBricks = lattice.brickCount;

@@ -6,7 +6,9 @@
  * n·(x − p). A single nearest plane is noisy and discontinuous where the nearest point
  * changes, so, as in the implicit moving-least-squares surfaces of Kolluri (SIGGRAPH 2005),
  * we average the tangent-plane distances of every point within a support radius R with
- * Gaussian weights w = exp(−|x − p|² / σ²):
+ * weights w = (1 − |x − p|²/R²)⁴, a polynomial bump close to a Gaussian of σ ≈ R/2 that,
+ * unlike a truncated Gaussian, falls smoothly to zero at R (so f has no jumps where a point
+ * enters the support) and costs no exp():
  *
  *     f(x) = Σ wᵢ nᵢ·(x − pᵢ) / Σ wᵢ        (> 0 outside, along the normals)
  *
@@ -21,8 +23,6 @@ export interface SignedDistanceOptions {
   spacing: number;
   /** Support radius R in voxels. */
   supportVoxels: number;
-  /** Gaussian width σ in voxels. */
-  sigmaVoxels: number;
   /** Use every `stride`-th point (points much denser than the lattice add little). */
   stride: number;
 }
@@ -31,7 +31,7 @@ export function buildSignedDistance(positions: Float32Array, normals: Float32Arr
   const h = options.spacing;
   const radius = options.supportVoxels * h;
   const r2 = radius * radius;
-  const invSigma2 = 1 / (options.sigmaVoxels * h) ** 2;
+  const invR2 = 1 / r2;
   const min = [Infinity, Infinity, Infinity];
   for (let i = 0; i < count; i++) for (let a = 0; a < 3; a++) min[a] = Math.min(min[a], positions[3 * i + a]);
   // A margin of a few voxels keeps every node index ≥ 0.
@@ -58,7 +58,9 @@ export function buildSignedDistance(positions: Float32Array, normals: Float32Arr
           const d2 = dxy2 + dz * dz;
           if (d2 > r2) continue;
           const node = lattice.nodeOrCreate(ni, nj, nk);
-          const w = Math.exp(-d2 * invSigma2);
+          const falloff = 1 - d2 * invR2;
+          const w2 = falloff * falloff;
+          const w = w2 * w2;
           lattice.value[node] += w * (nx * dx + ny * dy + nz * dz);
           lattice.weight[node] += w;
         }

@@ -3,7 +3,7 @@ import type { RegisteredView } from "../../../compute/scene/index.js";
 import { BrickLattice } from "../../../compute/stages/mesh/brick-lattice.js";
 import { chooseVoxelSize, DEFAULTS, run } from "../../../compute/stages/mesh/index.js";
 import { orientTowardCameras } from "../../../compute/stages/mesh/orient.js";
-import { medianSpacing, PointGrid } from "../../../compute/stages/mesh/point-grid.js";
+import { medianSpacing, occupiedCells, PointGrid } from "../../../compute/stages/mesh/point-grid.js";
 import { VoxelHash } from "../../../compute/stages/mesh/voxel-hash.js";
 import { planePoints, rng, spherePoints } from "./fixtures.js";
 
@@ -80,11 +80,26 @@ describe("mesh/point-grid", () => {
 });
 
 describe("mesh/voxel size", () => {
-  it("is resolution × spacing unless the face budget needs it coarser", () => {
-    expect(chooseVoxelSize(10_000, 0.01, { ...DEFAULTS, faceBudget: 1_000_000 })).toBeCloseTo(0.02, 10);
-    const coarse = chooseVoxelSize(1_000_000, 0.01, { ...DEFAULTS, faceBudget: 50_000 });
-    // About 2·area/h² faces, area ≈ N·s², at most oversample × budget.
-    expect(2 * 1_000_000 * 0.01 ** 2 / coarse ** 2).toBeCloseTo(DEFAULTS.oversample * 50_000, 3);
+  it("is the finest size unless the cells the points occupy (counted at a coarser probe size) predict more faces than oversample × budget", () => {
+    expect(chooseVoxelSize(0.02, 0.08, 1000, { ...DEFAULTS, faceBudget: 1_000_000 })).toBe(0.02);
+    // 62.5k cells of 0.08 → 1M cells of 0.02 → about 2M faces; the budget allows 2 × 50k, so 20× fewer cells.
+    const coarse = chooseVoxelSize(0.02, 0.08, 62_500, { ...DEFAULTS, faceBudget: 50_000 });
+    expect(coarse).toBeCloseTo(0.02 * Math.sqrt(20), 10);
+  });
+
+  it("counts occupied cells: a 1×1 square sampled densely covers about 1/h² cells of size h", () => {
+    const cloud = planePoints(40_000, 0.5, 0);
+    const cells = occupiedCells(cloud.positions, cloud.count, 0.05);
+    expect(cells).toBeGreaterThanOrEqual(400);
+    expect(cells).toBeLessThanOrEqual(441 * 2);
+  });
+
+  it("keeps the face budget on a dense cloud by coarsening the voxels before extraction", async () => {
+    const cloud = spherePoints(60_000, 1, [0, 0, 0], 0.001, 9);
+    const { mesh, report } = await run({ cloud, views: [] }, { faceBudget: 5000 });
+    expect(mesh.faceCount).toBeLessThanOrEqual(5000);
+    expect(report.counts.extractedFaces).toBeLessThanOrEqual(1.5 * DEFAULTS.oversample * 5000);
+    expect(report.counts.extractedFaces).toBeGreaterThan(5000);
   });
 });
 
