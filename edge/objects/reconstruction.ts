@@ -51,7 +51,7 @@ const WatchdogConfig = z.object({
 });
 type WatchdogConfig = z.infer<typeof WatchdogConfig>;
 
-export const TIMEOUT_FAILURE: Omit<FailureInfo, "message"> & { message: string } = {
+export const TIMEOUT_FAILURE: FailureInfo = {
   code: "processing_timeout",
   message: "The reconstruction did not finish: compute stopped responding on every attempt.",
   suggestion: "Submit the files again; your credit was refunded.",

@@ -43,8 +43,11 @@ reconstructionsRoutes.post("/", requireApiKey(), rateLimit("create"), async func
     upload = await receiveFiles(c, id, config);
     await account.commitReservation(id);
   } catch (err) {
-    await account.releaseReservation(id);
-    await deleteInputs(c.env.BUCKET, id);
+    // The rejection the client sees is `err`; a failing clean-up is logged, not substituted
+    // (an unreleased hold lapses by itself, see RESERVATION_TTL_MS in the AccountObject).
+    await Promise.all([account.releaseReservation(id), deleteInputs(c.env.BUCKET, id)]).catch((cleanupError: unknown) =>
+      console.error(JSON.stringify({ level: "error", request_id: c.get("requestId"), reconstruction_id: id, msg: "creation clean-up failed", error: String(cleanupError) })),
+    );
     throw err;
   }
   const createdAt = new Date();
