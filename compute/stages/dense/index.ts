@@ -120,6 +120,7 @@ export async function run(input: DenseInput, options: Partial<Options> = {}, pro
       workingHeight: views[0]?.height ?? 0,
       kernelWasm: kernels.has("wasm-simd") ? 1 : 0,
       patchMatchMs: Math.round(raw.reduce((s, r) => s + r.result.wallMs, 0)),
+      hypothesesScored: raw.reduce((s, r) => s + r.result.evaluations, 0),
       photometricPixels: filtered.reduce((s, f) => s + f.photometric, 0),
       consistentPixels: filtered.reduce((s, f) => s + f.valid, 0),
     },

@@ -62,6 +62,8 @@ export interface PatchMatchOutput {
   /** Aggregated cost per pixel in [0, 2]. */
   cost: Float32Array;
   kernel: CostKernel["name"];
+  /** Plane hypotheses scored (each against every source view). */
+  evaluations: number;
 }
 
 /** Neighbours of the opposite checkerboard colour: the 4 adjacent and 4 at distance 5 (Gipuma's fast pattern). */
@@ -98,6 +100,7 @@ class PatchMatchState {
   private readonly sourceCosts: Float64Array;
   private readonly rng: Rng;
   private readonly rayScratch = new Float64Array(3);
+  private evaluations = 0;
 
   constructor(private readonly input: PatchMatchInput) {
     const { width, height, params } = input;
@@ -195,6 +198,8 @@ class PatchMatchState {
       if (denom > -1e-6) continue;
       const d = rho / denom;
       if (!(d > 0.5 * this.input.depthMin && d < 2 * this.input.depthMax)) continue;
+      // Once a plane has spread, most neighbours offer the pixel its own hypothesis again: skip those.
+      if (nx === normal[3 * p] && ny === normal[3 * p + 1] && nz === normal[3 * p + 2] && Math.abs(d - depth[p]) <= 1e-6 * d) continue;
       this.tryHypothesis(col, row, p, d, nx, ny, nz);
     }
   }
@@ -230,6 +235,7 @@ class PatchMatchState {
   /** Mean of the best K source costs of the plane (depth d at this pixel, normal n). */
   private hypothesisCost(col: number, row: number, d: number, nx: number, ny: number, nz: number): number {
     const { focal, cx, cy, sources, params } = this.input;
+    this.evaluations++;
     const px = col + 0.5;
     const py = row + 0.5;
     const rho = d * (nx * ((px - cx) / focal) + ny * ((py - cy) / focal) + nz);
@@ -325,7 +331,7 @@ class PatchMatchState {
   }
 
   output(): PatchMatchOutput {
-    return { depth: this.depth, normal: this.normal, cost: this.cost, kernel: this.kernel.name };
+    return { depth: this.depth, normal: this.normal, cost: this.cost, kernel: this.kernel.name, evaluations: this.evaluations };
   }
 }
 

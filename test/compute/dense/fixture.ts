@@ -20,7 +20,7 @@ export async function denseFixture(options: RenderOptions): Promise<DenseFixture
 }
 
 /** Sparse points from the true depth of a coarse pixel grid of each view, observed wherever they are visible. */
-function trueModel(scene: RenderedScene): SparseModel {
+export function trueModel(scene: RenderedScene): SparseModel {
   const xyz: number[] = [];
   const offsets: number[] = [0];
   const obsViews: number[] = [];
