@@ -5,7 +5,7 @@
  * or `npm run bench -- front`.
  */
 import { mkdtemp, readdir, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import * as features from "../compute/stages/features/index.js";
@@ -26,19 +26,28 @@ export async function run(args: string[]): Promise<void> {
   const names = (await readdir(folder)).filter((n) => /\.(jpe?g|png|heic|mp4|mov)$/i.test(n)).sort();
   const workDir = await mkdtemp(join(tmpdir(), "bench-front-"));
   try {
+    // CPU seconds (all threads of this process) as well as wall time: the machine may be shared.
+    const cpu = () => {
+      const u = process.cpuUsage();
+      return (u.user + u.system) / 1e3;
+    };
+    const c0 = cpu();
     const t0 = performance.now();
     const ingested = await ingest.run({ files: names.map((name) => ({ path: join(folder, name), name })), workDir });
     const t1 = performance.now();
+    const c1 = cpu();
     const detected = await features.run({ images: ingested.images }, { maxImageSide: flag(args, "--max-side") ?? features.DEFAULTS.maxImageSide, maxFeatures: flag(args, "--features") ?? features.DEFAULTS.maxFeatures });
     const t2 = performance.now();
+    const c2 = cpu();
     const matched = await matching.run({ images: ingested.images, features: detected.features });
     const t3 = performance.now();
+    const c3 = cpu();
     const s = (ms: number) => (ms / 1000).toFixed(2);
     console.log(`set ${set}: ${ingested.images.length} images (${ingested.images[0]?.width}×${ingested.images[0]?.height})`);
-    console.log(`ingest   ${s(t1 - t0)} s`);
-    console.log(`features ${s(t2 - t1)} s  keypoints/image ${detected.report.counts.meanKeypoints.toFixed(0)}`);
-    console.log(`matching ${s(t3 - t2)} s  ${JSON.stringify(matched.report.counts)}`);
-    console.log(`features+matching ${s(t3 - t1)} s`);
+    console.log(`ingest   wall ${s(t1 - t0)} s  cpu ${s(c1 - c0)} s`);
+    console.log(`features wall ${s(t2 - t1)} s  cpu ${s(c2 - c1)} s  keypoints/image ${detected.report.counts.meanKeypoints.toFixed(0)}  workers ${detected.report.counts.workers}`);
+    console.log(`matching wall ${s(t3 - t2)} s  cpu ${s(c3 - c2)} s  ${JSON.stringify(matched.report.counts)}`);
+    console.log(`features+matching wall ${s(t3 - t1)} s  cpu ${s(c3 - c1)} s  (load average ${loadavg()[0].toFixed(1)} on ${availableParallelism()} cores)`);
     for (const w of matched.report.warnings) console.log(`warning: ${w}`);
   } finally {
     await rm(workDir, { recursive: true, force: true });

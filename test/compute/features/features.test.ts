@@ -6,6 +6,8 @@ import type { ImageFeatures } from "../../../compute/scene/features.js";
 import type { ImageRef } from "../../../compute/scene/images.js";
 import { run } from "../../../compute/stages/features/index.js";
 import { selectSpread } from "../../../compute/stages/features/select.js";
+import { mutualRatioMatches, packDescriptors, wordsPerDescriptor } from "../../../compute/stages/matching/hamming.js";
+import { nearestNeighbours } from "../../../compute/stages/matching/kernel.js";
 import { applyH, encodePng, makePlaneScene, renderPlane, similarity } from "../../support/fixtures.js";
 
 const W = 480;
@@ -25,33 +27,13 @@ function multiply3x3(a: ArrayLike<number>, b: ArrayLike<number>): Float64Array {
   return out;
 }
 
-/** Mutual nearest neighbours by Hamming distance with Lowe's ratio 0.8 (a plain test-side reference). */
+/** Mutual nearest neighbours by Hamming distance with Lowe's ratio 0.8 (the matching stage's kernel). */
 function mutualMatches(a: ImageFeatures, b: ImageFeatures): Array<[number, number]> {
-  const bytes = a.descriptorBytes;
-  const nearest = (from: ImageFeatures, to: ImageFeatures, i: number): [number, number, number] => {
-    let best = -1;
-    let d1 = Infinity;
-    let d2 = Infinity;
-    for (let j = 0; j < to.count; j++) {
-      let d = 0;
-      for (let k = 0; k < bytes; k++) {
-        let v = from.descriptors[i * bytes + k] ^ to.descriptors[j * bytes + k];
-        while (v) {
-          d += v & 1;
-          v >>= 1;
-        }
-      }
-      if (d < d1) [d2, d1, best] = [d1, d, j];
-      else if (d < d2) d2 = d;
-    }
-    return [best, d1, d2];
-  };
+  const words = wordsPerDescriptor(a.descriptorBytes);
+  const nb = nearestNeighbours(packDescriptors(a.descriptors, a.count, a.descriptorBytes), a.count, packDescriptors(b.descriptors, b.count, b.descriptorBytes), b.count, words);
+  const triples = mutualRatioMatches(nb, 0.8);
   const out: Array<[number, number]> = [];
-  for (let i = 0; i < a.count; i++) {
-    const [j, d1, d2] = nearest(a, b, i);
-    if (j < 0 || d1 >= 0.8 * d2) continue;
-    if (nearest(b, a, j)[0] === i) out.push([i, j]);
-  }
+  for (let k = 0; k < triples.length; k += 3) out.push([triples[k], triples[k + 1]]);
   return out;
 }
 
