@@ -61,10 +61,13 @@ async function encode(format: Format, input: Input): Promise<Uint8Array | string
   }
 }
 
-export async function run(input: Input, options: Options): Promise<{ files: ExportedFile[]; report: StageReport }> {
+export async function run(given: Input, options: Options): Promise<{ files: ExportedFile[]; report: StageReport }> {
   const started = performance.now();
   const baseName = options.baseName ?? DEFAULTS.baseName;
   const warnings: string[] = [];
+  // A mesh without faces is exported like no mesh: an empty OBJ or STL would only mislead.
+  const input: Input = given.mesh && given.mesh.faceCount === 0 ? { ...given, mesh: null } : given;
+  if (given.mesh && given.mesh.faceCount === 0) warnings.push("the mesh is empty; exporting the points instead");
   const files: ExportedFile[] = [];
   const timings: Record<string, number> = {};
   await mkdir(options.outDir, { recursive: true });

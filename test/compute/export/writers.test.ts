@@ -164,6 +164,10 @@ describe("export/run", () => {
       expect(sparse.files.map((f) => f.format)).toEqual(["ply", "gltf", "glb", "las"]);
       expect(sparse.report.warnings.join(" ")).toMatch(/obj not written/);
       expect((await readFile(path.join(outDir, "sparse.ply"))).subarray(0, 3).toString()).toBe("ply");
+      const emptyMesh = { vertexCount: 0, faceCount: 0, positions: new Float32Array(0), colors: new Uint8Array(0), normals: new Float32Array(0), indices: new Uint32Array(0) };
+      const empty = await run({ views: views(), cloud: randomCloud(10), mesh: emptyMesh }, { formats: ["obj", "glb"], outDir, baseName: "empty" });
+      expect(empty.files.map((f) => f.format)).toEqual(["glb"]);
+      expect(empty.report.warnings.join(" ")).toMatch(/mesh is empty/);
     } finally {
       await rm(outDir, { recursive: true, force: true });
     }
