@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { StatusRecord } from "../../shared/records.js";
-import { createAccount, keyHeaders, request } from "./helpers.js";
+import { createAccount, keyHeaders, request, requestWithVars } from "./helpers.js";
 import { createReconstruction, reconstructionStub } from "./reconstruction-support.js";
 
 const get = (path: string, apiKey?: string) => request(path, { headers: apiKey ? keyHeaders(apiKey) : {} });
@@ -40,5 +40,21 @@ describe("GET /v1/reconstruction/{id}/status", () => {
     const wrong = await get(`/v1/reconstruction/${id}/status`, "pk_live_wrong");
     expect(wrong.status).toBe(401);
     expect(await wrong.json()).toMatchObject({ error: { code: "invalid_api_key" } });
+  });
+
+  it("answers 429 with Retry-After once the request budget is spent", async () => {
+    const { account, id } = await createReconstruction();
+    const vars = { RATE_LIMIT_REQUESTS: "2" };
+    // The creation above already counted against this account's budget of the default size;
+    // with a budget of 2, at most one more read passes.
+    const statuses: number[] = [];
+    let last: Response | undefined;
+    for (let i = 0; i < 3; i++) {
+      last = await requestWithVars(`/v1/reconstruction/${id}/status`, vars, { headers: keyHeaders(account.apiKey) });
+      statuses.push(last.status);
+    }
+    expect(statuses.at(-1)).toBe(429);
+    expect(last!.headers.get("Retry-After")).toMatch(/^\d+$/);
+    expect(await last!.json()).toMatchObject({ error: { code: "rate_limited" } });
   });
 });
