@@ -6,6 +6,7 @@
  * Convention: x2ᵀ·E·x1 = 0 with E = [t]×·R, where (R, t) is cam2FromCam1.
  */
 import { svd } from "../math/linalg.js";
+import { columnOf } from "../math/copy.js";
 import { ransac } from "../math/ransac.js";
 import type { Rng } from "../math/random.js";
 import { decomposeEssential } from "./decompose-essential.js";
@@ -78,7 +79,7 @@ export function essentialFromSubset(x1: ArrayLike<number>, x2: ArrayLike<number>
   let E: Float64Array | null = null;
   for (let round = 0; round < REWEIGHT_ROUNDS; round++) {
     const { V } = svd(epipolarRows(p1, p2, n, weights), n, 9);
-    E = projectToEssential(Float64Array.from({ length: 9 }, (_, r) => V[r * 9 + 8]));
+    E = projectToEssential(columnOf(V, 9, 9, 8));
     for (let k = 0; k < n; k++) weights[k] = 1 / Math.sqrt(Math.max(sampsonGradientSq(E, p1, p2, k), 1e-12));
   }
   return E;

@@ -4,6 +4,7 @@
  * §11.1.2), the Sampson error, and LO-RANSAC over 7-point samples with 8-point refits.
  */
 import { mat3Det, mat3PencilDeterminant, svd } from "../math/linalg.js";
+import { columnOf } from "../math/copy.js";
 import { ransac } from "../math/ransac.js";
 import type { Rng } from "../math/random.js";
 import { realRoots } from "../math/polynomial.js";
@@ -75,7 +76,7 @@ export function fundamentalFromSubset(x1: ArrayLike<number>, x2: ArrayLike<numbe
   const a = hartleyNormalize(x1, indices, count);
   const b = hartleyNormalize(x2, indices, count);
   const { V } = svd(epipolarRows(a.points, b.points, n), n, 9);
-  const Fhat = Float64Array.from({ length: 9 }, (_, r) => V[r * 9 + 8]);
+  const Fhat = columnOf(V, 9, 9, 8);
   return denormalize(enforceRank2(Fhat), a.T, b.T);
 }
 
@@ -89,8 +90,8 @@ export function sevenPoint(x1: ArrayLike<number>, x2: ArrayLike<number>, indices
   const a = hartleyNormalize(x1, indices, 7);
   const b = hartleyNormalize(x2, indices, 7);
   const { V } = svd(epipolarRows(a.points, b.points, 7), 7, 9);
-  const F1 = Float64Array.from({ length: 9 }, (_, r) => V[r * 9 + 7]);
-  const F2 = Float64Array.from({ length: 9 }, (_, r) => V[r * 9 + 8]);
+  const F1 = columnOf(V, 9, 9, 7);
+  const F2 = columnOf(V, 9, 9, 8);
   const diff = Float64Array.from(F2, (v, k) => v - F1[k]);
   const solutions: Float64Array[] = [];
   for (const gamma of realRoots(mat3PencilDeterminant(F1, diff))) {

@@ -3,6 +3,7 @@
  * Algorithm 4.2) and LO-RANSAC over 4-point samples with the one-way transfer error.
  */
 import { mat3Inverse, svd } from "../math/linalg.js";
+import { columnOf } from "../math/copy.js";
 import { ransac } from "../math/ransac.js";
 import type { Rng } from "../math/random.js";
 import { hartleyNormalize } from "./normalization.js";
@@ -36,7 +37,7 @@ export function homographyFromSubset(x1: ArrayLike<number>, x2: ArrayLike<number
     rows.set([x, y, 1, 0, 0, 0, -u * x, -u * y, -u], 18 * k + 9);
   }
   const { V } = svd(rows, 2 * n, 9);
-  const Hn = Float64Array.from({ length: 9 }, (_, r) => V[r * 9 + 8]);
+  const Hn = columnOf(V, 9, 9, 8);
   const T2inv = mat3Inverse(b.T);
   if (!T2inv) return null;
   // H = T2⁻¹·Ĥ·T1

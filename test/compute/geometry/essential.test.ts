@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decomposeEssential, estimateEssential, fivePoint, recoverPose } from "../../../compute/geometry/essential.js";
+import { decomposeEssential, essentialFromSubset, estimateEssential, fivePoint, recoverPose } from "../../../compute/geometry/essential.js";
 import { rotationAngleDeg } from "../../../compute/geometry/rotation.js";
 import { createRng } from "../../../compute/math/random.js";
 import { angleBetweenDeg, bestMatchUpToSign, essentialOf, twoViewScene } from "./synthetic.js";
@@ -14,6 +14,15 @@ describe("geometry/essential fivePoint", () => {
       expect(solutions.length).toBeLessThanOrEqual(10);
       expect(bestMatchUpToSign(essentialOf(scene.pose), solutions)).toBeLessThan(1e-6);
     }
+  });
+});
+
+describe("geometry/essential linear fit", () => {
+  it("essentialFromSubset is exact on noise-free correspondences and needs 8", () => {
+    const scene = twoViewScene(createRng(6), 20, { focal: 1000, noisePx: 0, outlierRatio: 0 });
+    const all = Uint32Array.from({ length: 20 }, (_, i) => i);
+    expect(bestMatchUpToSign(essentialOf(scene.pose), [essentialFromSubset(scene.x1, scene.x2, all)!])).toBeLessThan(1e-9);
+    expect(essentialFromSubset(scene.x1, scene.x2, all.subarray(0, 7))).toBeNull();
   });
 });
 
