@@ -1,10 +1,10 @@
 /**
- * @module Bundle adjustment benchmark: `npx tsx bench/ba.ts [cameras] [points] [--pcg]`
+ * @module Bundle adjustment benchmark: `npx tsx bench/ba.ts [cameras] [points] [--pcg|--dense] [--cauchy]`
  * (defaults 100 cameras, 30,000 points, ~5 views per point ≈ 150,000 observations) on a
  * seeded synthetic ring scene perturbed by 1° / 2% / 5% focal / k1 = 0; prints size,
  * iterations, wall and CPU time (they differ when other processes share the cores), RMSE
- * and pose errors. `--pcg` forces the iterative reduced solver. Also `run(args)` for
- * bench/index.ts.
+ * and pose errors. `--pcg` / `--dense` force the reduced solver (else the default
+ * threshold picks), `--cauchy` skips the squared-loss run. Also `run(args)` for bench/index.ts.
  */
 import { pathToFileURL } from "node:url";
 import { run as runBA } from "../compute/stages/ba/index.js";
@@ -15,15 +15,16 @@ export async function run(args: string[]): Promise<void> {
   const positional = args.filter((a) => !a.startsWith("--"));
   const cameras = Number(positional[0] ?? 100);
   const points = Number(positional[1] ?? 30_000);
-  const forcePcg = args.includes("--pcg");
+  const solverOverride = args.includes("--pcg") ? { denseSchurMaxCameras: 0 } : args.includes("--dense") ? { denseSchurMaxCameras: Infinity } : {};
+  const losses = args.includes("--cauchy") ? (["cauchy"] as const) : (["cauchy", "squared"] as const);
   const scene = makeScene({ cameras, points, minViews: 3, maxViews: 7, seed: 7 });
   const problem = perturbedCopy(scene, { seed: 8 });
   const p = scene.truth;
   console.log(`ba bench: ${p.cameraCount} cameras, ${p.pointCount} points, ${p.observationCount} observations, noise ${scene.spec.noisePx} px`);
-  for (const loss of ["cauchy", "squared"] as const) {
+  for (const loss of losses) {
     const copy = { ...problem, poses: problem.poses.slice(), intrinsics: problem.intrinsics.slice(), points: problem.points.slice() };
     const cpuBefore = process.cpuUsage();
-    const report = runBA(copy, { loss, ...(forcePcg ? { denseSchurMaxCameras: 0 } : {}) });
+    const report = runBA(copy, { loss, ...solverOverride });
     const cpu = process.cpuUsage(cpuBefore);
     const errors = cameraErrors(copy, scene.truth);
     const focalErrorPct = (100 * Math.abs(copy.intrinsics[0] - p.intrinsics[0])) / p.intrinsics[0];

@@ -50,7 +50,11 @@ export const DEFAULTS: Options = {
 /** Refines `problem`'s poses, intrinsics and points in place. */
 export function run(problem: BAProblem, options: Partial<Options> = {}): BAReport {
   const started = performance.now();
-  const settings: Options = { ...DEFAULTS, ...options };
+  const settings: Options = { ...DEFAULTS };
+  // Keys passed as undefined keep their defaults instead of erasing them.
+  for (const [key, value] of Object.entries(options)) {
+    if (value !== undefined) Object.assign(settings, { [key]: value });
+  }
   validateOptions(settings);
   validateProblem(problem);
   const summary = solve(problem, settings);

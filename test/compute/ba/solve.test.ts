@@ -185,7 +185,10 @@ describe("ba/run edge cases", () => {
     }
   });
 
-  it("has documented defaults", () => {
+  it("has documented defaults, which options passed as undefined do not erase", () => {
     expect(DEFAULTS).toMatchObject({ loss: "cauchy", lossScalePx: 1, refinePrincipalPoint: false, maxIterations: 50 });
+    const { truth } = makeScene({ cameras: 4, points: 20 });
+    const report = run(cloneProblem(truth), { lossScalePx: undefined, maxIterations: 3 });
+    expect(report.iterations).toBeLessThanOrEqual(3);
   });
 });
