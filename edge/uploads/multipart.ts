@@ -40,7 +40,7 @@ export function boundaryOf(contentType: string | null | undefined): string | und
  * `reader.readBody()` before asking for the next part (unread bytes are skipped).
  */
 export class MultipartReader {
-  private readonly source: ReadableStreamDefaultReader<Uint8Array>;
+  private readonly source: ChunkSource;
   /** `CRLF--boundary`: the delimiter that ends every part body. */
   private readonly delimiter: Uint8Array;
   /** Bytes read from the source and not consumed yet. */
@@ -49,12 +49,14 @@ export class MultipartReader {
   private inBody = false;
   /** True once the first delimiter (after any preamble) has been consumed. */
   private started = false;
+  /** A delimiter was just consumed; what follows it (`--` or CRLF) is read by `nextPart`. */
+  private atDelimiterEnd = false;
   private finished = false;
   /** Total bytes pulled from the source, for the per-request limit. */
   bytesRead = 0;
 
   constructor(body: ReadableStream<Uint8Array>, boundary: string) {
-    this.source = body.getReader();
+    this.source = openSource(body);
     this.delimiter = new TextEncoder().encode(`\r\n--${boundary}`);
     // The first delimiter has no leading CRLF; prefixing one lets a single search rule apply.
     this.pending = CRLF.slice();
@@ -69,6 +71,10 @@ export class MultipartReader {
     if (this.inBody) for await (const _chunk of this.readBody()); // skip the rest of the body
     else if (!this.started) await this.skipPreamble();
     this.started = true;
+    if (this.atDelimiterEnd) {
+      this.atDelimiterEnd = false;
+      await this.afterDelimiter();
+    }
     if (this.finished) return undefined;
     const headerBytes = await this.readUntil(HEADER_END, MAX_HEADER_BYTES);
     this.inBody = true;
@@ -85,7 +91,8 @@ export class MultipartReader {
         const chunk = this.pending.subarray(0, at);
         this.pending = this.pending.subarray(at + this.delimiter.length);
         this.inBody = false;
-        await this.afterDelimiter();
+        // Reading past the delimiter now could reuse the read buffer under `chunk`: later.
+        this.atDelimiterEnd = true;
         if (chunk.length > 0) yield chunk;
         return;
       }
@@ -111,7 +118,7 @@ export class MultipartReader {
   /** Stops reading the source (after a rejection) so the client's upload is not drained. */
   async cancel(): Promise<void> {
     this.finished = true;
-    await this.source.cancel().catch(() => undefined);
+    await this.source.cancel();
   }
 
   private async skipPreamble(): Promise<void> {
@@ -120,7 +127,7 @@ export class MultipartReader {
       const at = indexOf(this.pending, this.delimiter, 0);
       if (at >= 0) {
         this.pending = this.pending.subarray(at + this.delimiter.length);
-        await this.afterDelimiter();
+        this.atDelimiterEnd = true;
         return;
       }
       if (this.pending.length > MAX_HEADER_BYTES) throw new MultipartError("no multipart boundary found at the start of the body");
@@ -134,7 +141,7 @@ export class MultipartReader {
     if (this.pending[0] === 45 && this.pending[1] === 45) {
       this.finished = true;
       // The epilogue is ignored (RFC 2046); stop pulling it.
-      await this.source.cancel().catch(() => undefined);
+      await this.source.cancel();
       return;
     }
     // Transport padding (spaces, tabs) may follow the boundary before the CRLF.
@@ -164,11 +171,16 @@ export class MultipartReader {
     return true;
   }
 
-  /** The next non-empty source chunk, counted against the request limit; undefined at the end. */
+  /**
+   * The next non-empty source chunk, counted against the request limit; undefined at the end.
+   * Chunks handed out earlier must have been consumed: a BYOB source reads into the same memory.
+   */
   private async readChunk(): Promise<Uint8Array | undefined> {
     while (!this.sourceDone) {
-      const { done, value } = await this.source.read();
-      if (done) {
+      // `pending` is at most a delimiter's length in a body (headers: at most MAX_HEADER_BYTES).
+      if (this.source.reusesBuffer && this.pending.length > 0) this.pending = this.pending.slice();
+      const value = await this.source.read();
+      if (!value) {
         this.sourceDone = true;
         return undefined;
       }
@@ -201,6 +213,49 @@ export class MultipartReader {
     }
     return false;
   }
+}
+
+/** Where body bytes come from; `reusesBuffer` when each read overwrites the previous chunk. */
+interface ChunkSource {
+  readonly reusesBuffer: boolean;
+  read(): Promise<Uint8Array | undefined>;
+  cancel(): Promise<void>;
+}
+
+/** Bytes per read from a BYOB source. */
+const READ_BYTES = 64 * 1024;
+
+/**
+ * Reads a byte stream (a request body in workerd) with a BYOB reader into one buffer reused
+ * for every read, so a long upload does not leave one garbage buffer per network chunk for the
+ * collector; other streams fall back to a default reader.
+ */
+function openSource(body: ReadableStream<Uint8Array>): ChunkSource {
+  let byob: ReadableStreamBYOBReader;
+  try {
+    byob = body.getReader({ mode: "byob" });
+  } catch {
+    const reader = body.getReader();
+    return {
+      reusesBuffer: false,
+      read: async () => {
+        const { done, value } = await reader.read();
+        return done ? undefined : value;
+      },
+      cancel: () => reader.cancel().catch(() => undefined),
+    };
+  }
+  // The buffer is transferred into each read and comes back as `value.buffer`.
+  let buffer = new ArrayBuffer(READ_BYTES);
+  return {
+    reusesBuffer: true,
+    read: async () => {
+      const { done, value } = await byob.read(new Uint8Array(buffer));
+      if (value) buffer = value.buffer as ArrayBuffer;
+      return done ? undefined : value;
+    },
+    cancel: () => byob.cancel().catch(() => undefined),
+  };
 }
 
 function concat(a: Uint8Array, b: Uint8Array): Uint8Array {

@@ -86,6 +86,25 @@ export function chunkedStream(body: Uint8Array, chunkSizes: number[]): ReadableS
   });
 }
 
+/** Like chunkedStream, but a byte stream, so readers may use BYOB mode (as with request bodies). */
+export function byteStream(body: Uint8Array, chunkSizes: number[]): ReadableStream<Uint8Array> {
+  let at = 0;
+  let turn = 0;
+  return new ReadableStream({
+    type: "bytes",
+    pull(controller) {
+      if (at >= body.length) {
+        controller.close();
+        controller.byobRequest?.respond(0);
+        return;
+      }
+      const size = chunkSizes[turn++ % chunkSizes.length]!;
+      controller.enqueue(body.slice(at, at + size));
+      at += size;
+    },
+  }) as ReadableStream<Uint8Array>;
+}
+
 export function fileParts(files: { fileName: string; data: Uint8Array; contentType?: string }[]): FormPart[] {
   return files.map((f) => ({ name: "files", fileName: f.fileName, contentType: f.contentType ?? "application/octet-stream", data: f.data }));
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { MultipartError, MultipartReader, boundaryOf, indexOf } from "../../edge/uploads/multipart.js";
-import { BOUNDARY, chunkedStream, filler, multipartBody, type FormPart } from "./upload-fixtures.js";
+import { BOUNDARY, byteStream, chunkedStream, filler, multipartBody, type FormPart } from "./upload-fixtures.js";
 
 interface ReadPart {
   name: string;
@@ -44,6 +44,13 @@ describe("MultipartReader", () => {
       const expected = typeof part.data === "string" ? new TextEncoder().encode(part.data) : part.data;
       expect(read[i]!.data).toEqual(expected);
     }
+  });
+
+  it.each([[[1]], [[3, 70, 9000]], [[100_000]]])("recovers every part through a BYOB reader (byte stream in chunks of %j)", async (sizes) => {
+    const read = await readAll(byteStream(body, sizes));
+    expect(read.map((p) => p.data.length)).toEqual([4, 5000, tricky.length, 0]);
+    expect(read[1]!.data).toEqual(filler(5000, 9));
+    expect(read[2]!.data).toEqual(tricky);
   });
 
   it("finds a delimiter split across two chunks at every offset", async () => {
