@@ -1,9 +1,11 @@
 /**
  * @module Plane-induced homography x2 ∝ H·x1: the normalised DLT (Hartley & Zisserman §4.4,
- * Algorithm 4.2) and LO-RANSAC over 4-point samples with the one-way transfer error.
+ * Algorithm 4.2), LO-RANSAC over 4-point samples with the one-way transfer error, and a final
+ * Levenberg–Marquardt polish of the symmetric transfer error (H&Z §4.2.2) under a Cauchy loss.
  */
 import { mat3Inverse, svd } from "../math/linalg.js";
 import { columnOf } from "../math/copy.js";
+import { levenbergMarquardt } from "../math/least-squares.js";
 import { ransac } from "../math/ransac.js";
 import type { Rng } from "../math/random.js";
 import { hartleyNormalize } from "./normalization.js";
@@ -84,5 +86,66 @@ export function estimateHomography(x1: ArrayLike<number>, x2: ArrayLike<number>,
     refine: (indices) => homographyFromSubset(x1, x2, indices, count),
   });
   if (!result.model || result.inlierCount < 4) return null;
-  return { H: result.model, inliers: result.inliers, inlierCount: result.inlierCount };
+  // Polish over a window wider than the inlier cut (the Cauchy loss tempers it), so the hard
+  // threshold does not bias H towards the RANSAC estimate; then re-classify.
+  const window: number[] = [];
+  for (let i = 0; i < count; i++) if (transferError(result.model, x1, x2, i) < POLISH_WINDOW * options.thresholdPx) window.push(i);
+  const H = refineHomography(result.model, x1, x2, window, options.thresholdPx) ?? result.model;
+  const inliers = new Uint8Array(count);
+  let inlierCount = 0;
+  for (let i = 0; i < count; i++) {
+    if (transferError(H, x1, x2, i) < options.thresholdPx) {
+      inliers[i] = 1;
+      inlierCount++;
+    }
+  }
+  return { H, inliers, inlierCount };
+}
+
+const POLISH_WINDOW = 3;
+
+/**
+ * Minimises the symmetric transfer error |x2 − H·x1|² + |x1 − H⁻¹·x2|² over the correspondences
+ * at `indices` (Cauchy loss of scale `lossScale` when given), parameterised by the eight entries
+ * H[0..7] with H[8] = 1. Null if H cannot be normalised that way or becomes singular.
+ */
+export function refineHomography(H0: ArrayLike<number>, x1: ArrayLike<number>, x2: ArrayLike<number>, indices: ArrayLike<number>, lossScale?: number): Float64Array | null {
+  if (Math.abs(H0[8]) < 1e-12 * Math.hypot(...Array.from(H0)) || indices.length < 4) return null;
+  const start = new Float64Array(8);
+  for (let k = 0; k < 8; k++) start[k] = H0[k] / H0[8];
+  const H = new Float64Array(9);
+  const n = indices.length;
+  const residuals = (p: Float64Array, out: Float64Array): void => {
+    H.set(p);
+    H[8] = 1;
+    const inv = mat3Inverse(H);
+    for (let k = 0; k < n; k++) {
+      const i = indices[k];
+      const forward = transferVector(H, x1[2 * i], x1[2 * i + 1], x2[2 * i], x2[2 * i + 1]);
+      const backward: [number, number] = inv ? transferVector(inv, x2[2 * i], x2[2 * i + 1], x1[2 * i], x1[2 * i + 1]) : [1e3, 1e3];
+      out.set(cauchyScaled(forward, lossScale), 4 * k);
+      out.set(cauchyScaled(backward, lossScale), 4 * k + 2);
+    }
+  };
+  const { params } = levenbergMarquardt(start, residuals, 4 * n, { maxIterations: 10 });
+  const refined = new Float64Array(9);
+  refined.set(params);
+  refined[8] = 1;
+  return mat3Inverse(refined) ? refined : null;
+}
+
+/** (H·a) − b in inhomogeneous coordinates; a large constant when H·a is at infinity. */
+function transferVector(H: ArrayLike<number>, ax: number, ay: number, bx: number, by: number): [number, number] {
+  const w = H[6] * ax + H[7] * ay + H[8];
+  if (Math.abs(w) < 1e-15) return [1e3, 1e3];
+  return [(H[0] * ax + H[1] * ay + H[2]) / w - bx, (H[3] * ax + H[4] * ay + H[5]) / w - by];
+}
+
+/** Scales a residual pair so that its squared norm becomes the Cauchy loss c²·log(1 + r²/c²). */
+function cauchyScaled(r: [number, number], c?: number): [number, number] {
+  if (!c) return r;
+  const sq = r[0] * r[0] + r[1] * r[1];
+  if (sq === 0) return r;
+  const factor = Math.sqrt((c * c * Math.log1p(sq / (c * c))) / sq);
+  return [r[0] * factor, r[1] * factor];
 }

@@ -127,7 +127,8 @@ describe("geometry/homography", () => {
     const c1 = toPixels(clean.x1), c2 = toPixels(clean.x2);
     let sum = 0, n = 0;
     for (let i = 0; i < 200; i++) if (!clean.isOutlier[i]) { sum += transferError(estimate.H, c1, c2, i); n++; }
-    // The algebraic DLT on the true inliers alone reaches ~0.4 px here (noise on both sides).
-    expect(sum / n).toBeLessThan(0.7);
+    // With 1 px noise on both sides, even the DLT on the true inliers alone reaches ~0.42 px here;
+    // the robust estimate (0.52 px before the symmetric-transfer polish) must match it.
+    expect(sum / n).toBeLessThan(0.45);
   });
 });
