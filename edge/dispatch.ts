@@ -13,7 +13,6 @@ import { configOf } from "./env.js";
 
 export const JOBS_QUEUE = "reconstruction-jobs";
 export const DEAD_LETTER_QUEUE = "reconstruction-jobs-dlq";
-const MAX_BACKOFF_SECONDS = 300;
 
 export type DispatchOutcome = { kind: "accepted" } | { kind: "busy"; retryAfterSeconds: number } | { kind: "error"; message: string };
 
@@ -25,7 +24,7 @@ export async function dispatchJob(job: JobMessage, env: Env): Promise<DispatchOu
     method: "POST",
     headers: { "content-type": "application/json", authorization: `Bearer ${config.COMPUTE_SECRET}` },
     body,
-    signal: AbortSignal.timeout(15_000),
+    signal: AbortSignal.timeout(config.DISPATCH_TIMEOUT_SECONDS * 1000),
   };
   let res: Response;
   try {
@@ -54,11 +53,12 @@ async function containerFetch(env: Env, reconstructionId: string, request: Reque
 }
 
 /** Exponential backoff for the n-th delivery (1-based): 2, 4, 8, … seconds, capped. */
-export function backoffSeconds(deliveries: number): number {
-  return Math.min(MAX_BACKOFF_SECONDS, 2 ** Math.max(1, deliveries));
+export function backoffSeconds(deliveries: number, maxSeconds = 300): number {
+  return Math.min(maxSeconds, 2 ** Math.max(1, deliveries));
 }
 
 export async function handleJobBatch(batch: MessageBatch<unknown>, env: Env): Promise<void> {
+  const maxBackoff = configOf(env).DISPATCH_MAX_BACKOFF_SECONDS;
   for (const message of batch.messages) {
     const parsed = JobMessage.safeParse(message.body);
     if (!parsed.success) {
@@ -76,7 +76,7 @@ export async function handleJobBatch(batch: MessageBatch<unknown>, env: Env): Pr
     const outcome = await dispatchJob(job, env);
     if (outcome.kind === "accepted") message.ack();
     else {
-      const delaySeconds = outcome.kind === "busy" ? outcome.retryAfterSeconds : backoffSeconds(message.attempts);
+      const delaySeconds = outcome.kind === "busy" ? Math.min(outcome.retryAfterSeconds, maxBackoff) : backoffSeconds(message.attempts, maxBackoff);
       console.warn(JSON.stringify({ level: "warn", event: "dispatch_retry", id: job.reconstruction_id, attempt: job.attempt, delivery: message.attempts, outcome: outcome.kind, delaySeconds }));
       message.retry({ delaySeconds });
     }

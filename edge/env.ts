@@ -29,6 +29,8 @@ export interface Env {
   MAX_VIDEO_BYTES?: string;
   MAX_REQUEST_BYTES?: string;
   DOWNLOAD_TTL_SECONDS?: string;
+  DISPATCH_TIMEOUT_SECONDS?: string;
+  DISPATCH_MAX_BACKOFF_SECONDS?: string;
 }
 
 const intVar = (fallback: number) => z.coerce.number().int().positive().default(fallback);
@@ -50,6 +52,10 @@ export const ConfigSchema = z.object({
   MAX_VIDEO_BYTES: intVar(500 * 1024 * 1024),
   MAX_REQUEST_BYTES: intVar(500 * 1024 * 1024),
   DOWNLOAD_TTL_SECONDS: intVar(900),
+  /** How long the queue consumer waits for compute's 202 before it counts the try as failed. */
+  DISPATCH_TIMEOUT_SECONDS: intVar(15),
+  /** Cap of the exponential backoff between dispatch tries (and of compute's Retry-After). */
+  DISPATCH_MAX_BACKOFF_SECONDS: intVar(300),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 

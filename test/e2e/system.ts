@@ -16,6 +16,8 @@ export interface SystemOptions {
   /** Extra wrangler vars, e.g. a short watchdog for kill tests. */
   vars?: Record<string, string>;
   computeEnv?: Record<string, string>;
+  /** Start only the edge (a test plays compute itself). */
+  noCompute?: boolean;
 }
 
 export interface RunningSystem {
@@ -102,7 +104,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
 
   try {
     await waitFor(`${baseUrl}/v1/openapi.json`, 120_000, edge, () => output);
-    await startCompute();
+    if (!options.noCompute) await startCompute();
   } catch (err) {
     edge.kill("SIGKILL");
     await killCompute();
