@@ -1,6 +1,7 @@
 /**
- * @module `npm run bench -- sfm [set-name-filter...]`: accuracy and speed of
- * ingest → features → matching → sfm on every dataset in ../shared/datasets, against the
+ * @module `npm run bench -- sfm [set-name-filter...] [--quality preview|standard|high]`:
+ * accuracy and speed of ingest → features → matching → sfm (with the pipeline's quality
+ * preset, standard by default) on every dataset in ../shared/datasets, against the
  * ground-truth cameras and, where `colmap` is installed, against COLMAP's mapper on the same
  * images. Prints a table and writes bench/out/sfm.json.
  */
@@ -11,6 +12,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { QUALITY_PRESETS, type StagePresets } from "../compute/pipeline/presets.js";
 import type { RigidTransform } from "../compute/scene/index.js";
 import * as features from "../compute/stages/features/index.js";
 import * as ingest from "../compute/stages/ingest/index.js";
@@ -35,6 +37,8 @@ export interface SetResult {
   outliersRegistered: string[];
   accuracy: CameraAccuracy | null;
   meanReprojectionErrorPx: number;
+  /** Median refined focal vs a published K (sets with K.txt only), percent. */
+  focalErrorPercent?: number;
   stageSeconds: Record<string, number>;
   totalSeconds: number;
   peakRssMiB: number;
@@ -78,19 +82,33 @@ async function timed<T>(seconds: Record<string, number>, stage: string, work: ()
   return result;
 }
 
-async function benchSet(set: string, setDir: string, workRoot: string): Promise<SetResult> {
+/** Focal and principal point x of a published K.txt (3×3, row-major), if the set has one. */
+async function loadPublishedK(setDir: string): Promise<{ focal: number; cx: number } | null> {
+  const file = path.join(setDir, "K.txt");
+  if (!existsSync(file)) return null;
+  const k = (await readFile(file, "utf8")).trim().split(/\s+/).map(Number);
+  return { focal: k[0], cx: k[2] };
+}
+
+async function benchSet(set: string, setDir: string, workRoot: string, preset: StagePresets): Promise<SetResult> {
   const gt = await loadGroundTruth(setDir);
   const files = await inputsOf(setDir);
   const seconds: Record<string, number> = {};
   const started = performance.now();
   const result: SetResult = { set, images: 0, registered: 0, outliersRegistered: [], accuracy: null, meanReprojectionErrorPx: 0, stageSeconds: seconds, totalSeconds: 0, peakRssMiB: 0 };
   try {
-    const ingested = await timed(seconds, "ingest", () => ingest.run({ files, workDir: path.join(workRoot, set.replace(/\//g, "_")) }));
+    const ingested = await timed(seconds, "ingest", () => ingest.run({ files, workDir: path.join(workRoot, set.replace(/\//g, "_")) }, preset.ingest));
     const images = ingested.images;
     result.images = images.length;
-    const detected = await timed(seconds, "features", () => features.run({ images }));
-    const matched = await timed(seconds, "matching", () => matching.run({ images, features: detected.features }));
-    const { model, report } = await timed(seconds, "sfm", () => sfm.run({ images, features: detected.features, pairs: matched.pairs, tracks: matched.tracks }));
+    const detected = await timed(seconds, "features", () => features.run({ images }, preset.features));
+    const matched = await timed(seconds, "matching", () => matching.run({ images, features: detected.features }, preset.matching));
+    const { model, report } = await timed(seconds, "sfm", () => sfm.run({ images, features: detected.features, pairs: matched.pairs, tracks: matched.tracks }, preset.sfm));
+    const publishedK = await loadPublishedK(setDir);
+    if (publishedK && model.views.length > 0) {
+      // The published K is for the original size; ingest may have downscaled (2·cx ≈ original width).
+      const focals = model.views.map((v) => v.intrinsics.focal / (v.intrinsics.width / (2 * publishedK.cx))).sort((a, b) => a - b);
+      result.focalErrorPercent = (100 * Math.abs(focals[focals.length >> 1] - publishedK.focal)) / publishedK.focal;
+    }
     result.registered = model.views.length;
     result.meanReprojectionErrorPx = report.counts.meanReprojectionErrorPx;
     result.outliersRegistered = model.views.filter((v) => gt?.outliers.includes(v.name)).map((v) => v.name);
@@ -216,39 +234,49 @@ function fmt(value: number | undefined, digits = 2): string {
   return value === undefined || !Number.isFinite(value) ? "-" : value.toFixed(digits);
 }
 
+const HEADER = ["set", "reg/total", "rot med/max °", "ctr med/max %r", "reproj px", "ingest s", "feat s", "match s", "sfm s", "RSS MiB", "COLMAP reg", "COLMAP rot/ctr", "COLMAP reproj", "COLMAP s", "ours/COLMAP"];
+
+function row(r: SetResult): string {
+  const a = r.accuracy;
+  const c = r.colmap;
+  // COLMAP's time covers feature extraction, matching and mapping: compare with the same three.
+  const ours = (r.stageSeconds.features ?? 0) + (r.stageSeconds.matching ?? 0) + (r.stageSeconds.sfm ?? 0);
+  const cells = [
+    r.set,
+    `${r.registered}/${r.images}`,
+    a ? `${fmt(a.medianRotationErrorDeg, 3)}/${fmt(a.maxRotationErrorDeg, 3)}` : "-",
+    a ? `${fmt(a.medianCenterErrorPercent)}/${fmt(a.maxCenterErrorPercent)}` : "-",
+    fmt(r.meanReprojectionErrorPx),
+    fmt(r.stageSeconds.ingest, 1),
+    fmt(r.stageSeconds.features, 1),
+    fmt(r.stageSeconds.matching, 1),
+    fmt(r.stageSeconds.sfm, 1),
+    fmt(r.peakRssMiB, 0),
+    c ? String(c.registered) : "n/a",
+    c?.accuracy ? `${fmt(c.accuracy.medianRotationErrorDeg, 3)}/${fmt(c.accuracy.medianCenterErrorPercent)}` : "-",
+    c ? fmt(c.meanReprojectionErrorPx) : "-",
+    c ? fmt(c.totalSeconds, 1) : "-",
+    c && c.totalSeconds > 0 ? fmt(ours / c.totalSeconds) : "-",
+  ];
+  const notes: string[] = [];
+  if (r.error) notes.push(`  ${r.set}: failed: ${r.error}`);
+  if (r.focalErrorPercent !== undefined) notes.push(`  ${r.set}: median focal ${fmt(r.focalErrorPercent)}% from the published K`);
+  if (r.outliersRegistered.length > 0) notes.push(`  ${r.set}: outlier images registered: ${r.outliersRegistered.join(", ")}`);
+  if (c?.error) notes.push(`  ${r.set}: COLMAP: ${c.error}`);
+  return [cells.join(" | "), ...notes].join("\n");
+}
+
 function printTable(results: SetResult[]): void {
-  const header = ["set", "reg/total", "rot med/max °", "ctr med/max %r", "reproj px", "ingest s", "feat s", "match s", "sfm s", "RSS MiB", "COLMAP reg", "COLMAP rot/ctr", "COLMAP s", "ours/COLMAP"];
-  console.log(header.join(" | "));
-  for (const r of results) {
-    const a = r.accuracy;
-    const c = r.colmap;
-    const ours = (r.stageSeconds.features ?? 0) + (r.stageSeconds.matching ?? 0) + (r.stageSeconds.sfm ?? 0);
-    console.log(
-      [
-        r.set,
-        `${r.registered}/${r.images}`,
-        a ? `${fmt(a.medianRotationErrorDeg, 3)}/${fmt(a.maxRotationErrorDeg, 3)}` : "-",
-        a ? `${fmt(a.medianCenterErrorPercent)}/${fmt(a.maxCenterErrorPercent)}` : "-",
-        fmt(r.meanReprojectionErrorPx),
-        fmt(r.stageSeconds.ingest, 1),
-        fmt(r.stageSeconds.features, 1),
-        fmt(r.stageSeconds.matching, 1),
-        fmt(r.stageSeconds.sfm, 1),
-        fmt(r.peakRssMiB, 0),
-        c ? String(c.registered) : "n/a",
-        c?.accuracy ? `${fmt(c.accuracy.medianRotationErrorDeg, 3)}/${fmt(c.accuracy.medianCenterErrorPercent)}` : "-",
-        c ? fmt(c.totalSeconds, 1) : "-",
-        c && c.totalSeconds > 0 ? fmt(ours / c.totalSeconds) : "-",
-      ].join(" | "),
-    );
-    if (r.error) console.log(`  ${r.set}: failed: ${r.error}`);
-    if (r.outliersRegistered.length > 0) console.log(`  ${r.set}: outlier images registered: ${r.outliersRegistered.join(", ")}`);
-    if (c?.error) console.log(`  ${r.set}: COLMAP: ${c.error}`);
-  }
+  console.log(HEADER.join(" | "));
+  for (const r of results) console.log(row(r));
 }
 
 export async function run(args: string[]): Promise<void> {
-  const filters = args.filter((a) => !a.startsWith("--"));
+  const qualityIndex = args.indexOf("--quality");
+  const quality = qualityIndex >= 0 ? (args[qualityIndex + 1] as keyof typeof QUALITY_PRESETS) : "standard";
+  const preset = QUALITY_PRESETS[quality];
+  if (!preset) throw new Error(`bench sfm: unknown quality ${quality}`);
+  const filters = args.filter((a, i) => !a.startsWith("--") && args[i - 1] !== "--quality");
   const sets: string[] = [];
   for (const group of ["synthetic", "real"]) {
     const dir = path.join(datasetsRoot, group);
@@ -261,7 +289,9 @@ export async function run(args: string[]): Promise<void> {
   try {
     for (const set of chosen) {
       console.log(`running ${set}...`);
-      results.push(await benchSet(set, path.join(datasetsRoot, set), workRoot));
+      const result = await benchSet(set, path.join(datasetsRoot, set), workRoot, preset);
+      results.push(result);
+      console.log(`${HEADER.join(" | ")}\n${row(result)}`);
     }
   } finally {
     await rm(workRoot, { recursive: true, force: true });

@@ -111,7 +111,9 @@ function registerNext(ctx: GrowContext, eligible: Uint8Array): boolean {
       return true;
     }
     ctx.reasons.set(candidate.image, result.reason);
-    eligible[candidate.image] = 0;
+    // Too few correspondences may change as the model grows (ranking is redone after every
+    // registration); a PnP failure with enough of them waits for the next retry pass.
+    if (result.correspondences >= options.minPnpInliers) eligible[candidate.image] = 0;
   }
   return false;
 }
