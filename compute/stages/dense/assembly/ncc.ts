@@ -3,7 +3,8 @@
  * 1 − bilaterally weighted NCC over a strided window, the window warped into the source through
  * the plane-induced homography (Schönberger et al., ECCV 2016, eq. 2; Galliani et al., ICCV 2015).
  * Mirrors nccCostReference in ../kernel.ts, which the tests compare it against; four window
- * samples are processed per iteration, the bilinear gather is scalar (wasm has no gather).
+ * samples are processed per iteration; the bilinear gather uses one 64-bit load per pixel pair
+ * (wasm has no gather instruction).
  *
  * Memory layout (byte addresses, f32 little endian), written by the host:
  *   src: width·height grey values, row-major;  win: dx[n] dy[n] ref[n] weight[n], n % 4 == 0.
@@ -67,22 +68,15 @@ export function nccCost(src: usize, width: i32, height: i32, win: usize, n: i32,
     const p1 = src + (<usize>i32x4.extract_lane(idx, 1) << 2);
     const p2 = src + (<usize>i32x4.extract_lane(idx, 2) << 2);
     const p3 = src + (<usize>i32x4.extract_lane(idx, 3) << 2);
-    let a = f32x4.splat(load<f32>(p0));
-    a = f32x4.replace_lane(a, 1, load<f32>(p1));
-    a = f32x4.replace_lane(a, 2, load<f32>(p2));
-    a = f32x4.replace_lane(a, 3, load<f32>(p3));
-    let b = f32x4.splat(load<f32>(p0 + 4));
-    b = f32x4.replace_lane(b, 1, load<f32>(p1 + 4));
-    b = f32x4.replace_lane(b, 2, load<f32>(p2 + 4));
-    b = f32x4.replace_lane(b, 3, load<f32>(p3 + 4));
-    let c = f32x4.splat(load<f32>(p0 + rowBytes));
-    c = f32x4.replace_lane(c, 1, load<f32>(p1 + rowBytes));
-    c = f32x4.replace_lane(c, 2, load<f32>(p2 + rowBytes));
-    c = f32x4.replace_lane(c, 3, load<f32>(p3 + rowBytes));
-    let d = f32x4.splat(load<f32>(p0 + rowBytes + 4));
-    d = f32x4.replace_lane(d, 1, load<f32>(p1 + rowBytes + 4));
-    d = f32x4.replace_lane(d, 2, load<f32>(p2 + rowBytes + 4));
-    d = f32x4.replace_lane(d, 3, load<f32>(p3 + rowBytes + 4));
+    // Each 64-bit load fetches a horizontal pixel pair (left, right); shuffles split them.
+    const top01 = v128.load64_lane(p1, v128.load64_zero(p0), 1);
+    const top23 = v128.load64_lane(p3, v128.load64_zero(p2), 1);
+    const bot01 = v128.load64_lane(p1 + rowBytes, v128.load64_zero(p0 + rowBytes), 1);
+    const bot23 = v128.load64_lane(p3 + rowBytes, v128.load64_zero(p2 + rowBytes), 1);
+    const a = f32x4.shuffle(top01, top23, 0, 2, 4, 6);
+    const b = f32x4.shuffle(top01, top23, 1, 3, 5, 7);
+    const c = f32x4.shuffle(bot01, bot23, 0, 2, 4, 6);
+    const d = f32x4.shuffle(bot01, bot23, 1, 3, 5, 7);
     const fx = f32x4.sub(sx, fx0);
     const fy = f32x4.sub(sy, fy0);
     const top = f32x4.add(a, f32x4.mul(fx, f32x4.sub(b, a)));
