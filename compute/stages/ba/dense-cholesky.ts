@@ -1,11 +1,19 @@
 /**
  * @module In-place Cholesky A = RᵀR of a dense symmetric positive definite matrix held in
  * its upper triangle (row-major n×n), and the two triangular solves. Right-looking so the
- * inner loop runs along contiguous rows; ~n³/6 multiply-adds.
+ * inner loop runs along rows; at most n³/6 multiply-adds, far fewer for sparse systems.
  */
 
-/** Factors the upper triangle of `a` in place into R. Returns false if `a` is not numerically positive definite. */
-export function choleskyUpper(a: Float64Array, n: number): boolean {
+/**
+ * Factors the upper triangle of `a` in place into R. Returns false if `a` is not numerically
+ * positive definite. `columns` is scratch of length n.
+ *
+ * The update from row k only touches the columns where row k of R is non-zero (gathered
+ * into `columns`), so a reduced camera system that is mostly banded, as camera graphs of a
+ * walk-around or a video are, costs about Σ_k nnz(R_k)²/2 instead of n³/6; rows that are
+ * mostly non-zero take the contiguous loop.
+ */
+export function choleskyUpper(a: Float64Array, n: number, columns: Int32Array): boolean {
   for (let k = 0; k < n; k++) {
     const rowK = k * n;
     const pivot = a[rowK + k];
@@ -13,12 +21,30 @@ export function choleskyUpper(a: Float64Array, n: number): boolean {
     const rkk = Math.sqrt(pivot);
     a[rowK + k] = rkk;
     const inv = 1 / rkk;
-    for (let j = k + 1; j < n; j++) a[rowK + j] *= inv;
-    for (let i = k + 1; i < n; i++) {
-      const rki = a[rowK + i];
-      if (rki === 0) continue;
-      const rowI = i * n;
-      for (let j = i; j < n; j++) a[rowI + j] -= rki * a[rowK + j];
+    let count = 0;
+    for (let j = k + 1; j < n; j++) {
+      const v = a[rowK + j];
+      if (v === 0) continue;
+      a[rowK + j] = v * inv;
+      columns[count++] = j;
+    }
+    if (2 * count > n - k) {
+      for (let c = 0; c < count; c++) {
+        const i = columns[c];
+        const rki = a[rowK + i];
+        const rowI = i * n;
+        for (let j = i; j < n; j++) a[rowI + j] -= rki * a[rowK + j];
+      }
+    } else {
+      for (let c = 0; c < count; c++) {
+        const i = columns[c];
+        const rki = a[rowK + i];
+        const rowI = i * n;
+        for (let d = c; d < count; d++) {
+          const j = columns[d];
+          a[rowI + j] -= rki * a[rowK + j];
+        }
+      }
     }
   }
   return true;

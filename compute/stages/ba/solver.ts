@@ -44,6 +44,8 @@ export interface Workspace {
   normal: Normal;
   schur: SchurWork;
   dense: Float64Array | null;
+  /** Scratch of the dense factorisation: non-zero columns of one row. */
+  denseColumns: Int32Array;
   pcg: PcgWork | null;
   rhs: Float64Array;
   dR: Float64Array;
@@ -62,6 +64,7 @@ export function allocateWorkspace(problem: BAProblem, options: Options): Workspa
     normal: allocateNormal(problem, layout),
     schur: allocateSchur(problem, layout),
     dense: usePcg ? null : new Float64Array(n * n),
+    denseColumns: new Int32Array(usePcg ? 0 : n),
     pcg: usePcg ? allocatePcg(layout) : null,
     rhs: new Float64Array(n),
     dR: new Float64Array(n),
@@ -78,7 +81,7 @@ export function solveDamped(problem: BAProblem, ws: Workspace, mu: number): numb
   let pcgIterations = 0;
   if (ws.dense) {
     if (!formDenseReduced(problem, layout, normal, schur, mu, ws.dense, rhs)) return -1;
-    if (!choleskyUpper(ws.dense, layout.reducedSize)) return -1;
+    if (!choleskyUpper(ws.dense, layout.reducedSize, ws.denseColumns)) return -1;
     dR.set(rhs);
     choleskySolveUpper(ws.dense, layout.reducedSize, dR);
   } else if (ws.pcg) {
