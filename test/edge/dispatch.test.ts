@@ -36,7 +36,8 @@ describe("queue consumer", () => {
     expect(first.explicitAcks).toEqual([]);
     expect(first.retryMessages.map((m) => m.msgId)).toEqual(["msg-1"]);
     // The test pool's batches report neither `attempts` nor the retry delay, so the schedule is checked directly.
-    expect([1, 2, 3, 8, 20].map(backoffSeconds)).toEqual([2, 4, 8, 256, 300]);
+    expect([1, 2, 3, 8, 20].map((n) => backoffSeconds(n))).toEqual([2, 4, 8, 256, 300]);
+    expect(backoffSeconds(6, 30)).toBe(30);
     expect((await reconstructionStub(id).status(account.accountId))?.status).toBe("pending");
   });
 
