@@ -5,7 +5,8 @@
  * video files, sorted by name), prints progress lines and a summary, and leaves report.json
  * and the model files in the output folder.
  */
-import { readdir, stat } from "node:fs/promises";
+import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { Quality } from "../shared/jobs.js";
 import { runPipeline } from "./pipeline/index.js";
@@ -60,9 +61,11 @@ async function main(): Promise<void> {
   console.log(`reconstruct: ${files.length} files, quality ${args.quality}${args.sparseOnly ? ", sparse only" : ""} → ${args.outDir}`);
   const started = performance.now();
   let lastLine = "";
+  // Decoded images and keyframes are scratch: keep them out of the output folder.
+  const workDir = await mkdtemp(path.join(tmpdir(), "reconstruct-"));
   const { report, outputs } = await runPipeline({
     files,
-    workDir: path.join(args.outDir, "work"),
+    workDir,
     outDir: args.outDir,
     quality: args.quality,
     sparseOnly: args.sparseOnly,
@@ -71,7 +74,7 @@ async function main(): Promise<void> {
       if (line !== lastLine) console.log(line);
       lastLine = line;
     },
-  });
+  }).finally(() => rm(workDir, { recursive: true, force: true }));
   console.log(`\ndone in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   for (const stage of report.stages) console.log(`  ${stage.stage.padEnd(9)} ${(stage.wallMs / 1000).toFixed(1).padStart(7)} s  ${summarizeCounts(stage.counts)}`);
   console.log(`registered ${report.registered}/${report.images} images`);
