@@ -10,6 +10,15 @@
  * matching cost is 1 − bilaterally weighted NCC of a strided window warped by the plane-induced
  * homography into each source view, aggregated as the mean of the best K source costs (Gipuma
  * §3.1), which tolerates occlusion in some sources.
+ *
+ * CONTRIBUTOR NOTES (measured on the rendered 200×150 object scene of the tests):
+ * - A 7×7-sample window at stride 2 (13×13 px) on such small images biased the depth of the
+ *   sphere by +0.4 % (median) to +2.3 % (p90): a plane fitted over a curved patch sits behind
+ *   the surface. Stride 1 removed the bias; windows should span a small part of the object.
+ * - Best-3-of-4 aggregation lost surface seen by only two sources; the stage now averages the
+ *   best half of the sources (at most bestK): valid pixels rose from 0.75 to 0.85.
+ * - Doubling the iterations from 4 to 8 changed neither the error nor the valid fraction.
+ * - Windows are clamped at the image border instead of leaving a window-radius margin empty.
  */
 import { createRng, gaussian, type Rng } from "../../math/random.js";
 import { createKernel, MAX_COST, type CostKernel, type CostWindow } from "./kernel.js";
