@@ -26,6 +26,8 @@ export interface SchurWork {
   diagP: Float64Array;
   /** Per point, (V + μ·diagP)⁻¹, 3×3. */
   vinv: Float64Array;
+  /** Per reduced index: the current point's entry starting there, or −1. */
+  entryOfBase: Int32Array;
   /** Current point's entries: reduced base index and block size. */
   entryBase: Int32Array;
   entrySize: Int32Array;
@@ -40,6 +42,7 @@ export function allocateSchur(problem: BAProblem, layout: Layout): SchurWork {
     diagR: new Float64Array(layout.reducedSize),
     diagP: new Float64Array(problem.pointCount * 3),
     vinv: new Float64Array(problem.pointCount * 9),
+    entryOfBase: new Int32Array(layout.reducedSize).fill(-1),
     entryBase: new Int32Array(maxEntries),
     entrySize: new Int32Array(maxEntries),
     entryW: new Float64Array(maxEntries * 18),
@@ -90,17 +93,27 @@ function invertDampedPoint(normal: Normal, work: SchurWork, p: number, mu: numbe
   return true;
 }
 
-/** Index of the entry with reduced base `base`, added (zeroed) if new. */
-function entryFor(work: SchurWork, count: { n: number }, base: number, size: number): number {
-  for (let e = 0; e < count.n; e++) if (work.entryBase[e] === base) return e;
-  const e = count.n++;
-  work.entryBase[e] = base;
-  work.entrySize[e] = size;
-  work.entryW.fill(0, 18 * e, 18 * e + 18);
-  return e;
-}
+/** Number of entries of the point being eliminated. */
+let entryCount = 0;
 
-const entryCount = { n: 0 };
+/**
+ * Adds `count` values of `w` from `wOff` into the entry of reduced base `base` (created if
+ * new). `work.entryOfBase` finds it in O(1); eliminatePoint resets the marks it set.
+ */
+function addToEntry(work: SchurWork, base: number, size: number, w: Float64Array, wOff: number, count: number): void {
+  let e = work.entryOfBase[base];
+  if (e < 0) {
+    e = entryCount++;
+    work.entryOfBase[base] = e;
+    work.entryBase[e] = base;
+    work.entrySize[e] = size;
+    const o = 18 * e;
+    for (let i = 0; i < count; i++) work.entryW[o + i] = w[wOff + i];
+    return;
+  }
+  const o = 18 * e;
+  for (let i = 0; i < count; i++) work.entryW[o + i] += w[wOff + i];
+}
 
 /**
  * Inverts point p's damped V, merges its observations' W into entries, forms T = W·V*⁻¹ and
@@ -113,26 +126,21 @@ function eliminatePoint(problem: BAProblem, layout: Layout, normal: Normal, work
   const ni3 = layout.ni * 3;
   const w = normal.w;
   const entryW = work.entryW;
-  entryCount.n = 0;
+  entryCount = 0;
   for (let k = layout.pointObsStart[p]; k < layout.pointObsStart[p + 1]; k++) {
     const o = layout.pointObs[k];
     const c = problem.obsCamera[o];
     const pb = layout.poseBase[c];
     const ib = layout.intrBase[problem.intrinsicsGroup[c]];
     const wOff = o * cw3;
-    if (pb >= 0) {
-      const e = 18 * entryFor(work, entryCount, pb, 6);
-      for (let i = 0; i < 18; i++) entryW[e + i] += w[wOff + i];
-    }
-    if (ib >= 0) {
-      const e = 18 * entryFor(work, entryCount, ib, layout.ni);
-      for (let i = 0; i < ni3; i++) entryW[e + i] += w[wOff + 18 + i];
-    }
+    if (pb >= 0) addToEntry(work, pb, 6, w, wOff, 18);
+    if (ib >= 0) addToEntry(work, ib, layout.ni, w, wOff + 18, ni3);
   }
   const vi = work.vinv;
   const vo = 9 * p;
   const g0 = normal.gP[3 * p], g1 = normal.gP[3 * p + 1], g2 = normal.gP[3 * p + 2];
-  for (let e = 0; e < entryCount.n; e++) {
+  for (let e = 0; e < entryCount; e++) {
+    work.entryOfBase[work.entryBase[e]] = -1;
     const base = work.entryBase[e];
     for (let r = 0; r < work.entrySize[e]; r++) {
       const o = 18 * e + 3 * r;
@@ -144,7 +152,7 @@ function eliminatePoint(problem: BAProblem, layout: Layout, normal: Normal, work
       b[base + r] += t0 * g0 + t1 * g1 + t2 * g2;
     }
   }
-  return entryCount.n;
+  return entryCount;
 }
 
 /** S[row·n + col + k] −= T_i[r]·W_j[k] for k < count: one row of an off-diagonal block. */

@@ -34,6 +34,11 @@ describe("ba/schur", () => {
     const problem = perturbedCopy(scene);
     problem.fixedPoint = new Uint8Array(problem.pointCount);
     problem.fixedPoint[3] = 1;
+    // A camera that observes a point twice (a duplicate feature) must merge into one block.
+    problem.obsCamera = Uint32Array.from([...problem.obsCamera, problem.obsCamera[0]]);
+    problem.obsPoint = Uint32Array.from([...problem.obsPoint, problem.obsPoint[0]]);
+    problem.obsXY = Float64Array.from([...problem.obsXY, problem.obsXY[0] + 1.5, problem.obsXY[1] - 0.5]);
+    problem.observationCount++;
     const options: Options = { ...DEFAULTS, loss: "cauchy", refinePrincipalPoint: true };
     const ws = allocateWorkspace(problem, options);
     relinearize(problem, ws, options);
