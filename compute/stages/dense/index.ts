@@ -100,7 +100,7 @@ export async function run(input: DenseInput, options: Partial<Options> = {}, pro
   const sources = selectSourceViews(input.model, { sourceViews: opts.sourceViews, minAngleDeg: opts.minAngleDeg, maxAngleDeg: opts.maxAngleDeg, minSharedPoints: 5 });
   const ranges = depthRanges(input.model, opts.depthMargin);
   const raw = await runPatchMatch(views, sources, ranges, opts, warnings, progress);
-  if (raw.length === 0) throw new PipelineError("dense_failed", "dense: no view had source views and a depth range", "Take more overlapping photos from slightly different positions.");
+  if (raw.length === 0) throw new PipelineError("not_enough_overlap", "dense: no view had source views and a depth range", "Take more overlapping photos, each from a slightly different position.");
   const filtered = filterMaps(raw, opts);
   const cloud = fuse(
     filtered.map((f) => ({ view: f.raw.view, depth: f.depth, normal: f.raw.result.normal })),
