@@ -5,7 +5,8 @@ import { ApiError } from "./errors.js";
 import { ensureRateLimitHeaders } from "./rate-limit.js";
 import { accountRoutes } from "./routes/account.js";
 import { adminRoutes } from "./routes/admin.js";
-import { cdnRoutes } from "./routes/cdn.js";
+import { cdnRoutes, isCdnHostRequest, serveCdn } from "./routes/cdn.js";
+import { configOf } from "./env.js";
 import { docsRoutes } from "./routes/docs.js";
 import { internalRoutes } from "./routes/internal.js";
 import { reconstructionsRoutes } from "./routes/reconstructions.js";
@@ -16,6 +17,12 @@ export function createApp(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use("*", async function requestId(c, next) {
     c.set("requestId", crypto.randomUUID());
+    await next();
+  });
+  // In production CDN_URL is a hostname of its own routed to this Worker: serve it before any API route.
+  app.use("*", async function cdnHost(c, next) {
+    const config = configOf(c.env);
+    if (isCdnHostRequest(c.req.url, config.CDN_URL, config.BASE_URL)) return serveCdn(c);
     await next();
   });
   app.get("/healthz", (c) => c.json({ ok: true }));

@@ -7,6 +7,7 @@
  * `$defs` (then renamed to `#/components/schemas/...`) instead of being inlined twice.
  */
 import { z } from "zod";
+import { CREATE_FORM_SCHEMA } from "./uploads/ingest.js";
 import { ERROR_CODES, ErrorBody, statusOf, type ErrorCode } from "../shared/errors.js";
 import { FORMATS } from "../shared/formats.js";
 import { AccountRecord, CreationRecord, DownloadRecord, ReconstructionId, StatusRecord } from "../shared/records.js";
@@ -98,6 +99,7 @@ const ERROR_MESSAGES: Record<ErrorCode, string> = {
   not_ready: "The reconstruction is still processing.",
   reconstruction_failed: "The reconstruction failed; see its status for the reason.",
   payload_too_large: "The file exceeds the per-file limit.",
+  range_not_satisfiable: "The requested range is outside the file.",
   rate_limited: "Too many requests; retry after the number of seconds in Retry-After.",
   internal_error: "Something went wrong on our side.",
   service_unavailable: "The service is temporarily unavailable.",
@@ -117,6 +119,35 @@ function jsonBody(schemaName: string): Json {
   return { required: true, content: { "application/json": { schema: ref(schemaName) } } };
 }
 
+/** The signed download route, on CDN_URL (the links come from the download endpoint). */
+function cdnPaths(s: OpenApiSettings): Json {
+  const cdnPath = new URL(s.cdnUrl).pathname.replace(/\/+$/, "");
+  const file = { description: "The model file.", headers: { ETag: { schema: { type: "string" } }, "Content-Disposition": { schema: { type: "string" }, description: 'attachment; filename="<id>.<ext>"' }, "Accept-Ranges": { schema: { type: "string" } } }, content: { "application/octet-stream": { schema: { type: "string", contentMediaType: "application/octet-stream" } } } };
+  const operation = (method: string) => ({
+    operationId: `${method}ModelFile`,
+    tags: ["Downloads"],
+    summary: "A model file behind a signed, time-limited link",
+    description: "Use the `download_url` of the download record as it is. No API key and no rate-limit headers; supports HEAD, a single `Range`, and `If-None-Match`.",
+    security: [],
+    servers: [{ url: new URL(s.cdnUrl).origin }],
+    parameters: [
+      ID_PARAM,
+      { name: "file-type", in: "path", required: true, schema: { type: "string", enum: [...FORMATS] } },
+      { name: "expires", in: "query", required: true, schema: { type: "integer" }, description: "Unix time (s) after which the link is refused" },
+      { name: "sig", in: "query", required: true, schema: { type: "string" }, description: "HMAC-SHA256 over the id, the format and `expires`" },
+    ],
+    responses: {
+      "200": file,
+      "206": { ...file, description: "The requested byte range." },
+      "304": { description: "Not modified (If-None-Match matched the ETag)." },
+      "403": { description: "Bad or expired signature (`forbidden`).", content: { "application/json": { schema: ref("Error") } } },
+      "404": { description: "No such file (`not_found`).", content: { "application/json": { schema: ref("Error") } } },
+      "416": { description: "Range outside the file (`range_not_satisfiable`).", content: { "application/json": { schema: ref("Error") } } },
+    },
+  });
+  return { [`${cdnPath}/{id}/{file-type}`]: { get: operation("get"), head: operation("head") } };
+}
+
 function publicPaths(s: OpenApiSettings): Json {
   const apiKey = [{ apiKey: [] }];
   return {
@@ -134,11 +165,8 @@ function publicPaths(s: OpenApiSettings): Json {
           description: "One or more parts named `files`, each with a filename and content type; the kind is judged by the bytes. Up to 1,000 files; images up to 50 MiB, videos up to 500 MiB, 500 MiB per request (defaults).",
           content: {
             "multipart/form-data": {
-              schema: {
-                type: "object",
-                properties: { files: { type: "array", minItems: 1, items: { type: "string", contentMediaType: "application/octet-stream" } } },
-                required: ["files"],
-              },
+              // Unknown form fields are refused with 400 invalid_request.
+              schema: CREATE_FORM_SCHEMA,
               encoding: { files: { contentType: "image/jpeg, image/png, image/heic, video/mp4, video/quicktime" } },
             },
           },
@@ -262,9 +290,10 @@ export function buildOpenApiDocument(s: OpenApiSettings): Json {
       { name: "Account", description: "The caller's credits and usage." },
       { name: "Operator", description: "Accounts, keys and credits; authorised by the ADMIN_TOKEN secret, not by an API key." },
       { name: "Docs", description: "Public, no key needed." },
+      { name: "Downloads", description: "Model files behind signed links on the CDN address." },
     ],
     security: [{ apiKey: [] }],
-    paths: { ...publicPaths(s), ...adminPaths(s) },
+    paths: { ...publicPaths(s), ...adminPaths(s), ...cdnPaths(s) },
     components: {
       schemas: componentSchemas(),
       headers: headerComponents(s),

@@ -14,6 +14,7 @@ export const ERROR_CODES = [
   "not_ready",
   "reconstruction_failed",
   "payload_too_large",
+  "range_not_satisfiable",
   "rate_limited",
   "internal_error",
   "service_unavailable",
@@ -53,6 +54,8 @@ export function statusOf(code: ErrorCode): number {
       return 409;
     case "payload_too_large":
       return 413;
+    case "range_not_satisfiable":
+      return 416;
     case "rate_limited":
       return 429;
     case "internal_error":
