@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { run } from "../../../compute/stages/sfm/index.js";
 import { cameraAccuracy } from "../../../compute/stages/sfm/accuracy.js";
 import { PipelineError } from "../../../compute/scene/index.js";
-import { makeSyntheticScene } from "./synthetic.js";
+import { concatScenes, makeSyntheticScene } from "./synthetic.js";
 
 describe("sfm.run on synthetic tracks", () => {
   const scene = makeSyntheticScene({ cameras: 10, points: 600, noisePx: 0.5, outlierShare: 0.1, outlierImage: true, seed: 7 });
@@ -39,6 +39,19 @@ describe("sfm.run on synthetic tracks", () => {
     const { xyz, count } = model.points;
     const median = (a: number) => Array.from({ length: count }, (_, p) => xyz[3 * p + a]).sort((x, y) => x - y)[count >> 1];
     for (const a of [0, 1, 2]) expect(Math.abs(median(a))).toBeLessThan(1e-9);
+  });
+});
+
+describe("sfm.run on a scene that falls apart", () => {
+  it("keeps the largest model and reports the size of the other", () => {
+    const large = makeSyntheticScene({ cameras: 6, points: 250, noisePx: 0.5, outlierShare: 0.05, outlierImage: false, seed: 21 });
+    const small = makeSyntheticScene({ cameras: 4, points: 250, noisePx: 0.5, outlierShare: 0.05, outlierImage: false, seed: 22 });
+    const scene = concatScenes(small, large);
+    const { model, report } = run({ images: scene.images, features: scene.features, pairs: scene.pairs, tracks: scene.tracks });
+    expect(model.views.map((v) => v.imageIndex).sort((a, b) => a - b)).toEqual([4, 5, 6, 7, 8, 9]);
+    expect(model.otherModelSizes).toEqual([4]);
+    expect(model.unregistered).toHaveLength(4);
+    expect(report.warnings.join(" ")).toMatch(/2 models/);
   });
 });
 

@@ -167,3 +167,20 @@ function buildPairs(trackObs: Array<Array<[number, number]>>, imageCount: number
   }
   return pairs;
 }
+
+/** Two unrelated scenes side by side in one input (image indices and keypoints of `b` offset after `a`). */
+export function concatScenes(a: SyntheticScene, b: SyntheticScene): SyntheticScene {
+  const offset = a.images.length;
+  const images = [...a.images, ...b.images.map((img, i) => ({ ...img, index: offset + i, name: `b_${img.name}` }))];
+  const features = [...a.features, ...b.features.map((f, i) => ({ ...f, imageIndex: offset + i }))];
+  const pairs = [...a.pairs, ...b.pairs.map((p) => ({ ...p, imageA: p.imageA + offset, imageB: p.imageB + offset }))];
+  const aObs = a.tracks.trackImages.length;
+  const tracks: Tracks = {
+    count: a.tracks.count + b.tracks.count,
+    trackOffsets: Uint32Array.from([...a.tracks.trackOffsets, ...Array.from(b.tracks.trackOffsets.subarray(1), (o) => o + aObs)]),
+    trackImages: Uint32Array.from([...a.tracks.trackImages, ...Array.from(b.tracks.trackImages, (i) => i + offset)]),
+    trackKeypoints: Uint32Array.from([...a.tracks.trackKeypoints, ...b.tracks.trackKeypoints]),
+  };
+  const pointsWorld = new Float64Array([...a.pointsWorld, ...b.pointsWorld]);
+  return { images, features, pairs, tracks, truth: [...a.truth, ...b.truth], pointsWorld, sceneRadius: a.sceneRadius };
+}
