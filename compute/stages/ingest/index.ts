@@ -36,7 +36,7 @@ export const DEFAULTS: Options = {
   minImageSide: 64,
   videoMaxKeyframes: 120,
   videoMinKeyframes: 8,
-  videoMaxMotion: 0.15,
+  videoMaxMotion: 0.1,
   videoAnalysisSide: 320,
   defaultFocalFactor: 1.2,
   jpegQuality: 95,

@@ -1,8 +1,9 @@
 /**
  * @module Keyframe selection for video ingest, on small grey frames (flat Uint8Arrays):
- * sharpness by the variance of the Laplacian (Pech-Pacheco et al., ICPR 2000), global image
- * motion by coarse-to-fine block matching of downsampled frames (a cheap stand-in for optical
- * flow: orbiting or walking shots move the image mostly as a whole), and a greedy choice of
+ * sharpness by the variance of the Laplacian (Pech-Pacheco et al., ICPR 2000), image motion as
+ * the mean displacement of textured blocks (a coarse block-matching optical flow, searched
+ * around the global shift; a global translation alone misses orbits, where the camera keeps
+ * the object centred while its surface and the background sweep past), and a greedy choice of
  * the sharpest frame per "overlap window" — a window closes once the image has moved
  * `maxMotion` of the frame width since the last keyframe, so consecutive keyframes overlap.
  */
@@ -90,6 +91,73 @@ export function estimateTranslation(a: Uint8Array, b: Uint8Array, width: number,
       }
   }
   return best;
+}
+
+/**
+ * Mean displacement (pixels) of the textured `block`×`block` blocks of `a` found in `b`, each
+ * searched ±`radius` around the global shift (estimateTranslation) and around zero, so parts
+ * moving against the dominant motion (an orbited object against its background) are found.
+ * Flat blocks (grey-level variance below 20) are skipped: their best match is arbitrary.
+ */
+export function meanBlockMotion(a: Uint8Array, b: Uint8Array, width: number, height: number, block = 16, radius = 4): number {
+  const [gx, gy] = estimateTranslation(a, b, width, height);
+  const centres: Array<[number, number]> = Math.max(Math.abs(gx), Math.abs(gy)) > radius ? [[gx, gy], [0, 0]] : [[0, 0]];
+  const span = Math.max(Math.abs(gx), Math.abs(gy)) > radius ? radius : radius + Math.max(Math.abs(gx), Math.abs(gy));
+  let sum = 0;
+  let blocks = 0;
+  for (let y0 = 0; y0 + block <= height; y0 += block) {
+    for (let x0 = 0; x0 + block <= width; x0 += block) {
+      // Blocks that the global shift moves out of the frame have no counterpart in `b`.
+      if (x0 + gx < 0 || y0 + gy < 0 || x0 + gx + block > width || y0 + gy + block > height) continue;
+      if (blockVariance(a, width, x0, y0, block) < 20) continue;
+      let bestCost = Infinity;
+      let best = 0;
+      for (const [cx, cy] of centres) {
+        for (let dy = cy - span; dy <= cy + span; dy++) {
+          if (y0 + dy < 0 || y0 + dy + block > height) continue;
+          for (let dx = cx - span; dx <= cx + span; dx++) {
+            if (x0 + dx < 0 || x0 + dx + block > width) continue;
+            const cost = blockCost(a, b, width, x0, y0, dx, dy, block);
+            const length = Math.hypot(dx, dy);
+            // Ties (repetitive texture) go to the smaller motion.
+            if (cost < bestCost || (cost === bestCost && length < best)) {
+              bestCost = cost;
+              best = length;
+            }
+          }
+        }
+      }
+      if (bestCost < Infinity) {
+        sum += best;
+        blocks++;
+      }
+    }
+  }
+  return blocks > 0 ? sum / blocks : Math.hypot(gx, gy);
+}
+
+/** Sum of absolute differences of a block of `a` at (x0, y0) and `b` shifted by (dx, dy), every other pixel. */
+function blockCost(a: Uint8Array, b: Uint8Array, width: number, x0: number, y0: number, dx: number, dy: number, block: number): number {
+  let cost = 0;
+  for (let y = 0; y < block; y += 2) {
+    const rowA = (y0 + y) * width + x0;
+    const rowB = (y0 + y + dy) * width + x0 + dx;
+    for (let x = 0; x < block; x += 2) cost += Math.abs(a[rowA + x] - b[rowB + x]);
+  }
+  return cost;
+}
+
+function blockVariance(gray: Uint8Array, width: number, x0: number, y0: number, block: number): number {
+  let sum = 0;
+  let sumSq = 0;
+  for (let y = y0; y < y0 + block; y++)
+    for (let x = x0; x < x0 + block; x++) {
+      const v = gray[y * width + x];
+      sum += v;
+      sumSq += v * v;
+    }
+  const n = block * block;
+  return sumSq / n - (sum / n) ** 2;
 }
 
 /**

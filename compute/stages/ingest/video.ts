@@ -11,7 +11,7 @@ import ffmpegInstaller from "@ffmpeg-installer/ffmpeg";
 import ffprobeInstaller from "@ffprobe-installer/ffprobe";
 import sharp from "sharp";
 import type { IngestedImage } from "./image.js";
-import { estimateTranslation, laplacianVariance, selectKeyframes } from "./keyframes.js";
+import { halve, laplacianVariance, meanBlockMotion, selectKeyframes } from "./keyframes.js";
 
 export interface VideoOptions {
   maxImageSide: number;
@@ -85,19 +85,16 @@ async function scoreFrames(path: string, probe: Probe, step: number, analysisSid
   const frames: number[] = [];
   const sharpness: number[] = [];
   const motion: number[] = [];
-  let previous: Uint8Array | null = null;
+  let previous: Uint8Array | null = null; // last frame at half the analysis size, for motion
   let travelled = 0;
   const filters = [...(step > 1 ? [`select='not(mod(n\\,${step}))'`] : []), `scale=${width}:${height}:flags=area`];
   await streamFrames(path, filters, "gray", width * height, (gray) => {
-    const copy = new Uint8Array(gray);
-    if (previous) {
-      const [dx, dy] = estimateTranslation(previous, copy, width, height);
-      travelled += Math.hypot(dx, dy) / width;
-    }
+    const half = halve(gray, width, height);
+    if (previous) travelled += meanBlockMotion(previous, half.gray, half.width, half.height) / half.width;
     frames.push(frames.length * step);
-    sharpness.push(laplacianVariance(copy, width, height));
+    sharpness.push(laplacianVariance(gray, width, height));
     motion.push(travelled);
-    previous = copy;
+    previous = half.gray;
   });
   return { frames, sharpness: Float64Array.from(sharpness), motion: Float64Array.from(motion) };
 }

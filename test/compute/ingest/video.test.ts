@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { run } from "../../../compute/stages/ingest/index.js";
-import { estimateTranslation, selectKeyframes } from "../../../compute/stages/ingest/keyframes.js";
+import { estimateTranslation, meanBlockMotion, selectKeyframes } from "../../../compute/stages/ingest/keyframes.js";
 import { blurRgb, encodeMp4, makePlaneScene, renderPlane, similarity } from "../../support/fixtures.js";
 
 const WIDTH = 160;
@@ -50,6 +50,15 @@ describe("stages/ingest video", () => {
     const b = renderPlane(scene, 120, 90, similarity(0, 1, 0, 0, -30 - 7, -30 + 4), 1);
     const gray = (rgb: Buffer) => Uint8Array.from({ length: rgb.length / 3 }, (_, i) => (rgb[3 * i] + rgb[3 * i + 1] + rgb[3 * i + 2]) / 3);
     expect(estimateTranslation(gray(a), gray(b), 120, 90)).toEqual([-7, 4]);
+    // Halves moving against each other (an orbited object before its background): the global
+    // shift describes one half only, the block motion measures both.
+    const c = renderPlane(scene, 120, 90, similarity(0, 1, 0, 0, -30 + 5, -30), 1);
+    const d = renderPlane(scene, 120, 90, similarity(0, 1, 0, 0, -30 - 5, -30), 1);
+    const split = Buffer.from(c);
+    for (let y = 0; y < 90; y++) d.copy(split, 3 * (y * 120 + 60), 3 * (y * 120 + 60), 3 * (y * 120 + 120));
+    expect(meanBlockMotion(gray(a), gray(a), 120, 90)).toBe(0);
+    expect(meanBlockMotion(gray(a), gray(b), 120, 90)).toBeCloseTo(Math.hypot(7, 4), 0);
+    expect(Math.abs(meanBlockMotion(gray(renderPlane(scene, 120, 90, similarity(0, 1, 0, 0, -30, -30), 1)), gray(split), 120, 90) - 5)).toBeLessThan(1);
     const still = selectKeyframes(Float64Array.from({ length: 30 }, (_, i) => i % 5), new Float64Array(30), 0.15, 6, 20);
     expect(still).toEqual([4, 9, 14, 19, 24, 29]);
   });
