@@ -12,7 +12,7 @@ const PAGE = 65536;
 
 interface HammingExports {
   memory: WebAssembly.Memory;
-  nearestNeighbours(a: number, countA: number, b: number, countB: number, outA: number, outB: number): void;
+  nearestNeighbours(a: number, countA: number, b: number, countB: number, outA: number, bestB: number, secondB: number, argB: number): void;
 }
 
 let instance: { exports: HammingExports; base: number } | null | undefined;
@@ -41,20 +41,19 @@ export function nearestNeighbours(a: Uint32Array, countA: number, b: Uint32Array
   const aAt = base;
   const bAt = aAt + countA * ROW_BYTES;
   const outAAt = bAt + countB * ROW_BYTES;
-  const outBAt = outAAt + countA * 12;
-  const end = outBAt + countB * 12;
+  const bestBAt = outAAt + countA * 12;
+  const secondBAt = bestBAt + countB * 4;
+  const argBAt = secondBAt + countB * 4;
+  const end = argBAt + countB * 4;
   const have = exports.memory.buffer.byteLength;
   if (end > have) exports.memory.grow(Math.ceil((end - have) / PAGE));
   const heap = exports.memory.buffer;
   new Uint32Array(heap, aAt, countA * 16).set(a.subarray(0, countA * 16));
   new Uint32Array(heap, bAt, countB * 16).set(b.subarray(0, countB * 16));
-  const outB = new Uint32Array(heap, outBAt, countB * 3);
-  for (let j = 0; j < countB; j++) {
-    outB[3 * j] = 0xffffffff;
-    outB[3 * j + 1] = 0xffffffff;
-    outB[3 * j + 2] = 0xffffffff; // -1 as i32
-  }
-  exports.nearestNeighbours(aAt, countA, bAt, countB, outAAt, outBAt);
+  new Uint32Array(heap, bestBAt, countB).fill(0xffffffff);
+  new Uint32Array(heap, secondBAt, countB).fill(0xffffffff);
+  new Int32Array(heap, argBAt, countB).fill(-1);
+  exports.nearestNeighbours(aAt, countA, bAt, countB, outAAt, bestBAt, secondBAt, argBAt);
   const nb = allocNeighbours(countA, countB);
   const outA = new Uint32Array(heap, outAAt, countA * 3);
   for (let i = 0; i < countA; i++) {
@@ -62,10 +61,8 @@ export function nearestNeighbours(a: Uint32Array, countA: number, b: Uint32Array
     nb.secondA[i] = outA[3 * i + 1];
     nb.argA[i] = outA[3 * i + 2] | 0;
   }
-  for (let j = 0; j < countB; j++) {
-    nb.bestB[j] = outB[3 * j];
-    nb.secondB[j] = outB[3 * j + 1];
-    nb.argB[j] = outB[3 * j + 2] | 0;
-  }
+  nb.bestB.set(new Uint32Array(heap, bestBAt, countB));
+  nb.secondB.set(new Uint32Array(heap, secondBAt, countB));
+  nb.argB.set(new Int32Array(heap, argBAt, countB));
   return nb;
 }
