@@ -1,5 +1,5 @@
 /**
- * @module `npm run bench -- sfm [set-name-filter...] [--quality preview|standard|high]`:
+ * @module `npm run bench -- sfm [set-name-filter...] [--quality preview|standard|high] [--no-colmap]`:
  * accuracy and speed of ingest → features → matching → sfm (with the pipeline's quality
  * preset, standard by default) on every dataset in ../shared/datasets, against the
  * ground-truth cameras and, where `colmap` is installed, against COLMAP's mapper on the same
@@ -90,7 +90,7 @@ async function loadPublishedK(setDir: string): Promise<{ focal: number; cx: numb
   return { focal: k[0], cx: k[2] };
 }
 
-async function benchSet(set: string, setDir: string, workRoot: string, preset: StagePresets): Promise<SetResult> {
+async function benchSet(set: string, setDir: string, workRoot: string, preset: StagePresets, withColmap: boolean): Promise<SetResult> {
   const gt = await loadGroundTruth(setDir);
   const files = await inputsOf(setDir);
   const seconds: Record<string, number> = {};
@@ -118,7 +118,7 @@ async function benchSet(set: string, setDir: string, workRoot: string, preset: S
   }
   result.totalSeconds = (performance.now() - started) / 1000;
   result.peakRssMiB = process.resourceUsage().maxRSS / 1024;
-  if (gt && (await ensureColmap())) {
+  if (gt && withColmap && (await ensureColmap())) {
     const colmap = await runColmap(files, workRoot);
     result.colmap = {
       registered: colmap.poses.length,
@@ -289,7 +289,7 @@ export async function run(args: string[]): Promise<void> {
   try {
     for (const set of chosen) {
       console.log(`running ${set}...`);
-      const result = await benchSet(set, path.join(datasetsRoot, set), workRoot, preset);
+      const result = await benchSet(set, path.join(datasetsRoot, set), workRoot, preset, !args.includes("--no-colmap"));
       results.push(result);
       console.log(`${HEADER.join(" | ")}\n${row(result)}`);
     }
