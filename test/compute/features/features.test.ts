@@ -90,6 +90,32 @@ describe("stages/features", () => {
     expect(Math.abs(turn[Math.floor(turn.length / 2)] - 30)).toBeLessThan(5);
   });
 
+  it("puts blob keypoints on the true disc centres (pixel centres at +0.5), also when detecting downscaled", async () => {
+    // Isolated discs at known sub-pixel centres on a flat background; the plane is the image.
+    // Kept 110 px from the border: AKAZE drops keypoints whose descriptor window leaves the image.
+    const width = 640;
+    const height = 480;
+    const centres: Array<[number, number]> = [];
+    for (let gy = 0; gy < 4; gy++) for (let gx = 0; gx < 5; gx++) centres.push([110 + 105 * gx + 0.37 * gx, 110 + 87 * gy + 0.23 * gy]);
+    const discs = new Float64Array(centres.length * 6);
+    centres.forEach(([x, y], k) => discs.set([x, y, 9, 240, 240, 240], 6 * k));
+    const scene = { width, height, discs, discCount: centres.length };
+    const path = join(dir, "discs.png");
+    await writeFile(path, await encodePng(renderPlane(scene, width, height, [1, 0, 0, 0, 1, 0, 0, 0, 1], 4), width, height));
+    const image: ImageRef = { index: 0, name: "discs.png", path, width, height, focalPrior: 700, focalPriorSource: "default" };
+    for (const [maxImageSide, tolerance] of [[640, 0.25], [320, 0.5]]) {
+      const { features } = await run({ images: [image] }, { maxImageSide, workers: 1 });
+      const f = features[0];
+      const errors = centres.map(([x, y]) => {
+        let best = Infinity;
+        for (let i = 0; i < f.count; i++) best = Math.min(best, Math.hypot(f.xy[2 * i] - x, f.xy[2 * i + 1] - y));
+        return best;
+      });
+      const found = errors.filter((e) => e <= tolerance).length;
+      expect(found / centres.length).toBeGreaterThan(0.9);
+    }
+  });
+
   it("spreads the kept keypoints over the image instead of the strongest cluster", () => {
     // 400 strong points in the top-left cell, 400 weak ones spread everywhere.
     const n = 800;
