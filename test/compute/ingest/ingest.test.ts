@@ -91,6 +91,16 @@ describe("stages/ingest stills", () => {
     expect(report.warnings).toHaveLength(3);
   });
 
+  it("stores 16-bit and RGBA inputs as 8-bit 3-channel sRGB", async () => {
+    const deep = await sharp(Buffer.alloc(100 * 80 * 3 * 2, 200), { raw: { width: 100, height: 80, channels: 3 } }).png().toColourspace("rgb16").toBuffer();
+    const rgba = await sharp({ create: { width: 100, height: 80, channels: 4, background: { r: 10, g: 200, b: 30, alpha: 0.5 } } }).png().toBuffer();
+    const { images } = await run({ files: [await put("deep.png", deep), await put("rgba.png", rgba)], workDir: join(dir, "out-formats") });
+    for (const image of images) {
+      const meta = await sharp(image.path).metadata();
+      expect([meta.channels, meta.depth, meta.space]).toEqual([3, "uchar", "srgb"]);
+    }
+  });
+
   it("throws no_usable_images naming the skipped files when fewer than two images remain", async () => {
     const raw = quadrantImage(120, 80, [RED, GREEN, BLUE, WHITE]);
     const good = await put("only.jpg", await encodeJpeg(raw, 120, 80));
