@@ -10,6 +10,8 @@
  * by a robust similarity (geometry/similarity.ts), the dense points are mapped through it, and
  * accuracy (median distance to the true surface samples), completeness (share of samples with
  * a point within τ) and F-score are computed at τ = 1 % of scene.radius (datasets/README.md).
+ * With --true-cameras, dense runs a second time on the true cameras (SfM's sparse points mapped
+ * into the true frame), which separates the dense stage's error from the SfM's.
  * Prints wall time per stage and in total, peak RSS, point and face counts; writes
  * bench/out/dense.json.
  */
@@ -19,7 +21,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Quality } from "../shared/jobs.js";
-import { robustSimilarity } from "../compute/geometry/similarity.js";
+import { robustSimilarity, type RobustSimilarity, type Similarity } from "../compute/geometry/similarity.js";
 import { KdTree } from "../compute/math/kdtree.js";
 import { QUALITY_PRESETS } from "../compute/pipeline/presets.js";
 import { cameraCenter, type PointCloud, type SparseModel } from "../compute/scene/index.js";
@@ -54,40 +56,51 @@ interface SetResult {
   peakRssMiB: number;
   denseKernel: string;
   surface: SurfaceAccuracy | null;
+  /** Dense alone: the same sparse points, the true cameras (with --true-cameras). */
+  trueCameras?: { points: number; seconds: number; surface: SurfaceAccuracy | null };
   error?: string;
 }
 
 interface GroundTruth {
   radius: number;
   centres: Map<string, Float64Array>;
-  surface: Float32Array | null;
+  cameras: Map<string, { K: number[][]; R: number[][]; t: number[] }>;
+  /** Surface samples and their unit normals (3·n each). */
+  surface: { points: Float32Array; normals: Float32Array } | null;
 }
 
 async function loadGroundTruth(setDir: string): Promise<GroundTruth | null> {
   const file = path.join(setDir, "gt/cameras.json");
   if (!existsSync(file)) return null;
-  const gt = JSON.parse(await readFile(file, "utf8")) as { scene: { radius: number }; images?: Array<{ file: string; center: number[]; outlier?: boolean }> };
-  const centres = new Map((gt.images ?? []).filter((i) => !i.outlier).map((i) => [i.file, Float64Array.from(i.center)]));
+  const gt = JSON.parse(await readFile(file, "utf8")) as { scene: { radius: number }; images?: Array<{ file: string; center: number[]; K: number[][]; R: number[][]; t: number[]; outlier?: boolean }> };
+  const images = (gt.images ?? []).filter((i) => !i.outlier);
+  const centres = new Map(images.map((i) => [i.file, Float64Array.from(i.center)]));
+  const cameras = new Map(images.map((i) => [i.file, { K: i.K, R: i.R, t: i.t }]));
   const surfaceFile = path.join(setDir, "gt/surface.ply");
-  return { radius: gt.scene.radius, centres, surface: existsSync(surfaceFile) ? readPlyPositions(await readFile(surfaceFile)) : null };
+  return { radius: gt.scene.radius, centres, cameras, surface: existsSync(surfaceFile) ? readPlyVertices(await readFile(surfaceFile)) : null };
 }
 
-/** x, y, z of a binary little-endian PLY whose vertices are all float32 properties (the datasets' surface.ply). */
-function readPlyPositions(bytes: Buffer): Float32Array {
+/** x, y, z and nx, ny, nz of a binary little-endian PLY of float32 vertex properties in that order (the datasets' surface.ply). */
+function readPlyVertices(bytes: Buffer): { points: Float32Array; normals: Float32Array } {
   const headerEnd = bytes.indexOf("end_header\n") + "end_header\n".length;
   const header = bytes.subarray(0, headerEnd).toString("latin1");
   if (!header.includes("binary_little_endian")) throw new Error("bench dense: surface.ply is not binary little endian");
   const count = Number(/element vertex (\d+)/.exec(header)?.[1] ?? 0);
   const properties = header.split("\n").filter((l) => l.startsWith("property float")).length;
   const data = new DataView(bytes.buffer, bytes.byteOffset + headerEnd);
-  const out = new Float32Array(3 * count);
-  for (let i = 0; i < count; i++) for (let a = 0; a < 3; a++) out[3 * i + a] = data.getFloat32(4 * (properties * i + a), true);
-  return out;
+  const points = new Float32Array(3 * count);
+  const normals = new Float32Array(3 * count);
+  for (let i = 0; i < count; i++) {
+    for (let a = 0; a < 3; a++) {
+      points[3 * i + a] = data.getFloat32(4 * (properties * i + a), true);
+      if (properties >= 6) normals[3 * i + a] = data.getFloat32(4 * (properties * i + 3 + a), true);
+    }
+  }
+  return { points, normals };
 }
 
-/** Align cameras to the truth by name, map the cloud into the true frame and score it at τ = 1 % of the radius. */
-function surfaceAccuracy(model: SparseModel, cloud: PointCloud, gt: GroundTruth): SurfaceAccuracy | null {
-  if (!gt.surface || cloud.count === 0) return null;
+/** The similarity mapping the model's camera centres onto the true ones (matched by name). */
+function alignToTruth(model: SparseModel, gt: GroundTruth): RobustSimilarity | null {
   const src: number[] = [];
   const dst: number[] = [];
   for (const view of model.views) {
@@ -96,16 +109,29 @@ function surfaceAccuracy(model: SparseModel, cloud: PointCloud, gt: GroundTruth)
     src.push(...cameraCenter(view.camFromWorld));
     dst.push(...truth);
   }
-  const sim = robustSimilarity(src, dst, src.length / 3);
-  if (!sim) return null;
-  const aligned = new Float64Array(3 * cloud.count);
-  for (let i = 0; i < cloud.count; i++) {
-    const p = cloud.positions.subarray(3 * i, 3 * i + 3);
-    for (let r = 0; r < 3; r++) aligned[3 * i + r] = sim.s * (sim.R[3 * r] * p[0] + sim.R[3 * r + 1] * p[1] + sim.R[3 * r + 2] * p[2]) + sim.t[r];
-  }
+  return robustSimilarity(src, dst, src.length / 3);
+}
+
+/**
+ * Score a cloud (already in the true frame) at τ = 1 % of the radius. Accuracy is the distance
+ * to the tangent plane of the nearest surface sample (the samples are ~1 % of the radius apart,
+ * so point-to-sample distances would mostly measure their spacing); completeness is point-to-point.
+ */
+function surfaceAccuracy(aligned: Float64Array, gt: GroundTruth, alignedCameras: number): SurfaceAccuracy | null {
+  if (!gt.surface || aligned.length === 0) return null;
+  const { points, normals } = gt.surface;
   const tau = 0.01 * gt.radius;
-  const toTruth = nearestDistances(aligned, gt.surface);
-  const toCloud = nearestDistances(gt.surface, aligned);
+  const sampleTree = new KdTree(points);
+  const toTruth = new Float64Array(aligned.length / 3);
+  for (let i = 0; i < toTruth.length; i++) {
+    const j = sampleTree.nearest(aligned[3 * i], aligned[3 * i + 1], aligned[3 * i + 2]);
+    const d = [aligned[3 * i] - points[3 * j], aligned[3 * i + 1] - points[3 * j + 1], aligned[3 * i + 2] - points[3 * j + 2]];
+    const alongNormal = Math.abs(d[0] * normals[3 * j] + d[1] * normals[3 * j + 1] + d[2] * normals[3 * j + 2]);
+    // Beyond the sample spacing the nearest sample's plane is no longer a fair stand-in.
+    const euclidean = Math.hypot(d[0], d[1], d[2]);
+    toTruth[i] = euclidean > 2 * tau ? euclidean : alongNormal;
+  }
+  const toCloud = nearestDistances(points, aligned);
   const precision = toTruth.filter((d) => d <= tau).length / toTruth.length;
   const completeness = toCloud.filter((d) => d <= tau).length / toCloud.length;
   const sorted = Float64Array.from(toTruth).sort();
@@ -115,8 +141,38 @@ function surfaceAccuracy(model: SparseModel, cloud: PointCloud, gt: GroundTruth)
     precision,
     completeness,
     fScore: precision + completeness > 0 ? (2 * precision * completeness) / (precision + completeness) : 0,
-    alignedCameras: sim.inlierCount,
+    alignedCameras,
   };
+}
+
+function transformCloud(cloud: PointCloud, sim: Similarity): Float64Array {
+  const aligned = new Float64Array(3 * cloud.count);
+  for (let i = 0; i < cloud.count; i++) {
+    const p = cloud.positions.subarray(3 * i, 3 * i + 3);
+    for (let r = 0; r < 3; r++) aligned[3 * i + r] = sim.s * (sim.R[3 * r] * p[0] + sim.R[3 * r + 1] * p[1] + sim.R[3 * r + 2] * p[2]) + sim.t[r];
+  }
+  return aligned;
+}
+
+/**
+ * The SfM model moved into the true frame with the true cameras: sparse points mapped by the
+ * camera similarity, each registered view given its ground-truth K, R, t (no distortion). Dense
+ * on this model measures the stage alone, without the SfM's camera errors.
+ */
+function withTrueCameras(model: SparseModel, gt: GroundTruth, sim: Similarity): SparseModel | null {
+  const views = [];
+  for (const v of model.views) {
+    const cam = gt.cameras.get(v.name);
+    if (!cam) return null;
+    const intrinsics = { ...v.intrinsics, focal: cam.K[0][0], cx: cam.K[0][2], cy: cam.K[1][2], k1: 0, k2: 0 };
+    views.push({ ...v, intrinsics, camFromWorld: { R: Float64Array.from(cam.R.flat()), t: Float64Array.from(cam.t) } });
+  }
+  const xyz = new Float64Array(model.points.xyz.length);
+  for (let i = 0; i < model.points.count; i++) {
+    const p = model.points.xyz.subarray(3 * i, 3 * i + 3);
+    for (let r = 0; r < 3; r++) xyz[3 * i + r] = sim.s * (sim.R[3 * r] * p[0] + sim.R[3 * r + 1] * p[1] + sim.R[3 * r + 2] * p[2]) + sim.t[r];
+  }
+  return { ...model, views, points: { ...model.points, xyz } };
 }
 
 /** Distance from each query point to its nearest point of `points` (both 3·n). */
@@ -149,9 +205,16 @@ async function timed<T>(seconds: Record<string, number>, stage: string, work: ()
   return result;
 }
 
-async function benchSet(set: string, quality: Quality, workRoot: string): Promise<SetResult> {
+interface BenchFlags {
+  trueCameras: boolean;
+  /** Override of the preset's dense working resolution (quick runs). */
+  denseSide?: number;
+}
+
+async function benchSet(set: string, quality: Quality, workRoot: string, flags: BenchFlags): Promise<SetResult> {
   const setDir = path.join(datasetsRoot, set);
-  const preset = QUALITY_PRESETS[quality];
+  const base = QUALITY_PRESETS[quality];
+  const preset = flags.denseSide ? { ...base, dense: { ...base.dense, maxImageSide: flags.denseSide } } : base;
   const seconds: Record<string, number> = {};
   const result: SetResult = { set, images: 0, registered: 0, points: 0, faces: 0, stageSeconds: seconds, totalSeconds: 0, peakRssMiB: 0, denseKernel: "-", surface: null };
   const started = performance.now();
@@ -169,7 +232,15 @@ async function benchSet(set: string, quality: Quality, workRoot: string): Promis
     result.denseKernel = densified.report.counts.kernelWasm ? "wasm-simd" : "typescript";
     const meshed = await timed(seconds, "mesh", () => mesh.run({ cloud: densified.cloud, views: model.views, images }, preset.mesh));
     result.faces = meshed.mesh.faceCount;
-    if (gt) result.surface = surfaceAccuracy(model, densified.cloud, gt);
+    const sim = gt ? alignToTruth(model, gt) : null;
+    if (gt && sim) result.surface = surfaceAccuracy(transformCloud(densified.cloud, sim), gt, sim.inlierCount);
+    const trueModel = flags.trueCameras && gt && sim ? withTrueCameras(model, gt, sim) : null;
+    if (trueModel && gt) {
+      const t0 = performance.now();
+      const onTruth = await dense.run({ images, model: trueModel }, preset.dense);
+      const identity: Similarity = { R: new Float64Array([1, 0, 0, 0, 1, 0, 0, 0, 1]), t: new Float64Array(3), s: 1, scale: 1 };
+      result.trueCameras = { points: onTruth.cloud.count, seconds: (performance.now() - t0) / 1000, surface: surfaceAccuracy(transformCloud(onTruth.cloud, identity), gt, trueModel.views.length) };
+    }
   } catch (err) {
     result.error = err instanceof Error ? err.message : String(err);
   }
@@ -205,6 +276,8 @@ function printTable(results: SetResult[], quality: Quality): void {
         r.denseKernel,
       ].join(" | "),
     );
+    const tc = r.trueCameras;
+    if (tc) console.log(`  ${r.set} dense on TRUE cameras: ${tc.points} points, acc ${tc.surface ? fmt((100 * tc.surface.accuracyMedian) / radius, 3) : "-"} %r, prec ${fmt(tc.surface?.precision, 3)}, compl ${fmt(tc.surface?.completeness, 3)}, F ${fmt(tc.surface?.fScore, 3)}, ${fmt(tc.seconds, 1)} s`);
     if (r.error) console.log(`  ${r.set}: failed: ${r.error}`);
   }
 }
@@ -213,6 +286,8 @@ export async function run(args: string[]): Promise<void> {
   const quality = (args.find((a) => a.startsWith("--quality="))?.split("=")[1] ?? "preview") as Quality;
   if (!(quality in QUALITY_PRESETS)) throw new Error(`bench dense: unknown quality ${quality}`);
   const filters = args.filter((a) => !a.startsWith("--"));
+  const side = args.find((a) => a.startsWith("--dense-side="))?.split("=")[1];
+  const flags: BenchFlags = { trueCameras: args.includes("--true-cameras"), denseSide: side ? Number(side) : undefined };
   const sets: string[] = [];
   for (const group of ["synthetic", "real"]) {
     const dir = path.join(datasetsRoot, group);
@@ -225,7 +300,7 @@ export async function run(args: string[]): Promise<void> {
   try {
     for (const set of chosen) {
       console.log(`running ${set}...`);
-      results.push(await benchSet(set, quality, workRoot));
+      results.push(await benchSet(set, quality, workRoot, flags));
     }
   } finally {
     await rm(workRoot, { recursive: true, force: true });
