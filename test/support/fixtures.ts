@@ -195,3 +195,83 @@ export async function encodeMp4(frames: Buffer[], width: number, height: number,
 export async function blurRgb(rgb: Buffer, width: number, height: number, sigma: number): Promise<Buffer> {
   return sharp(rgb, { raw: { width, height, channels: 3 } }).blur(sigma).raw().toBuffer();
 }
+
+/**
+ * A real HEIC still: one frame encoded with the bundled ffmpeg's libx265, wrapped in a minimal
+ * HEIF container (ISO/IEC 23008-12: ftyp, meta{hdlr, pitm, iinf{infe hvc1}, iloc, iprp{ipco
+ * {hvcC, ispe}, ipma}}, mdat) — sharp cannot encode HEVC, and no HEIC sample ships with the
+ * packages. Dimensions should be multiples of 8. `quarterTurns` (1..3) adds an `irot` property:
+ * the stored image is to be displayed rotated 90°·quarterTurns anticlockwise.
+ */
+export async function encodeHeic(rgb: Buffer, width: number, height: number, quarterTurns = 0): Promise<Buffer> {
+  const annexB = await runFfmpeg(["-f", "rawvideo", "-pix_fmt", "rgb24", "-s", `${width}x${height}`, "-i", "-", "-frames:v", "1", "-c:v", "libx265", "-x265-params", "log-level=error:keyint=1", "-pix_fmt", "yuv420p", "-f", "hevc", "-"], rgb);
+  const nals = splitAnnexB(annexB);
+  const ofType = (type: number) => nals.filter((n) => ((n[0] >> 1) & 0x3f) === type);
+  const [vps, sps, pps] = [ofType(32)[0], ofType(33)[0], ofType(34)[0]];
+  if (!vps || !sps || !pps) throw new Error("encodeHeic: missing parameter sets");
+  const slices = nals.filter((n) => ((n[0] >> 1) & 0x3f) < 32);
+  const hvcC = box("hvcC", Buffer.concat([
+    Buffer.from([1, sps[3]]), sps.subarray(4, 14), Buffer.from([sps[14]]), // profile_tier_level copied from the SPS
+    u16(0xf000), Buffer.from([0xfc, 0xfd, 0xf8, 0xf8]), u16(0), Buffer.from([0x0f, 3]),
+    ...[vps, sps, pps].map((nal) => Buffer.concat([Buffer.from([0x80 | ((nal[0] >> 1) & 0x3f)]), u16(1), u16(nal.length), nal])),
+  ]));
+  const payload = Buffer.concat(slices.map((nal) => Buffer.concat([u32(nal.length), nal])));
+  const ftyp = box("ftyp", Buffer.concat([Buffer.from("heic"), u32(0), Buffer.from("mif1heic")]));
+  const meta = (offset: number) =>
+    fullBox("meta", 0, Buffer.concat([
+      fullBox("hdlr", 0, Buffer.concat([u32(0), Buffer.from("pict"), Buffer.alloc(12), Buffer.from([0])])),
+      fullBox("pitm", 0, u16(1)),
+      fullBox("iinf", 0, Buffer.concat([u16(1), fullBox("infe", 2, Buffer.concat([u16(1), u16(0), Buffer.from("hvc1"), Buffer.from([0])]))])),
+      fullBox("iloc", 0, Buffer.concat([Buffer.from([0x44, 0x00]), u16(1), u16(1), u16(0), u16(1), u32(offset), u32(payload.length)])),
+      box("iprp", Buffer.concat([
+        box("ipco", Buffer.concat([hvcC, fullBox("ispe", 0, Buffer.concat([u32(width), u32(height)])), ...(quarterTurns ? [box("irot", Buffer.from([quarterTurns & 3]))] : [])])),
+        fullBox("ipma", 0, Buffer.concat([u32(1), u16(1), Buffer.from(quarterTurns ? [3, 0x81, 0x02, 0x83] : [2, 0x81, 0x02])])),
+      ])),
+    ]));
+  const mdatOffset = ftyp.length + meta(0).length + 8;
+  return Buffer.concat([ftyp, meta(mdatOffset), box("mdat", payload)]);
+}
+
+function u16(v: number): Buffer {
+  const b = Buffer.alloc(2);
+  b.writeUInt16BE(v);
+  return b;
+}
+
+function u32(v: number): Buffer {
+  const b = Buffer.alloc(4);
+  b.writeUInt32BE(v);
+  return b;
+}
+
+function box(type: string, body: Buffer): Buffer {
+  return Buffer.concat([u32(8 + body.length), Buffer.from(type, "latin1"), body]);
+}
+
+function fullBox(type: string, version: number, body: Buffer): Buffer {
+  return box(type, Buffer.concat([Buffer.from([version, 0, 0, 0]), body]));
+}
+
+/** NAL units of an Annex B byte stream (start codes 00 00 01 / 00 00 00 01 removed). */
+function splitAnnexB(stream: Buffer): Buffer[] {
+  const starts: number[] = [];
+  for (let i = 0; i + 2 < stream.length; i++) if (stream[i] === 0 && stream[i + 1] === 0 && stream[i + 2] === 1) starts.push(i + 3);
+  return starts.map((start, k) => {
+    let end = k + 1 < starts.length ? starts[k + 1] - 3 : stream.length;
+    while (end > start && stream[end - 1] === 0) end--; // the leading zero of a 4-byte start code
+    return stream.subarray(start, end);
+  });
+}
+
+async function runFfmpeg(args: string[], input: Buffer): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(ffmpegInstaller.path, ["-hide_banner", "-loglevel", "error", ...args], { stdio: ["pipe", "pipe", "pipe"] });
+    const out: Buffer[] = [];
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on("error", reject);
+    child.on("close", (code) => (code === 0 ? resolve(Buffer.concat(out)) : reject(new Error(`ffmpeg exited ${code}: ${stderr}`))));
+    child.stdin.end(input);
+  });
+}

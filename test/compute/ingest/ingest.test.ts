@@ -5,7 +5,7 @@ import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { run } from "../../../compute/stages/ingest/index.js";
 import { PipelineError } from "../../../compute/scene/report.js";
-import { encodeJpeg, encodePng, quadrantImage } from "../../support/fixtures.js";
+import { encodeHeic, encodeJpeg, encodePng, quadrantImage } from "../../support/fixtures.js";
 
 const RED: [number, number, number] = [220, 20, 20];
 const GREEN: [number, number, number] = [20, 200, 20];
@@ -89,6 +89,22 @@ describe("stages/ingest stills", () => {
     expect(reasons["photo.heic"]).not.toMatch(/not a supported/); // sniffed as HEIC, failed in the decoder
     expect(report.counts.skipped).toBe(3);
     expect(report.warnings).toHaveLength(3);
+  });
+
+  it("decodes HEIC (sniffed from bytes, not the name) and applies its irot rotation once", async () => {
+    const raw = quadrantImage(128, 96, [RED, GREEN, BLUE, WHITE]);
+    const plain = await put("phone.jpg", await encodeHeic(raw, 128, 96)); // misnamed: bytes decide
+    const turned = await put("turned.heic", await encodeHeic(raw, 128, 96, 1)); // 90° anticlockwise
+    const { images, skipped, report } = await run({ files: [plain, turned], workDir: join(dir, "out-heic") });
+    expect(skipped).toEqual([]);
+    expect(report.perImage?.map((p) => p.kind)).toEqual(["heic", "heic"]);
+    expect([images[0].width, images[0].height]).toEqual([128, 96]);
+    expect(near(await pixel(images[0].path, 5, 5), RED, 30)).toBe(true);
+    expect(near(await pixel(images[0].path, 120, 5), GREEN, 30)).toBe(true);
+    expect([images[1].width, images[1].height]).toEqual([96, 128]);
+    expect(near(await pixel(images[1].path, 5, 120), RED, 30)).toBe(true); // top-left went to bottom-left
+    expect(near(await pixel(images[1].path, 5, 5), GREEN, 30)).toBe(true);
+    expect(images[1].focalPrior).toBeCloseTo(1.2 * 128, 6);
   });
 
   it("stores 16-bit and RGBA inputs as 8-bit 3-channel sRGB", async () => {
