@@ -1,5 +1,6 @@
 /**
- * @module `npm run bench -- dense [set-name-filter...] [--quality=preview|standard|high]`:
+ * @module `npm run bench -- dense [set-name-filter...] [--quality=preview|standard|high]
+ * [--true-cameras] [--dense-side=px]`:
  * the whole chain ingest → features → matching → sfm → dense → mesh on each dataset in
  * ../shared/datasets, with the stage options of the pipeline's quality preset
  * (compute/pipeline QUALITY_PRESETS; export is left out, bench/front.ts and the export tests
