@@ -12,14 +12,16 @@
  *
  * First, normals facing away from every camera are flipped (orient.ts). Then, after
  * extraction: faces farther than `trimDistance` from every point are cut, small disconnected
- * pieces dropped, the mesh simplified to `faceBudget` with meshoptimizer, and vertices
- * coloured from the nearby points and given area-weighted normals. Faces are
+ * pieces dropped, the mesh simplified to `faceBudget` with meshoptimizer, vertices given
+ * area-weighted normals and coloured from the photos where a registered view sees them
+ * (z-buffered, project-colors.ts), else from the nearby points. Faces are
  * counter-clockwise seen from outside, outside being where the point normals point.
  */
 import type { ImageRef, Mesh, PointCloud, ProgressFn, RegisteredView, StageReport } from "../../scene/index.js";
 import { vertexColors, vertexNormals } from "./attributes.js";
 import { compactVertices, dropDegenerateFaces, removeSmallComponents, trimFaces } from "./cleanup.js";
 import { orientTowardCameras } from "./orient.js";
+import { colorFromImages } from "./project-colors.js";
 import { medianSpacing, occupiedCells, PointGrid } from "./point-grid.js";
 import { buildSignedDistance } from "./signed-distance.js";
 import { simplifyToBudget } from "./simplify.js";
@@ -45,6 +47,11 @@ export interface Options {
   minComponentFraction: number;
   /** How many times the budget the extraction may produce before simplification. */
   oversample: number;
+  /**
+   * Long side in pixels the photos are read at to colour the vertices (0: colour from the
+   * points only). Vertices no photo sees keep the points' colour.
+   */
+  colorImageSize: number;
 }
 
 export const DEFAULTS: Options = {
@@ -54,6 +61,7 @@ export const DEFAULTS: Options = {
   supportRadius: 2.5,
   minComponentFraction: 0.01,
   oversample: 2,
+  colorImageSize: 1024,
 };
 
 export interface Input {
@@ -162,6 +170,11 @@ export async function run(input: Input, options?: Partial<Options>, progress?: P
   progress?.(0.9);
 
   const mesh = finish(simplified.mesh, grid, cloud, h);
+  if (opts.colorImageSize > 0 && input.images && input.images.length > 0 && mesh.faceCount > 0) {
+    counts.verticesColoredFromImages = await colorFromImages(mesh, mesh.normals, mesh.colors, input.views, input.images, {
+      imageSize: opts.colorImageSize, depthTolerance: 2 * h, minCosine: 0.2,
+    });
+  }
   lap("attributes");
   Object.assign(counts, { vertices: mesh.vertexCount, faces: mesh.faceCount });
   if (mesh.faceCount === 0) warnings.push("no surface found: the points may lack consistent normals or be too sparse");
