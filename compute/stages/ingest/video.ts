@@ -11,7 +11,8 @@ import ffmpegInstaller from "@ffmpeg-installer/ffmpeg";
 import ffprobeInstaller from "@ffprobe-installer/ffprobe";
 import sharp from "sharp";
 import type { IngestedImage } from "./image.js";
-import { halve, laplacianVariance, meanBlockMotion, selectKeyframes } from "./keyframes.js";
+import { laplacianVariance, selectKeyframes } from "./keyframes.js";
+import { halve, meanBlockMotion } from "./motion.js";
 
 export interface VideoOptions {
   maxImageSide: number;

@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { run } from "../../../compute/stages/ingest/index.js";
-import { estimateTranslation, meanBlockMotion, selectKeyframes } from "../../../compute/stages/ingest/keyframes.js";
+import { selectKeyframes } from "../../../compute/stages/ingest/keyframes.js";
+import { estimateTranslation, meanBlockMotion } from "../../../compute/stages/ingest/motion.js";
 import { blurRgb, encodeMp4, makePlaneScene, renderPlane, similarity } from "../../support/fixtures.js";
 
 const WIDTH = 160;
