@@ -201,9 +201,10 @@ export async function blurRgb(rgb: Buffer, width: number, height: number, sigma:
  * HEIF container (ISO/IEC 23008-12: ftyp, meta{hdlr, pitm, iinf{infe hvc1}, iloc, iprp{ipco
  * {hvcC, ispe}, ipma}}, mdat) — sharp cannot encode HEVC, and no HEIC sample ships with the
  * packages. Dimensions should be multiples of 8. `quarterTurns` (1..3) adds an `irot` property:
- * the stored image is to be displayed rotated 90°·quarterTurns anticlockwise.
+ * the stored image is to be displayed rotated 90°·quarterTurns anticlockwise. `exif` adds an
+ * `Exif` item carrying those tags.
  */
-export async function encodeHeic(rgb: Buffer, width: number, height: number, quarterTurns = 0): Promise<Buffer> {
+export async function encodeHeic(rgb: Buffer, width: number, height: number, quarterTurns = 0, exif?: ExifFields): Promise<Buffer> {
   const annexB = await runFfmpeg(["-f", "rawvideo", "-pix_fmt", "rgb24", "-s", `${width}x${height}`, "-i", "-", "-frames:v", "1", "-c:v", "libx265", "-x265-params", "log-level=error:keyint=1", "-pix_fmt", "yuv420p", "-f", "hevc", "-"], rgb);
   const nals = splitAnnexB(annexB);
   const ofType = (type: number) => nals.filter((n) => ((n[0] >> 1) & 0x3f) === type);
@@ -215,14 +216,18 @@ export async function encodeHeic(rgb: Buffer, width: number, height: number, qua
     u16(0xf000), Buffer.from([0xfc, 0xfd, 0xf8, 0xf8]), u16(0), Buffer.from([0x0f, 3]),
     ...[vps, sps, pps].map((nal) => Buffer.concat([Buffer.from([0x80 | ((nal[0] >> 1) & 0x3f)]), u16(1), u16(nal.length), nal])),
   ]));
-  const payload = Buffer.concat(slices.map((nal) => Buffer.concat([u32(nal.length), nal])));
+  const image = Buffer.concat(slices.map((nal) => Buffer.concat([u32(nal.length), nal])));
+  // Exif item payload: a 4-byte offset to the TIFF header, then the TIFF block (ISO/IEC 23008-12 Annex A).
+  const exifItem = exif ? Buffer.concat([u32(0), await tiffExif(exif)]) : Buffer.alloc(0);
+  const payload = Buffer.concat([image, exifItem]);
+  const items = exif ? 2 : 1;
   const ftyp = box("ftyp", Buffer.concat([Buffer.from("heic"), u32(0), Buffer.from("mif1heic")]));
   const meta = (offset: number) =>
     fullBox("meta", 0, Buffer.concat([
       fullBox("hdlr", 0, Buffer.concat([u32(0), Buffer.from("pict"), Buffer.alloc(12), Buffer.from([0])])),
       fullBox("pitm", 0, u16(1)),
-      fullBox("iinf", 0, Buffer.concat([u16(1), fullBox("infe", 2, Buffer.concat([u16(1), u16(0), Buffer.from("hvc1"), Buffer.from([0])]))])),
-      fullBox("iloc", 0, Buffer.concat([Buffer.from([0x44, 0x00]), u16(1), u16(1), u16(0), u16(1), u32(offset), u32(payload.length)])),
+      fullBox("iinf", 0, Buffer.concat([u16(items), fullBox("infe", 2, Buffer.concat([u16(1), u16(0), Buffer.from("hvc1"), Buffer.from([0])])), ...(exif ? [fullBox("infe", 2, Buffer.concat([u16(2), u16(0), Buffer.from("Exif"), Buffer.from([0])]))] : [])])),
+      fullBox("iloc", 0, Buffer.concat([Buffer.from([0x44, 0x00]), u16(items), u16(1), u16(0), u16(1), u32(offset), u32(image.length), ...(exif ? [u16(2), u16(0), u16(1), u32(offset + image.length), u32(exifItem.length)] : [])])),
       box("iprp", Buffer.concat([
         box("ipco", Buffer.concat([hvcC, fullBox("ispe", 0, Buffer.concat([u32(width), u32(height)])), ...(quarterTurns ? [box("irot", Buffer.from([quarterTurns & 3]))] : [])])),
         fullBox("ipma", 0, Buffer.concat([u32(1), u16(1), Buffer.from(quarterTurns ? [3, 0x81, 0x02, 0x83] : [2, 0x81, 0x02])])),
@@ -230,6 +235,15 @@ export async function encodeHeic(rgb: Buffer, width: number, height: number, qua
     ]));
   const mdatOffset = ftyp.length + meta(0).length + 8;
   return Buffer.concat([ftyp, meta(mdatOffset), box("mdat", payload)]);
+}
+
+/** The TIFF block of EXIF tags, cut from the APP1 segment of a sharp-written JPEG. */
+async function tiffExif(exif: ExifFields): Promise<Buffer> {
+  const jpeg = await encodeJpeg(Buffer.alloc(8 * 8 * 3, 128), 8, 8, exif);
+  const marker = jpeg.indexOf(Buffer.from("Exif\0\0", "latin1"));
+  if (marker < 0) throw new Error("tiffExif: no EXIF segment");
+  const segmentLength = jpeg.readUInt16BE(marker - 2);
+  return jpeg.subarray(marker + 6, marker - 2 + segmentLength);
 }
 
 function u16(v: number): Buffer {

@@ -94,7 +94,7 @@ describe("stages/ingest stills", () => {
   it("decodes HEIC (sniffed from bytes, not the name) and applies its irot rotation once", async () => {
     const raw = quadrantImage(128, 96, [RED, GREEN, BLUE, WHITE]);
     const plain = await put("phone.jpg", await encodeHeic(raw, 128, 96)); // misnamed: bytes decide
-    const turned = await put("turned.heic", await encodeHeic(raw, 128, 96, 1)); // 90° anticlockwise
+    const turned = await put("turned.heic", await encodeHeic(raw, 128, 96, 1, { make: "Apple", model: "iPhone", focalLength35mm: 26, orientation: 6 })); // irot 90° anticlockwise; EXIF Orientation as iPhones also write it
     const { images, skipped, report } = await run({ files: [plain, turned], workDir: join(dir, "out-heic") });
     expect(skipped).toEqual([]);
     expect(report.perImage?.map((p) => p.kind)).toEqual(["heic", "heic"]);
@@ -104,7 +104,10 @@ describe("stages/ingest stills", () => {
     expect([images[1].width, images[1].height]).toEqual([96, 128]);
     expect(near(await pixel(images[1].path, 5, 120), RED, 30)).toBe(true); // top-left went to bottom-left
     expect(near(await pixel(images[1].path, 5, 5), GREEN, 30)).toBe(true);
-    expect(images[1].focalPrior).toBeCloseTo(1.2 * 128, 6);
+    expect(images[0].focalPriorSource).toBe("default");
+    // EXIF read from the HEIC's Exif item (exifreader): 26 mm equivalent on a 4:3 frame.
+    expect(images[1].focalPriorSource).toBe("exif35mm");
+    expect(images[1].focalPrior).toBeCloseTo((26 * Math.hypot(128, 96)) / Math.hypot(36, 24), 6);
   });
 
   it("stores 16-bit and RGBA inputs as 8-bit 3-channel sRGB", async () => {
