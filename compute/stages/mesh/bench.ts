@@ -5,12 +5,13 @@
  * accuracy (distance from face centroids to the true surface samples) and completeness
  * (share of true samples within τ = 1% of the scene radius of the mesh surface, sampled at
  * about 8 points per τ² of face area).
- * Colours are not judged here (the samples have none; the points are coloured by height).
+ * The set's true cameras and photos are passed in, so the timing includes colouring the
+ * vertices from the photos; colours are not judged (the samples have none).
  */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { PointCloud } from "../../scene/index.js";
+import type { ImageRef, PointCloud, RegisteredView } from "../../scene/index.js";
 import { PointGrid } from "./point-grid.js";
 import { run } from "./index.js";
 
@@ -42,6 +43,22 @@ function percentile(values: Float64Array, q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 }
 
+interface TrueCameras {
+  scene: { radius: number };
+  images: Array<{ file: string; width: number; height: number; K: number[][]; R: number[][]; t: number[] }>;
+}
+
+function trueViews(cameras: TrueCameras, imageDir: string): { views: RegisteredView[]; images: ImageRef[] } {
+  const views: RegisteredView[] = [];
+  const images: ImageRef[] = [];
+  cameras.images.forEach((camera, index) => {
+    const intrinsics = { width: camera.width, height: camera.height, focal: camera.K[0][0], cx: camera.K[0][2], cy: camera.K[1][2], k1: 0, k2: 0 };
+    views.push({ imageIndex: index, name: camera.file, intrinsics, camFromWorld: { R: new Float64Array(camera.R.flat()), t: new Float64Array(camera.t) } });
+    images.push({ index, name: camera.file, path: path.join(imageDir, camera.file), width: camera.width, height: camera.height, focalPrior: intrinsics.focal, focalPriorSource: "default" });
+  });
+  return { views, images };
+}
+
 /** Points on the faces, about one per `areaPerSample`, on a barycentric lattice per face. */
 function sampleSurface(p: Float32Array, indices: Uint32Array, areaPerSample: number): Float32Array {
   const out: number[] = [];
@@ -64,10 +81,11 @@ function sampleSurface(p: Float32Array, indices: Uint32Array, areaPerSample: num
 async function benchSet(name: string, faceBudget: number): Promise<void> {
   const gt = path.join(datasets, "synthetic", name, "gt");
   const cloud = await readSurfacePly(path.join(gt, "surface.ply"));
-  const scene = JSON.parse(await readFile(path.join(gt, "cameras.json"), "utf8")) as { scene: { radius: number } };
+  const scene = JSON.parse(await readFile(path.join(gt, "cameras.json"), "utf8")) as TrueCameras;
   const tau = 0.01 * scene.scene.radius;
+  const { views, images } = trueViews(scene, path.join(datasets, "synthetic", name, "images"));
   const started = performance.now();
-  const { mesh, report } = await run({ cloud, views: [] }, { faceBudget });
+  const { mesh, report } = await run({ cloud, views, images }, { faceBudget });
   const wallMs = performance.now() - started;
   const truth = new PointGrid(cloud.positions, cloud.count, tau);
   const distances = new Float64Array(mesh.faceCount);
@@ -83,7 +101,7 @@ async function benchSet(name: string, faceBudget: number): Promise<void> {
   }
   console.log(JSON.stringify({
     set: name, faceBudget, wallMs: Math.round(wallMs), faces: mesh.faceCount, vertices: mesh.vertexCount,
-    voxelSize: report.counts.voxelSize, tau,
+    voxelSize: report.counts.voxelSize, tau, coloredFromPhotos: report.counts.verticesColoredFromImages, normalsFlipped: report.counts.normalsFlipped,
     accuracyMedianOverTau: percentile(distances, 0.5) / tau, accuracyP95OverTau: percentile(distances, 0.95) / tau,
     completeness: covered / cloud.count,
     phasesMs: Object.fromEntries(Object.entries(report.counts).filter(([k]) => k.startsWith("ms_"))), rssMiB: Math.round(process.memoryUsage().rss / 2 ** 20),
