@@ -120,21 +120,29 @@ export class PointGrid {
 }
 
 /**
+ * Per-axis 2nd and 98th percentiles of an evenly strided sample: a bounding box that a few
+ * far outliers cannot inflate.
+ */
+function robustExtent(positions: Float32Array, count: number, sampleSize: number): [number, number, number] {
+  const step = Math.max(1, Math.floor(count / sampleSize));
+  const extent: [number, number, number] = [0, 0, 0];
+  for (let a = 0; a < 3; a++) {
+    const values: number[] = [];
+    for (let i = 0; i < count; i += step) values.push(positions[3 * i + a]);
+    values.sort((x, y) => x - y);
+    extent[a] = values[Math.floor(0.98 * (values.length - 1))] - values[Math.floor(0.02 * (values.length - 1))];
+  }
+  return extent;
+}
+
+/**
  * Median distance from a point to its nearest neighbour, over an evenly strided sample of
- * up to `sampleSize` points. The first grid's bucket size assumes the points cover a surface
- * of about the bounding box's area.
+ * up to `sampleSize` points. The search grid's bucket size assumes the points cover a surface
+ * of about the area of their (outlier-robust) bounding box.
  */
 export function medianSpacing(positions: Float32Array, count: number, sampleSize = 2000): number {
   if (count < 2) return 0;
-  const min = [Infinity, Infinity, Infinity];
-  const max = [-Infinity, -Infinity, -Infinity];
-  for (let i = 0; i < count; i++) {
-    for (let a = 0; a < 3; a++) {
-      min[a] = Math.min(min[a], positions[3 * i + a]);
-      max[a] = Math.max(max[a], positions[3 * i + a]);
-    }
-  }
-  const [ex, ey, ez] = [max[0] - min[0], max[1] - min[1], max[2] - min[2]];
+  const [ex, ey, ez] = robustExtent(positions, count, 4 * sampleSize);
   const diagonal = Math.hypot(ex, ey, ez);
   if (diagonal === 0) return 0;
   const area = 2 * (ex * ey + ey * ez + ez * ex) || diagonal * diagonal;

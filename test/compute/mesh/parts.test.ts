@@ -77,6 +77,14 @@ describe("mesh/point-grid", () => {
     for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) positions.set([i * 0.1, 2, j * 0.1], 3 * (i * n + j));
     expect(medianSpacing(positions, n * n)).toBeCloseTo(0.1, 5);
   });
+
+  it("measures the same spacing with a few far outliers present", () => {
+    const n = 40;
+    const positions = new Float32Array(3 * (n * n + 3));
+    for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) positions.set([i * 0.1, 2, j * 0.1], 3 * (i * n + j));
+    positions.set([1e4, 0, 0, -1e4, 5e3, 0, 0, 0, 1e4], 3 * n * n);
+    expect(medianSpacing(positions, n * n + 3)).toBeCloseTo(0.1, 5);
+  });
 });
 
 describe("mesh/voxel size", () => {
