@@ -171,9 +171,11 @@ export async function run(input: Input, options?: Partial<Options>, progress?: P
 
   const mesh = finish(simplified.mesh, grid, cloud, h);
   if (opts.colorImageSize > 0 && input.images && input.images.length > 0 && mesh.faceCount > 0) {
-    counts.verticesColoredFromImages = await colorFromImages(mesh, mesh.normals, mesh.colors, input.views, input.images, {
+    const photos = await colorFromImages(mesh, mesh.normals, mesh.colors, input.views, input.images, {
       imageSize: opts.colorImageSize, depthTolerance: 2 * h, minCosine: 0.2,
     });
+    counts.verticesColoredFromImages = photos.colored;
+    if (photos.unreadable.length > 0) warnings.push(`vertex colours: could not read ${photos.unreadable.join(", ")}; used the points' colours there`);
   }
   lap("attributes");
   Object.assign(counts, { vertices: mesh.vertexCount, faces: mesh.faceCount });

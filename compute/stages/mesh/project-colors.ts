@@ -93,21 +93,29 @@ function sample(rgb: Uint8Array, width: number, height: number, x: number, y: nu
 
 /**
  * Replaces `colors` (RGB per vertex) with colours sampled from the photos wherever at least
- * one view sees the vertex. Returns how many vertices were coloured from the photos.
+ * one view sees the vertex. Returns how many vertices were coloured from the photos, and
+ * the photos that could not be read (skipped: a colour source, not worth failing the job).
  */
-export async function colorFromImages(mesh: RawMesh, normals: Float32Array, colors: Uint8Array, views: RegisteredView[], images: ImageRef[], options: ProjectColorOptions): Promise<number> {
+export async function colorFromImages(mesh: RawMesh, normals: Float32Array, colors: Uint8Array, views: RegisteredView[], images: ImageRef[], options: ProjectColorOptions): Promise<{ colored: number; unreadable: string[] }> {
   const vertexCount = mesh.positions.length / 3;
   const sum = new Float64Array(3 * vertexCount);
   const weight = new Float64Array(vertexCount);
   const texel = new Float64Array(3);
   const byIndex = new Map(images.map((image) => [image.index, image]));
+  const unreadable: string[] = [];
   for (const view of views) {
     const image = byIndex.get(view.imageIndex);
     if (!image) continue;
     const scale = Math.min(1, options.imageSize / Math.max(view.intrinsics.width, view.intrinsics.height));
     const width = Math.max(1, Math.round(view.intrinsics.width * scale));
     const height = Math.max(1, Math.round(view.intrinsics.height * scale));
-    const rgb = new Uint8Array(await sharp(image.path).removeAlpha().resize(width, height, { fit: "fill" }).raw().toBuffer());
+    let rgb: Uint8Array;
+    try {
+      rgb = new Uint8Array(await sharp(image.path).removeAlpha().resize(width, height, { fit: "fill" }).raw().toBuffer());
+    } catch {
+      unreadable.push(image.name);
+      continue;
+    }
     const proj = project(mesh.positions, view, width / view.intrinsics.width);
     const zbuf = rasterizeDepth(mesh.indices, proj, width, height);
     const { R, t } = view.camFromWorld;
@@ -133,5 +141,5 @@ export async function colorFromImages(mesh: RawMesh, normals: Float32Array, colo
     for (let ch = 0; ch < 3; ch++) colors[3 * v + ch] = Math.round(sum[3 * v + ch] / weight[v]);
     colored++;
   }
-  return colored;
+  return { colored, unreadable };
 }

@@ -107,4 +107,13 @@ describe("mesh/vertex colours from the photos", () => {
     expect(stained).toBe(0);
     expect(bigMatching).toBeGreaterThan(0.9 * bigVertices);
   });
+
+  it("skips a photo it cannot read, with a warning, and still colours from the others", async () => {
+    const view = { ...lookAtView("gone.png", [0, 0.5, 5], WIDTH, HEIGHT, FOCAL), imageIndex: 0 };
+    const missing: ImageRef = { index: 0, name: "gone.png", path: path.join(tmpdir(), "no-such-dir", "gone.png"), width: WIDTH, height: HEIGHT, focalPrior: FOCAL, focalPriorSource: "default" };
+    const { mesh, report } = await run({ cloud: spherePoints(4000, 1, BIG.centre, 0.002, 4), views: [view], images: [missing] }, { faceBudget: 5000 });
+    expect(mesh.faceCount).toBeGreaterThan(1000);
+    expect(report.counts.verticesColoredFromImages).toBe(0);
+    expect(report.warnings.join(" ")).toMatch(/could not read gone\.png/);
+  });
 });
