@@ -66,13 +66,15 @@ async function loadGroundTruth(setDir: string): Promise<GroundTruth | null> {
   return { radius: gt.scene.radius, cameras, outliers: (gt.images ?? []).filter((i) => i.outlier).map((i) => i.file) };
 }
 
-/** Inputs of a set: its images folder, or (video sets) the first video only — the others are the same footage. */
+/** Inputs of a set: its images folder, or (video sets) its first video only — the others are the same footage re-encoded. */
 async function inputsOf(setDir: string): Promise<Array<{ path: string; name: string }>> {
   const imagesDir = path.join(setDir, "images");
-  const dir = existsSync(imagesDir) ? imagesDir : setDir;
-  const names = (await readdir(dir)).filter((n) => INPUT.test(n)).sort();
-  const chosen = dir === setDir ? names.slice(0, 1) : names;
-  return chosen.map((name) => ({ path: path.join(dir, name), name }));
+  if (existsSync(imagesDir)) {
+    const names = (await readdir(imagesDir)).filter((n) => INPUT.test(n)).sort();
+    return names.map((name) => ({ path: path.join(imagesDir, name), name }));
+  }
+  const videos = (await readdir(setDir)).filter((n) => /\.(mp4|mov)$/i.test(n)).sort((a, b) => (a.endsWith(".mp4") ? -1 : b.endsWith(".mp4") ? 1 : a.localeCompare(b)));
+  return videos.slice(0, 1).map((name) => ({ path: path.join(setDir, name), name }));
 }
 
 async function timed<T>(seconds: Record<string, number>, stage: string, work: () => Promise<T> | T): Promise<T> {
