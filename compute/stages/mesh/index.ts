@@ -97,6 +97,19 @@ export function chooseVoxelSize(fineSize: number, probeSize: number, occupiedAtP
 /** Probe cells for the face estimate, in finest voxels. */
 const PROBE_FACTOR = 4;
 
+/** Largest side of the bounding box: what meshoptimizer's relative errors are relative to. */
+function meshExtent(positions: Float32Array): number {
+  const min = [Infinity, Infinity, Infinity];
+  const max = [-Infinity, -Infinity, -Infinity];
+  for (let i = 0; i < positions.length; i += 3) {
+    for (let a = 0; a < 3; a++) {
+      min[a] = Math.min(min[a], positions[i + a]);
+      max[a] = Math.max(max[a], positions[i + a]);
+    }
+  }
+  return Math.max(max[0] - min[0], max[1] - min[1], max[2] - min[2], 0);
+}
+
 function finish(raw: RawMesh, grid: PointGrid, cloud: PointCloud, colorRadius: number): Mesh {
   const compact = compactVertices(dropDegenerateFaces(raw));
   return {
@@ -171,8 +184,11 @@ export async function run(input: Input, options?: Partial<Options>, progress?: P
 
   const mesh = finish(simplified.mesh, grid, cloud, h);
   if (opts.colorImageSize > 0 && input.images && input.images.length > 0 && mesh.faceCount > 0) {
+    // Simplified faces cut corners by up to the simplifier's error, and would hide the
+    // vertices they pass in front of: the visibility test allows for that too.
+    const simplifyError = simplified.error * meshExtent(mesh.positions);
     const photos = await colorFromImages(mesh, mesh.normals, mesh.colors, input.views, input.images, {
-      imageSize: opts.colorImageSize, depthTolerance: 2 * h, minCosine: 0.2,
+      imageSize: opts.colorImageSize, depthTolerance: 2 * h + 2 * simplifyError, minCosine: 0.2,
     });
     counts.verticesColoredFromImages = photos.colored;
     if (photos.unreadable.length > 0) warnings.push(`vertex colours: could not read ${photos.unreadable.join(", ")}; used the points' colours there`);

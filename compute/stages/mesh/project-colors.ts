@@ -58,6 +58,7 @@ function rasterizeDepth(indices: Uint32Array, proj: Projection, width: number, h
     const ax = px[a], ay = py[a], bx = px[b], by = py[b], cx = px[c], cy = py[c];
     const area = (bx - ax) * (cy - ay) - (by - ay) * (cx - ax);
     if (area === 0) continue;
+    const invA = 1 / depth[a], invB = 1 / depth[b], invC = 1 / depth[c];
     const x0 = Math.max(0, Math.floor(Math.min(ax, bx, cx))), x1 = Math.min(width - 1, Math.ceil(Math.max(ax, bx, cx)));
     const y0 = Math.max(0, Math.floor(Math.min(ay, by, cy))), y1 = Math.min(height - 1, Math.ceil(Math.max(ay, by, cy)));
     for (let y = y0; y <= y1; y++) {
@@ -69,7 +70,8 @@ function rasterizeDepth(indices: Uint32Array, proj: Projection, width: number, h
         const wb = ((cx - sx) * (ay - sy) - (cy - sy) * (ax - sx)) / area;
         const wc = 1 - wa - wb;
         if (wa < 0 || wb < 0 || wc < 0) continue;
-        const z = wa * depth[a] + wb * depth[b] + wc * depth[c];
+        // 1/z, not z, is affine in screen space (perspective-correct depth).
+        const z = 1 / (wa * invA + wb * invB + wc * invC);
         const at = y * width + x;
         if (z < zbuf[at]) zbuf[at] = z;
       }
