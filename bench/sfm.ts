@@ -73,8 +73,9 @@ async function inputsOf(setDir: string): Promise<Array<{ path: string; name: str
     const names = (await readdir(imagesDir)).filter((n) => INPUT.test(n)).sort();
     return names.map((name) => ({ path: path.join(imagesDir, name), name }));
   }
-  const videos = (await readdir(setDir)).filter((n) => /\.(mp4|mov)$/i.test(n)).sort((a, b) => (a.endsWith(".mp4") ? -1 : b.endsWith(".mp4") ? 1 : a.localeCompare(b)));
-  return videos.slice(0, 1).map((name) => ({ path: path.join(setDir, name), name }));
+  const videos = (await readdir(setDir)).filter((n) => /\.(mp4|mov)$/i.test(n)).sort();
+  const chosen = videos.find((n) => /\.mp4$/i.test(n)) ?? videos[0];
+  return chosen === undefined ? [] : [{ path: path.join(setDir, chosen), name: chosen }];
 }
 
 async function timed<T>(seconds: Record<string, number>, stage: string, work: () => Promise<T> | T): Promise<T> {
