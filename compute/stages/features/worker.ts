@@ -37,6 +37,9 @@ export interface FeatureResult {
   threshold: number;
 }
 
+/** Bytes of a full-size AKAZE MLDB descriptor (486 bits). */
+const MLDB_BYTES = 61;
+
 /** Below this AKAZE responds to sensor noise. */
 const MIN_THRESHOLD = 0.00002;
 
@@ -94,7 +97,8 @@ function pack(task: FeatureTask, keypoints: InstanceType<CV["KeyPointVector"]>, 
     response[i] = kp.response;
   }
   const kept = selectSpread(x, y, response, detectWidth, detectHeight, task.maxFeatures);
-  const bytes = descriptors.cols;
+  // An image without keypoints gives an empty Mat (0 columns); keep the MLDB row size anyway.
+  const bytes = descriptors.cols > 0 ? descriptors.cols : MLDB_BYTES;
   const source = descriptors.data as Uint8Array;
   const scaleX = task.width / detectWidth;
   const scaleY = task.height / detectHeight;

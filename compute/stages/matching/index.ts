@@ -97,8 +97,10 @@ function orderFeatures(images: ImageRef[], features: ImageFeatures[]): ImageFeat
 
 /** Pack all descriptors and keypoints once into SharedArrayBuffers for the workers. */
 function shareFeatures(images: ImageRef[], features: ImageFeatures[], opts: Options): MatchingShared {
-  const bytes = features[0]?.descriptorBytes ?? 61;
-  if (features.some((f) => f.descriptorBytes !== bytes)) throw new Error("matching: images have descriptors of different sizes");
+  // Images without keypoints say nothing about the descriptor size.
+  const described = features.filter((f) => f.count > 0);
+  const bytes = described[0]?.descriptorBytes ?? 61;
+  if (described.some((f) => f.descriptorBytes !== bytes)) throw new Error("matching: images have descriptors of different sizes");
   const words = wordsPerDescriptor(bytes);
   const offsets = new Uint32Array(images.length);
   const counts = new Uint32Array(images.length);

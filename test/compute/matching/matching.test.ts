@@ -79,6 +79,25 @@ describe("stages/matching on a textured plane", () => {
     expect(report.counts).toMatchObject({ candidatePairs: 3, verifiedPairs: 3, homographyPairs: 3, tracks: tracks.count, exhaustive: 1 });
   });
 
+  it("copes with an image without keypoints (blank photo): no pairs for it, the others still match", async () => {
+    const scene = makePlaneScene(41, 600, 450, 1400);
+    const images: ImageRef[] = [];
+    for (const [index, imageFromPlane] of VIEWS.slice(0, 2).entries()) {
+      const path = join(dir, `pair${index}.png`);
+      await writeFile(path, await encodePng(renderPlane(scene, W, H, imageFromPlane), W, H));
+      images.push({ index, name: `pair${index}.png`, path, width: W, height: H, focalPrior: 480, focalPriorSource: "default" });
+    }
+    const blank = join(dir, "blank.png");
+    await writeFile(blank, await encodePng(Buffer.alloc(W * H * 3, 128), W, H));
+    images.push({ index: 2, name: "blank.png", path: blank, width: W, height: H, focalPrior: 480, focalPriorSource: "default" });
+    const detected = await features.run({ images }, { maxFeatures: 800, workers: 2 });
+    expect(detected.features[2].count).toBe(0);
+    expect(detected.features[2].descriptorBytes).toBe(61);
+    const { pairs, report } = await run({ images, features: detected.features }, { workers: 1 });
+    expect(pairs.map((p) => `${p.imageA}-${p.imageB}`)).toEqual(["0-1"]);
+    expect(report.warnings.some((w) => w.startsWith("blank.png"))).toBe(true);
+  });
+
   it("keeps a pair with parallax as fundamental, its inliers on the true epipolar lines", async () => {
     // A camera translating along x before two fronto-parallel planes at different depths: the
     // near plane (left half) shifts 24 px, the far one (right half) 6 px. Epipolar lines are
