@@ -20,18 +20,19 @@ const FULL_FRAME_DIAGONAL_MM = Math.hypot(36, 24);
 const MIN_FOCAL_FACTOR = 0.3;
 const MAX_FOCAL_FACTOR = 8;
 
-/** Sensor widths (mm) of a few models with no FocalPlane tags; keys are lower-case model substrings. */
+/**
+ * Sensor widths (mm) of a few specific models that write FocalLength but neither the 35 mm
+ * equivalent nor FocalPlane tags. Keys are lower-case substrings of "make model" and must not
+ * match other sensors (phones always write FocalLengthIn35mmFilm, so none are listed).
+ */
 const SENSOR_WIDTH_MM: Array<[string, number]> = [
-  ["kodak z612", 5.76],
-  ["canon powershot a", 5.76],
-  ["canon eos 5d", 35.8],
+  ["kodak z612", 5.76], // 1/2.5"; SceauxCastle: 1% from the calibrated focal
+  ["canon eos 5d", 35.8], // full frame, all marks
   ["nikon d800", 35.9],
   ["nikon d90", 23.6],
   ["canon eos 600d", 22.3],
-  ["iphone 6", 4.8],
-  ["iphone 11", 5.6],
-  ["iphone 13", 5.7],
-  ["dji fc", 6.3],
+  ["dji fc330", 6.17], // Phantom 4, 1/2.3"
+  ["dji fc6310", 13.2], // Phantom 4 Pro, 1"
 ];
 
 export interface FocalPrior {
