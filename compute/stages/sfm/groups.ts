@@ -8,6 +8,7 @@
  * its own group, since nothing says it came from the same camera as another.
  */
 import type { ImageRef } from "../../scene/index.js";
+import type { SfmState } from "./state.js";
 
 export interface IntrinsicsGroups {
   groupOfImage: Uint32Array;
@@ -36,4 +37,52 @@ export function assignIntrinsicsGroups(images: ImageRef[]): IntrinsicsGroups {
     groupOfImage[i] = g;
   });
   return { groupOfImage, intrinsics: new Float64Array(values) };
+}
+
+/** Relative spread of refined focals within which default-prior images are taken to share a camera. */
+const MERGE_FOCAL_TOLERANCE = 0.03;
+/** Registered members needed before their focals are trusted to agree. */
+const MERGE_MIN_REGISTERED = 3;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[sorted.length >> 1];
+}
+
+/**
+ * Photos without EXIF start in groups of their own, but a set of them is usually shot with
+ * one camera, and per-image focals leave a focal/depth ambiguity that biases every pose. Once
+ * the refined focals of same-size default-prior images all agree within 3%, the evidence says
+ * one camera: merge them into one group (median focal and distortion), which BA then refines
+ * with all their observations. Images from different cameras disagree and stay apart.
+ * Returns the number of groups merged away.
+ */
+export function mergeConsistentGroups(state: SfmState): number {
+  const clusters = new Map<string, number[]>();
+  state.images.forEach((image, i) => {
+    if (image.focalPriorSource !== "default" || image.video) return;
+    const key = `${image.width}x${image.height}`;
+    clusters.set(key, [...(clusters.get(key) ?? []), i]);
+  });
+  const K = state.intrinsics;
+  let merged = 0;
+  for (const members of clusters.values()) {
+    const registered = members.filter((i) => state.registered[i] === 1);
+    const groups = new Set(members.map((i) => state.groupOfImage[i]));
+    if (groups.size < 2 || registered.length < MERGE_MIN_REGISTERED) continue;
+    const registeredGroups = [...new Set(registered.map((i) => state.groupOfImage[i]))];
+    const focals = registeredGroups.map((g) => K[5 * g]);
+    const focal = median(focals);
+    if (focals.some((f) => Math.abs(f / focal - 1) > MERGE_FOCAL_TOLERANCE)) continue;
+    const target = state.groupOfImage[registered[0]];
+    K[5 * target] = focal;
+    K[5 * target + 3] = median(registeredGroups.map((g) => K[5 * g + 3]));
+    K[5 * target + 4] = median(registeredGroups.map((g) => K[5 * g + 4]));
+    for (const i of members) {
+      state.groupOfImage[i] = target;
+      state.normalizedXy[i] = null;
+    }
+    merged += groups.size - 1;
+  }
+  return merged;
 }

@@ -13,6 +13,7 @@
 import type { Rng } from "../../math/random.js";
 import { globalBundleAdjustment, localBundleAdjustment, type BundleSummary } from "./bundle.js";
 import { filterOutliers } from "./filter.js";
+import { mergeConsistentGroups } from "./groups.js";
 import type { Options } from "./options.js";
 import { registerByPnp, rankCandidates } from "./register.js";
 import { registerImage, type SfmState } from "./state.js";
@@ -32,6 +33,8 @@ export interface GrowContext {
   bundles: BundleSummary[];
   /** Last failure reason per image. */
   reasons: Map<number, string>;
+  /** Intrinsics groups merged because their focals agreed (see groups.ts). */
+  mergedGroups: number;
   /** Images that may join this model (not taken by an earlier model). */
   available: Uint8Array;
   onRegistered: () => void;
@@ -56,6 +59,7 @@ export function globalRefinement(ctx: GrowContext, refineIntrinsics: boolean): v
   ctx.bundles.push(timed(ctx, "globalBa", () => globalBundleAdjustment(state, options, refine)));
   if (refine) {
     clearNormalizedCache(state);
+    ctx.mergedGroups += mergeConsistentGroups(state);
     propagateFocalGuess(state);
   }
   timed(ctx, "filter", () => filterOutliers(state, options));

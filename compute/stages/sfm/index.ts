@@ -6,7 +6,7 @@ import { createRng } from "../../math/random.js";
 import { PipelineError, type ImageFeatures, type ImageRef, type ProgressFn, type SparseModel, type StageReport, type Tracks, type VerifiedPair } from "../../scene/index.js";
 import type { BundleSummary } from "./bundle.js";
 import { applyAlignment, computeAlignment } from "./frame.js";
-import { assignIntrinsicsGroups } from "./groups.js";
+import { assignIntrinsicsGroups, type IntrinsicsGroups } from "./groups.js";
 import { emptyTimings, growModel, type GrowContext, type Timings } from "./incremental.js";
 import { initializeModel, resetModel, type InitAttempt } from "./initialize.js";
 import { meanReprojectionErrorPx, snapshotModel } from "./model.js";
@@ -39,11 +39,13 @@ interface Attempted {
 }
 
 /** Seed and grow one model on the available images; null when no pair gives a seed. */
-function reconstructOne(ctx: GrowContext, pairs: VerifiedPair[], initialIntrinsics: Float64Array): Attempted | null {
+function reconstructOne(ctx: GrowContext, pairs: VerifiedPair[], initial: IntrinsicsGroups): Attempted | null {
   const { state, options } = ctx;
   resetModel(state);
   ctx.reasons.clear();
-  state.intrinsics.set(initialIntrinsics);
+  // A previous model may have merged groups and refined focals: start from the priors.
+  state.intrinsics.set(initial.intrinsics);
+  state.groupOfImage.set(initial.groupOfImage);
   state.normalizedXy.fill(null);
   const started = performance.now();
   const init = initializeModel(state, pairs, ctx.available, options, ctx.rng);
@@ -64,7 +66,8 @@ function unregisteredReason(image: number, attempted: Attempted, pairs: Verified
   return verified ? "its matches do not reach the reconstructed part of the scene" : "no verified matches with any other image";
 }
 
-function buildReport(best: Attempted, others: number[], bundles: BundleSummary[], timings: Timings, images: ImageRef[], wallMs: number): Report {
+function buildReport(best: Attempted, others: number[], ctx: GrowContext, images: ImageRef[], wallMs: number): Report {
+  const { bundles, timings } = ctx;
   const { model } = best;
   const registered = new Set(model.views.map((v) => v.imageIndex));
   const globals = bundles.filter((b) => b.kind === "global");
@@ -81,6 +84,7 @@ function buildReport(best: Attempted, others: number[], bundles: BundleSummary[]
     finalBaInitialRmsPx: last?.initialRmsPx ?? 0,
     finalBaFinalRmsPx: last?.finalRmsPx ?? 0,
     otherModels: others.length,
+    mergedIntrinsicsGroups: ctx.mergedGroups,
   };
   for (const [key, ms] of Object.entries(timings)) counts[`${key}Ms`] = Math.round(ms);
   const perImage = images.map((img) => {
@@ -98,7 +102,7 @@ export function run(input: Input, options: Partial<Options> = {}, progress: Prog
   const opts: Options = { ...DEFAULTS, ...options };
   const { images, features, pairs, tracks } = input;
   const groups = assignIntrinsicsGroups(images);
-  const state = createState(images, features, tracks, groups.groupOfImage, Float64Array.from(groups.intrinsics));
+  const state = createState(images, features, tracks, Uint32Array.from(groups.groupOfImage), Float64Array.from(groups.intrinsics));
   const available = new Uint8Array(images.length).fill(1);
   let registeredSoFar = 0;
   const ctx: GrowContext = {
@@ -108,12 +112,13 @@ export function run(input: Input, options: Partial<Options> = {}, progress: Prog
     timings: emptyTimings(),
     bundles: [],
     reasons: new Map(),
+    mergedGroups: 0,
     available,
     onRegistered: () => progress(Math.min(0.95, (registeredSoFar + state.order.length) / images.length), registeredSoFar + state.order.length),
   };
   const models: Attempted[] = [];
   for (let m = 0; m < opts.maxModels; m++) {
-    const attempted = reconstructOne(ctx, pairs, groups.intrinsics);
+    const attempted = reconstructOne(ctx, pairs, groups);
     if (attempted === null || attempted.model.views.length < 2) break;
     models.push(attempted);
     for (const v of attempted.model.views) available[v.imageIndex] = 0;
@@ -135,6 +140,6 @@ export function run(input: Input, options: Partial<Options> = {}, progress: Prog
   best.model.otherModelSizes = others;
   applyAlignment(best.model, computeAlignment(best.model));
   progress(1, images.length);
-  const report = buildReport(best, others, ctx.bundles, ctx.timings, images, performance.now() - started);
+  const report = buildReport(best, others, ctx, images, performance.now() - started);
   return { model: best.model, report };
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { run } from "../../../compute/stages/sfm/index.js";
 import { cameraAccuracy } from "../../../compute/stages/sfm/accuracy.js";
 import { PipelineError } from "../../../compute/scene/index.js";
-import { concatScenes, makeSyntheticScene } from "./synthetic.js";
+import { concatScenes, makeSyntheticScene, SYNTHETIC_FOCAL } from "./synthetic.js";
 
 describe("sfm.run on synthetic tracks", () => {
   const scene = makeSyntheticScene({ cameras: 10, points: 600, noisePx: 0.5, outlierShare: 0.1, outlierImage: true, seed: 7 });
@@ -39,6 +39,20 @@ describe("sfm.run on synthetic tracks", () => {
     const { xyz, count } = model.points;
     const median = (a: number) => Array.from({ length: count }, (_, p) => xyz[3 * p + a]).sort((x, y) => x - y)[count >> 1];
     for (const a of [0, 1, 2]) expect(Math.abs(median(a))).toBeLessThan(1e-9);
+  });
+});
+
+describe("sfm.run without EXIF focal", () => {
+  it("refines a 10% wrong default focal and merges the images' agreeing focals into one camera", () => {
+    const scene = makeSyntheticScene({ cameras: 8, points: 400, noisePx: 0.5, outlierShare: 0.05, outlierImage: false, seed: 5, defaultFocalPrior: 1.1 * SYNTHETIC_FOCAL });
+    const { model, report } = run({ images: scene.images, features: scene.features, pairs: scene.pairs, tracks: scene.tracks });
+    expect(model.views).toHaveLength(8);
+    expect(report.counts.mergedIntrinsicsGroups).toBe(7);
+    for (const v of model.views) expect(Math.abs(v.intrinsics.focal / SYNTHETIC_FOCAL - 1)).toBeLessThan(0.01);
+    const truth = scene.truth.flatMap((pose, i) => (pose ? [{ name: scene.images[i].name, camFromWorld: pose }] : []));
+    const accuracy = cameraAccuracy(model.views.map((v) => ({ name: v.name, camFromWorld: v.camFromWorld })), truth, scene.sceneRadius);
+    expect(accuracy.maxRotationErrorDeg).toBeLessThan(0.1);
+    expect(accuracy.maxCenterErrorPercent).toBeLessThan(0.5);
   });
 });
 

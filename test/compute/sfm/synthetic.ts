@@ -24,6 +24,8 @@ export interface SyntheticOptions {
   outlierShare: number;
   outlierImage: boolean;
   seed: number;
+  /** When set, images carry no EXIF: source "default" with this (wrong) focal prior. */
+  defaultFocalPrior?: number;
 }
 
 const WIDTH = 640;
@@ -62,8 +64,12 @@ function ringCamera(angle: number): { R: Float64Array; t: Float64Array } {
   return { R, t };
 }
 
-function makeImage(index: number): ImageRef {
-  return { index, name: `view${String(index).padStart(2, "0")}.jpg`, path: "", width: WIDTH, height: HEIGHT, focalPrior: FOCAL, focalPriorSource: "exif35mm" };
+export const SYNTHETIC_FOCAL = FOCAL;
+
+function makeImage(index: number, defaultFocalPrior?: number): ImageRef {
+  const name = `view${String(index).padStart(2, "0")}.jpg`;
+  if (defaultFocalPrior !== undefined) return { index, name, path: "", width: WIDTH, height: HEIGHT, focalPrior: defaultFocalPrior, focalPriorSource: "default" };
+  return { index, name, path: "", width: WIDTH, height: HEIGHT, focalPrior: FOCAL, focalPriorSource: "exif35mm" };
 }
 
 function makeFeatures(index: number, xy: number[]): ImageFeatures {
@@ -128,7 +134,7 @@ export function makeSyntheticScene(opts: SyntheticOptions): SyntheticScene {
     keypoints.push(xy);
   }
   const imageCount = keypoints.length;
-  const images = Array.from({ length: imageCount }, (_, i) => makeImage(i));
+  const images = Array.from({ length: imageCount }, (_, i) => makeImage(i, opts.defaultFocalPrior));
   const features = keypoints.map((xy, i) => makeFeatures(i, xy));
   return { images, features, tracks: buildTracks(trackObs), pairs: buildPairs(trackObs, imageCount), truth, pointsWorld, sceneRadius: 1 };
 }
