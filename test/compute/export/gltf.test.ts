@@ -5,6 +5,8 @@ import { validateBytes } from "gltf-validator";
 import { describe, expect, it } from "vitest";
 import { buildGltfDocument, writeGlb, writeGltf } from "../../../compute/stages/export/index.js";
 import type { RegisteredView } from "../../../compute/scene/index.js";
+import { run as meshRun } from "../../../compute/stages/mesh/index.js";
+import { spherePoints } from "../mesh/fixtures.js";
 import { cubeMesh, randomCloud, views } from "./fixtures.js";
 
 const io = new NodeIO().registerExtensions([KHRMaterialsUnlit]);
@@ -96,6 +98,18 @@ describe("export/gltf", () => {
     expect(Array.from(prim.getAttribute("POSITION")!.getArray()!)).toEqual(Array.from(cloud.positions));
     expect(Array.from(prim.getAttribute("COLOR_0")!.getArray()!)).toEqual(Array.from(cloud.colors));
     checkCameras(doc, views());
+  });
+
+  it("writes the mesh stage's own output as a glb with zero validator errors and warnings", async () => {
+    const cloud = spherePoints(6000, 1, [0.2, 0.1, -0.3], 0.003, 8);
+    const { mesh } = await meshRun({ cloud, views: [] }, { faceBudget: 4000 });
+    expect(mesh.faceCount).toBeGreaterThan(2000);
+    const glb = await writeGlb(buildGltfDocument({ mesh, cloud, views: views() }));
+    const report = await validateBytes(glb, { uri: "sphere.glb", maxIssues: 100 });
+    expect(report.issues.numErrors).toBe(0);
+    expect(report.issues.numWarnings).toBe(0);
+    const prim = (await io.readBinary(glb)).getRoot().listMeshes()[0].listPrimitives()[0];
+    expect(prim.getIndices()!.getCount()).toBe(3 * mesh.faceCount);
   });
 
   it("stays valid for an empty model (no geometry, cameras only)", async () => {
