@@ -2,7 +2,7 @@
  * @module `npm run bench -- <name...>`: runs the named benchmarks (edge, sfm, dense), or all.
  * Each benchmark is a module `bench/<name>.ts` exporting `run(args: string[]): Promise<void>`.
  */
-const KNOWN = ["edge", "sfm", "dense", "ba"] as const;
+const KNOWN = ["edge", "sfm", "dense", "ba", "front"] as const;
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
