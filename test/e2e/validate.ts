@@ -1,6 +1,8 @@
 /** @module Independent readers for the six downloadable files (what a client's tools would use). */
 import { parse } from "@loaders.gl/core";
-import { LASLoader } from "@loaders.gl/las";
+import { readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import { LAZRsLoader } from "@loaders.gl/las";
 import { OBJLoader } from "@loaders.gl/obj";
 import { PLYLoader } from "@loaders.gl/ply";
 import validator from "gltf-validator";
@@ -29,7 +31,8 @@ export async function checkFile(format: string, bytes: Uint8Array): Promise<File
       return { format, ok: n > 0 && allFinite(mesh.attributes.POSITION.value), detail: `${n} points`, count: n };
     }
     case "las": {
-      const mesh = (await parse(buffer, LASLoader)) as unknown as LoadedMesh;
+      // LAZRsLoader reads LAS 1.4 (LASLoader stops at 1.3); it fetches its wasm by file: URL.
+      const mesh = (await withFileFetch(() => parse(buffer, LAZRsLoader, { worker: false, las: { fp64: true } } as never))) as unknown as LoadedMesh;
       const n = mesh.attributes.POSITION.value.length / 3;
       return { format, ok: n > 0 && allFinite(mesh.attributes.POSITION.value), detail: `${n} points`, count: n };
     }
@@ -42,6 +45,21 @@ export async function checkFile(format: string, bytes: Uint8Array): Promise<File
       return checkStl(bytes);
     default:
       return { format, ok: false, detail: "unknown format", count: 0 };
+  }
+}
+
+/** Node's fetch has no file: URLs; loaders.gl's LAZ reader loads its wasm that way. */
+async function withFileFetch<T>(body: () => Promise<T>): Promise<T> {
+  const realFetch = globalThis.fetch;
+  globalThis.fetch = (async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
+    const url = input instanceof URL ? input : new URL(typeof input === "string" ? input : input.url);
+    if (url.protocol !== "file:") return realFetch(input, init);
+    return new Response(await readFile(fileURLToPath(url)), { headers: { "content-type": "application/wasm" } });
+  }) as typeof fetch;
+  try {
+    return await body();
+  } finally {
+    globalThis.fetch = realFetch;
   }
 }
 
