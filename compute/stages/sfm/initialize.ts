@@ -17,7 +17,7 @@ import { globalBundleAdjustment, type BundleSummary } from "./bundle.js";
 import { filterOutliers } from "./filter.js";
 import type { Options } from "./options.js";
 import { centerOf, rayAngleDeg } from "./projection.js";
-import { registerImage, setPose, type SfmState } from "./state.js";
+import { pointCount, registerImage, setPose, type SfmState } from "./state.js";
 import { allCenters, normalizedKeypoints, triangulateTrack } from "./triangulate.js";
 
 export interface InitAttempt {
@@ -71,12 +71,6 @@ function medianAngleDeg(state: SfmState, a: number, b: number): number {
   return angles.length === 0 ? 0 : angles[angles.length >> 1];
 }
 
-function countPoints(state: SfmState): number {
-  let n = 0;
-  for (let k = 0; k < state.hasPoint.length; k++) n += state.hasPoint[k];
-  return n;
-}
-
 /** Two-view relative pose of the pair; returns a failure reason or null on success (pose written). */
 function twoViewPose(state: SfmState, pair: VerifiedPair, options: Options, rng: Rng): string | null {
   const { imageA: a, imageB: b } = pair;
@@ -127,10 +121,10 @@ function tryPair(state: SfmState, pair: VerifiedPair, options: Options, rng: Rng
   registerImage(state, pair.imageA);
   registerImage(state, pair.imageB);
   triangulatePair(state, pair, options);
-  if (countPoints(state) < options.initMinPoints) return { outcome: `only ${countPoints(state)} points triangulated`, bundle: null };
+  if (pointCount(state) < options.initMinPoints) return { outcome: `only ${pointCount(state)} points triangulated`, bundle: null };
   const bundle = globalBundleAdjustment(state, options, false);
   filterOutliers(state, options);
-  const points = countPoints(state);
+  const points = pointCount(state);
   const angle = medianAngleDeg(state, pair.imageA, pair.imageB);
   if (points < options.initMinPoints) return { outcome: `only ${points} points survived bundle adjustment`, bundle };
   if (angle < options.initMinMedianAngleDeg) return { outcome: `median triangulation angle ${angle.toFixed(2)}° too small`, bundle };

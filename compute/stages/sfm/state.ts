@@ -12,11 +12,10 @@ export interface SfmState {
   readonly images: ImageRef[];
   readonly features: ImageFeatures[];
   readonly tracks: Tracks;
-  /** Intrinsics group of each image (images of one physical camera share a group). */
+  /** Intrinsics group of each image (images of one physical camera share a group; groups.ts may merge groups as focals are refined). */
   readonly groupOfImage: Uint32Array;
   /** focal, cx, cy, k1, k2 per group (pixels, unitless k). */
   readonly intrinsics: Float64Array;
-  readonly groupCount: number;
   /** camFromWorld rotation per image, row-major 3×3 (9 per image). */
   readonly rotation: Float64Array;
   /** camFromWorld translation per image (3 per image). */
@@ -59,7 +58,6 @@ export function createState(
     tracks,
     groupOfImage,
     intrinsics,
-    groupCount: intrinsics.length / 5,
     rotation: new Float64Array(9 * n),
     translation: new Float64Array(3 * n),
     registered: new Uint8Array(n),
@@ -82,20 +80,7 @@ export function observationTrack(tracks: Tracks): Uint32Array {
   return out;
 }
 
-/** Number of usable observations of track k: registered image and not rejected. */
-export function activeObservationCount(state: SfmState, k: number): number {
-  const { trackOffsets, trackImages } = state.tracks;
-  let count = 0;
-  for (let j = trackOffsets[k]; j < trackOffsets[k + 1]; j++) {
-    if (state.registered[trackImages[j]] === 1 && state.obsRejected[j] === 0) count++;
-  }
-  return count;
-}
-
-export function registeredCount(state: SfmState): number {
-  return state.order.length;
-}
-
+/** Number of tracks with a triangulated point. */
 export function pointCount(state: SfmState): number {
   let count = 0;
   for (let k = 0; k < state.hasPoint.length; k++) count += state.hasPoint[k];
@@ -115,9 +100,3 @@ export function registerImage(state: SfmState, i: number): void {
   }
 }
 
-export function unregisterImage(state: SfmState, i: number): void {
-  if (state.registered[i] === 1) {
-    state.registered[i] = 0;
-    state.order.splice(state.order.indexOf(i), 1);
-  }
-}
