@@ -1,10 +1,9 @@
 /** @module Independent readers for the six downloadable files (what a client's tools would use). */
 import { parse } from "@loaders.gl/core";
-import { readFile } from "node:fs/promises";
-import { fileURLToPath } from "node:url";
 import { LAZRsLoader } from "@loaders.gl/las";
 import { OBJLoader } from "@loaders.gl/obj";
 import { PLYLoader } from "@loaders.gl/ply";
+import { withFileFetch } from "../support/file-fetch.js";
 import validator from "gltf-validator";
 
 export interface FileCheck {
@@ -48,20 +47,6 @@ export async function checkFile(format: string, bytes: Uint8Array): Promise<File
   }
 }
 
-/** Node's fetch has no file: URLs; loaders.gl's LAZ reader loads its wasm that way. */
-async function withFileFetch<T>(body: () => Promise<T>): Promise<T> {
-  const realFetch = globalThis.fetch;
-  globalThis.fetch = (async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
-    const url = input instanceof URL ? input : new URL(typeof input === "string" ? input : input.url);
-    if (url.protocol !== "file:") return realFetch(input, init);
-    return new Response(await readFile(fileURLToPath(url)), { headers: { "content-type": "application/wasm" } });
-  }) as typeof fetch;
-  try {
-    return await body();
-  } finally {
-    globalThis.fetch = realFetch;
-  }
-}
 
 /** Binary STL: 80-byte header, uint32 triangle count, 50 bytes per triangle. */
 function checkStl(bytes: Uint8Array): FileCheck {

@@ -8,6 +8,7 @@ import { OBJLoader } from "@loaders.gl/obj";
 import { PLYLoader } from "@loaders.gl/ply";
 import { describe, expect, it } from "vitest";
 import { chooseLasQuantisation, run, writeLas, writeObj, writePly, writeStl } from "../../../compute/stages/export/index.js";
+import { withFileFetch } from "../../support/file-fetch.js";
 import { cubeMesh, randomCloud, views } from "./fixtures.js";
 
 type LoadedMesh = { attributes: Record<string, { value: ArrayLike<number>; size: number }>; header?: { vertexCount?: number } };
@@ -43,23 +44,6 @@ describe("export/ply", () => {
   });
 });
 
-/**
- * loaders.gl's laz-rs loader fetches its .wasm by a file: URL, which Node's fetch refuses;
- * serve file: URLs from disk for the duration of one call.
- */
-async function withFileFetch<T>(body: () => Promise<T>): Promise<T> {
-  const realFetch = globalThis.fetch;
-  globalThis.fetch = (async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
-    const url = input instanceof URL ? input : new URL(typeof input === "string" ? input : input.url);
-    if (url.protocol !== "file:") return realFetch(input, init);
-    return new Response(await readFile(fileURLToPath(url)), { headers: { "content-type": "application/wasm" } });
-  }) as typeof fetch;
-  try {
-    return await body();
-  } finally {
-    globalThis.fetch = realFetch;
-  }
-}
 
 describe("export/las", () => {
   it("picks a millimetre-or-finer power-of-ten scale that keeps coordinates in int32", () => {
