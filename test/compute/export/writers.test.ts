@@ -1,7 +1,6 @@
 import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { parse } from "@loaders.gl/core";
 import { LAZRsLoader } from "@loaders.gl/las";
 import { OBJLoader } from "@loaders.gl/obj";
