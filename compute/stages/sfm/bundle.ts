@@ -157,6 +157,7 @@ function writeBack(state: SfmState, sel: Selection, problem: BAProblem, groupIds
 interface Refine {
   focal: boolean;
   distortion: boolean;
+  principalPoint: boolean;
 }
 
 function solve(state: SfmState, sel: Selection, kind: "local" | "global", options: Options, refine: Refine): BundleSummary {
@@ -167,6 +168,7 @@ function solve(state: SfmState, sel: Selection, kind: "local" | "global", option
     lossScalePx: options.baLossScalePx,
     refineFocal: refine.focal,
     refineDistortion: refine.distortion,
+    refinePrincipalPoint: refine.principalPoint,
     maxIterations: kind === "local" ? options.localBaIterations : options.globalBaIterations,
   });
   writeBack(state, sel, problem, groupIds);
@@ -190,10 +192,10 @@ function solve(state: SfmState, sel: Selection, kind: "local" | "global", option
 export function localBundleAdjustment(state: SfmState, newImage: number, options: Options, refineFocal: boolean): BundleSummary {
   const variable = localCameraSet(state, newImage, options.localBaCameras);
   const refine = refineFocal && options.refineIntrinsics;
-  return solve(state, selectLocal(state, variable), "local", options, { focal: refine, distortion: false });
+  return solve(state, selectLocal(state, variable), "local", options, { focal: refine, distortion: false, principalPoint: false });
 }
 
-export function globalBundleAdjustment(state: SfmState, options: Options, refineIntrinsics: boolean): BundleSummary {
+export function globalBundleAdjustment(state: SfmState, options: Options, refineIntrinsics: boolean, refinePrincipalPoint = false): BundleSummary {
   const refine = refineIntrinsics && options.refineIntrinsics;
-  return solve(state, selectGlobal(state), "global", options, { focal: refine, distortion: refine });
+  return solve(state, selectGlobal(state), "global", options, { focal: refine, distortion: refine, principalPoint: refine && refinePrincipalPoint });
 }

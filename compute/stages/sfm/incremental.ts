@@ -33,6 +33,8 @@ export interface GrowContext {
   bundles: BundleSummary[];
   /** Last failure reason per image. */
   reasons: Map<number, string>;
+  /** Whether the final principal-point refinement was kept. */
+  principalPointRefined: boolean;
   /** Intrinsics groups merged because their focals agreed (see groups.ts). */
   mergedGroups: number;
   /** Images that may join this model (not taken by an earlier model). */
@@ -148,4 +150,45 @@ export function growModel(ctx: GrowContext): void {
   // Final refinement: intrinsics too, twice so re-triangulated points get adjusted as well.
   globalRefinement(ctx, true);
   globalRefinement(ctx, true);
+  refinePrincipalPoints(ctx);
+}
+
+/** A copy of everything a global BA changes, to undo a rejected refinement. */
+function snapshot(state: SfmState): Float64Array[] {
+  return [state.rotation.slice(), state.translation.slice(), state.pointXyz.slice(), state.intrinsics.slice()];
+}
+
+function restore(state: SfmState, saved: Float64Array[]): void {
+  [state.rotation, state.translation, state.pointXyz, state.intrinsics].forEach((target, a) => target.set(saved[a]));
+}
+
+/**
+ * Real lenses' principal points sit some pixels off the image centre; holding it at the
+ * centre tilts every camera by about atan(offset / focal) (~0.4° on the EPFL sets). It is
+ * only observable when the points cover much of the frame at varied depths — otherwise it
+ * trades off against rotation, which is why COLMAP keeps it fixed by default. So: refine it
+ * once at the end, and keep the result only if every group's principal point moved less than
+ * `principalPointMaxShift` of the image diagonal (a real offset); a larger move is the
+ * rotation trade-off, and the model goes back to the fixed-centre solution.
+ */
+export function refinePrincipalPoints(ctx: GrowContext): void {
+  const { state, options } = ctx;
+  if (options.principalPointMaxShift <= 0 || !options.refineIntrinsics || state.order.length < MIN_CAMERAS_FOR_INTRINSICS) return;
+  const saved = snapshot(state);
+  const summary = timed(ctx, "globalBa", () => globalBundleAdjustment(state, options, true, true));
+  const K = state.intrinsics;
+  const plausible = state.order.every((i) => {
+    const g = 5 * state.groupOfImage[i];
+    const { width, height } = state.images[i];
+    return Math.hypot(K[g + 1] - width / 2, K[g + 2] - height / 2) <= options.principalPointMaxShift * Math.hypot(width, height);
+  });
+  if (!plausible) {
+    restore(state, saved);
+    ctx.principalPointRefined = false;
+    return;
+  }
+  ctx.bundles.push(summary);
+  ctx.principalPointRefined = true;
+  clearNormalizedCache(state);
+  timed(ctx, "filter", () => filterOutliers(state, options));
 }

@@ -85,6 +85,7 @@ function buildReport(best: Attempted, others: number[], ctx: GrowContext, images
     finalBaFinalRmsPx: last?.finalRmsPx ?? 0,
     otherModels: others.length,
     mergedIntrinsicsGroups: ctx.mergedGroups,
+    principalPointRefined: ctx.principalPointRefined ? 1 : 0,
   };
   for (const [key, ms] of Object.entries(timings)) counts[`${key}Ms`] = Math.round(ms);
   const perImage = images.map((img) => {
@@ -113,6 +114,7 @@ export function run(input: Input, options: Partial<Options> = {}, progress: Prog
     bundles: [],
     reasons: new Map(),
     mergedGroups: 0,
+    principalPointRefined: false,
     available,
     onRegistered: () => progress(Math.min(0.95, (registeredSoFar + state.order.length) / images.length), registeredSoFar + state.order.length),
   };

@@ -31,6 +31,11 @@ export interface Options {
   globalBaIterations: number;
   /** Refine focal and k1, k2 per intrinsics group in global BA. */
   refineIntrinsics: boolean;
+  /**
+   * Try refining the principal point in the last global BA; the result is kept only when no
+   * group's principal point moved more than this fraction of its image diagonal (0 = never try).
+   */
+  principalPointMaxShift: number;
   /** Passes over the failed images after the model grows (COLMAP retries registration too). */
   registrationRetries: number;
   /** Try seeding a second model on leftover images (only the largest model is kept). */
@@ -55,6 +60,7 @@ export const DEFAULTS: Options = {
   localBaIterations: 12,
   globalBaIterations: 40,
   refineIntrinsics: true,
+  principalPointMaxShift: 0.015,
   registrationRetries: 2,
   maxModels: 2,
   seed: 1,
