@@ -34,7 +34,7 @@ const children = [
       "--var", `BASE_URL:${baseUrl}`, "--var", `CDN_URL:${baseUrl}/cdn`, "--var", `COMPUTE_URL:http://127.0.0.1:${computePort}`],
     { cwd: root, env, stdio: ["ignore", "inherit", "inherit"] },
   ),
-  spawn(path.join(bin, "tsx"), ["compute/server.ts"], {
+  spawn(path.join(bin, "node"), ["--import", "tsx", "compute/server.ts"], {
     cwd: root,
     env: { ...env, PORT: String(computePort), EDGE_URL: baseUrl, COMPUTE_SECRET: secrets.COMPUTE_SECRET ?? "dev-compute-secret" },
     stdio: ["ignore", "inherit", "inherit"],

@@ -84,7 +84,9 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
 
   let compute: ChildProcess | null = null;
   async function startCompute(): Promise<void> {
-    const child = spawn(path.join(bin, "tsx"), ["compute/server.ts"], {
+    // `node --import tsx`, not the tsx CLI: the CLI runs the program in a child process that a
+    // SIGKILL of the CLI would leave running, and the kill test must kill compute for real.
+    const child = spawn(path.join(bin, "node"), ["--import", "tsx", "compute/server.ts"], {
       cwd: root,
       env: { ...env, PORT: String(computePort), EDGE_URL: baseUrl, COMPUTE_SECRET: secrets.COMPUTE_SECRET, WORK_DIR: workRoot, HEARTBEAT_SECONDS: "2", ...(options.computeEnv ?? {}) },
       stdio: ["ignore", "pipe", "pipe"],
