@@ -20,7 +20,6 @@ import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Quality } from "../shared/jobs.js";
 import { robustSimilarity, type RobustSimilarity, type Similarity } from "../compute/geometry/similarity.js";
 import { KdTree } from "../compute/math/kdtree.js";
@@ -32,9 +31,8 @@ import * as ingest from "../compute/stages/ingest/index.js";
 import * as matching from "../compute/stages/matching/index.js";
 import * as mesh from "../compute/stages/mesh/index.js";
 import * as sfm from "../compute/stages/sfm/index.js";
+import { datasetsRoot, listDatasets, repoRoot } from "./datasets.js";
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const datasetsRoot = path.resolve(repoRoot, "../shared/datasets");
 const INPUT = /\.(jpe?g|png|heic|mp4)$/i;
 
 interface SurfaceAccuracy {
@@ -289,13 +287,7 @@ export async function run(args: string[]): Promise<void> {
   const filters = args.filter((a) => !a.startsWith("--"));
   const side = args.find((a) => a.startsWith("--dense-side="))?.split("=")[1];
   const flags: BenchFlags = { trueCameras: args.includes("--true-cameras"), denseSide: side ? Number(side) : undefined };
-  const sets: string[] = [];
-  for (const group of ["synthetic", "real"]) {
-    const dir = path.join(datasetsRoot, group);
-    if (!existsSync(dir)) continue;
-    for (const name of (await readdir(dir)).sort()) sets.push(`${group}/${name}`);
-  }
-  const chosen = sets.filter((s) => filters.length === 0 || filters.some((f) => s.includes(f)));
+  const chosen = await listDatasets(filters);
   const workRoot = await mkdtemp(path.join(tmpdir(), "bench-dense-"));
   const results: SetResult[] = [];
   try {

@@ -10,7 +10,6 @@ import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { QUALITY_PRESETS, type StagePresets } from "../compute/pipeline/presets.js";
 import type { RigidTransform } from "../compute/scene/index.js";
@@ -19,9 +18,8 @@ import * as ingest from "../compute/stages/ingest/index.js";
 import * as matching from "../compute/stages/matching/index.js";
 import { cameraAccuracy, type CameraAccuracy, type NamedPose } from "../compute/stages/sfm/accuracy.js";
 import * as sfm from "../compute/stages/sfm/index.js";
+import { datasetsRoot, listDatasets, repoRoot } from "./datasets.js";
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const datasetsRoot = path.resolve(repoRoot, "../shared/datasets");
 const INPUT = /\.(jpe?g|png|heic|mp4)$/i;
 
 interface GroundTruth {
@@ -280,13 +278,7 @@ export async function run(args: string[]): Promise<void> {
   const preset = QUALITY_PRESETS[quality];
   if (!preset) throw new Error(`bench sfm: unknown quality ${quality}`);
   const filters = args.filter((a, i) => !a.startsWith("--") && args[i - 1] !== "--quality");
-  const sets: string[] = [];
-  for (const group of ["synthetic", "real"]) {
-    const dir = path.join(datasetsRoot, group);
-    if (!existsSync(dir)) continue;
-    for (const name of (await readdir(dir)).sort()) sets.push(`${group}/${name}`);
-  }
-  const chosen = sets.filter((s) => filters.length === 0 || filters.some((f) => s.includes(f)));
+  const chosen = await listDatasets(filters);
   const workRoot = await mkdtemp(path.join(tmpdir(), "bench-sfm-"));
   const results: SetResult[] = [];
   try {
