@@ -24,14 +24,16 @@ import type { Quality } from "../shared/jobs.js";
 import { robustSimilarity, type RobustSimilarity, type Similarity } from "../compute/geometry/similarity.js";
 import { KdTree } from "../compute/math/kdtree.js";
 import { QUALITY_PRESETS } from "../compute/pipeline/presets.js";
-import { cameraCenter, type PointCloud, type SparseModel } from "../compute/scene/index.js";
+import { cameraCenter, type Mesh, type PointCloud, type RegisteredView, type SparseModel } from "../compute/scene/index.js";
 import * as dense from "../compute/stages/dense/index.js";
+import * as exportStage from "../compute/stages/export/index.js";
 import * as features from "../compute/stages/features/index.js";
 import * as ingest from "../compute/stages/ingest/index.js";
 import * as matching from "../compute/stages/matching/index.js";
 import * as mesh from "../compute/stages/mesh/index.js";
 import * as sfm from "../compute/stages/sfm/index.js";
 import { datasetsRoot, listDatasets, repoRoot } from "./datasets.js";
+import { renderGlbView } from "./look.js";
 
 const INPUT = /\.(jpe?g|png|heic|mp4)$/i;
 
@@ -57,6 +59,8 @@ interface SetResult {
   surface: SurfaceAccuracy | null;
   /** Dense alone: the same sparse points, the true cameras (with --true-cameras). */
   trueCameras?: { points: number; seconds: number; surface: SurfaceAccuracy | null };
+  /** The mesh as glb and a picture of it from the first camera (bench/out/<set>.glb/.png). */
+  picture?: string;
   error?: string;
 }
 
@@ -231,6 +235,7 @@ async function benchSet(set: string, quality: Quality, workRoot: string, flags: 
     result.denseKernel = densified.report.counts.kernelWasm ? "wasm-simd" : "typescript";
     const meshed = await timed(seconds, "mesh", () => mesh.run({ cloud: densified.cloud, views: model.views, images }, preset.mesh));
     result.faces = meshed.mesh.faceCount;
+    result.picture = await savePicture(set, model.views, densified.cloud, meshed.mesh);
     const sim = gt ? alignToTruth(model, gt) : null;
     if (gt && sim) result.surface = surfaceAccuracy(transformCloud(densified.cloud, sim), gt, sim.inlierCount);
     const trueModel = flags.trueCameras && gt && sim ? withTrueCameras(model, gt, sim) : null;
@@ -246,6 +251,16 @@ async function benchSet(set: string, quality: Quality, workRoot: string, flags: 
   result.totalSeconds = (performance.now() - started) / 1000;
   result.peakRssMiB = process.resourceUsage().maxRSS / 1024;
   return result;
+}
+
+/** Writes the mesh (with its cameras) as bench/out/<set>.glb and renders it from the first camera, for a person to look at. */
+async function savePicture(set: string, views: RegisteredView[], cloud: PointCloud, meshed: Mesh): Promise<string> {
+  const outDir = path.join(repoRoot, "bench/out");
+  const baseName = set.replace(/\//g, "-");
+  const written = await exportStage.run({ views, cloud, mesh: meshed }, { formats: ["glb"], outDir, baseName });
+  const picture = path.join(outDir, `${baseName}.png`);
+  await renderGlbView(written.files[0].path, 0, picture);
+  return path.relative(repoRoot, picture);
 }
 
 function fmt(value: number | undefined, digits = 2): string {
@@ -279,6 +294,7 @@ function printTable(results: SetResult[], quality: Quality): void {
     if (tc) console.log(`  ${r.set} dense on TRUE cameras: ${tc.points} points, acc ${tc.surface ? fmt((100 * tc.surface.accuracyMedian) / radius, 3) : "-"} %r, prec ${fmt(tc.surface?.precision, 3)}, compl ${fmt(tc.surface?.completeness, 3)}, F ${fmt(tc.surface?.fScore, 3)}, ${fmt(tc.seconds, 1)} s`);
     if (r.error) console.log(`  ${r.set}: failed: ${r.error}`);
   }
+  for (const r of results) if (r.picture) console.log(`${r.set}: picture of the mesh from its first camera: ${r.picture}`);
 }
 
 export async function run(args: string[]): Promise<void> {
