@@ -6,6 +6,7 @@
 import { spawn } from "node:child_process";
 import ffmpegInstaller from "@ffmpeg-installer/ffmpeg";
 import sharp from "sharp";
+import { createRng } from "../../compute/math/random.js";
 
 /** A plane covered by coloured discs over a smooth background; discs are ideal blob features. */
 export interface PlaneScene {
@@ -16,17 +17,8 @@ export interface PlaneScene {
   discCount: number;
 }
 
-/** Deterministic PRNG (mulberry32), so fixtures are identical on every run. */
-export function rng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic generator (mulberry32) shared with the code under test. */
+export const rng = createRng;
 
 export function makePlaneScene(seed: number, width: number, height: number, discCount: number): PlaneScene {
   const random = rng(seed);

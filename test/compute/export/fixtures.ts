@@ -1,5 +1,6 @@
 /** Small synthetic scenes for the writer round-trip tests: a coloured cube mesh, a cloud, cameras. */
 import type { Mesh, PointCloud, RegisteredView } from "../../../compute/scene/index.js";
+import { createRng } from "../../../compute/math/random.js";
 
 /** Axis-aligned cube [-1,1]³ + `centre`, 8 vertices, 12 CCW-from-outside triangles, per-vertex colours. */
 export function cubeMesh(centre: [number, number, number] = [0.25, -0.5, 2]): Mesh {
@@ -25,17 +26,8 @@ export function cubeMesh(centre: [number, number, number] = [0.25, -0.5, 2]): Me
   return { vertexCount: 8, faceCount: 12, positions, colors, normals, indices };
 }
 
-/** Deterministic pseudo-random generator (mulberry32) so fixtures are identical run to run. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic generator (mulberry32) shared with the code under test. */
+export const rng = createRng;
 
 export function randomCloud(count: number, seed = 1): PointCloud {
   const random = rng(seed);

@@ -1,22 +1,9 @@
 /** Oriented point samples of known surfaces, with seeded noise, for the mesh stage tests. */
 import type { PointCloud } from "../../../compute/scene/index.js";
+import { createRng, gaussian } from "../../../compute/math/random.js";
 
-/** Deterministic pseudo-random generator (mulberry32). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** Standard normal by Box–Muller. */
-function gaussian(random: () => number): number {
-  return Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
-}
+/** Deterministic generator (mulberry32) shared with the code under test. */
+export const rng = createRng;
 
 function cloudOf(count: number): PointCloud {
   return { count, positions: new Float32Array(3 * count), normals: new Float32Array(3 * count), colors: new Uint8Array(3 * count) };

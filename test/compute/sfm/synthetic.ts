@@ -5,6 +5,7 @@
  * does not belong (random keypoints with random "verified" matches).
  */
 import type { ImageFeatures, ImageRef, Tracks, VerifiedPair } from "../../../compute/scene/index.js";
+import { createRng, gaussian } from "../../../compute/math/random.js";
 
 export interface SyntheticScene {
   images: ImageRef[];
@@ -32,20 +33,7 @@ const WIDTH = 640;
 const HEIGHT = 480;
 const FOCAL = 500;
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function gaussian(rand: () => number): number {
-  return Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
-}
+const mulberry32 = createRng;
 
 /** Camera on a ring of radius 3 at height 1 (world +Z up), looking at the origin. */
 function ringCamera(angle: number): { R: Float64Array; t: Float64Array } {
