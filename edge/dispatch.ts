@@ -11,7 +11,6 @@ import { JobMessage } from "../shared/jobs.js";
 import type { Env } from "./env.js";
 import { configOf } from "./env.js";
 
-export const JOBS_QUEUE = "reconstruction-jobs";
 export const DEAD_LETTER_QUEUE = "reconstruction-jobs-dlq";
 
 export type DispatchOutcome = { kind: "accepted" } | { kind: "busy"; retryAfterSeconds: number } | { kind: "error"; message: string };
