@@ -12,18 +12,11 @@ import ffprobeInstaller from "@ffprobe-installer/ffprobe";
 import sharp from "sharp";
 import type { IngestedImage } from "./image.js";
 import { laplacianVariance, selectKeyframes } from "./keyframes.js";
+import type { Options } from "./index.js";
 import { halve, meanBlockMotion } from "./motion.js";
 
-export interface VideoOptions {
-  maxImageSide: number;
-  minImageSide: number;
-  videoMaxKeyframes: number;
-  videoMinKeyframes: number;
-  videoMaxMotion: number;
-  videoAnalysisSide: number;
-  defaultFocalFactor: number;
-  jpegQuality: number;
-}
+/** The ingest stage's options (type-only import: no runtime cycle with index.ts). */
+export type VideoOptions = Options;
 
 /** At most this many frames are scored; longer videos are scored every k-th frame. */
 const MAX_ANALYSED_FRAMES = 900;
