@@ -22,6 +22,7 @@
  */
 import { createRng, gaussian, type Rng } from "../../math/random.js";
 import { createKernel, MAX_COST, type CostKernel, type CostWindow } from "./kernel.js";
+import type { PinholeGrey } from "./undistort.js";
 
 export interface PatchMatchParams {
   iterations: number;
@@ -38,25 +39,14 @@ export interface PatchMatchParams {
   seed: number;
 }
 
-export interface SourceCamera {
-  grey: Float32Array;
-  width: number;
-  height: number;
-  focal: number;
-  cx: number;
-  cy: number;
+export interface SourceCamera extends PinholeGrey {
   /** srcFromRef rigid transform. */
   R: Float64Array;
   t: Float64Array;
 }
 
-export interface PatchMatchInput {
-  width: number;
-  height: number;
-  focal: number;
-  cx: number;
-  cy: number;
-  grey: Float32Array;
+/** The reference image (a PinholeGrey) and its sources. */
+export interface PatchMatchInput extends PinholeGrey {
   sources: SourceCamera[];
   depthMin: number;
   depthMax: number;

@@ -10,13 +10,19 @@
 import sharp from "sharp";
 import type { ImageRef, Intrinsics } from "../../scene/index.js";
 
-export interface UndistortedImage {
+/** A distortion-free pinhole image in grey, the shape every dense step works on. */
+export interface PinholeGrey {
   width: number;
   height: number;
   focal: number;
   cx: number;
   cy: number;
+  /** Grey values in [0, 1], row-major (width·height). */
   grey: Float32Array;
+}
+
+export interface UndistortedImage extends PinholeGrey {
+  /** RGB bytes (3·width·height). */
   rgb: Uint8Array;
 }
 

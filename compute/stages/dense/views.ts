@@ -1,22 +1,14 @@
 /** @module The dense stage's per-view data: an undistorted pinhole image at working resolution and its pose. */
+import type { UndistortedImage } from "./undistort.js";
 
 /** One registered view prepared for stereo. Intrinsics are pinhole (distortion removed) at working size. */
-export interface DenseView {
+export interface DenseView extends UndistortedImage {
   /** Index into SparseModel.views. */
   viewIndex: number;
   name: string;
-  width: number;
-  height: number;
-  focal: number;
-  cx: number;
-  cy: number;
   /** camFromWorld, row-major rotation and translation. */
   R: Float64Array;
   t: Float64Array;
-  /** Grey values in [0, 1], row-major (width·height). */
-  grey: Float32Array;
-  /** RGB bytes (3·width·height). */
-  rgb: Uint8Array;
 }
 
 /** Pose of `src` relative to `ref`: x_src = R·x_ref + t (srcFromRef). */

@@ -8,6 +8,7 @@
  * garbage collected and the heap is limited to ~1 GiB.
  */
 import sharp from "sharp";
+import type { ImageFeatures } from "../../scene/index.js";
 import { serveTasks } from "../../util/pool.js";
 import { loadOpenCV, type CV } from "./opencv.js";
 import { selectSpread } from "./select.js";
@@ -22,17 +23,10 @@ export interface FeatureTask {
   threshold: number;
 }
 
-export interface FeatureResult {
-  imageIndex: number;
-  count: number;
+/** The scene's ImageFeatures plus what the report needs to know of the detection. */
+export interface FeatureResult extends ImageFeatures {
   detected: number;
   detectWidth: number;
-  xy: Float32Array;
-  scale: Float32Array;
-  angle: Float32Array;
-  descriptors: Uint8Array;
-  descriptorBytes: number;
-  rgb: Uint8Array;
   /** AKAZE threshold finally used (lowered for low-contrast images). */
   threshold: number;
 }
