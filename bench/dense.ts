@@ -37,7 +37,7 @@ import { renderGlbView } from "./look.js";
 
 const INPUT = /\.(jpe?g|png|heic|mp4)$/i;
 
-interface SurfaceAccuracy {
+export interface SurfaceAccuracy {
   tau: number;
   accuracyMedian: number;
   precision: number;
@@ -64,7 +64,7 @@ interface SetResult {
   error?: string;
 }
 
-interface GroundTruth {
+export interface GroundTruth {
   radius: number;
   centres: Map<string, Float64Array>;
   cameras: Map<string, { K: number[][]; R: number[][]; t: number[] }>;
@@ -72,7 +72,7 @@ interface GroundTruth {
   surface: { points: Float32Array; normals: Float32Array } | null;
 }
 
-async function loadGroundTruth(setDir: string): Promise<GroundTruth | null> {
+export async function loadGroundTruth(setDir: string): Promise<GroundTruth | null> {
   const file = path.join(setDir, "gt/cameras.json");
   if (!existsSync(file)) return null;
   const gt = JSON.parse(await readFile(file, "utf8")) as { scene: { radius: number }; images?: Array<{ file: string; center: number[]; K: number[][]; R: number[][]; t: number[]; outlier?: boolean }> };
@@ -103,7 +103,7 @@ function readPlyVertices(bytes: Buffer): { points: Float32Array; normals: Float3
 }
 
 /** The similarity mapping the model's camera centres onto the true ones (matched by name). */
-function alignToTruth(model: SparseModel, gt: GroundTruth): RobustSimilarity | null {
+export function alignToTruth(model: SparseModel, gt: GroundTruth): RobustSimilarity | null {
   const src: number[] = [];
   const dst: number[] = [];
   for (const view of model.views) {
@@ -120,7 +120,7 @@ function alignToTruth(model: SparseModel, gt: GroundTruth): RobustSimilarity | n
  * to the tangent plane of the nearest surface sample (the samples are ~1 % of the radius apart,
  * so point-to-sample distances would mostly measure their spacing); completeness is point-to-point.
  */
-function surfaceAccuracy(aligned: Float64Array, gt: GroundTruth, alignedCameras: number): SurfaceAccuracy | null {
+export function surfaceAccuracy(aligned: Float64Array, gt: GroundTruth, alignedCameras: number): SurfaceAccuracy | null {
   if (!gt.surface || aligned.length === 0) return null;
   const { points, normals } = gt.surface;
   const tau = 0.01 * gt.radius;
@@ -148,7 +148,7 @@ function surfaceAccuracy(aligned: Float64Array, gt: GroundTruth, alignedCameras:
   };
 }
 
-function transformCloud(cloud: PointCloud, sim: Similarity): Float64Array {
+export function transformCloud(cloud: PointCloud, sim: Similarity): Float64Array {
   const aligned = new Float64Array(3 * cloud.count);
   for (let i = 0; i < cloud.count; i++) {
     const p = cloud.positions.subarray(3 * i, 3 * i + 3);
@@ -192,7 +192,7 @@ function nearestDistances(queries: Float32Array | Float64Array, points: Float32A
   return out;
 }
 
-async function inputsOf(setDir: string): Promise<Array<{ path: string; name: string }>> {
+export async function inputsOf(setDir: string): Promise<Array<{ path: string; name: string }>> {
   const imagesDir = path.join(setDir, "images");
   const dir = existsSync(imagesDir) ? imagesDir : setDir;
   const names = (await readdir(dir)).filter((n) => INPUT.test(n)).sort();

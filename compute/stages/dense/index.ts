@@ -23,8 +23,12 @@ export interface Options {
   maxImageSide: number;
   /** Source views per reference view. */
   sourceViews: number;
-  /** PatchMatch red–black iterations. */
+  /** PatchMatch red–black iterations (at the coarsest level when pyramidLevels > 0). */
   iterations: number;
+  /** Half-size levels solved first, coarse to fine (0 = the working resolution only). */
+  pyramidLevels: number;
+  /** Iterations at each finer level, seeded from the coarser one. */
+  refineIterations: number;
   /** Window: half-size in samples and pixels between samples (3, 2 → 7×7 samples over 13×13 px). */
   windowRadius: number;
   windowStep: number;
@@ -57,6 +61,8 @@ export const DEFAULTS: Options = {
   maxImageSide: 1200,
   sourceViews: 6,
   iterations: 5,
+  pyramidLevels: 0,
+  refineIterations: 1,
   windowRadius: 3,
   windowStep: 2,
   bestK: 3,
@@ -86,7 +92,8 @@ export interface DenseOutput {
   report: StageReport;
 }
 
-interface RawMap {
+/** One view's raw PatchMatch output and the views it was matched against. */
+export interface RawMap {
   view: DenseView;
   result: ViewResult;
   sources: number[];
@@ -130,7 +137,7 @@ export async function run(input: DenseInput, options: Partial<Options> = {}, pro
   return { cloud, depthMaps: opts.keepDepthMaps ? filtered.map((f) => toDepthMap(f.raw, f.depth)) : undefined, report };
 }
 
-async function prepareViews(input: DenseInput, opts: Options): Promise<DenseView[]> {
+export async function prepareViews(input: DenseInput, opts: Options): Promise<DenseView[]> {
   const byIndex = new Map(input.images.map((im) => [im.index, im]));
   return Promise.all(
     input.model.views.map(async (v, viewIndex) => {
@@ -142,8 +149,8 @@ async function prepareViews(input: DenseInput, opts: Options): Promise<DenseView
   );
 }
 
-async function runPatchMatch(views: DenseView[], sources: number[][], ranges: Array<[number, number] | null>, opts: Options, warnings: string[], progress?: ProgressFn): Promise<RawMap[]> {
-  const params: PatchMatchParams = { iterations: opts.iterations, windowRadius: opts.windowRadius, windowStep: opts.windowStep, bestK: opts.bestK, sigmaColor: 0.2, sigmaSpatial: opts.windowRadius * opts.windowStep, kernel: opts.kernel, seed: opts.seed };
+export async function runPatchMatch(views: DenseView[], sources: number[][], ranges: Array<[number, number] | null>, opts: Options, warnings: string[], progress?: ProgressFn): Promise<RawMap[]> {
+  const params: PatchMatchParams = { iterations: opts.iterations, windowRadius: opts.windowRadius, windowStep: opts.windowStep, bestK: opts.bestK, sigmaColor: 0.2, sigmaSpatial: opts.windowRadius * opts.windowStep, kernel: opts.kernel, seed: opts.seed, pyramidLevels: opts.pyramidLevels, refineIterations: opts.refineIterations };
   const pool = new WorkerPool<ViewTask, ViewResult>(new URL("./worker.ts", import.meta.url), { size: Math.min(opts.workers, views.length) });
   let done = 0;
   try {
@@ -184,7 +191,7 @@ function buildTask(ref: DenseView, sources: DenseView[], range: [number, number]
   };
 }
 
-function filterMaps(raw: RawMap[], opts: Options): Array<{ raw: RawMap; depth: Float32Array; valid: number; photometric: number }> {
+export function filterMaps(raw: RawMap[], opts: Options): Array<{ raw: RawMap; depth: Float32Array; valid: number; photometric: number }> {
   const photometric = raw.map((r) => costFilter(r.result.depth, r.result.cost, opts.maxCost));
   const byView = new Map(raw.map((r) => [r.view.viewIndex, r]));
   const filterOptions = { maxCost: opts.maxCost, maxReprojectionPx: opts.maxReprojectionPx, maxRelativeDepthError: opts.maxRelativeDepthError, minConsistentViews: opts.minConsistentViews };

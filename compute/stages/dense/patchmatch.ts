@@ -37,6 +37,13 @@ export interface PatchMatchParams {
   sigmaSpatial: number;
   kernel: "wasm" | "typescript";
   seed: number;
+  /**
+   * Coarser levels, each half the size of the one above, solved first (0 = a single scale).
+   * A coarse level's planes seed the finer one, which then needs only refineIterations.
+   */
+  pyramidLevels: number;
+  /** Red–black iterations at a level seeded from the coarser one. */
+  refineIterations: number;
 }
 
 export interface SourceCamera extends PinholeGrey {
@@ -70,14 +77,40 @@ const NEIGHBOURS: ReadonlyArray<readonly [number, number]> = [
   [-1, 0], [1, 0], [0, -1], [0, 1], [-5, 0], [5, 0], [0, -5], [0, 5],
 ];
 
+/**
+ * Depth and normal maps of one reference view. With pyramidLevels > 0 the view is first solved
+ * at half size (recursively), and the coarse planes, re-intersected with the fine pixel rays,
+ * seed the fine level: a coarse-to-fine scheme as in Gipuma's and ACMM's multi-scale variants
+ * (Xu & Tao, CVPR 2019, §3.2). The coarse level does the search over the whole depth range on a
+ * quarter of the pixels, and its windows span twice the area, which helps weakly textured
+ * regions; the fine level then only refines, so it needs fewer iterations.
+ */
 export function patchMatch(input: PatchMatchInput): PatchMatchOutput {
+  const { params } = input;
+  const coarse = params.pyramidLevels > 0 && Math.min(input.width, input.height) >= 2 * MIN_COARSE_SIDE ? halveInput(input) : null;
   const state = new PatchMatchState(input);
-  state.initialize();
-  for (let it = 0; it < input.params.iterations; it++) {
-    for (let colour = 0; colour < 2; colour++) state.sweep(colour, it);
+  let iterations = params.iterations;
+  let firstIteration = 0;
+  let coarseEvaluations = 0;
+  if (coarse) {
+    const seed = patchMatch(coarse);
+    coarseEvaluations = seed.evaluations;
+    state.initializeFrom(seed, coarse);
+    iterations = params.refineIterations;
+    // Continue the perturbation schedule where the coarse level left it: the planes are close already.
+    firstIteration = Math.max(0, params.iterations - 1);
+  } else {
+    state.initialize();
   }
-  return state.output();
+  for (let it = 0; it < iterations; it++) {
+    for (let colour = 0; colour < 2; colour++) state.sweep(colour, firstIteration + it);
+  }
+  const out = state.output();
+  return { ...out, evaluations: out.evaluations + coarseEvaluations };
 }
+
+/** The smallest side a coarse level may have: below it the windows cover too much of the view. */
+const MIN_COARSE_SIDE = 100;
 
 class PatchMatchState {
   private readonly width: number;
@@ -158,6 +191,44 @@ class PatchMatchState {
         const p = row * this.width + col;
         this.loadWindow(col, row);
         this.randomHypothesis(col, row, p);
+        this.cost[p] = this.hypothesisCost(col, row, this.depth[p], this.normal[3 * p], this.normal[3 * p + 1], this.normal[3 * p + 2]);
+      }
+    }
+  }
+
+  /**
+   * Seed every pixel from the coarser level: the coarse pixel's plane (same camera frame, so the
+   * same plane) intersected with this pixel's ray; a random hypothesis where the coarse level has
+   * none or the intersection leaves the depth range.
+   */
+  initializeFrom(coarse: PatchMatchOutput, coarseView: PinholeGrey): void {
+    const { width, height, margin } = this;
+    const { focal, cx, cy, depthMin, depthMax } = this.input;
+    const scaleX = coarseView.width / width;
+    const scaleY = coarseView.height / height;
+    for (let row = margin; row < height - margin; row++) {
+      for (let col = margin; col < width - margin; col++) {
+        const p = row * width + col;
+        const cc = Math.min(coarseView.width - 1, Math.floor((col + 0.5) * scaleX));
+        const cr = Math.min(coarseView.height - 1, Math.floor((row + 0.5) * scaleY));
+        const q = cr * coarseView.width + cc;
+        const dq = coarse.depth[q];
+        const nx = coarse.normal[3 * q];
+        const ny = coarse.normal[3 * q + 1];
+        const nz = coarse.normal[3 * q + 2];
+        // ρ = n·X of the coarse pixel's point; the fine depth is ρ / (n·ray).
+        const rho = dq * (nx * ((cc + 0.5 - coarseView.cx) / coarseView.focal) + ny * ((cr + 0.5 - coarseView.cy) / coarseView.focal) + nz);
+        const denom = nx * ((col + 0.5 - cx) / focal) + ny * ((row + 0.5 - cy) / focal) + nz;
+        const d = rho / denom;
+        this.loadWindow(col, row);
+        if (dq > 0 && denom < -1e-6 && d > 0.5 * depthMin && d < 2 * depthMax) {
+          this.depth[p] = d;
+          this.normal[3 * p] = nx;
+          this.normal[3 * p + 1] = ny;
+          this.normal[3 * p + 2] = nz;
+        } else {
+          this.randomHypothesis(col, row, p);
+        }
         this.cost[p] = this.hypothesisCost(col, row, this.depth[p], this.normal[3 * p], this.normal[3 * p + 1], this.normal[3 * p + 2]);
       }
     }
@@ -348,4 +419,29 @@ function meanOfBest(values: Float64Array, k: number): number {
     sum += v;
   }
   return sum / count;
+}
+
+/** The input at half size: 2×2 box-averaged greys and halved intrinsics, one pyramid level fewer. */
+function halveInput(input: PatchMatchInput): PatchMatchInput {
+  const sources = input.sources.map((s) => ({ ...s, ...halvePinhole(s) }));
+  return { ...input, ...halvePinhole(input), sources, params: { ...input.params, pyramidLevels: input.params.pyramidLevels - 1 } };
+}
+
+/**
+ * Pixel centres sit at integer + 0.5 (x = (col + 0.5 − cx) / f), so halving the image halves
+ * focal and principal point exactly.
+ */
+function halvePinhole(view: PinholeGrey): PinholeGrey {
+  const width = Math.floor(view.width / 2);
+  const height = Math.floor(view.height / 2);
+  const grey = new Float32Array(width * height);
+  const w = view.width;
+  for (let row = 0; row < height; row++) {
+    const top = 2 * row * w;
+    for (let col = 0; col < width; col++) {
+      const p = top + 2 * col;
+      grey[row * width + col] = 0.25 * (view.grey[p] + view.grey[p + 1] + view.grey[p + w] + view.grey[p + w + 1]);
+    }
+  }
+  return { width, height, focal: view.focal / 2, cx: view.cx / 2, cy: view.cy / 2, grey };
 }

@@ -1,0 +1,45 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rm } from "node:fs/promises";
+import path from "node:path";
+import { run, type DenseOutput } from "../../../compute/stages/dense/index.js";
+import { denseFixture, type DenseFixture } from "./fixture.js";
+import { depthMapFigures } from "./metrics.js";
+
+/**
+ * Coarse-to-fine PatchMatch: the views are solved at half size first and the fine level only
+ * refines the upsampled planes for one iteration. On four 320×240 views of the rendered object
+ * it must recover depth within the single-scale bounds of dense.test.ts, while scoring far fewer
+ * hypotheses than the single-scale run with the same iteration count.
+ */
+describe("dense with a one-level pyramid", () => {
+  let fixture: DenseFixture;
+  let pyramid: DenseOutput;
+  let single: DenseOutput;
+
+  beforeAll(async () => {
+    fixture = await denseFixture({ scene: "object", views: 4, width: 320, height: 240, seed: 5 });
+    const common = { keepDepthMaps: true, workers: 2, iterations: 3, windowStep: 1, minFusedViews: 2 };
+    pyramid = await run({ images: fixture.images, model: fixture.model }, { ...common, pyramidLevels: 1, refineIterations: 1 });
+    single = await run({ images: fixture.images, model: fixture.model }, { ...common, pyramidLevels: 0 });
+  });
+
+  afterAll(async () => {
+    if (fixture) await rm(path.dirname(fixture.images[0].path), { recursive: true, force: true });
+  });
+
+  it("recovers per-view depth within 0.3 % (median) with most matchable pixels valid", () => {
+    for (const map of pyramid.depthMaps!) {
+      const figures = depthMapFigures(map, fixture.scene.views);
+      console.log(`pyramid view ${map.viewIndex}: valid ${figures.validFraction.toFixed(3)} of ${figures.matchable}, median rel error ${figures.medianRelError.toFixed(5)}`);
+      expect(figures.medianRelError).toBeLessThan(0.003);
+      expect(figures.validFraction).toBeGreaterThan(0.75);
+    }
+  });
+
+  it("scores at most 70 % of the single-scale run's hypotheses, and fuses a comparable cloud", () => {
+    const ratio = pyramid.report.counts.hypothesesScored / single.report.counts.hypothesesScored;
+    console.log(`pyramid / single scale: hypotheses ${ratio.toFixed(3)}, points ${pyramid.cloud.count} / ${single.cloud.count}`);
+    expect(ratio).toBeLessThan(0.7);
+    expect(pyramid.cloud.count).toBeGreaterThan(0.9 * single.cloud.count);
+  });
+});
