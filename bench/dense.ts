@@ -1,11 +1,13 @@
 /**
  * @module `npm run bench -- dense [set-name-filter...] [--quality=preview|standard|high]
- * [--true-cameras] [--dense-side=px]`:
- * the whole chain ingest → features → matching → sfm → dense → mesh on each dataset in
- * ../shared/datasets, with the stage options of the pipeline's quality preset
- * (compute/pipeline QUALITY_PRESETS; export is left out, bench/front.ts and the export tests
- * cover it). The stages are called one by one rather than through runPipeline because the
- * accuracy figures need the in-memory cameras and cloud, which runPipeline only writes to files.
+ * [--true-cameras] [--dense-side=px] [--colmap]`:
+ * the whole chain ingest → features → matching → sfm → dense → mesh → export (all six files)
+ * on each dataset in ../shared/datasets, with the stage options of the pipeline's quality
+ * preset (compute/pipeline QUALITY_PRESETS). The stages are called one by one rather than
+ * through runPipeline because the accuracy figures need the in-memory cameras and cloud, which
+ * runPipeline only writes to files. With --colmap, COLMAP's sparse run (feature_extractor +
+ * exhaustive_matcher + mapper, as bench/sfm.ts) follows on the same images, and the ratio of our
+ * whole pipeline's wall time to COLMAP's sparse time is printed.
  *
  * For sets with gt/surface.ply: the reconstructed camera centres are aligned to the true ones
  * by a robust similarity (geometry/similarity.ts), the dense points are mapped through it, and
@@ -34,6 +36,8 @@ import * as mesh from "../compute/stages/mesh/index.js";
 import * as sfm from "../compute/stages/sfm/index.js";
 import { datasetsRoot, listDatasets, repoRoot } from "./datasets.js";
 import { renderGlbView } from "./look.js";
+import { ensureColmap, runColmap } from "./sfm.js";
+import { FORMATS } from "../shared/formats.js";
 
 const INPUT = /\.(jpe?g|png|heic|mp4)$/i;
 
@@ -59,6 +63,8 @@ interface SetResult {
   surface: SurfaceAccuracy | null;
   /** Dense alone: the same sparse points, the true cameras (with --true-cameras). */
   trueCameras?: { points: number; seconds: number; surface: SurfaceAccuracy | null };
+  /** COLMAP's sparse run on the same images (with --colmap): wall seconds and registered images. */
+  colmap?: { seconds: number; registered: number; error?: string };
   /** The mesh as glb and a picture of it from the first camera (bench/out/<set>.glb/.png). */
   picture?: string;
   error?: string;
@@ -212,6 +218,7 @@ interface BenchFlags {
   trueCameras: boolean;
   /** Override of the preset's dense working resolution (quick runs). */
   denseSide?: number;
+  colmap: boolean;
 }
 
 async function benchSet(set: string, quality: Quality, workRoot: string, flags: BenchFlags): Promise<SetResult> {
@@ -235,6 +242,9 @@ async function benchSet(set: string, quality: Quality, workRoot: string, flags: 
     result.denseKernel = densified.report.counts.kernelWasm ? "wasm-simd" : "typescript";
     const meshed = await timed(seconds, "mesh", () => mesh.run({ cloud: densified.cloud, views: model.views, images }, preset.mesh));
     result.faces = meshed.mesh.faceCount;
+    const exportDir = path.join(workRoot, `${set.replace(/\//g, "_")}-export`);
+    await timed(seconds, "export", () => exportStage.run({ views: model.views, cloud: densified.cloud, mesh: meshed.mesh }, { formats: [...FORMATS], outDir: exportDir, baseName: "model" }));
+    result.totalSeconds = (performance.now() - started) / 1000;
     result.picture = await savePicture(set, model.views, densified.cloud, meshed.mesh);
     const sim = gt ? alignToTruth(model, gt) : null;
     if (gt && sim) result.surface = surfaceAccuracy(transformCloud(densified.cloud, sim), gt, sim.inlierCount);
@@ -248,8 +258,13 @@ async function benchSet(set: string, quality: Quality, workRoot: string, flags: 
   } catch (err) {
     result.error = err instanceof Error ? err.message : String(err);
   }
-  result.totalSeconds = (performance.now() - started) / 1000;
+  // The pipeline's own time: ingest to the six files (the picture and accuracy work are left out).
+  result.totalSeconds ||= (performance.now() - started) / 1000;
   result.peakRssMiB = process.resourceUsage().maxRSS / 1024;
+  if (flags.colmap && (await ensureColmap())) {
+    const colmap = await runColmap(await inputsOf(setDir), workRoot);
+    result.colmap = { seconds: colmap.seconds, registered: colmap.poses.length, error: colmap.error };
+  }
   return result;
 }
 
@@ -269,7 +284,7 @@ function fmt(value: number | undefined, digits = 2): string {
 
 function printTable(results: SetResult[], quality: Quality): void {
   console.log(`quality ${quality}; τ = 1 % of scene radius; accuracy in % of radius`);
-  const stages = ["ingest", "features", "matching", "sfm", "dense", "mesh"];
+  const stages = ["ingest", "features", "matching", "sfm", "dense", "mesh", "export"];
   console.log(["set", "reg/img", "points", "faces", "acc %r", "prec", "compl", "F", ...stages.map((s) => `${s} s`), "total s", "peak RSS MiB", "kernel"].join(" | "));
   for (const r of results) {
     const s = r.surface;
@@ -293,6 +308,8 @@ function printTable(results: SetResult[], quality: Quality): void {
     const tc = r.trueCameras;
     if (tc) console.log(`  ${r.set} dense on TRUE cameras: ${tc.points} points, acc ${tc.surface ? fmt((100 * tc.surface.accuracyMedian) / radius, 3) : "-"} %r, prec ${fmt(tc.surface?.precision, 3)}, compl ${fmt(tc.surface?.completeness, 3)}, F ${fmt(tc.surface?.fScore, 3)}, ${fmt(tc.seconds, 1)} s`);
     if (r.error) console.log(`  ${r.set}: failed: ${r.error}`);
+    const c = r.colmap;
+    if (c) console.log(`  ${r.set} COLMAP sparse (extract + exhaustive match + map): ${c.registered} registered, ${fmt(c.seconds, 1)} s; our whole pipeline / COLMAP sparse = ${fmt(r.totalSeconds / c.seconds, 2)}${c.error ? ` (${c.error})` : ""}`);
   }
   for (const r of results) if (r.picture) console.log(`${r.set}: picture of the mesh from its first camera: ${r.picture}`);
 }
@@ -302,7 +319,7 @@ export async function run(args: string[]): Promise<void> {
   if (!(quality in QUALITY_PRESETS)) throw new Error(`bench dense: unknown quality ${quality}`);
   const filters = args.filter((a) => !a.startsWith("--"));
   const side = args.find((a) => a.startsWith("--dense-side="))?.split("=")[1];
-  const flags: BenchFlags = { trueCameras: args.includes("--true-cameras"), denseSide: side ? Number(side) : undefined };
+  const flags: BenchFlags = { trueCameras: args.includes("--true-cameras"), denseSide: side ? Number(side) : undefined, colmap: args.includes("--colmap") };
   const chosen = await listDatasets(filters);
   const workRoot = await mkdtemp(path.join(tmpdir(), "bench-dense-"));
   const results: SetResult[] = [];

@@ -139,7 +139,7 @@ const exec = promisify(execFile);
 let colmapChecked: boolean | null = null;
 
 /** True when `colmap` runs; installs Debian's package first when root and apt-get can. */
-async function ensureColmap(): Promise<boolean> {
+export async function ensureColmap(): Promise<boolean> {
   if (colmapChecked !== null) return colmapChecked;
   const works = async () => exec("colmap", ["help"], { maxBuffer: 1 << 24 }).then(() => true, () => false);
   colmapChecked = await works();
@@ -196,7 +196,7 @@ function parsePointsError(text: string): number {
   return n === 0 ? 0 : sum / n;
 }
 
-async function runColmap(files: Array<{ path: string; name: string }>, workRoot: string): Promise<ColmapRun> {
+export async function runColmap(files: Array<{ path: string; name: string }>, workRoot: string): Promise<ColmapRun> {
   if (files.some((f) => /\.(mp4|mov)$/i.test(f.name))) return { poses: [], meanReprojectionErrorPx: 0, seconds: 0, error: "video input: COLMAP needs frames, skipped" };
   const dir = await mkdtemp(path.join(workRoot, "colmap-"));
   const imageDir = path.join(dir, "images");
