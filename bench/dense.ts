@@ -12,7 +12,9 @@
  * For sets with gt/surface.ply: the reconstructed camera centres are aligned to the true ones
  * by a robust similarity (geometry/similarity.ts), the dense points are mapped through it, and
  * accuracy (median distance to the true surface samples), completeness (share of samples with
- * a point within τ) and F-score are computed at τ = 1 % of scene.radius (datasets/README.md).
+ * a point within τ) and F-score are computed at τ = 1 % of scene.radius (datasets/README.md);
+ * accuracy and precision only over the points inside the ball the truth was sampled from
+ * (scene.center, scene.eval_radius of cameras.json).
  * With --true-cameras, dense runs a second time on the true cameras (SfM's sparse points mapped
  * into the true frame), which separates the dense stage's error from the SfM's.
  * Prints wall time per stage and in total, peak RSS, point and face counts; writes
@@ -48,6 +50,9 @@ export interface SurfaceAccuracy {
   completeness: number;
   fScore: number;
   alignedCameras: number;
+  /** Points scored for accuracy and precision: those inside the ground truth's evaluation ball. */
+  scoredPoints: number;
+  totalPoints: number;
 }
 
 interface SetResult {
@@ -72,6 +77,13 @@ interface SetResult {
 
 export interface GroundTruth {
   radius: number;
+  /**
+   * The ball the surface samples were drawn from (cameras.json scene.center and eval_radius):
+   * outside it there is real surface (the ground runs on) but no truth, so precision is scored
+   * inside it only, as benchmarks with partial ground truth crop to its bounds (Knapitsch et al.,
+   * "Tanks and Temples", SIGGRAPH 2017, §4; Aanæs et al., DTU, IJCV 2016, observation masks).
+   */
+  evalBall: { center: Float64Array; radius: number } | null;
   centres: Map<string, Float64Array>;
   cameras: Map<string, { K: number[][]; R: number[][]; t: number[] }>;
   /** Surface samples and their unit normals (3·n each). */
@@ -81,12 +93,13 @@ export interface GroundTruth {
 export async function loadGroundTruth(setDir: string): Promise<GroundTruth | null> {
   const file = path.join(setDir, "gt/cameras.json");
   if (!existsSync(file)) return null;
-  const gt = JSON.parse(await readFile(file, "utf8")) as { scene: { radius: number }; images?: Array<{ file: string; center: number[]; K: number[][]; R: number[][]; t: number[]; outlier?: boolean }> };
+  const gt = JSON.parse(await readFile(file, "utf8")) as { scene: { radius: number; center?: number[]; eval_radius?: number }; images?: Array<{ file: string; center: number[]; K: number[][]; R: number[][]; t: number[]; outlier?: boolean }> };
   const images = (gt.images ?? []).filter((i) => !i.outlier);
   const centres = new Map(images.map((i) => [i.file, Float64Array.from(i.center)]));
   const cameras = new Map(images.map((i) => [i.file, { K: i.K, R: i.R, t: i.t }]));
   const surfaceFile = path.join(setDir, "gt/surface.ply");
-  return { radius: gt.scene.radius, centres, cameras, surface: existsSync(surfaceFile) ? readPlyVertices(await readFile(surfaceFile)) : null };
+  const evalBall = gt.scene.center && gt.scene.eval_radius ? { center: Float64Array.from(gt.scene.center), radius: gt.scene.eval_radius } : null;
+  return { radius: gt.scene.radius, evalBall, centres, cameras, surface: existsSync(surfaceFile) ? readPlyVertices(await readFile(surfaceFile)) : null };
 }
 
 /** x, y, z and nx, ny, nz of a binary little-endian PLY of float32 vertex properties in that order (the datasets' surface.ply). */
@@ -125,16 +138,20 @@ export function alignToTruth(model: SparseModel, gt: GroundTruth): RobustSimilar
  * Score a cloud (already in the true frame) at τ = 1 % of the radius. Accuracy is the distance
  * to the tangent plane of the nearest surface sample (the samples are ~1 % of the radius apart,
  * so point-to-sample distances would mostly measure their spacing); completeness is point-to-point.
+ * Accuracy and precision count only the points inside the truth's evaluation ball (evalBall);
+ * completeness asks every point.
  */
 export function surfaceAccuracy(aligned: Float64Array, gt: GroundTruth, alignedCameras: number): SurfaceAccuracy | null {
   if (!gt.surface || aligned.length === 0) return null;
   const { points, normals } = gt.surface;
   const tau = 0.01 * gt.radius;
   const sampleTree = new KdTree(points);
-  const toTruth = new Float64Array(aligned.length / 3);
+  const scored = insideBall(aligned, gt.evalBall);
+  if (scored.length === 0) return null;
+  const toTruth = new Float64Array(scored.length / 3);
   for (let i = 0; i < toTruth.length; i++) {
-    const j = sampleTree.nearest(aligned[3 * i], aligned[3 * i + 1], aligned[3 * i + 2]);
-    const d = [aligned[3 * i] - points[3 * j], aligned[3 * i + 1] - points[3 * j + 1], aligned[3 * i + 2] - points[3 * j + 2]];
+    const j = sampleTree.nearest(scored[3 * i], scored[3 * i + 1], scored[3 * i + 2]);
+    const d = [scored[3 * i] - points[3 * j], scored[3 * i + 1] - points[3 * j + 1], scored[3 * i + 2] - points[3 * j + 2]];
     const alongNormal = Math.abs(d[0] * normals[3 * j] + d[1] * normals[3 * j + 1] + d[2] * normals[3 * j + 2]);
     // Beyond the sample spacing the nearest sample's plane is no longer a fair stand-in.
     const euclidean = Math.hypot(d[0], d[1], d[2]);
@@ -151,7 +168,23 @@ export function surfaceAccuracy(aligned: Float64Array, gt: GroundTruth, alignedC
     completeness,
     fScore: precision + completeness > 0 ? (2 * precision * completeness) / (precision + completeness) : 0,
     alignedCameras,
+    scoredPoints: toTruth.length,
+    totalPoints: aligned.length / 3,
   };
+}
+
+/** The points (3·n) within the ball, or all of them without one. */
+function insideBall(points: Float64Array, ball: GroundTruth["evalBall"]): Float64Array {
+  if (!ball) return points;
+  const kept: number[] = [];
+  const r2 = ball.radius * ball.radius;
+  for (let i = 0; i < points.length; i += 3) {
+    const dx = points[i] - ball.center[0];
+    const dy = points[i + 1] - ball.center[1];
+    const dz = points[i + 2] - ball.center[2];
+    if (dx * dx + dy * dy + dz * dz <= r2) kept.push(points[i], points[i + 1], points[i + 2]);
+  }
+  return Float64Array.from(kept);
 }
 
 export function transformCloud(cloud: PointCloud, sim: Similarity): Float64Array {
@@ -307,6 +340,7 @@ function printTable(results: SetResult[], quality: Quality): void {
     );
     const tc = r.trueCameras;
     if (tc) console.log(`  ${r.set} dense on TRUE cameras: ${tc.points} points, acc ${tc.surface ? fmt((100 * tc.surface.accuracyMedian) / radius, 3) : "-"} %r, prec ${fmt(tc.surface?.precision, 3)}, compl ${fmt(tc.surface?.completeness, 3)}, F ${fmt(tc.surface?.fScore, 3)}, ${fmt(tc.seconds, 1)} s`);
+    if (s) console.log(`  ${r.set}: accuracy and precision over the ${s.scoredPoints} of ${s.totalPoints} points inside the truth's evaluation ball`);
     if (r.error) console.log(`  ${r.set}: failed: ${r.error}`);
     const c = r.colmap;
     if (c) console.log(`  ${r.set} COLMAP sparse (extract + exhaustive match + map): ${c.registered} registered, ${fmt(c.seconds, 1)} s; our whole pipeline / COLMAP sparse = ${fmt(r.totalSeconds / c.seconds, 2)}${c.error ? ` (${c.error})` : ""}`);
