@@ -15,13 +15,18 @@ export const NAME = "features";
 export interface Options {
   /** Detection runs on the image downscaled to this long side (presets: preview 1200, standard 2000, high 2400; opencv-js heap ~1 GiB). */
   maxImageSide: number;
+  /**
+   * Images whose long side is at most this are detected on a 2× upsampled copy (worker.ts,
+   * Lowe's octave −1), keypoints reported in the image's own pixels; 0 turns it off.
+   */
+  upsampleMaxSide: number;
   /** Keypoints kept per image, strongest first, spread over a grid. */
   maxFeatures: number;
   /**
    * AKAZE detector response threshold (OpenCV default 0.001). Low enough that detection finds
    * more than maxFeatures on ordinary photos (fountain-P11 at 2000 px: ~3.6k at 0.0006, ~10k at
    * 0.0002) and the grid selection chooses; detection time hardly depends on it. Lowered per
-   * image (÷4, at most twice, not below 2e-5) when fewer than maxFeatures/4 are found.
+   * image (÷4, at most twice, not below 2e-5) when fewer than maxFeatures/2 are found.
    */
   threshold: number;
   /** Worker threads; default all cores. */
@@ -30,6 +35,7 @@ export interface Options {
 
 export const DEFAULTS: Options = {
   maxImageSide: 2000,
+  upsampleMaxSide: 1000,
   maxFeatures: 8000,
   threshold: 0.0002,
   workers: availableParallelism(),
@@ -52,7 +58,7 @@ export async function run(input: Input, options: Partial<Options> = {}, progress
   try {
     const results = await Promise.all(
       input.images.map(async (image) => {
-        const result = await pool.run({ imageIndex: image.index, path: image.path, width: image.width, height: image.height, maxImageSide: opts.maxImageSide, maxFeatures: opts.maxFeatures, threshold: opts.threshold });
+        const result = await pool.run({ imageIndex: image.index, path: image.path, width: image.width, height: image.height, maxImageSide: opts.maxImageSide, upsampleMaxSide: opts.upsampleMaxSide, maxFeatures: opts.maxFeatures, threshold: opts.threshold });
         done++;
         progress?.(done / input.images.length, done);
         return result;

@@ -11,6 +11,7 @@ import sharp from "sharp";
 import type { ImageFeatures } from "../../scene/index.js";
 import { serveTasks } from "../../util/pool.js";
 import { loadOpenCV, type CV } from "./opencv.js";
+import { detectionFactor, upsample2x } from "./scale.js";
 import { selectSpread } from "./select.js";
 
 export interface FeatureTask {
@@ -19,6 +20,8 @@ export interface FeatureTask {
   width: number;
   height: number;
   maxImageSide: number;
+  /** Images whose long side is at most this are detected on a 2× upsampled copy (0 = never). */
+  upsampleMaxSide: number;
   maxFeatures: number;
   threshold: number;
 }
@@ -39,19 +42,38 @@ const MIN_THRESHOLD = 0.00002;
 
 const { cv } = await loadOpenCV();
 
+interface Loaded {
+  /** Grey image at detection size. */
+  gray: Uint8Array;
+  /** RGB the keypoint colours come from, and its size (the image's own when upsampling). */
+  rgb: { data: Uint8Array; width: number; height: number };
+}
+
+/** Grey detection image: sharp resizes (downscaling, centre-aligned); 2× is upsample2x's. */
+async function loadImage(task: FeatureTask, factor: number, detectWidth: number, detectHeight: number): Promise<Loaded> {
+  const upsample = factor === 2;
+  const width = upsample ? task.width : detectWidth;
+  const height = upsample ? task.height : detectHeight;
+  const { data } = await sharp(task.path).resize(width, height, { fit: "fill", kernel: "lanczos3" }).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const luma = new Uint8Array(width * height);
+  for (let i = 0, j = 0; i < luma.length; i++, j += 3) luma[i] = (77 * data[j] + 150 * data[j + 1] + 29 * data[j + 2]) >> 8; // BT.601 luma
+  return { gray: upsample ? upsample2x(luma, width, height) : luma, rgb: { data, width, height } };
+}
+
 async function detect(task: FeatureTask): Promise<FeatureResult> {
-  const factor = Math.min(1, task.maxImageSide / Math.max(task.width, task.height));
+  const factor = detectionFactor(task.width, task.height, task.maxImageSide, task.upsampleMaxSide);
   const detectWidth = Math.max(1, Math.round(task.width * factor));
   const detectHeight = Math.max(1, Math.round(task.height * factor));
-  const { data: rgb } = await sharp(task.path).resize(detectWidth, detectHeight, { fit: "fill", kernel: "lanczos3" }).removeAlpha().raw().toBuffer({ resolveWithObject: true });
-  const gray = new Uint8Array(detectWidth * detectHeight);
-  for (let i = 0, j = 0; i < gray.length; i++, j += 3) gray[i] = (77 * rgb[j] + 150 * rgb[j + 1] + 29 * rgb[j + 2]) >> 8; // BT.601 luma
+  const { gray, rgb } = await loadImage(task, factor, detectWidth, detectHeight);
   const image = new cv.Mat(detectHeight, detectWidth, cv.CV_8UC1);
   const mask = new cv.Mat();
   try {
     image.data.set(gray);
-    // Low-contrast images (smooth textures, haze) give few responses above the default
-    // threshold: retry lower until a quarter of the budget is found, at most twice.
+    // Low-contrast images (smooth textures, haze, a plaster cast) give few responses above
+    // the default threshold: retry lower until half the budget is found, at most twice. Half,
+    // not less: sparse captures need every three-view track (on the 16-image temple ring at
+    // 2×, 3.8k keypoints per image left three links of the ring with fewer than 3 triangulated
+    // points to fix the scale and the model bent by 39% of its radius; 5.5k left one).
     let threshold = task.threshold;
     for (let attempt = 0; ; attempt++) {
       const keypoints = new cv.KeyPointVector();
@@ -60,7 +82,7 @@ async function detect(task: FeatureTask): Promise<FeatureResult> {
       try {
         akaze.setThreshold(threshold);
         akaze.detectAndCompute(image, mask, keypoints, descriptors);
-        if (keypoints.size() >= task.maxFeatures / 4 || attempt === 2 || threshold <= MIN_THRESHOLD) {
+        if (keypoints.size() >= task.maxFeatures / 2 || attempt === 2 || threshold <= MIN_THRESHOLD) {
           return { ...pack(task, keypoints, descriptors, rgb, detectWidth, detectHeight), threshold };
         }
       } finally {
@@ -75,7 +97,7 @@ async function detect(task: FeatureTask): Promise<FeatureResult> {
 }
 
 /** Select spread keypoints and convert to full-resolution pixels (centres at +0.5, camera.ts). */
-function pack(task: FeatureTask, keypoints: InstanceType<CV["KeyPointVector"]>, descriptors: InstanceType<CV["Mat"]>, rgb: Uint8Array, detectWidth: number, detectHeight: number): Omit<FeatureResult, "threshold"> {
+function pack(task: FeatureTask, keypoints: InstanceType<CV["KeyPointVector"]>, descriptors: InstanceType<CV["Mat"]>, rgb: Loaded["rgb"], detectWidth: number, detectHeight: number): Omit<FeatureResult, "threshold"> {
   const n = keypoints.size();
   const x = new Float32Array(n);
   const y = new Float32Array(n);
@@ -106,9 +128,9 @@ function pack(task: FeatureTask, keypoints: InstanceType<CV["KeyPointVector"]>, 
     out.scale[k] = size[i] * scaleX;
     out.angle[k] = (angle[i] * Math.PI) / 180;
     out.descriptors.set(source.subarray(i * bytes, (i + 1) * bytes), k * bytes);
-    const px = Math.min(detectWidth - 1, Math.max(0, Math.round(x[i])));
-    const py = Math.min(detectHeight - 1, Math.max(0, Math.round(y[i])));
-    out.rgb.set(rgb.subarray(3 * (py * detectWidth + px), 3 * (py * detectWidth + px) + 3), 3 * k);
+    const px = Math.min(rgb.width - 1, Math.max(0, Math.floor((out.xy[2 * k] * rgb.width) / task.width)));
+    const py = Math.min(rgb.height - 1, Math.max(0, Math.floor((out.xy[2 * k + 1] * rgb.height) / task.height)));
+    out.rgb.set(rgb.data.subarray(3 * (py * rgb.width + px), 3 * (py * rgb.width + px) + 3), 3 * k);
   }
   return out;
 }

@@ -195,7 +195,25 @@ export function localBundleAdjustment(state: SfmState, newImage: number, options
   return solve(state, selectLocal(state, variable), "local", options, { focal: refine, distortion: false, principalPoint: false });
 }
 
+/** Registered views a group needs before its distortion (and principal point) is refined. */
+export const MIN_VIEWS_FOR_DISTORTION = 3;
+
+/**
+ * True when every intrinsics group of the registered images has at least
+ * MIN_VIEWS_FOR_DISTORTION registered views. Radial distortion seen by one or two views
+ * trades off against focal and depth: on a narrow lens (a 640-px image at f ≈ 1500 px spans
+ * ±12°) a single EXIF-less image's own group drove k1, k2 to −3 and +20 on the temple ring
+ * while the reprojection error stayed low. COLMAP rejects such "bogus" cameras after the
+ * fact (Schönberger & Frahm 2016, §4.5); not refining what is unobservable avoids them.
+ */
+export function distortionObservable(state: SfmState): boolean {
+  const views = new Map<number, number>();
+  for (const i of state.order) views.set(state.groupOfImage[i], (views.get(state.groupOfImage[i]) ?? 0) + 1);
+  return [...views.values()].every((n) => n >= MIN_VIEWS_FOR_DISTORTION);
+}
+
 export function globalBundleAdjustment(state: SfmState, options: Options, refineIntrinsics: boolean, refinePrincipalPoint = false): BundleSummary {
   const refine = refineIntrinsics && options.refineIntrinsics;
-  return solve(state, selectGlobal(state), "global", options, { focal: refine, distortion: refine, principalPoint: refine && refinePrincipalPoint });
+  const lens = refine && distortionObservable(state);
+  return solve(state, selectGlobal(state), "global", options, { focal: refine, distortion: lens, principalPoint: lens && refinePrincipalPoint });
 }

@@ -40,7 +40,7 @@ export function assignIntrinsicsGroups(images: ImageRef[]): IntrinsicsGroups {
 }
 
 /** Relative spread of refined focals within which default-prior images are taken to share a camera. */
-const MERGE_FOCAL_TOLERANCE = 0.03;
+const MERGE_FOCAL_TOLERANCE = 0.05;
 /** Registered members needed before their focals are trusted to agree. */
 const MERGE_MIN_REGISTERED = 3;
 

@@ -108,6 +108,7 @@ export function run(input: Input, options: Partial<Options> = {}, progress: Prog
   let registeredSoFar = 0;
   const ctx: GrowContext = {
     state,
+    pairs,
     options: opts,
     rng: createRng(opts.seed),
     timings: emptyTimings(),

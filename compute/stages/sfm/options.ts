@@ -17,6 +17,22 @@ export interface Options {
   minPnpInliers: number;
   /** Minimum inlier ratio of PnP registration. */
   minPnpInlierRatio: number;
+  /**
+   * When no image registers by PnP, an image may register from a verified pair of at least
+   * this many matches with a registered image (register-pair.ts); 0 turns it off.
+   */
+  pairRegistrationMinMatches: number;
+  /** Triangulated points that must agree on the baseline length of a pair registration. */
+  pairRegistrationMinPoints: number;
+  /**
+   * Sampson threshold of the pair registration's essential matrix, as a fraction of the
+   * image's long side (at least 0.5 px). Tighter than `ransacThresholdPx` on purpose: the
+   * pair's matches are already verified at about this accuracy, and a loose threshold lets
+   * the rotation–translation (bas-relief) ambiguity of a narrow field of view pick a wrong
+   * rotation (temple ring, f ≈ 2.4 × width: at 4 px two of five links came out 25–29°
+   * wrong with every match still an inlier; at 0.5 px all five were within 3.8°).
+   */
+  pairRegistrationThreshold: number;
   /** A new point needs at least this triangulation angle (degrees) between some pair of its rays. */
   minTriangulationAngleDeg: number;
   /** Observations with a larger reprojection error are dropped (pixels). */
@@ -52,6 +68,9 @@ export const DEFAULTS: Options = {
   initMinMedianAngleDeg: 2,
   minPnpInliers: 20,
   minPnpInlierRatio: 0.2,
+  pairRegistrationMinMatches: 50,
+  pairRegistrationMinPoints: 1,
+  pairRegistrationThreshold: 0.0008,
   minTriangulationAngleDeg: 1.5,
   maxReprojectionErrorPx: 4,
   localBaCameras: 6,

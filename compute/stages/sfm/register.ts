@@ -21,7 +21,7 @@ export interface Candidate {
 }
 
 /** Keypoint observations of image i whose track has a point: observation indices j. */
-function visibleObservations(state: SfmState, i: number): number[] {
+export function visibleObservations(state: SfmState, i: number): number[] {
   const out: number[] = [];
   for (const j of state.keypointObs[i]) if (j >= 0 && state.hasPoint[state.obsTrack[j]] === 1) out.push(j);
   return out;

@@ -6,6 +6,7 @@ import type { ImageFeatures } from "../../../compute/scene/features.js";
 import type { ImageRef } from "../../../compute/scene/images.js";
 import { run } from "../../../compute/stages/features/index.js";
 import { selectSpread } from "../../../compute/stages/features/select.js";
+import { detectionFactor, upsample2x } from "../../../compute/stages/features/scale.js";
 import { mutualRatioMatches, packDescriptors, wordsPerDescriptor } from "../../../compute/stages/matching/hamming.js";
 import { nearestNeighbours } from "../../../compute/stages/matching/kernel.js";
 import { applyH, encodePng, makePlaneScene, renderPlane, similarity } from "../../support/fixtures.js";
@@ -113,6 +114,68 @@ describe("stages/features", () => {
       });
       const found = errors.filter((e) => e <= tolerance).length;
       expect(found / centres.length).toBeGreaterThan(0.9);
+    }
+  });
+
+  it("detects small images on a 2× upsampled copy and reports keypoints in the image's own pixels", async () => {
+    // Discs at known sub-pixel centres on a 320×240 image (kept 60 px from the border, 120 at 2×).
+    const width = 320;
+    const height = 240;
+    const centres: Array<[number, number]> = [];
+    for (let gy = 0; gy < 3; gy++) for (let gx = 0; gx < 4; gx++) centres.push([60 + 66 * gx + 0.31 * gx, 60 + 58 * gy + 0.27 * gy]);
+    const discs = new Float64Array(centres.length * 6);
+    centres.forEach(([x, y], k) => discs.set([x, y, 5, 240, 240, 240], 6 * k));
+    const path = join(dir, "small-discs.png");
+    await writeFile(path, await encodePng(renderPlane({ width, height, discs, discCount: centres.length }, width, height, [1, 0, 0, 0, 1, 0, 0, 0, 1], 4), width, height));
+    const image: ImageRef = { index: 0, name: "small-discs.png", path, width, height, focalPrior: 400, focalPriorSource: "default" };
+    const { features, report } = await run({ images: [image] }, { workers: 1 });
+    expect(report.perImage?.[0].detectWidth).toBe(2 * width);
+    const f = features[0];
+    const errors = centres.map(([x, y]) => {
+      let best = Infinity;
+      for (let i = 0; i < f.count; i++) best = Math.min(best, Math.hypot(f.xy[2 * i] - x, f.xy[2 * i + 1] - y));
+      return best;
+    });
+    expect(errors.filter((e) => e <= 0.25).length / centres.length).toBeGreaterThan(0.9);
+  });
+
+  it("finds more keypoints on a small textured photo when upsampling", async () => {
+    const scene = makePlaneScene(5, 320, 240, 600);
+    const path = join(dir, "small-texture.png");
+    await writeFile(path, await encodePng(renderPlane(scene, 320, 240, similarity(0, 1, 0, 0)), 320, 240));
+    const image: ImageRef = { index: 0, name: "small-texture.png", path, width: 320, height: 240, focalPrior: 400, focalPriorSource: "default" };
+    const native = await run({ images: [image] }, { workers: 1, upsampleMaxSide: 0 });
+    const upsampled = await run({ images: [image] }, { workers: 1 });
+    expect(native.report.perImage?.[0].detectWidth).toBe(320);
+    expect(upsampled.features[0].count).toBeGreaterThan(1.5 * native.features[0].count);
+    for (let i = 0; i < upsampled.features[0].count; i++) {
+      expect(upsampled.features[0].xy[2 * i]).toBeLessThan(320);
+      expect(upsampled.features[0].xy[2 * i + 1]).toBeLessThan(240);
+    }
+  });
+
+  it("upsamples only images small enough for it, and downscales large ones", () => {
+    expect(detectionFactor(640, 480, 2000, 1000)).toBe(2);
+    expect(detectionFactor(1280, 960, 2000, 1000)).toBe(1);
+    expect(detectionFactor(640, 480, 1200, 0)).toBe(1);
+    // Upsampling never goes past the detection size limit.
+    expect(detectionFactor(800, 600, 1200, 1000)).toBe(1);
+    expect(detectionFactor(3072, 2048, 2000, 1000)).toBeCloseTo(2000 / 3072, 12);
+  });
+
+  it("upsamples 2× with pixel centres aligned: a ramp is sampled at (i + 0.5) / 2", () => {
+    // value = 8·x + 4·y + 20 at source pixel centres; bilinear reproduces a plane exactly away from the clamped border.
+    const width = 6;
+    const height = 5;
+    const src = Uint8Array.from({ length: width * height }, (_, i) => 8 * (i % width) + 4 * Math.floor(i / width) + 20);
+    const out = upsample2x(src, width, height);
+    expect(out.length).toBe(4 * width * height);
+    for (let y = 1; y < 2 * height - 1; y++) {
+      for (let x = 1; x < 2 * width - 1; x++) {
+        const sx = (x + 0.5) / 2 - 0.5;
+        const sy = (y + 0.5) / 2 - 0.5;
+        expect(out[y * 2 * width + x]).toBe(Math.round(8 * sx + 4 * sy + 20));
+      }
     }
   });
 

@@ -27,6 +27,20 @@ export interface SyntheticOptions {
   seed: number;
   /** When set, images carry no EXIF: source "default" with this (wrong) focal prior. */
   defaultFocalPrior?: number;
+  /** True focal in pixels (default SYNTHETIC_FOCAL). */
+  focal?: number;
+  /**
+   * Sparse tracks, as on a weakly textured object photographed from far apart: each point is
+   * seen only by a random ring camera and the next one, and with this probability by the one
+   * after too (so few points reach three views). Without it every camera sees every point.
+   */
+  threeViewShare?: number;
+  /**
+   * Camera heights vary by ± this around 1 along the ring. A ring at one height with every
+   * camera aimed at one point is a critical configuration for focal self-calibration (Sturm,
+   * CVPR 1997): a wrong focal then fits as well as the true one.
+   */
+  heightWave?: number;
 }
 
 const WIDTH = 640;
@@ -35,9 +49,9 @@ const FOCAL = 500;
 
 const mulberry32 = createRng;
 
-/** Camera on a ring of radius 3 at height 1 (world +Z up), looking at the origin. */
-function ringCamera(angle: number): { R: Float64Array; t: Float64Array } {
-  const C = [3 * Math.cos(angle), 3 * Math.sin(angle), 1];
+/** Camera on a ring of radius 3 at height 1 + heightWave·sin(3·angle) (world +Z up), looking at the origin. */
+function ringCamera(angle: number, heightWave = 0): { R: Float64Array; t: Float64Array } {
+  const C = [3 * Math.cos(angle), 3 * Math.sin(angle), 1 + heightWave * Math.sin(3 * angle)];
   const norm = (v: number[]) => {
     const n = Math.hypot(v[0], v[1], v[2]);
     return v.map((c) => c / n);
@@ -54,10 +68,20 @@ function ringCamera(angle: number): { R: Float64Array; t: Float64Array } {
 
 export const SYNTHETIC_FOCAL = FOCAL;
 
-function makeImage(index: number, defaultFocalPrior?: number): ImageRef {
+function makeImage(index: number, focal: number, defaultFocalPrior?: number): ImageRef {
   const name = `view${String(index).padStart(2, "0")}.jpg`;
   if (defaultFocalPrior !== undefined) return { index, name, path: "", width: WIDTH, height: HEIGHT, focalPrior: defaultFocalPrior, focalPriorSource: "default" };
-  return { index, name, path: "", width: WIDTH, height: HEIGHT, focalPrior: FOCAL, focalPriorSource: "exif35mm" };
+  return { index, name, path: "", width: WIDTH, height: HEIGHT, focalPrior: focal, focalPriorSource: "exif35mm" };
+}
+
+/** Per point, the cameras that see it: all, or (sparse tracks) a random run of two or three ring neighbours. */
+function viewersOf(opts: SyntheticOptions, points: number, rand: () => number): Array<Set<number>> {
+  return Array.from({ length: points }, () => {
+    if (opts.threeViewShare === undefined) return new Set(Array.from({ length: opts.cameras }, (_, c) => c));
+    const first = Math.floor(rand() * opts.cameras);
+    const length = rand() < opts.threeViewShare ? 3 : 2;
+    return new Set(Array.from({ length }, (_, k) => (first + k) % opts.cameras));
+  });
 }
 
 function makeFeatures(index: number, xy: number[]): ImageFeatures {
@@ -86,19 +110,22 @@ export function makeSyntheticScene(opts: SyntheticOptions): SyntheticScene {
       }
     }
   }
+  const focal = opts.focal ?? FOCAL;
+  const viewers = viewersOf(opts, opts.points, rand);
   const truth: SyntheticScene["truth"] = [];
   const keypoints: number[][] = [];
   // trackObs[p] = list of (image, keypoint)
   const trackObs: Array<Array<[number, number]>> = Array.from({ length: opts.points }, () => []);
   for (let c = 0; c < opts.cameras; c++) {
-    const pose = ringCamera((2 * Math.PI * c) / opts.cameras);
+    const pose = ringCamera((2 * Math.PI * c) / opts.cameras, opts.heightWave);
     truth.push(pose);
     const xy: number[] = [];
     for (let p = 0; p < opts.points; p++) {
+      if (!viewers[p].has(c)) continue;
       const X = pointsWorld.subarray(3 * p, 3 * p + 3);
       const cam = [0, 1, 2].map((r) => pose.R[3 * r] * X[0] + pose.R[3 * r + 1] * X[1] + pose.R[3 * r + 2] * X[2] + pose.t[r]);
-      let u = (FOCAL * cam[0]) / cam[2] + WIDTH / 2 + opts.noisePx * gaussian(rand);
-      let v = (FOCAL * cam[1]) / cam[2] + HEIGHT / 2 + opts.noisePx * gaussian(rand);
+      let u = (focal * cam[0]) / cam[2] + WIDTH / 2 + opts.noisePx * gaussian(rand);
+      let v = (focal * cam[1]) / cam[2] + HEIGHT / 2 + opts.noisePx * gaussian(rand);
       if (u < 0 || v < 0 || u >= WIDTH || v >= HEIGHT) continue;
       if (rand() < opts.outlierShare) {
         u = rand() * WIDTH;
@@ -122,7 +149,7 @@ export function makeSyntheticScene(opts: SyntheticOptions): SyntheticScene {
     keypoints.push(xy);
   }
   const imageCount = keypoints.length;
-  const images = Array.from({ length: imageCount }, (_, i) => makeImage(i, opts.defaultFocalPrior));
+  const images = Array.from({ length: imageCount }, (_, i) => makeImage(i, focal, opts.defaultFocalPrior));
   const features = keypoints.map((xy, i) => makeFeatures(i, xy));
   return { images, features, tracks: buildTracks(trackObs), pairs: buildPairs(trackObs, imageCount), truth, pointsWorld, sceneRadius: 1 };
 }
