@@ -61,7 +61,7 @@ export const DEFAULTS: Options = {
   maxImageSide: 1200,
   sourceViews: 6,
   iterations: 5,
-  pyramidLevels: 0,
+  pyramidLevels: 2,
   refineIterations: 1,
   windowRadius: 3,
   windowStep: 2,

@@ -103,7 +103,7 @@ export function patchMatch(input: PatchMatchInput): PatchMatchOutput {
     state.initialize();
   }
   for (let it = 0; it < iterations; it++) {
-    for (let colour = 0; colour < 2; colour++) state.sweep(colour, firstIteration + it);
+    for (let colour = 0; colour < 2; colour++) state.sweep(colour, firstIteration + it, coarse !== null);
   }
   const out = state.output();
   return { ...out, evaluations: out.evaluations + coarseEvaluations };
@@ -234,27 +234,34 @@ class PatchMatchState {
     }
   }
 
-  /** Update every pixel of one checkerboard colour: propagation, then refinement. */
-  sweep(colour: number, iteration: number): void {
+  /**
+   * Update every pixel of one checkerboard colour: propagation, then refinement. A level seeded
+   * from a coarser one only polishes: it propagates from the 4 adjacent pixels (the coarse level
+   * already spread planes far) and skips the random restart, which a seeded pixel almost never
+   * accepts — about half the hypotheses of a full sweep.
+   */
+  sweep(colour: number, iteration: number, seeded = false): void {
     const { margin, width, height } = this;
     const depthScale = 0.1 * 0.5 ** iteration;
     const normalScale = 0.35 * 0.5 ** iteration;
+    const neighbours = seeded ? 4 : NEIGHBOURS.length;
     for (let row = margin; row < height - margin; row++) {
       for (let col = margin + ((row + colour + margin) & 1); col < width - margin; col += 2) {
         this.loadWindow(col, row);
-        this.propagate(col, row);
-        this.refine(col, row, depthScale, normalScale);
+        this.propagate(col, row, neighbours);
+        this.refine(col, row, depthScale, normalScale, !seeded);
       }
     }
   }
 
-  private propagate(col: number, row: number): void {
+  private propagate(col: number, row: number, neighbourCount: number): void {
     const { width, height, margin, depth, normal } = this;
     const p = row * width + col;
     const { focal, cx, cy } = this.input;
     const rx = (col + 0.5 - cx) / focal;
     const ry = (row + 0.5 - cy) / focal;
-    for (const [dx, dy] of NEIGHBOURS) {
+    for (let k = 0; k < neighbourCount; k++) {
+      const [dx, dy] = NEIGHBOURS[k];
       const qc = col + dx;
       const qr = row + dy;
       if (qc < margin || qr < margin || qc >= width - margin || qr >= height - margin) continue;
@@ -274,7 +281,7 @@ class PatchMatchState {
     }
   }
 
-  private refine(col: number, row: number, depthScale: number, normalScale: number): void {
+  private refine(col: number, row: number, depthScale: number, normalScale: number, randomRestart: boolean): void {
     const p = row * this.width + col;
     const { rng, normal } = this;
     const d = this.depth[p];
@@ -286,6 +293,7 @@ class PatchMatchState {
     this.tryHypothesis(col, row, p, perturbedDepth, nx, ny, nz);
     this.tryHypothesis(col, row, p, d, n2[0], n2[1], n2[2]);
     this.tryHypothesis(col, row, p, perturbedDepth, n2[0], n2[1], n2[2]);
+    if (!randomRestart) return;
     const { depthMin, depthMax } = this.input;
     const rn = this.randomNormal(col, row);
     this.tryHypothesis(col, row, p, depthMin + rng() * (depthMax - depthMin), rn[0], rn[1], rn[2]);
