@@ -19,7 +19,7 @@ import type { ViewResult, ViewTask } from "./worker.js";
 export const NAME = "dense";
 
 export interface Options {
-  /** Working resolution (longest side, px): preview ~640, standard ~1200, high ~2000. */
+  /** Working resolution (longest side, px); the quality presets use 480, 800 and 1600. */
   maxImageSide: number;
   /** Source views per reference view. */
   sourceViews: number;
