@@ -3,7 +3,7 @@
  *
  * | preset   | stored side | detect side, keypoints | SfM                                | depth side, iterations per level | mesh faces | time |
  * |----------|------------:|------------------------|------------------------------------|------------------:|-----------:|-----:|
- * | preview  | 1600 px     | 1200 px, 4000          | fewer BA iterations, one model     | 480 px, 3+1, 4 src  | 50k      | ~0.3×|
+ * | preview  | 1600 px     | 1200 px, 4000          | fewer local BA iters, one model    | 480 px, 3+1, 4 src  | 50k      | ~0.3×|
  * | standard | 2400 px     | 2000 px, 8000          | defaults (COLMAP-like)             | 800 px, 3+1+1, 4 src | 200k    | 1×   |
  * | high     | 3200 px     | 2400 px, 12000         | more BA iterations, more seeds     | 1600 px, 5+2+2, 6 src | 1M     | ~4×  |
  *
@@ -44,7 +44,9 @@ export const QUALITY_PRESETS: Record<Quality, StagePresets> = {
     ingest: { maxImageSide: 1600, videoMaxKeyframes: 40 },
     features: { maxImageSide: 1200, maxFeatures: 4000 },
     matching: {},
-    sfm: { localBaIterations: 6, globalBaIterations: 20, registrationRetries: 1, initCandidates: 6, maxModels: 1 },
+    // Global BA keeps the standard 40 iterations: at 20 a ring joined by pair registrations
+    // (templeSparseRing at preview) converged to a wrong model (6/16 registered, 17° off).
+    sfm: { localBaIterations: 6, globalBaIterations: 40, registrationRetries: 1, initCandidates: 6, maxModels: 1 },
     dense: { maxImageSide: 480, iterations: 3, pyramidLevels: 1, refineIterations: 1, sourceViews: 4 },
     mesh: { faceBudget: 50_000 },
   },
