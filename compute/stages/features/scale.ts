@@ -2,13 +2,16 @@
 
 /**
  * Scale from image to detection pixels. Large images are downscaled to maxImageSide. Small
- * ones are upsampled 2×, as Lowe's SIFT does with its octave −1 (IJCV 2004, §3.3: doubling
- * the image roughly quadruples the stable keypoints): AKAZE's finest scale then reaches
- * structures of one or two pixels, which are most of the texture a 640-px photo has.
+ * ones (long side ≤ upsampleMaxSide) are upsampled 2×, as Lowe's SIFT does with its octave −1
+ * (IJCV 2004, §3.3: doubling the image roughly quadruples the stable keypoints): AKAZE's
+ * finest scale then reaches structures of one or two pixels, which are most of the texture a
+ * 640-px photo has. This holds for every preset: a doubled 640×480 costs about what the
+ * preview's 1200-px detection of a large photo costs, and with upsampleMaxSide ≤ 1200 the
+ * copy stays inside OpenCV.js's heap limit (~2400 px, DESIGN.md).
  */
 export function detectionFactor(width: number, height: number, maxImageSide: number, upsampleMaxSide: number): number {
   const longSide = Math.max(width, height);
-  if (longSide <= upsampleMaxSide && 2 * longSide <= maxImageSide) return 2;
+  if (longSide <= upsampleMaxSide) return 2;
   return Math.min(1, maxImageSide / longSide);
 }
 

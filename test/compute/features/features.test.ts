@@ -154,12 +154,12 @@ describe("stages/features", () => {
     }
   });
 
-  it("upsamples only images small enough for it, and downscales large ones", () => {
+  it("upsamples images up to upsampleMaxSide, and downscales large ones", () => {
     expect(detectionFactor(640, 480, 2000, 1000)).toBe(2);
     expect(detectionFactor(1280, 960, 2000, 1000)).toBe(1);
     expect(detectionFactor(640, 480, 1200, 0)).toBe(1);
-    // Upsampling never goes past the detection size limit.
-    expect(detectionFactor(800, 600, 1200, 1000)).toBe(1);
+    // Small images are doubled at every preset, also past a preview's 1200-px detection side.
+    expect(detectionFactor(800, 600, 1200, 1000)).toBe(2);
     expect(detectionFactor(3072, 2048, 2000, 1000)).toBeCloseTo(2000 / 3072, 12);
   });
 
