@@ -41,6 +41,8 @@ export interface SyntheticOptions {
    * CVPR 1997): a wrong focal then fits as well as the true one.
    */
   heightWave?: number;
+  /** Principal point offset from the image centre (pixels, x then y); default none. */
+  principalPointOffset?: [number, number];
 }
 
 const WIDTH = 640;
@@ -124,8 +126,9 @@ export function makeSyntheticScene(opts: SyntheticOptions): SyntheticScene {
       if (!viewers[p].has(c)) continue;
       const X = pointsWorld.subarray(3 * p, 3 * p + 3);
       const cam = [0, 1, 2].map((r) => pose.R[3 * r] * X[0] + pose.R[3 * r + 1] * X[1] + pose.R[3 * r + 2] * X[2] + pose.t[r]);
-      let u = (focal * cam[0]) / cam[2] + WIDTH / 2 + opts.noisePx * gaussian(rand);
-      let v = (focal * cam[1]) / cam[2] + HEIGHT / 2 + opts.noisePx * gaussian(rand);
+      const [offsetX, offsetY] = opts.principalPointOffset ?? [0, 0];
+      let u = (focal * cam[0]) / cam[2] + WIDTH / 2 + offsetX + opts.noisePx * gaussian(rand);
+      let v = (focal * cam[1]) / cam[2] + HEIGHT / 2 + offsetY + opts.noisePx * gaussian(rand);
       if (u < 0 || v < 0 || u >= WIDTH || v >= HEIGHT) continue;
       if (rand() < opts.outlierShare) {
         u = rand() * WIDTH;
