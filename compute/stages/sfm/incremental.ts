@@ -37,6 +37,8 @@ export interface GrowContext {
   bundles: BundleSummary[];
   /** Last failure reason per image. */
   reasons: Map<number, string>;
+  /** How each image of the current model was registered (for the report). */
+  registeredBy: Map<number, "seed" | "pnp" | "pair">;
   /** Whether the final principal-point refinement was kept. */
   principalPointRefined: boolean;
   /** Intrinsics groups merged because their focals agreed (see groups.ts). */
@@ -95,9 +97,10 @@ export function propagateFocalGuess(state: SfmState): void {
   }
 }
 
-function addImage(ctx: GrowContext, image: number): void {
+function addImage(ctx: GrowContext, image: number, how: "pnp" | "pair"): void {
   const { state, options } = ctx;
   registerImage(state, image);
+  ctx.registeredBy.set(image, how);
   ctx.reasons.delete(image);
   timed(ctx, "triangulation", () => triangulateImage(state, image, options));
   const refineFocal = state.order.length >= MIN_CAMERAS_FOR_INTRINSICS;
@@ -117,7 +120,7 @@ function registerNext(ctx: GrowContext, eligible: Uint8Array): boolean {
   for (const candidate of candidates) {
     const result = timed(ctx, "pnp", () => registerByPnp(state, candidate.image, options, ctx.rng));
     if (result.ok) {
-      addImage(ctx, candidate.image);
+      addImage(ctx, candidate.image, "pnp");
       return true;
     }
     ctx.reasons.set(candidate.image, result.reason);
@@ -150,7 +153,7 @@ function registerNextFromPair(ctx: GrowContext): boolean {
   }
   if (best === null) return false;
   applyPairRegistration(state, best);
-  addImage(ctx, best.image);
+  addImage(ctx, best.image, "pair");
   return true;
 }
 
@@ -212,6 +215,7 @@ const MIN_PRINCIPAL_POINT_RMS_GAIN = 0.001;
  */
 export function refinePrincipalPoints(ctx: GrowContext): void {
   const { state, options } = ctx;
+  ctx.principalPointRefined = false;
   if (options.principalPointMaxShift <= 0 || !options.refineIntrinsics || !distortionObservable(state)) return;
   const saved = snapshot(state);
   const summary = timed(ctx, "globalBa", () => globalBundleAdjustment(state, options, true, true));

@@ -35,6 +35,7 @@ export interface Output {
 interface Attempted {
   model: SparseModel;
   reasons: Map<number, string>;
+  registeredBy: Map<number, string>;
   init: InitAttempt[];
 }
 
@@ -43,6 +44,7 @@ function reconstructOne(ctx: GrowContext, pairs: VerifiedPair[], initial: Intrin
   const { state, options } = ctx;
   resetModel(state);
   ctx.reasons.clear();
+  ctx.registeredBy.clear();
   // A previous model may have merged groups and refined focals: start from the priors.
   state.intrinsics.set(initial.intrinsics);
   state.groupOfImage.set(initial.groupOfImage);
@@ -52,11 +54,12 @@ function reconstructOne(ctx: GrowContext, pairs: VerifiedPair[], initial: Intrin
   ctx.timings.init += performance.now() - started;
   if (init.bundle) ctx.bundles.push(init.bundle);
   if (init.pair === null) return null;
+  for (const image of init.pair) ctx.registeredBy.set(image, "seed");
   growModel(ctx);
   const snapStart = performance.now();
   const model = snapshotModel(state);
   ctx.timings.output += performance.now() - snapStart;
-  return { model, reasons: new Map(ctx.reasons), init: init.attempts };
+  return { model, reasons: new Map(ctx.reasons), registeredBy: new Map(ctx.registeredBy), init: init.attempts };
 }
 
 function unregisteredReason(image: number, attempted: Attempted, pairs: VerifiedPair[]): string {
@@ -86,12 +89,13 @@ function buildReport(best: Attempted, others: number[], ctx: GrowContext, images
     otherModels: others.length,
     mergedIntrinsicsGroups: ctx.mergedGroups,
     principalPointRefined: ctx.principalPointRefined ? 1 : 0,
+    pairRegistrations: [...best.registeredBy.values()].filter((how) => how === "pair").length,
   };
   for (const [key, ms] of Object.entries(timings)) counts[`${key}Ms`] = Math.round(ms);
   const perImage = images.map((img) => {
     const view = model.views.find((v) => v.imageIndex === img.index);
     return view
-      ? { name: img.name, registered: true, focalPx: view.intrinsics.focal, k1: view.intrinsics.k1, k2: view.intrinsics.k2 }
+      ? { name: img.name, registered: true, registeredBy: best.registeredBy.get(img.index) ?? "", focalPx: view.intrinsics.focal, k1: view.intrinsics.k1, k2: view.intrinsics.k2 }
       : { name: img.name, registered: false, reason: model.unregistered.find((u) => u.imageIndex === img.index)?.reason ?? "" };
   });
   const warnings = others.length > 0 ? [`the scene fell apart into ${others.length + 1} models; kept the largest (${registered.size} images)`] : [];
@@ -114,6 +118,7 @@ export function run(input: Input, options: Partial<Options> = {}, progress: Prog
     timings: emptyTimings(),
     bundles: [],
     reasons: new Map(),
+    registeredBy: new Map(),
     mergedGroups: 0,
     principalPointRefined: false,
     available,

@@ -26,8 +26,10 @@ describe("sfm registration from a verified pair", () => {
   const input = { images: scene.images, features: scene.features, pairs: scene.pairs, tracks: scene.tracks };
 
   it("registers every camera of a sparse ring with a 2× wrong focal prior and recovers the focal within 1%", () => {
-    const { model } = run(input);
+    const { model, report } = run(input);
     expect(model.views).toHaveLength(16);
+    expect(report.counts.pairRegistrations).toBeGreaterThan(0);
+    expect(report.perImage?.filter((p) => p.registeredBy === "seed")).toHaveLength(2);
     for (const v of model.views) expect(Math.abs(v.intrinsics.focal / TRUE_FOCAL - 1)).toBeLessThan(0.01);
     const accuracy = accuracyOf(scene, model.views);
     // Mostly two-view tracks at 0.5 px noise: looser than the dense ring's 0.1°.
