@@ -29,8 +29,8 @@ export function emptyTimings(): Timings {
 
 export interface GrowContext {
   state: SfmState;
-  /** The verified pairs, for registration from a pair when PnP has too few points. */
-  pairs: VerifiedPair[];
+  /** Per image, the verified pairs it is in (registration from a pair when PnP fails). */
+  pairsOfImage: VerifiedPair[][];
   options: Options;
   rng: Rng;
   timings: Timings;
@@ -146,8 +146,8 @@ function registerNextFromPair(ctx: GrowContext): boolean {
   if (options.pairRegistrationMinMatches <= 0) return false;
   let best: Extract<PairRegistration, { ok: true }> | null = null;
   for (let i = 0; i < state.images.length; i++) {
-    if (state.registered[i] === 1 || ctx.available[i] === 0 || bestRegisteredPartner(state, i, ctx.pairs, options) === null) continue;
-    const plan = timed(ctx, "pnp", () => planPairRegistration(state, i, ctx.pairs, options, ctx.rng));
+    if (state.registered[i] === 1 || ctx.available[i] === 0 || bestRegisteredPartner(state, i, ctx.pairsOfImage[i], options) === null) continue;
+    const plan = timed(ctx, "pnp", () => planPairRegistration(state, i, ctx.pairsOfImage[i], options, ctx.rng));
     if (!plan.ok) ctx.reasons.set(i, plan.reason);
     else if (best === null || plan.inlierCount > best.inlierCount) best = plan;
   }

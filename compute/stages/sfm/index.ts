@@ -110,9 +110,14 @@ export function run(input: Input, options: Partial<Options> = {}, progress: Prog
   const state = createState(images, features, tracks, Uint32Array.from(groups.groupOfImage), Float64Array.from(groups.intrinsics));
   const available = new Uint8Array(images.length).fill(1);
   let registeredSoFar = 0;
+  const pairsOfImage: VerifiedPair[][] = images.map(() => []);
+  for (const p of pairs) {
+    pairsOfImage[p.imageA].push(p);
+    pairsOfImage[p.imageB].push(p);
+  }
   const ctx: GrowContext = {
     state,
-    pairs,
+    pairsOfImage,
     options: opts,
     rng: createRng(opts.seed),
     timings: emptyTimings(),

@@ -24,7 +24,7 @@ import { normalizedKeypoints } from "./triangulate.js";
 /** Share of the essential matrix's inliers that must triangulate in front of both cameras. */
 const MIN_IN_FRONT_SHARE = 0.9;
 
-/** The strongest usable verified pair between `image` and a registered image, or null. */
+/** The strongest usable verified pair (among `pairs`) between `image` and a registered image, or null. */
 export function bestRegisteredPartner(state: SfmState, image: number, pairs: VerifiedPair[], options: Options): VerifiedPair | null {
   let best: VerifiedPair | null = null;
   for (const p of pairs) {
