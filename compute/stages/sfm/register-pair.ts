@@ -6,12 +6,18 @@
  * match well pairwise but few keypoints survive across three views, so a new image sees only
  * a handful of 3-D points even though it shares hundreds of matches with a registered
  * neighbour; PnP needs tens of them and the model stops growing at that link. The pair's
- * essential matrix gives the new camera's rotation and its direction of travel from the
- * neighbour exactly; only the length of that baseline (the model's scale) is missing, and
- * one 3-D point seen by the new image fixes it. This is the relative-pose-then-scale step
- * of visual odometry (Nistér, Naroditsky & Bergen, CVPR 2004, §4): a 1-DoF problem solved
- * by consensus over the few 2-D–3-D correspondences rather than a 6-DoF one.
- * The pose is then refined by the caller's triangulation and local bundle adjustment.
+ * essential matrix (Nistér's five-point solver in RANSAC) gives the new camera's rotation
+ * and its direction of travel from the neighbour; only the length of that baseline (the
+ * model's scale) is missing, and one 3-D point seen by the new image fixes it. This is the
+ * relative-pose-then-scale step of visual odometry (Nistér, Naroditsky & Bergen, CVPR 2004):
+ * a 1-DoF problem, solved by letting every 2-D–3-D correspondence propose a scale and
+ * keeping the one most others agree with, instead of a 6-DoF PnP. The pose is then refined
+ * by the caller's triangulation and local bundle adjustment.
+ *
+ * Limits: on a narrow lens two views fix the rotation less well than PnP does (rotation
+ * trades against translation, the bas-relief ambiguity), hence the tight essential-matrix
+ * threshold; and a scale resting on one or two points is only as good as those points, so
+ * the caller uses this only when PnP takes no image, and takes the best-supported candidate.
  */
 import { estimateEssential, recoverPose } from "../../geometry/essential.js";
 import type { Rng } from "../../math/random.js";
