@@ -119,7 +119,8 @@ class WasmKernel implements CostKernel {
   reserveWindow(length: number): void {
     this.windowPtr = PAGE;
     this.windowLength = length;
-    this.nextFree = align16(PAGE + 16 * length);
+    // dx, dy, ref, weight (4 floats per sample), then the 3 window statistics.
+    this.nextFree = align16(PAGE + 16 * length + 16);
     this.slots.length = 0;
   }
 
@@ -139,6 +140,7 @@ class WasmKernel implements CostKernel {
     view.set(window.dy, n);
     view.set(window.ref, 2 * n);
     view.set(window.weight, 3 * n);
+    new Float32Array(this.memory.buffer, this.windowPtr + 16 * n, 3).set(windowStatistics(window));
   }
 
   cost(slot: number, px: number, py: number, H: Float64Array): number {
@@ -155,6 +157,23 @@ class WasmKernel implements CostKernel {
     const have = this.memory.buffer.byteLength;
     if (bytes > have) this.memory.grow(Math.ceil((bytes - have) / PAGE));
   }
+}
+
+/** 1/Σw, the weighted mean and the weighted variance of the reference window (read by assembly/ncc.ts). */
+function windowStatistics(window: CostWindow): [number, number, number] {
+  let sw = 0;
+  let sr = 0;
+  let srr = 0;
+  for (let i = 0; i < window.ref.length; i++) {
+    const w = window.weight[i];
+    const r = window.ref[i];
+    sw += w;
+    sr += w * r;
+    srr += w * r * r;
+  }
+  const inv = 1 / sw;
+  const mean = sr * inv;
+  return [inv, mean, srr * inv - mean * mean];
 }
 
 function align16(n: number): number {

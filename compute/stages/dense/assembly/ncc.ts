@@ -7,7 +7,9 @@
  * (wasm has no gather instruction).
  *
  * Memory layout (byte addresses, f32 little endian), written by the host:
- *   src: width·height grey values, row-major;  win: dx[n] dy[n] ref[n] weight[n], n % 4 == 0.
+ *   src: width·height grey values, row-major;  win: dx[n] dy[n] ref[n] weight[n], n % 4 == 0,
+ *   then the reference window's own statistics, fixed per pixel and so computed once by the
+ *   host rather than per hypothesis and source: 1/Σw, weighted mean and variance of ref.
  * Build: npx asc compute/stages/dense/assembly/ncc.ts -O3 --enable simd --runtime stub
  *        --noAssert -o compute/stages/dense/assembly/ncc.wasm
  */
@@ -24,6 +26,7 @@ export function nccCost(src: usize, width: i32, height: i32, win: usize, n: i32,
   const dyP = win + (<usize>n << 2);
   const refP = win + (<usize>n << 3);
   const wP = win + <usize>n * 12;
+  const statsP = win + <usize>n * 16;
   const rowBytes = <usize>width << 2;
   const vPx = f32x4.splat(px);
   const vPy = f32x4.splat(py);
@@ -39,13 +42,11 @@ export function nccCost(src: usize, width: i32, height: i32, win: usize, n: i32,
   const half = f32x4.splat(0.5);
   const zero = f32x4.splat(0);
   const eps = f32x4.splat(1e-8);
+  const one = f32x4.splat(1);
   const maxX = f32x4.splat(<f32>(width - 1));
   const maxY = f32x4.splat(<f32>(height - 1));
   const vW = i32x4.splat(width);
-  let sw = zero;
-  let sr = zero;
   let ss = zero;
-  let srr = zero;
   let sss = zero;
   let srs = zero;
   for (let i = 0; i < n; i += 4) {
@@ -56,8 +57,9 @@ export function nccCost(src: usize, width: i32, height: i32, win: usize, n: i32,
     const hy = f32x4.add(f32x4.add(f32x4.mul(vH3, u), f32x4.mul(vH4, v)), vH5);
     const hz = f32x4.add(f32x4.add(f32x4.mul(vH6, u), f32x4.mul(vH7, v)), vH8);
     if (!i32x4.all_true(f32x4.gt(hz, eps))) return MAX_COST;
-    const sx = f32x4.sub(f32x4.div(hx, hz), half);
-    const sy = f32x4.sub(f32x4.div(hy, hz), half);
+    const invZ = f32x4.div(one, hz);
+    const sx = f32x4.sub(f32x4.mul(hx, invZ), half);
+    const sy = f32x4.sub(f32x4.mul(hy, invZ), half);
     // Written as "inside" tests so that NaN coordinates count as outside.
     const inside = v128.and(v128.and(f32x4.ge(sx, zero), f32x4.ge(sy, zero)), v128.and(f32x4.lt(sx, maxX), f32x4.lt(sy, maxY)));
     if (!i32x4.all_true(inside)) return MAX_COST;
@@ -84,19 +86,15 @@ export function nccCost(src: usize, width: i32, height: i32, win: usize, n: i32,
     const val = f32x4.add(top, f32x4.mul(fy, f32x4.sub(bottom, top)));
     const w = v128.load(wP + off);
     const r = v128.load(refP + off);
-    const wr = f32x4.mul(w, r);
     const wv = f32x4.mul(w, val);
-    sw = f32x4.add(sw, w);
-    sr = f32x4.add(sr, wr);
     ss = f32x4.add(ss, wv);
-    srr = f32x4.add(srr, f32x4.mul(wr, r));
     sss = f32x4.add(sss, f32x4.mul(wv, val));
-    srs = f32x4.add(srs, f32x4.mul(wr, val));
+    srs = f32x4.add(srs, f32x4.mul(wv, r));
   }
-  const inv: f32 = 1.0 / hsum(sw);
-  const meanR = hsum(sr) * inv;
+  const inv = load<f32>(statsP);
+  const meanR = load<f32>(statsP, 4);
+  const varR = load<f32>(statsP, 8);
   const meanS = hsum(ss) * inv;
-  const varR = hsum(srr) * inv - meanR * meanR;
   const varS = hsum(sss) * inv - meanS * meanS;
   if (varR < MIN_VARIANCE || varS < MIN_VARIANCE) return MAX_COST;
   const cov = hsum(srs) * inv - meanR * meanS;
