@@ -43,7 +43,7 @@ export interface GrowContext {
   principalPointRefined: boolean;
   /** Intrinsics groups merged because their focals agreed (see groups.ts). */
   mergedGroups: number;
-  /** Images that may join this model (not taken by an earlier model). */
+  /** Images that may join this model (the stage lets every image join every model). */
   available: Uint8Array;
   onRegistered: () => void;
 }
@@ -137,9 +137,9 @@ function registerNext(ctx: GrowContext, eligible: Uint8Array): boolean {
  * rejected with many correspondences: while the focal is still far off (2× on an EXIF-less
  * narrow lens) the two-view seed's structure is stretched in depth and PnP at the wrong focal
  * keeps too few of them, whereas the pair's relative pose does not depend on that structure;
- * once a third view is in, bundle adjustment can refine the focal. Every candidate is planned and the one whose baseline the
- * most triangulated points confirm is taken, so a pose resting on a single point is only
- * accepted when nothing better supported exists.
+ * once a third view is in, bundle adjustment can refine the focal. Every candidate is
+ * planned and the one whose baseline the most triangulated points confirm is taken, so a
+ * pose resting on a single point is only accepted when nothing better supported exists.
  */
 function registerNextFromPair(ctx: GrowContext): boolean {
   const { state, options } = ctx;

@@ -39,8 +39,8 @@ interface Attempted {
   init: InitAttempt[];
 }
 
-/** Seed and grow one model on the available images; null when no pair gives a seed. */
-function reconstructOne(ctx: GrowContext, pairs: VerifiedPair[], initial: IntrinsicsGroups): Attempted | null {
+/** Seed one model on a pair of `seedable` images and grow it; null when no pair gives a seed. */
+function reconstructOne(ctx: GrowContext, pairs: VerifiedPair[], initial: IntrinsicsGroups, seedable: Uint8Array): Attempted | null {
   const { state, options } = ctx;
   resetModel(state);
   ctx.reasons.clear();
@@ -50,7 +50,7 @@ function reconstructOne(ctx: GrowContext, pairs: VerifiedPair[], initial: Intrin
   state.groupOfImage.set(initial.groupOfImage);
   state.normalizedXy.fill(null);
   const started = performance.now();
-  const init = initializeModel(state, pairs, ctx.available, options, ctx.rng);
+  const init = initializeModel(state, pairs, seedable, options, ctx.rng);
   ctx.timings.init += performance.now() - started;
   if (init.bundle) ctx.bundles.push(init.bundle);
   if (init.pair === null) return null;
@@ -108,7 +108,10 @@ export function run(input: Input, options: Partial<Options> = {}, progress: Prog
   const { images, features, pairs, tracks } = input;
   const groups = assignIntrinsicsGroups(images);
   const state = createState(images, features, tracks, Uint32Array.from(groups.groupOfImage), Float64Array.from(groups.intrinsics));
-  const available = new Uint8Array(images.length).fill(1);
+  // A later model seeds on images no earlier model took, but may grow into any image: only
+  // the largest model is kept, and a model seeded on the far side of a weak link can then
+  // cross it from there (the temple ring at the high preset: 6 + 10 images apart, 16 together).
+  const seedable = new Uint8Array(images.length).fill(1);
   let registeredSoFar = 0;
   const pairsOfImage: VerifiedPair[][] = images.map(() => []);
   for (const p of pairs) {
@@ -126,17 +129,17 @@ export function run(input: Input, options: Partial<Options> = {}, progress: Prog
     registeredBy: new Map(),
     mergedGroups: 0,
     principalPointRefined: false,
-    available,
-    onRegistered: () => progress(Math.min(0.95, (registeredSoFar + state.order.length) / images.length), registeredSoFar + state.order.length),
+    available: new Uint8Array(images.length).fill(1),
+    onRegistered: () => progress(Math.min(0.95, (registeredSoFar + state.order.length) / images.length), Math.min(images.length, registeredSoFar + state.order.length)),
   };
   const models: Attempted[] = [];
   for (let m = 0; m < opts.maxModels; m++) {
-    const attempted = reconstructOne(ctx, pairs, groups);
+    const attempted = reconstructOne(ctx, pairs, groups, seedable);
     if (attempted === null || attempted.model.views.length < 2) break;
     models.push(attempted);
-    for (const v of attempted.model.views) available[v.imageIndex] = 0;
+    for (const v of attempted.model.views) seedable[v.imageIndex] = 0;
     registeredSoFar += attempted.model.views.length;
-    if (available.reduce((a, b) => a + b, 0) < 2) break;
+    if (seedable.reduce((a, b) => a + b, 0) < 2) break;
   }
   if (models.length === 0) {
     throw new PipelineError(
