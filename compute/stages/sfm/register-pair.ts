@@ -181,13 +181,15 @@ export function planPairRegistration(state: SfmState, image: number, pairs: Veri
   const { width, height } = state.images[image];
   const thresholdPx = Math.max(0.5, options.pairRegistrationThreshold * Math.max(width, height));
   const essential = estimateEssential(x1, x2, count, { thresholdPx, focal, confidence: 0.9999, maxIterations: 5000, rng });
-  if (essential === null || essential.inlierCount < options.pairRegistrationMinMatches) {
-    return { ok: false, reason: `pair registration: essential matrix kept ${essential?.inlierCount ?? 0} of ${count} matches` };
+  // The tight threshold drops part of the (looser) verified matches, more so while the focal
+  // is still far off; what remains must still reach PnP's minimum for a pose.
+  if (essential === null || essential.inlierCount < options.minPnpInliers) {
+    return { ok: false, reason: `pair registration: essential matrix kept ${essential?.inlierCount ?? 0} of ${count} matches (need ${options.minPnpInliers})` };
   }
   const relative = recoverPose(essential.E, x1, x2, count, essential.inliers);
   // A physically valid relative pose has (nearly) every inlier in front of both cameras; a
   // large share behind one of them says RANSAC settled on a wrong, ambiguous solution.
-  if (relative.inFront < Math.max(options.pairRegistrationMinMatches, MIN_IN_FRONT_SHARE * essential.inlierCount)) {
+  if (relative.inFront < Math.max(options.minPnpInliers, MIN_IN_FRONT_SHARE * essential.inlierCount)) {
     return { ok: false, reason: `pair registration: only ${relative.inFront} of ${essential.inlierCount} inliers in front of both cameras` };
   }
   const problem = scaleProblem(state, image, registered, relative.R, relative.t, observations);
