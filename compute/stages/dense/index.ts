@@ -1,7 +1,7 @@
 /**
  * @module Dense stage: undistort the registered views, pick source views, run PatchMatch MVS per
- * view on worker threads, filter the depth maps photometrically and geometrically, and fuse them
- * into a coloured point cloud with normals (Schönberger et al., ECCV 2016; Galliani et al., ICCV
+ * view on worker threads (coarse to fine: see patchmatch.ts), filter the depth maps
+ * photometrically and geometrically, and fuse them into a coloured point cloud with normals (Schönberger et al., ECCV 2016; Galliani et al., ICCV
  * 2015; Bleyer et al., BMVC 2011).
  */
 import { availableParallelism } from "node:os";
