@@ -41,7 +41,7 @@ import { renderGlbView } from "./look.js";
 import { ensureColmap, runColmap } from "./sfm.js";
 import { FORMATS } from "../shared/formats.js";
 
-const INPUT = /\.(jpe?g|png|heic|mp4)$/i;
+const INPUT = /\.(jpe?g|png|heic|mp4|mov)$/i;
 
 export interface SurfaceAccuracy {
   tau: number;
@@ -235,8 +235,10 @@ export async function inputsOf(setDir: string): Promise<Array<{ path: string; na
   const imagesDir = path.join(setDir, "images");
   const dir = existsSync(imagesDir) ? imagesDir : setDir;
   const names = (await readdir(dir)).filter((n) => INPUT.test(n)).sort();
-  // Video sets: the first video only (the others are the same footage in another container).
-  const chosen = dir === setDir ? names.slice(0, 1) : names;
+  // Video sets: one video, MP4 first (the others are the same footage in another container;
+  // the folder's contact.png is a contact sheet, not an input).
+  const videos = names.filter((n) => /\.(mp4|mov)$/i.test(n)).sort((a, b) => Number(/\.mov$/i.test(a)) - Number(/\.mov$/i.test(b)));
+  const chosen = dir === setDir ? videos.slice(0, 1) : names;
   return chosen.map((name) => ({ path: path.join(dir, name), name }));
 }
 
