@@ -93,8 +93,16 @@ export interface GroundTruth {
 export async function loadGroundTruth(setDir: string): Promise<GroundTruth | null> {
   const file = path.join(setDir, "gt/cameras.json");
   if (!existsSync(file)) return null;
-  const gt = JSON.parse(await readFile(file, "utf8")) as { scene: { radius: number; center?: number[]; eval_radius?: number }; images?: Array<{ file: string; center: number[]; K: number[][]; R: number[][]; t: number[]; outlier?: boolean }> };
-  const images = (gt.images ?? []).filter((i) => !i.outlier);
+  type TrueCamera = { file: string; center: number[]; K: number[][]; R: number[][]; t: number[]; outlier?: boolean };
+  const gt = JSON.parse(await readFile(file, "utf8")) as {
+    scene: { radius: number; center?: number[]; eval_radius?: number };
+    images?: TrueCamera[];
+    videos?: Array<{ file: string }>;
+    frames?: Array<Omit<TrueCamera, "file"> & { index: number }>;
+  };
+  // A video's frames are named as ingest names keyframes: `<file>#<frame index>`, for each container of the footage.
+  const frames = (gt.videos ?? []).flatMap((v) => (gt.frames ?? []).map((f) => ({ ...f, file: `${v.file}#${f.index}` })));
+  const images = [...(gt.images ?? []), ...frames].filter((i) => !i.outlier);
   const centres = new Map(images.map((i) => [i.file, Float64Array.from(i.center)]));
   const cameras = new Map(images.map((i) => [i.file, { K: i.K, R: i.R, t: i.t }]));
   const surfaceFile = path.join(setDir, "gt/surface.ply");
