@@ -32,7 +32,7 @@ export interface CostKernel {
   cost(slot: number, px: number, py: number, H: Float64Array): number;
 }
 
-/** Plain TypeScript reference of assembly/ncc.ts (same arithmetic order, in float64). */
+/** Plain TypeScript reference of assembly/ncc.ts, in float64 (the wasm build takes the window's own sums from the host, windowStatistics). */
 export function nccCostReference(src: Float32Array, width: number, height: number, win: CostWindow, px: number, py: number, H: ArrayLike<number>): number {
   const { dx, dy, ref, weight } = win;
   let sw = 0;
