@@ -81,7 +81,7 @@ export interface GroundTruth {
    * The ball the surface samples were drawn from (cameras.json scene.center and eval_radius):
    * outside it there is real surface (the ground runs on) but no truth, so precision is scored
    * inside it only, as benchmarks with partial ground truth crop to its bounds (Knapitsch et al.,
-   * "Tanks and Temples", SIGGRAPH 2017, §4; Aanæs et al., DTU, IJCV 2016, observation masks).
+   * "Tanks and Temples", SIGGRAPH 2017, crop volumes; Aanæs et al., DTU, IJCV 2016, observation masks).
    */
   evalBall: { center: Float64Array; radius: number } | null;
   centres: Map<string, Float64Array>;
