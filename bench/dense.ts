@@ -21,7 +21,7 @@
  * bench/out/dense.json.
  */
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Quality } from "../shared/jobs.js";
@@ -36,14 +36,13 @@ import * as ingest from "../compute/stages/ingest/index.js";
 import * as matching from "../compute/stages/matching/index.js";
 import * as mesh from "../compute/stages/mesh/index.js";
 import * as sfm from "../compute/stages/sfm/index.js";
-import { datasetsRoot, listDatasets, repoRoot } from "./datasets.js";
+import { datasetInputs, datasetsRoot, listDatasets, repoRoot } from "./datasets.js";
 import { renderGlbView } from "./look.js";
 import { ensureColmap, runColmap } from "./sfm.js";
 import { FORMATS } from "../shared/formats.js";
 
-const INPUT = /\.(jpe?g|png|heic|mp4|mov)$/i;
 
-export interface SurfaceAccuracy {
+interface SurfaceAccuracy {
   tau: number;
   accuracyMedian: number;
   precision: number;
@@ -75,7 +74,7 @@ interface SetResult {
   error?: string;
 }
 
-export interface GroundTruth {
+interface GroundTruth {
   radius: number;
   /**
    * The ball the surface samples were drawn from (cameras.json scene.center and eval_radius):
@@ -90,7 +89,7 @@ export interface GroundTruth {
   surface: { points: Float32Array; normals: Float32Array } | null;
 }
 
-export async function loadGroundTruth(setDir: string): Promise<GroundTruth | null> {
+async function loadGroundTruth(setDir: string): Promise<GroundTruth | null> {
   const file = path.join(setDir, "gt/cameras.json");
   if (!existsSync(file)) return null;
   type TrueCamera = { file: string; center: number[]; K: number[][]; R: number[][]; t: number[]; outlier?: boolean };
@@ -130,7 +129,7 @@ function readPlyVertices(bytes: Buffer): { points: Float32Array; normals: Float3
 }
 
 /** The similarity mapping the model's camera centres onto the true ones (matched by name). */
-export function alignToTruth(model: SparseModel, gt: GroundTruth): RobustSimilarity | null {
+function alignToTruth(model: SparseModel, gt: GroundTruth): RobustSimilarity | null {
   const src: number[] = [];
   const dst: number[] = [];
   for (const view of model.views) {
@@ -149,7 +148,7 @@ export function alignToTruth(model: SparseModel, gt: GroundTruth): RobustSimilar
  * Accuracy and precision count only the points inside the truth's evaluation ball (evalBall);
  * completeness asks every point.
  */
-export function surfaceAccuracy(aligned: Float64Array, gt: GroundTruth, alignedCameras: number): SurfaceAccuracy | null {
+function surfaceAccuracy(aligned: Float64Array, gt: GroundTruth, alignedCameras: number): SurfaceAccuracy | null {
   if (!gt.surface || aligned.length === 0) return null;
   const { points, normals } = gt.surface;
   const tau = 0.01 * gt.radius;
@@ -195,7 +194,7 @@ function insideBall(points: Float64Array, ball: GroundTruth["evalBall"]): Float6
   return Float64Array.from(kept);
 }
 
-export function transformCloud(cloud: PointCloud, sim: Similarity): Float64Array {
+function transformCloud(cloud: PointCloud, sim: Similarity): Float64Array {
   const aligned = new Float64Array(3 * cloud.count);
   for (let i = 0; i < cloud.count; i++) {
     const p = cloud.positions.subarray(3 * i, 3 * i + 3);
@@ -239,16 +238,6 @@ function nearestDistances(queries: Float32Array | Float64Array, points: Float32A
   return out;
 }
 
-export async function inputsOf(setDir: string): Promise<Array<{ path: string; name: string }>> {
-  const imagesDir = path.join(setDir, "images");
-  const dir = existsSync(imagesDir) ? imagesDir : setDir;
-  const names = (await readdir(dir)).filter((n) => INPUT.test(n)).sort();
-  // Video sets: one video, MP4 first (the others are the same footage in another container;
-  // the folder's contact.png is a contact sheet, not an input).
-  const videos = names.filter((n) => /\.(mp4|mov)$/i.test(n)).sort((a, b) => Number(/\.mov$/i.test(a)) - Number(/\.mov$/i.test(b)));
-  const chosen = dir === setDir ? videos.slice(0, 1) : names;
-  return chosen.map((name) => ({ path: path.join(dir, name), name }));
-}
 
 async function timed<T>(seconds: Record<string, number>, stage: string, work: () => Promise<T> | T): Promise<T> {
   const started = performance.now();
@@ -273,7 +262,7 @@ async function benchSet(set: string, quality: Quality, workRoot: string, flags: 
   const started = performance.now();
   try {
     const gt = await loadGroundTruth(setDir);
-    const files = await inputsOf(setDir);
+    const files = await datasetInputs(setDir);
     const { images } = await timed(seconds, "ingest", () => ingest.run({ files, workDir: path.join(workRoot, set.replace(/\//g, "_")) }, preset.ingest));
     result.images = images.length;
     const detected = await timed(seconds, "features", () => features.run({ images }, preset.features));
@@ -305,7 +294,7 @@ async function benchSet(set: string, quality: Quality, workRoot: string, flags: 
   result.totalSeconds ||= (performance.now() - started) / 1000;
   result.peakRssMiB = process.resourceUsage().maxRSS / 1024;
   if (flags.colmap && (await ensureColmap())) {
-    const colmap = await runColmap(await inputsOf(setDir), workRoot);
+    const colmap = await runColmap(await datasetInputs(setDir), workRoot);
     result.colmap = { seconds: colmap.seconds, registered: colmap.poses.length, error: colmap.error };
   }
   return result;

@@ -18,9 +18,8 @@ import * as ingest from "../compute/stages/ingest/index.js";
 import * as matching from "../compute/stages/matching/index.js";
 import { cameraAccuracy, type CameraAccuracy, type NamedPose } from "../compute/stages/sfm/accuracy.js";
 import * as sfm from "../compute/stages/sfm/index.js";
-import { datasetsRoot, listDatasets, repoRoot } from "./datasets.js";
+import { datasetInputs, datasetsRoot, listDatasets, repoRoot } from "./datasets.js";
 
-const INPUT = /\.(jpe?g|png|heic|mp4)$/i;
 
 interface GroundTruth {
   radius: number;
@@ -64,18 +63,6 @@ async function loadGroundTruth(setDir: string): Promise<GroundTruth | null> {
   return { radius: gt.scene.radius, cameras, outliers: (gt.images ?? []).filter((i) => i.outlier).map((i) => i.file) };
 }
 
-/** Inputs of a set: its images folder, or (video sets) its first video only — the others are the same footage re-encoded. */
-async function inputsOf(setDir: string): Promise<Array<{ path: string; name: string }>> {
-  const imagesDir = path.join(setDir, "images");
-  if (existsSync(imagesDir)) {
-    const names = (await readdir(imagesDir)).filter((n) => INPUT.test(n)).sort();
-    return names.map((name) => ({ path: path.join(imagesDir, name), name }));
-  }
-  const videos = (await readdir(setDir)).filter((n) => /\.(mp4|mov)$/i.test(n)).sort();
-  const chosen = videos.find((n) => /\.mp4$/i.test(n)) ?? videos[0];
-  return chosen === undefined ? [] : [{ path: path.join(setDir, chosen), name: chosen }];
-}
-
 async function timed<T>(seconds: Record<string, number>, stage: string, work: () => Promise<T> | T): Promise<T> {
   const started = performance.now();
   const result = await work();
@@ -93,7 +80,7 @@ async function loadPublishedK(setDir: string): Promise<{ focal: number; cx: numb
 
 async function benchSet(set: string, setDir: string, workRoot: string, preset: StagePresets, withColmap: boolean): Promise<SetResult> {
   const gt = await loadGroundTruth(setDir);
-  const files = await inputsOf(setDir);
+  const files = await datasetInputs(setDir);
   const seconds: Record<string, number> = {};
   const started = performance.now();
   const result: SetResult = { set, images: 0, registered: 0, outliersRegistered: [], accuracy: null, meanReprojectionErrorPx: 0, stageSeconds: seconds, totalSeconds: 0, peakRssMiB: 0 };

@@ -92,8 +92,7 @@ export interface DenseOutput {
   report: StageReport;
 }
 
-/** One view's raw PatchMatch output and the views it was matched against. */
-export interface RawMap {
+interface RawMap {
   view: DenseView;
   result: ViewResult;
   sources: number[];
@@ -137,7 +136,7 @@ export async function run(input: DenseInput, options: Partial<Options> = {}, pro
   return { cloud, depthMaps: opts.keepDepthMaps ? filtered.map((f) => toDepthMap(f.raw, f.depth)) : undefined, report };
 }
 
-export async function prepareViews(input: DenseInput, opts: Options): Promise<DenseView[]> {
+async function prepareViews(input: DenseInput, opts: Options): Promise<DenseView[]> {
   const byIndex = new Map(input.images.map((im) => [im.index, im]));
   return Promise.all(
     input.model.views.map(async (v, viewIndex) => {
@@ -149,7 +148,7 @@ export async function prepareViews(input: DenseInput, opts: Options): Promise<De
   );
 }
 
-export async function runPatchMatch(views: DenseView[], sources: number[][], ranges: Array<[number, number] | null>, opts: Options, warnings: string[], progress?: ProgressFn): Promise<RawMap[]> {
+async function runPatchMatch(views: DenseView[], sources: number[][], ranges: Array<[number, number] | null>, opts: Options, warnings: string[], progress?: ProgressFn): Promise<RawMap[]> {
   const params: PatchMatchParams = { iterations: opts.iterations, windowRadius: opts.windowRadius, windowStep: opts.windowStep, bestK: opts.bestK, sigmaColor: 0.2, sigmaSpatial: opts.windowRadius * opts.windowStep, kernel: opts.kernel, seed: opts.seed, pyramidLevels: opts.pyramidLevels, refineIterations: opts.refineIterations };
   const pool = new WorkerPool<ViewTask, ViewResult>(new URL("./worker.ts", import.meta.url), { size: Math.min(opts.workers, views.length) });
   let done = 0;
@@ -191,7 +190,7 @@ function buildTask(ref: DenseView, sources: DenseView[], range: [number, number]
   };
 }
 
-export function filterMaps(raw: RawMap[], opts: Options): Array<{ raw: RawMap; depth: Float32Array; valid: number; photometric: number }> {
+function filterMaps(raw: RawMap[], opts: Options): Array<{ raw: RawMap; depth: Float32Array; valid: number; photometric: number }> {
   const photometric = raw.map((r) => costFilter(r.result.depth, r.result.cost, opts.maxCost));
   const byView = new Map(raw.map((r) => [r.view.viewIndex, r]));
   const filterOptions = { maxCost: opts.maxCost, maxReprojectionPx: opts.maxReprojectionPx, maxRelativeDepthError: opts.maxRelativeDepthError, minConsistentViews: opts.minConsistentViews };
