@@ -7,7 +7,8 @@ import { mat3Det, mat3PencilDeterminant, svd } from "../math/linalg.js";
 import { columnOf } from "../math/copy.js";
 import { ransac } from "../math/ransac.js";
 import type { Rng } from "../math/random.js";
-import { realRoots } from "../math/polynomial.js";
+import { nullSpaceOfWide } from "../math/nullspace.js";
+import { cubicRealRoots } from "../math/polynomial.js";
 import { hartleyNormalize } from "./normalization.js";
 
 export interface RobustEpipolarOptions {
@@ -85,29 +86,83 @@ export function eightPoint(x1: ArrayLike<number>, x2: ArrayLike<number>, count: 
   return fundamentalFromSubset(x1, x2, null, count);
 }
 
-/** Seven-point solver: F = F₁ + γ·(F₂ − F₁) from the 2-D null space, with det F = 0 (1 or 3 real γ). */
+/** Seven-point solver on pixel correspondences: 1 or 3 fundamental matrices through the 7 at `indices`. */
 export function sevenPoint(x1: ArrayLike<number>, x2: ArrayLike<number>, indices: ArrayLike<number>): Float64Array[] {
   const a = hartleyNormalize(x1, indices, 7);
   const b = hartleyNormalize(x2, indices, 7);
-  const { V } = svd(epipolarRows(a.points, b.points, 7), 7, 9);
-  const F1 = columnOf(V, 9, 9, 7);
-  const F2 = columnOf(V, 9, 9, 8);
-  const diff = Float64Array.from(F2, (v, k) => v - F1[k]);
+  return sevenPointNormalized(a.points, b.points, [0, 1, 2, 3, 4, 5, 6], a.T, b.T);
+}
+
+/** Scratch of the 7-point solver: the epipolar rows, then the null-space basis. */
+const sevenRows = new Float64Array(7 * 9);
+const sevenBasis = new Float64Array(2 * 9);
+
+/**
+ * Seven-point solver (Hartley & Zisserman §11.1.2) on Hartley-normalised points `p1`, `p2`
+ * (normalised once per image pair by `T1`, `T2`, not per sample): the 2-D null space {F₁, F₂}
+ * of the epipolar rows by elimination (math/nullspace.ts), then the real roots γ of
+ * det(F₂ + γ·(F₁ − F₂)) = 0 in closed form. Returns the pixel-space matrices T₂ᵀ·F̂·T₁.
+ */
+function sevenPointNormalized(p1: Float64Array, p2: Float64Array, sample: ArrayLike<number>, T1: Float64Array, T2: Float64Array): Float64Array[] {
+  for (let k = 0; k < 7; k++) {
+    const i = sample[k];
+    const u1 = p1[2 * i], v1 = p1[2 * i + 1], u2 = p2[2 * i], v2 = p2[2 * i + 1];
+    const o = 9 * k;
+    sevenRows[o] = u2 * u1; sevenRows[o + 1] = u2 * v1; sevenRows[o + 2] = u2;
+    sevenRows[o + 3] = v2 * u1; sevenRows[o + 4] = v2 * v1; sevenRows[o + 5] = v2;
+    sevenRows[o + 6] = u1; sevenRows[o + 7] = v1; sevenRows[o + 8] = 1;
+  }
+  if (!nullSpaceOfWide(sevenRows, 7, 9, sevenBasis)) return [];
+  const F2 = sevenBasis.subarray(9, 18);
+  const diff = new Float64Array(9);
+  for (let k = 0; k < 9; k++) diff[k] = sevenBasis[k] - F2[k];
+  const [c3, c2, c1, c0] = mat3PencilDeterminant(F2, diff);
   const solutions: Float64Array[] = [];
-  for (const gamma of realRoots(mat3PencilDeterminant(F1, diff))) {
-    const Fhat = Float64Array.from(F1, (v, k) => v + gamma * diff[k]);
-    solutions.push(denormalize(Fhat, a.T, b.T));
+  for (const gamma of cubicRealRoots(c3, c2, c1, c0)) {
+    const Fhat = new Float64Array(9);
+    for (let k = 0; k < 9; k++) Fhat[k] = F2[k] + gamma * diff[k];
+    solutions.push(denormalizeSimilarity(Fhat, T1, T2));
   }
   return solutions;
+}
+
+/**
+ * T₂ᵀ·F̂·T₁ for Hartley similarities T = [s 0 −s·mx; 0 s −s·my; 0 0 1], written out (the
+ * general `denormalize` does two 3 × 3 products), normalised to unit Frobenius norm; in place.
+ */
+function denormalizeSimilarity(F: Float64Array, T1: Float64Array, T2: Float64Array): Float64Array {
+  const s1 = T1[0], a1 = T1[2], b1 = T1[5];
+  const s2 = T2[0], a2 = T2[2], b2 = T2[5];
+  for (let r = 0; r < 3; r++) {
+    // Row r of F̂·T₁: columns s1·f0, s1·f1, a1·f0 + b1·f1 + f2.
+    const f0 = F[3 * r], f1 = F[3 * r + 1], f2 = F[3 * r + 2];
+    F[3 * r] = s1 * f0;
+    F[3 * r + 1] = s1 * f1;
+    F[3 * r + 2] = a1 * f0 + b1 * f1 + f2;
+  }
+  for (let c = 0; c < 3; c++) {
+    // Column c of T₂ᵀ·M: rows s2·m0, s2·m1, a2·m0 + b2·m1 + m2.
+    const m0 = F[c], m1 = F[3 + c], m2 = F[6 + c];
+    F[c] = s2 * m0;
+    F[3 + c] = s2 * m1;
+    F[6 + c] = a2 * m0 + b2 * m1 + m2;
+  }
+  let normSq = 0;
+  for (let k = 0; k < 9; k++) normSq += F[k] * F[k];
+  const inv = 1 / Math.sqrt(normSq);
+  for (let k = 0; k < 9; k++) F[k] *= inv;
+  return F;
 }
 
 /** Robust F from pixel correspondences: LO-RANSAC, 7-point samples, 8-point refits, Sampson threshold. */
 export function estimateFundamental(x1: ArrayLike<number>, x2: ArrayLike<number>, count: number, options: RobustEpipolarOptions): FundamentalEstimate | null {
   if (count < 8) return null;
+  const normalized1 = hartleyNormalize(x1, null, count);
+  const normalized2 = hartleyNormalize(x2, null, count);
   const result = ransac<Float64Array>({
     sampleSize: 7,
     dataCount: count,
-    fit: (sample) => sevenPoint(x1, x2, sample),
+    fit: (sample) => sevenPointNormalized(normalized1.points, normalized2.points, sample, normalized1.T, normalized2.T),
     residuals: (F, out) => {
       for (let i = 0; i < count; i++) out[i] = Math.sqrt(sampsonError(F, x1, x2, i));
     },

@@ -8,6 +8,7 @@ import { columnOf } from "../math/copy.js";
 import { levenbergMarquardt } from "../math/least-squares.js";
 import { ransac } from "../math/ransac.js";
 import type { Rng } from "../math/random.js";
+import { nullSpaceOfWide } from "../math/nullspace.js";
 import { hartleyNormalize } from "./normalization.js";
 
 export interface HomographyOptions {
@@ -66,14 +67,61 @@ export function transferError(H: ArrayLike<number>, x1: ArrayLike<number>, x2: A
   return Math.hypot(u - x2[2 * i], v - x2[2 * i + 1]);
 }
 
-/** Robust H: LO-RANSAC over 4-point DLT samples, DLT refits on the inliers. */
+/** Scratch of the 4-point solver: the DLT rows, then the null vector. */
+const fourRows = new Float64Array(8 * 9);
+const fourNull = new Float64Array(9);
+
+/**
+ * H through the 4 correspondences at `sample` of the Hartley-normalised points (normalised
+ * once per call of estimateHomography by `T1`, `T2`): the null vector of the 8 × 9 DLT rows by
+ * elimination (math/nullspace.ts), mapped back as T₂⁻¹·Ĥ·T₁; null for a degenerate sample.
+ */
+function fourPointNormalized(p1: Float64Array, p2: Float64Array, sample: ArrayLike<number>, T1: Float64Array, T2: Float64Array): Float64Array | null {
+  for (let k = 0; k < 4; k++) {
+    const i = sample[k];
+    const x = p1[2 * i], y = p1[2 * i + 1], u = p2[2 * i], v = p2[2 * i + 1];
+    const o = 18 * k;
+    fourRows[o] = 0; fourRows[o + 1] = 0; fourRows[o + 2] = 0;
+    fourRows[o + 3] = -x; fourRows[o + 4] = -y; fourRows[o + 5] = -1;
+    fourRows[o + 6] = v * x; fourRows[o + 7] = v * y; fourRows[o + 8] = v;
+    fourRows[o + 9] = x; fourRows[o + 10] = y; fourRows[o + 11] = 1;
+    fourRows[o + 12] = 0; fourRows[o + 13] = 0; fourRows[o + 14] = 0;
+    fourRows[o + 15] = -u * x; fourRows[o + 16] = -u * y; fourRows[o + 17] = -u;
+  }
+  if (!nullSpaceOfWide(fourRows, 8, 9, fourNull)) return null;
+  // Ĥ·T₁ with T₁ = [s 0 a; 0 s b; 0 0 1]: columns s·h0, s·h1, a·h0 + b·h1 + h2.
+  const s1 = T1[0], a1 = T1[2], b1 = T1[5];
+  // T₂⁻¹ = [1/s 0 −a/s; 0 1/s −b/s; 0 0 1] for T₂ = [s 0 a; 0 s b; 0 0 1].
+  const inv2 = 1 / T2[0], a2 = -T2[2] * inv2, b2 = -T2[5] * inv2;
+  const M = new Float64Array(9);
+  for (let r = 0; r < 3; r++) {
+    const h0 = fourNull[3 * r], h1 = fourNull[3 * r + 1], h2 = fourNull[3 * r + 2];
+    M[3 * r] = s1 * h0;
+    M[3 * r + 1] = s1 * h1;
+    M[3 * r + 2] = a1 * h0 + b1 * h1 + h2;
+  }
+  const H = new Float64Array(9);
+  for (let c = 0; c < 3; c++) {
+    H[c] = inv2 * M[c] + a2 * M[6 + c];
+    H[3 + c] = inv2 * M[3 + c] + b2 * M[6 + c];
+    H[6 + c] = M[6 + c];
+  }
+  const norm = Math.hypot(H[0], H[1], H[2], H[3], H[4], H[5], H[6], H[7], H[8]);
+  const scale = Math.abs(H[8]) > 1e-12 * norm ? H[8] : norm;
+  for (let k = 0; k < 9; k++) H[k] /= scale;
+  return H;
+}
+
+/** Robust H: LO-RANSAC over 4-point samples, DLT refits on the inliers. */
 export function estimateHomography(x1: ArrayLike<number>, x2: ArrayLike<number>, count: number, options: HomographyOptions): HomographyEstimate | null {
   if (count < 4) return null;
+  const normalized1 = hartleyNormalize(x1, null, count);
+  const normalized2 = hartleyNormalize(x2, null, count);
   const result = ransac<Float64Array>({
     sampleSize: 4,
     dataCount: count,
     fit: (sample) => {
-      const H = homographyFromSubset(x1, x2, sample, count);
+      const H = fourPointNormalized(normalized1.points, normalized2.points, sample, normalized1.T, normalized2.T);
       return H ? [H] : [];
     },
     residuals: (H, out) => {

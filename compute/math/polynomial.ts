@@ -54,6 +54,38 @@ export function realRoots(coeffs: ArrayLike<number>, imagTolerance = 1e-8): Floa
   return Float64Array.from(roots.sort((a, b) => a - b));
 }
 
+/**
+ * The real roots of c3·x³ + c2·x² + c1·x + c0, ascending, in closed form: the trigonometric
+ * form when all three are real, Cardano's otherwise (Numerical Recipes, 3rd ed., §5.6), each
+ * polished by Newton's method. The minimal solvers call this thousands of times per image
+ * pair, where `realRoots`' companion-matrix eigenvalues cost about ten times more. A
+ * complex pair whose imaginary part is below `imagTolerance`·(1 + |Re|) counts as a double
+ * real root split by rounding, as in `realRoots`.
+ */
+export function cubicRealRoots(c3: number, c2: number, c1: number, c0: number, imagTolerance = 1e-8): number[] {
+  const scale = Math.max(Math.abs(c3), Math.abs(c2), Math.abs(c1), Math.abs(c0));
+  if (Math.abs(c3) <= 1e-14 * scale) return Array.from(realRoots([c3, c2, c1, c0], imagTolerance));
+  const a = c2 / c3, b = c1 / c3, c = c0 / c3;
+  const q = (a * a - 3 * b) / 9;
+  const r = (2 * a * a * a - 9 * a * b + 27 * c) / 54;
+  const shift = a / 3;
+  const roots: number[] = [];
+  if (r * r < q * q * q) {
+    const theta = Math.acos(Math.max(-1, Math.min(1, r / Math.sqrt(q * q * q))));
+    const m = -2 * Math.sqrt(q);
+    roots.push(m * Math.cos(theta / 3) - shift, m * Math.cos((theta + 2 * Math.PI) / 3) - shift, m * Math.cos((theta - 2 * Math.PI) / 3) - shift);
+  } else {
+    const big = -Math.sign(r || 1) * Math.cbrt(Math.abs(r) + Math.sqrt(r * r - q * q * q));
+    const small = big !== 0 ? q / big : 0;
+    const real = big + small - shift;
+    roots.push(real);
+    const pairReal = -(big + small) / 2 - shift;
+    if ((Math.sqrt(3) / 2) * Math.abs(big - small) <= imagTolerance * (1 + Math.abs(pairReal))) roots.push(pairReal);
+  }
+  const monic = [1, a, b, c];
+  return roots.map((x) => polishRoot(monic, x)).sort((x, y) => x - y);
+}
+
 /** A few Newton steps, kept only while they reduce |p|. */
 function polishRoot(coeffs: ArrayLike<number>, x0: number): number {
   let x = x0;
