@@ -3,7 +3,7 @@
  * eight-point algorithm (Hartley 1997), the seven-point minimal solver (Hartley & Zisserman
  * §11.1.2), the Sampson error, and LO-RANSAC over 7-point samples with 8-point refits.
  */
-import { mat3Det, mat3PencilDeterminant, svd } from "../math/linalg.js";
+import { mat3Det, mat3PencilDeterminant, svd, symmetricEigen } from "../math/linalg.js";
 import { columnOf } from "../math/copy.js";
 import { ransac } from "../math/ransac.js";
 import type { Rng } from "../math/random.js";
@@ -76,9 +76,30 @@ export function fundamentalFromSubset(x1: ArrayLike<number>, x2: ArrayLike<numbe
   if (n < 8) return null;
   const a = hartleyNormalize(x1, indices, count);
   const b = hartleyNormalize(x2, indices, count);
-  const { V } = svd(epipolarRows(a.points, b.points, n), n, 9);
-  const Fhat = columnOf(V, 9, 9, 8);
+  // Eight points: the SVD of the 8 × 9 rows. More: the eigenvector of the smallest eigenvalue
+  // of the 9 × 9 Gram matrix AᵀA (as OpenCV's 8-point does), whose cost does not grow with the
+  // inlier count: the LO refits of a pair with a thousand inliers spent milliseconds each in
+  // a Jacobi SVD of the 1000 × 9 rows. Hartley normalisation keeps AᵀA well conditioned.
+  const Fhat = n === 8 ? columnOf(svd(epipolarRows(a.points, b.points, n), n, 9).V, 9, 9, 8) : columnOf(symmetricEigen(epipolarGram(a.points, b.points, n), 9).vectors, 9, 9, 0);
   return denormalize(enforceRank2(Fhat), a.T, b.T);
+}
+
+/** AᵀA (9 × 9, row-major) of the epipolar rows of n normalised correspondences, without forming A. */
+function epipolarGram(p1: Float64Array, p2: Float64Array, n: number): Float64Array {
+  const gram = new Float64Array(81);
+  const row = new Float64Array(9);
+  for (let k = 0; k < n; k++) {
+    const u1 = p1[2 * k], v1 = p1[2 * k + 1], u2 = p2[2 * k], v2 = p2[2 * k + 1];
+    row[0] = u2 * u1; row[1] = u2 * v1; row[2] = u2;
+    row[3] = v2 * u1; row[4] = v2 * v1; row[5] = v2;
+    row[6] = u1; row[7] = v1; row[8] = 1;
+    for (let i = 0; i < 9; i++) {
+      const ri = row[i];
+      for (let j = i; j < 9; j++) gram[i * 9 + j] += ri * row[j];
+    }
+  }
+  for (let i = 0; i < 9; i++) for (let j = 0; j < i; j++) gram[i * 9 + j] = gram[j * 9 + i];
+  return gram;
 }
 
 /** Normalised eight-point algorithm on `count` ≥ 8 pixel correspondences, rank 2 enforced. */

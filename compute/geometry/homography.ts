@@ -3,7 +3,7 @@
  * Algorithm 4.2), LO-RANSAC over 4-point samples with the one-way transfer error, and a final
  * Levenberg–Marquardt polish of the symmetric transfer error (H&Z §4.2.2) under a Cauchy loss.
  */
-import { mat3Inverse, svd } from "../math/linalg.js";
+import { mat3Inverse, svd, symmetricEigen } from "../math/linalg.js";
 import { columnOf } from "../math/copy.js";
 import { levenbergMarquardt } from "../math/least-squares.js";
 import { ransac } from "../math/ransac.js";
@@ -39,8 +39,9 @@ export function homographyFromSubset(x1: ArrayLike<number>, x2: ArrayLike<number
     rows.set([0, 0, 0, -x, -y, -1, v * x, v * y, v], 18 * k);
     rows.set([x, y, 1, 0, 0, 0, -u * x, -u * y, -u], 18 * k + 9);
   }
-  const { V } = svd(rows, 2 * n, 9);
-  const Hn = columnOf(V, 9, 9, 8);
+  // Past the minimal four, the smallest eigenvector of the 9 × 9 Gram matrix, as in
+  // fundamental.ts: the LO refits then cost the same for 40 inliers or 400.
+  const Hn = n === 4 ? columnOf(svd(rows, 2 * n, 9).V, 9, 9, 8) : columnOf(symmetricEigen(gramOf(rows, 2 * n, 9), 9).vectors, 9, 9, 0);
   const T2inv = mat3Inverse(b.T);
   if (!T2inv) return null;
   // H = T2⁻¹·Ĥ·T1
@@ -50,6 +51,21 @@ export function homographyFromSubset(x1: ArrayLike<number>, x2: ArrayLike<number
   for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) for (let k = 0; k < 3; k++) H[i * 3 + j] += T2inv[i * 3 + k] * tmp[k * 3 + j];
   const scale = Math.abs(H[8]) > 1e-12 * Math.hypot(...H) ? H[8] : Math.hypot(...H);
   return H.map((v) => v / scale);
+}
+
+/** AᵀA of a rows × cols row-major matrix. */
+function gramOf(a: Float64Array, rows: number, cols: number): Float64Array {
+  const gram = new Float64Array(cols * cols);
+  for (let r = 0; r < rows; r++) {
+    const o = r * cols;
+    for (let i = 0; i < cols; i++) {
+      const ai = a[o + i];
+      if (ai === 0) continue;
+      for (let j = i; j < cols; j++) gram[i * cols + j] += ai * a[o + j];
+    }
+  }
+  for (let i = 0; i < cols; i++) for (let j = 0; j < i; j++) gram[i * cols + j] = gram[j * cols + i];
+  return gram;
 }
 
 /** Normalised DLT on all `count` ≥ 4 correspondences. */

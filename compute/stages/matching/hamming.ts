@@ -47,6 +47,18 @@ export function allocNeighbours(countA: number, countB: number): Neighbours {
   };
 }
 
+/** Hamming distance between the packed rows at word offsets oa of `a` and ob of `b`. */
+export function hammingDistance(a: Uint32Array, oa: number, b: Uint32Array, ob: number, words: number): number {
+  let d = 0;
+  for (let k = 0; k < words; k++) {
+    let v = a[oa + k] ^ b[ob + k];
+    v -= (v >>> 1) & 0x55555555;
+    v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+    d += Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
+  }
+  return d;
+}
+
 /** Plain TypeScript reference of assembly/hamming.ts (the tests compare the two). */
 export function nearestNeighboursReference(a: Uint32Array, countA: number, b: Uint32Array, countB: number, words: number): Neighbours {
   const nb = allocNeighbours(countA, countB);

@@ -15,7 +15,7 @@ import { kernelName } from "./kernel.js";
 import { selectPairs, type PairOptions } from "./pairs.js";
 import { buildTracks } from "./tracks.js";
 import type { VerifyOptions } from "./verify.js";
-import type { MatchingShared, PairResult, PairTask } from "./worker.js";
+import type { MatchingShared, PairResult, PairTask, SubsetShared } from "./worker.js";
 
 export const NAME = "matching";
 
@@ -24,6 +24,17 @@ export interface Options extends PairOptions, VerifyOptions {
   ratio: number;
   /** Worker threads; default all cores. */
   workers: number;
+  /**
+   * Guided matching (guided.ts): images with more than twice this many keypoints first match
+   * only their `guidedSubset` largest-scale keypoints (large-scale features repeat best across
+   * views: Wu, "Towards linear-time incremental structure from motion", 3DV 2013), and a pair
+   * whose subset gives a trustworthy F matches all keypoints along its epipolar lines. 0 = off.
+   */
+  guidedSubset: number;
+  /** Verified subset inliers off the pair's dominant homography (inliers × (1 − H ratio)) needed before F guides the matching. */
+  guidedMinInliers: number;
+  /** Band half-width around each epipolar line, as a multiple of the verification threshold. */
+  guidedBand: number;
 }
 
 export const DEFAULTS: Options = {
@@ -39,6 +50,9 @@ export const DEFAULTS: Options = {
   homographyMinRatio: 0.8,
   maxRansacIterations: 2000,
   workers: availableParallelism(),
+  guidedSubset: 1500,
+  guidedMinInliers: 15,
+  guidedBand: 2,
 };
 
 export interface Input {
@@ -118,7 +132,37 @@ function shareFeatures(images: ImageRef[], features: ImageFeatures[], opts: Opti
   });
   const longSides = Float64Array.from(images, (im) => Math.max(im.width, im.height));
   const verify: VerifyOptions = { epipolarThreshold: opts.epipolarThreshold, homographyThreshold: opts.homographyThreshold, minInliers: opts.minInliers, homographyMinRatio: opts.homographyMinRatio, maxRansacIterations: opts.maxRansacIterations };
-  return { descriptors, xy, offsets, counts, longSides, words, ratio: opts.ratio, verify };
+  const subset = shareSubsets(features, descriptors, offsets, words, opts.guidedSubset);
+  return { descriptors, xy, offsets, counts, longSides, words, ratio: opts.ratio, verify, subset, guided: { minInliers: opts.guidedMinInliers, band: opts.guidedBand } };
+}
+
+/** The `size` largest-scale keypoints of every image with more than 2·size (none when size is 0), packed for the workers. */
+function shareSubsets(features: ImageFeatures[], descriptors: SharedArrayBuffer, offsets: Uint32Array, words: number, size: number): SubsetShared {
+  const chosen = features.map((f) => (size > 0 && f.count > 2 * size ? largestScale(f, size) : new Uint32Array(0)));
+  const subsetOffsets = new Uint32Array(features.length);
+  const subsetCounts = Uint32Array.from(chosen, (c) => c.length);
+  let total = 0;
+  chosen.forEach((c, i) => {
+    subsetOffsets[i] = total;
+    total += c.length;
+  });
+  const rows = new Uint32Array(new SharedArrayBuffer(Math.max(4, total * words * 4)));
+  const keypoints = new Uint32Array(new SharedArrayBuffer(Math.max(4, total * 4)));
+  const all = new Uint32Array(descriptors);
+  chosen.forEach((c, i) => {
+    keypoints.set(c, subsetOffsets[i]);
+    for (let k = 0; k < c.length; k++) {
+      const from = (offsets[i] + c[k]) * words;
+      rows.set(all.subarray(from, from + words), (subsetOffsets[i] + k) * words);
+    }
+  });
+  return { descriptors: rows.buffer as SharedArrayBuffer, keypoints: keypoints.buffer as SharedArrayBuffer, offsets: subsetOffsets, counts: subsetCounts };
+}
+
+/** Indices of the `size` keypoints of largest scale (ties by index, so the choice is deterministic). */
+function largestScale(f: ImageFeatures, size: number): Uint32Array {
+  const order = Array.from({ length: f.count }, (_, i) => i).sort((p, q) => f.scale[q] - f.scale[p] || p - q);
+  return Uint32Array.from(order.slice(0, size)).sort();
 }
 
 function report(images: ImageRef[], results: PairResult[], pairs: VerifiedPair[], tracks: Tracks, stats: { inconsistent: number; observations: number }, strategy: string, wallMs: number): StageReport {
@@ -139,6 +183,7 @@ function report(images: ImageRef[], results: PairResult[], pairs: VerifiedPair[]
       candidatePairs: results.length,
       verifiedPairs: pairs.length,
       homographyPairs: pairs.filter((p) => p.model === "homography").length,
+      guidedPairs: results.filter((r) => r.guided).length,
       putativeMatches: results.reduce((s, r) => s + r.putative, 0),
       inlierMatches: pairs.reduce((s, p) => s + p.matches.length / 2, 0),
       tracks: tracks.count,

@@ -5,7 +5,7 @@
  * cannot be instantiated.
  */
 import { readFileSync } from "node:fs";
-import { allocNeighbours, nearestNeighboursReference, type Neighbours } from "./hamming.js";
+import { allocNeighbours, hammingDistance, nearestNeighboursReference, type Neighbours } from "./hamming.js";
 
 const ROW_BYTES = 64;
 const PAGE = 65536;
@@ -13,6 +13,7 @@ const PAGE = 65536;
 interface HammingExports {
   memory: WebAssembly.Memory;
   nearestNeighbours(a: number, countA: number, b: number, countB: number, outA: number, bestB: number, secondB: number, argB: number): void;
+  distancesTo(a: number, b: number, candidates: number, count: number, out: number): void;
 }
 
 let instance: { exports: HammingExports; base: number } | null | undefined;
@@ -65,4 +66,48 @@ export function nearestNeighbours(a: Uint32Array, countA: number, b: Uint32Array
   nb.secondB.set(new Uint32Array(heap, secondBAt, countB));
   nb.argB.set(new Int32Array(heap, argBAt, countB));
   return nb;
+}
+
+/**
+ * Distances from single A rows to chosen B rows, for guided matching: write up to countB
+ * B indices into `candidates`, then `compute(i, n)` returns the distances of A row i to the
+ * first n of them (a view, valid until the next call).
+ */
+export interface CandidateDistances {
+  candidates: Uint32Array;
+  compute(i: number, n: number): Uint32Array;
+}
+
+export function candidateDistances(a: Uint32Array, countA: number, b: Uint32Array, countB: number, words: number): CandidateDistances {
+  const kernel = words * 4 === ROW_BYTES ? wasm() : null;
+  if (!kernel) {
+    const candidates = new Uint32Array(countB);
+    const out = new Uint32Array(countB);
+    return {
+      candidates,
+      compute: (i, n) => {
+        for (let k = 0; k < n; k++) out[k] = hammingDistance(a, i * words, b, candidates[k] * words, words);
+        return out.subarray(0, n);
+      },
+    };
+  }
+  const { exports, base } = kernel;
+  const aAt = base;
+  const bAt = aAt + countA * ROW_BYTES;
+  const candidatesAt = bAt + countB * ROW_BYTES;
+  const outAt = candidatesAt + countB * 4;
+  const end = outAt + countB * 4;
+  const have = exports.memory.buffer.byteLength;
+  if (end > have) exports.memory.grow(Math.ceil((end - have) / PAGE));
+  const heap = exports.memory.buffer;
+  new Uint32Array(heap, aAt, countA * 16).set(a.subarray(0, countA * 16));
+  new Uint32Array(heap, bAt, countB * 16).set(b.subarray(0, countB * 16));
+  const out = new Uint32Array(heap, outAt, countB);
+  return {
+    candidates: new Uint32Array(heap, candidatesAt, countB),
+    compute: (i, n) => {
+      exports.distancesTo(aAt + i * ROW_BYTES, bAt, candidatesAt, n, outAt);
+      return out.subarray(0, n);
+    },
+  };
 }

@@ -87,3 +87,19 @@ export function nearestNeighbours(a: usize, countA: i32, b: usize, countB: i32, 
     store<i32>(pA, j1, 8);
   }
 }
+
+/**
+ * Guided matching (../guided.ts): distances from the A row at `pa` to the `count` B rows whose
+ * indices (u32) are at `candidates`, written as u32 to `out`.
+ */
+export function distancesTo(pa: usize, b: usize, candidates: usize, count: i32, out: usize): void {
+  const a0 = v128.load(pa);
+  const a1 = v128.load(pa, 16);
+  const a2 = v128.load(pa, 32);
+  const a3 = v128.load(pa, 48);
+  for (let k = 0; k < count; k++) {
+    const pb = b + (<usize>load<u32>(candidates + (<usize>k << 2)) << 6);
+    const p = rowCounts(a0, a1, a2, a3, pb);
+    store<u32>(out + (<usize>k << 2), <u32>(i32x4.extract_lane(p, 0) + i32x4.extract_lane(p, 1) + i32x4.extract_lane(p, 2) + i32x4.extract_lane(p, 3)));
+  }
+}
