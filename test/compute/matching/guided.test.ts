@@ -118,7 +118,7 @@ describe("matching/guided: the stage on rendered views", () => {
     const subset = Math.floor(Math.min(...detected.map((f) => f.count)) / 2) - 1;
     expect(subset).toBeGreaterThan(100);
     const exhaustive = await matching.run({ images, features: detected }, { guidedSubset: 0, workers: 2 });
-    const guided = await matching.run({ images, features: detected }, { guidedSubset: subset, workers: 2 });
+    const guided = await matching.run({ images, features: detected }, { guidedSubset: subset, guidedMinKeypoints: 0, workers: 2 });
     expect(exhaustive.report.counts.guidedPairs).toBe(0);
     expect(guided.report.counts.guidedPairs).toBe(3);
     const key = (p: { imageA: number; imageB: number }) => `${p.imageA}-${p.imageB}`;
