@@ -58,9 +58,13 @@ function median(values: number[]): number {
 /**
  * Photos without EXIF start in groups of their own, but a set of them is usually shot with
  * one camera, and per-image focals leave a focal/depth ambiguity that biases every pose. Once
- * the refined focals of same-size default-prior images all agree within 5%, the evidence says
- * one camera: merge them into one group (median focal and distortion), which BA then refines
- * with all their observations. Images from different cameras disagree and stay apart.
+ * the refined focals of a majority of the registered same-size default-prior images agree
+ * within 5% of their median, the evidence says one camera: merge those (median focal and
+ * distortion), with the members not registered yet, into one group that BA then refines
+ * with all their observations. The registered images that disagree keep their own group
+ * (another camera, or a focal a weak link let drift): on templeSparseRing the per-image
+ * focals spread 1494–1646 px round a true 1520 px with two images beyond 5%, so the
+ * all-must-agree rule this replaces never merged and left 16 free focals to bend the ring.
  * Returns the number of groups merged away.
  */
 export function mergeConsistentGroups(state: SfmState): number {
@@ -74,21 +78,33 @@ export function mergeConsistentGroups(state: SfmState): number {
   let merged = 0;
   for (const members of clusters.values()) {
     const registered = members.filter((i) => state.registered[i] === 1);
-    const groups = new Set(members.map((i) => state.groupOfImage[i]));
-    if (groups.size < 2 || registered.length < MERGE_MIN_REGISTERED) continue;
-    const registeredGroups = [...new Set(registered.map((i) => state.groupOfImage[i]))];
-    const focals = registeredGroups.map((g) => K[5 * g]);
-    const focal = median(focals);
-    if (focals.some((f) => Math.abs(f / focal - 1) > MERGE_FOCAL_TOLERANCE)) continue;
-    const target = state.groupOfImage[registered[0]];
-    K[5 * target] = focal;
-    K[5 * target + 3] = median(registeredGroups.map((g) => K[5 * g + 3]));
-    K[5 * target + 4] = median(registeredGroups.map((g) => K[5 * g + 4]));
+    const registeredGroups = new Set(registered.map((i) => state.groupOfImage[i]));
+    if (registeredGroups.size < 2 || registered.length < MERGE_MIN_REGISTERED) continue;
+    // Median and majority over images, not groups: a merged group speaks for all its images.
+    const focalOf = (i: number) => K[5 * state.groupOfImage[i]];
+    const focal = median(registered.map(focalOf));
+    const agreeingImages = registered.filter((i) => Math.abs(focalOf(i) / focal - 1) <= MERGE_FOCAL_TOLERANCE);
+    const agreeing = new Set(agreeingImages.map((i) => state.groupOfImage[i]));
+    // A majority of the registered images must agree; those that do not keep their own groups.
+    if (2 * agreeingImages.length <= registered.length || agreeing.size < 2) continue;
+    const agreeingGroups = [...agreeing];
+    // The largest agreeing group absorbs the others, so repeated calls keep one target.
+    const sizes = new Map<number, number>();
+    for (const i of members) sizes.set(state.groupOfImage[i], (sizes.get(state.groupOfImage[i]) ?? 0) + 1);
+    const target = agreeingGroups.reduce((a, b) => ((sizes.get(b) ?? 0) > (sizes.get(a) ?? 0) ? b : a));
+    const focalK1K2 = [0, 3, 4].map((a) => median(agreeingImages.map((i) => K[5 * state.groupOfImage[i] + a])));
+    K[5 * target] = focalK1K2[0];
+    K[5 * target + 3] = focalK1K2[1];
+    K[5 * target + 4] = focalK1K2[2];
+    const mergedAway = new Set<number>();
     for (const i of members) {
+      const g = state.groupOfImage[i];
+      if (g === target || (state.registered[i] === 1 && !agreeing.has(g))) continue;
+      mergedAway.add(g);
       state.groupOfImage[i] = target;
       state.normalizedXy[i] = null;
     }
-    merged += groups.size - 1;
+    merged += mergedAway.size;
   }
   return merged;
 }

@@ -12,7 +12,8 @@
  */
 import type { Rng } from "../../math/random.js";
 import type { VerifiedPair } from "../../scene/index.js";
-import { distortionObservable, globalBundleAdjustment, localBundleAdjustment, type BundleSummary } from "./bundle.js";
+import { globalBundleAdjustment, groupsWellViewed, localBundleAdjustment, type BundleSummary } from "./bundle.js";
+import { closeLoops, type ClosureSummary } from "./closure.js";
 import { filterOutliers } from "./filter.js";
 import { mergeConsistentGroups } from "./groups.js";
 import type { Options } from "./options.js";
@@ -21,10 +22,10 @@ import { applyPairRegistration, bestRegisteredPartner, planPairRegistration, typ
 import { registerImage, type SfmState } from "./state.js";
 import { clearNormalizedCache, retriangulateAll, triangulateImage } from "./triangulate.js";
 
-export type Timings = Record<"init" | "pnp" | "triangulation" | "localBa" | "globalBa" | "filter" | "retriangulation" | "output", number>;
+export type Timings = Record<"init" | "pnp" | "closure" | "triangulation" | "localBa" | "globalBa" | "filter" | "retriangulation" | "output", number>;
 
 export function emptyTimings(): Timings {
-  return { init: 0, pnp: 0, triangulation: 0, localBa: 0, globalBa: 0, filter: 0, retriangulation: 0, output: 0 };
+  return { init: 0, pnp: 0, closure: 0, triangulation: 0, localBa: 0, globalBa: 0, filter: 0, retriangulation: 0, output: 0 };
 }
 
 export interface GrowContext {
@@ -43,6 +44,8 @@ export interface GrowContext {
   principalPointRefined: boolean;
   /** Intrinsics groups merged because their focals agreed (see groups.ts). */
   mergedGroups: number;
+  /** What the loop closure of the current model found (null until it ran). */
+  closure: ClosureSummary | null;
   /** Images that may join this model (the stage lets every image join every model). */
   available: Uint8Array;
   onRegistered: () => void;
@@ -180,10 +183,29 @@ export function growModel(ctx: GrowContext): void {
     lastGlobalSize = state.order.length;
     eligible.set(ctx.available);
   }
-  // Final refinement: intrinsics too, twice so re-triangulated points get adjusted as well.
+  // Final refinement: intrinsics too, twice so re-triangulated points get adjusted as well;
+  // loop closure in between, on poses a global BA has just refined.
   globalRefinement(ctx, true);
+  if (closeLoopsOnce(ctx)) globalRefinement(ctx, true);
   globalRefinement(ctx, true);
   refinePrincipalPoints(ctx);
+}
+
+/**
+ * Loop closure (closure.ts): guided matches of unmatched neighbouring pairs extend the
+ * tracks; the model continues on the extended tracks, re-triangulated from its poses.
+ * Returns whether the tracks changed.
+ */
+function closeLoopsOnce(ctx: GrowContext): boolean {
+  const { options } = ctx;
+  if (options.loopClosureMaxPairs <= 0) return false;
+  const result = timed(ctx, "closure", () => closeLoops(ctx.state, ctx.pairsOfImage, options));
+  ctx.closure = result.summary;
+  if (result.state === null) return false;
+  ctx.state = result.state;
+  timed(ctx, "retriangulation", () => retriangulateAll(ctx.state, options));
+  timed(ctx, "filter", () => filterOutliers(ctx.state, options));
+  return true;
 }
 
 /** A copy of everything a global BA changes, to undo a rejected refinement. */
@@ -216,7 +238,7 @@ const MIN_PRINCIPAL_POINT_RMS_GAIN = 0.001;
 export function refinePrincipalPoints(ctx: GrowContext): void {
   const { state, options } = ctx;
   ctx.principalPointRefined = false;
-  if (options.principalPointMaxShift <= 0 || !options.refineIntrinsics || !distortionObservable(state)) return;
+  if (options.principalPointMaxShift <= 0 || !options.refineIntrinsics || !groupsWellViewed(state)) return;
   const saved = snapshot(state);
   const summary = timed(ctx, "globalBa", () => globalBundleAdjustment(state, options, true, true));
   const K = state.intrinsics;

@@ -5,13 +5,14 @@
 import { createRng } from "../../math/random.js";
 import { PipelineError, type ImageFeatures, type ImageRef, type ProgressFn, type SparseModel, type StageReport, type Tracks, type VerifiedPair } from "../../scene/index.js";
 import type { BundleSummary } from "./bundle.js";
+import type { ClosureSummary } from "./closure.js";
 import { applyAlignment, computeAlignment } from "./frame.js";
 import { assignIntrinsicsGroups, type IntrinsicsGroups } from "./groups.js";
 import { emptyTimings, growModel, type GrowContext, type Timings } from "./incremental.js";
 import { initializeModel, resetModel, type InitAttempt } from "./initialize.js";
 import { meanReprojectionErrorPx, snapshotModel } from "./model.js";
 import { DEFAULTS, NAME, type Options } from "./options.js";
-import { createState } from "./state.js";
+import { createState, type SfmState } from "./state.js";
 
 export { DEFAULTS, NAME, type Options } from "./options.js";
 
@@ -37,10 +38,14 @@ interface Attempted {
   reasons: Map<number, string>;
   registeredBy: Map<number, string>;
   init: InitAttempt[];
+  closure: ClosureSummary | null;
 }
 
 /** Seed one model on a pair of `seedable` images and grow it; null when no pair gives a seed. */
-function reconstructOne(ctx: GrowContext, pairs: VerifiedPair[], initial: IntrinsicsGroups, seedable: Uint8Array): Attempted | null {
+function reconstructOne(ctx: GrowContext, base: SfmState, pairs: VerifiedPair[], initial: IntrinsicsGroups, seedable: Uint8Array): Attempted | null {
+  // Loop closure may have moved the previous model onto extended tracks: start from the matcher's.
+  ctx.state = base;
+  ctx.closure = null;
   const { state, options } = ctx;
   resetModel(state);
   ctx.reasons.clear();
@@ -57,9 +62,9 @@ function reconstructOne(ctx: GrowContext, pairs: VerifiedPair[], initial: Intrin
   for (const image of init.pair) ctx.registeredBy.set(image, "seed");
   growModel(ctx);
   const snapStart = performance.now();
-  const model = snapshotModel(state);
+  const model = snapshotModel(ctx.state);
   ctx.timings.output += performance.now() - snapStart;
-  return { model, reasons: new Map(ctx.reasons), registeredBy: new Map(ctx.registeredBy), init: init.attempts };
+  return { model, reasons: new Map(ctx.reasons), registeredBy: new Map(ctx.registeredBy), init: init.attempts, closure: ctx.closure };
 }
 
 function unregisteredReason(image: number, attempted: Attempted, pairs: VerifiedPair[]): string {
@@ -90,6 +95,10 @@ function buildReport(best: Attempted, others: number[], ctx: GrowContext, images
     mergedIntrinsicsGroups: ctx.mergedGroups,
     principalPointRefined: ctx.principalPointRefined ? 1 : 0,
     pairRegistrations: [...best.registeredBy.values()].filter((how) => how === "pair").length,
+    loopCandidatePairs: best.closure?.candidatePairs ?? 0,
+    loopMatchedPairs: best.closure?.matchedPairs ?? 0,
+    loopMatches: best.closure?.matches ?? 0,
+    loopMatchesApplied: best.closure?.applied ?? 0,
   };
   for (const [key, ms] of Object.entries(timings)) counts[`${key}Ms`] = Math.round(ms);
   const perImage = images.map((img) => {
@@ -129,12 +138,13 @@ export function run(input: Input, options: Partial<Options> = {}, progress: Prog
     registeredBy: new Map(),
     mergedGroups: 0,
     principalPointRefined: false,
+    closure: null,
     available: new Uint8Array(images.length).fill(1),
     onRegistered: () => progress(Math.min(0.95, (registeredSoFar + state.order.length) / images.length), Math.min(images.length, registeredSoFar + state.order.length)),
   };
   const models: Attempted[] = [];
   for (let m = 0; m < opts.maxModels; m++) {
-    const attempted = reconstructOne(ctx, pairs, groups, seedable);
+    const attempted = reconstructOne(ctx, state, pairs, groups, seedable);
     if (attempted === null || attempted.model.views.length < 2) break;
     models.push(attempted);
     for (const v of attempted.model.views) seedable[v.imageIndex] = 0;

@@ -50,8 +50,22 @@ export interface Options {
   /**
    * Try refining the principal point in the last global BA; the result is kept only when no
    * group's principal point moved more than this fraction of its image diagonal (0 = never try).
+   * 4 %: templeSparseRing's published principal point is 19 px (2.3 % of the diagonal) from
+   * the centre; the refinement's other test, a real drop of the reprojection error, is what
+   * rejects the rotation trade-off on sets whose centre is exact.
    */
   principalPointMaxShift: number;
+  /**
+   * Loop closure (closure.ts): at most this many registered pairs without a verified pair
+   * are matched along their epipolar lines once the model stops growing; 0 turns it off.
+   */
+  loopClosureMaxPairs: number;
+  /** Largest angle between two cameras' optical axes for them to be a loop-closure candidate, degrees. */
+  loopClosureMaxAngleDeg: number;
+  /** Half-width of the epipolar band of guided matching, pixels. */
+  loopClosureThresholdPx: number;
+  /** Guided matches a pair needs before they are added to the tracks. */
+  loopClosureMinMatches: number;
   /** Passes over the failed images after the model grows (COLMAP retries registration too). */
   registrationRetries: number;
   /** Try seeding a second model on leftover images (only the largest model is kept). */
@@ -79,7 +93,11 @@ export const DEFAULTS: Options = {
   localBaIterations: 12,
   globalBaIterations: 40,
   refineIntrinsics: true,
-  principalPointMaxShift: 0.015,
+  principalPointMaxShift: 0.04,
+  loopClosureMaxPairs: 40,
+  loopClosureMaxAngleDeg: 60,
+  loopClosureThresholdPx: 2,
+  loopClosureMinMatches: 30,
   registrationRetries: 2,
   maxModels: 2,
   seed: 1,

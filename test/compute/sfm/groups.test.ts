@@ -1,0 +1,29 @@
+import { describe, expect, it } from "vitest";
+import { mergeConsistentGroups } from "../../../compute/stages/sfm/groups.js";
+import { createState, registerImage } from "../../../compute/stages/sfm/state.js";
+import { makeSyntheticScene } from "./synthetic.js";
+
+describe("mergeConsistentGroups", () => {
+  function stateWithFocals(focals: number[], registered: number[]) {
+    const scene = makeSyntheticScene({ cameras: focals.length, points: 30, noisePx: 0.5, outlierShare: 0, outlierImage: false, seed: 2, defaultFocalPrior: 600 });
+    const intrinsics = Float64Array.from(focals.flatMap((f) => [f, 320, 240, 0, 0]));
+    const state = createState(scene.images, scene.features, scene.tracks, Uint32Array.from(focals.map((_, i) => i)), intrinsics);
+    for (const i of registered) registerImage(state, i);
+    return state;
+  }
+
+  it("merges the agreeing majority of EXIF-less same-size images and leaves the outlier alone", () => {
+    const state = stateWithFocals([500, 505, 498, 502, 560, 610], [0, 1, 2, 3, 4]);
+    expect(mergeConsistentGroups(state)).toBe(4);
+    const group = state.groupOfImage[0];
+    // Image 5 is not registered: it joins the majority's camera; image 4 disagrees by 11 %.
+    expect(Array.from(state.groupOfImage)).toEqual([group, group, group, group, 4, group]);
+    expect(state.intrinsics[5 * group]).toBe(502);
+  });
+
+  it("merges nothing when no majority agrees", () => {
+    const state = stateWithFocals([500, 505, 560, 620], [0, 1, 2, 3]);
+    expect(mergeConsistentGroups(state)).toBe(0);
+    expect(Array.from(state.groupOfImage)).toEqual([0, 1, 2, 3]);
+  });
+});
