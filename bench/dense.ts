@@ -31,12 +31,11 @@ import { QUALITY_PRESETS } from "../compute/pipeline/presets.js";
 import { cameraCenter, type Mesh, type PointCloud, type RegisteredView, type SparseModel } from "../compute/scene/index.js";
 import * as dense from "../compute/stages/dense/index.js";
 import * as exportStage from "../compute/stages/export/index.js";
-import * as features from "../compute/stages/features/index.js";
-import * as ingest from "../compute/stages/ingest/index.js";
 import * as matching from "../compute/stages/matching/index.js";
 import * as mesh from "../compute/stages/mesh/index.js";
 import * as sfm from "../compute/stages/sfm/index.js";
 import { datasetInputs, datasetsRoot, listDatasets, repoRoot } from "./datasets.js";
+import { ingestAndDetect } from "./pipeline-front.js";
 import { renderGlbView } from "./look.js";
 import { ensureColmap, runColmap } from "./sfm.js";
 import { FORMATS } from "../shared/formats.js";
@@ -263,9 +262,8 @@ async function benchSet(set: string, quality: Quality, workRoot: string, flags: 
   try {
     const gt = await loadGroundTruth(setDir);
     const files = await datasetInputs(setDir);
-    const { images } = await timed(seconds, "ingest", () => ingest.run({ files, workDir: path.join(workRoot, set.replace(/\//g, "_")) }, preset.ingest));
+    const { images, detected } = await ingestAndDetect(files, path.join(workRoot, set.replace(/\//g, "_")), preset, seconds);
     result.images = images.length;
-    const detected = await timed(seconds, "features", () => features.run({ images }, preset.features));
     const matched = await timed(seconds, "matching", () => matching.run({ images, features: detected.features }, preset.matching));
     const { model } = await timed(seconds, "sfm", () => sfm.run({ images, features: detected.features, pairs: matched.pairs, tracks: matched.tracks }, preset.sfm));
     result.registered = model.views.length;

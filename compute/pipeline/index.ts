@@ -13,7 +13,7 @@ import type { Format } from "../../shared/formats.js";
 import { FORMATS } from "../../shared/formats.js";
 import type { Quality } from "../../shared/jobs.js";
 import type { Stage } from "../../shared/records.js";
-import { PipelineError, type Mesh, type PointCloud, type SkippedInput, type SparseModel, type StageReport } from "../scene/index.js";
+import { PipelineError, type ImageRef, type Mesh, type PointCloud, type SkippedInput, type SparseModel, type StageReport } from "../scene/index.js";
 import * as dense from "../stages/dense/index.js";
 import * as exporter from "../stages/export/index.js";
 import * as features from "../stages/features/index.js";
@@ -101,15 +101,23 @@ interface RunState {
 
 async function execute(input: PipelineInput, timeline: Timeline, run: RunState): Promise<void> {
   const preset = QUALITY_PRESETS[input.quality];
-  const ingested = await stage(timeline, "ingest", (p) => ingest.run({ files: input.files, workDir: input.workDir }, preset.ingest, p), input.files.length);
-  timeline.reports.push(ingested.report);
-  const images = ingested.images;
-  run.images = images.length;
-  run.skipped = ingested.skipped;
-  if (images.length < 2) {
-    throw new PipelineError("not_enough_images", "ingest: a reconstruction needs at least 2 usable images", "Upload at least 10–20 overlapping photos of the object from different angles.");
+  // Feature workers load OpenCV.js while ingest decodes the uploads; closed once features are done.
+  const featureWorkers = features.startWorkers(preset.features.workers);
+  let images: ImageRef[];
+  let detected: features.Output;
+  try {
+    const ingested = await stage(timeline, "ingest", (p) => ingest.run({ files: input.files, workDir: input.workDir }, preset.ingest, p), input.files.length);
+    timeline.reports.push(ingested.report);
+    images = ingested.images;
+    run.images = images.length;
+    run.skipped = ingested.skipped;
+    if (images.length < 2) {
+      throw new PipelineError("not_enough_images", "ingest: a reconstruction needs at least 2 usable images", "Upload at least 10–20 overlapping photos of the object from different angles.");
+    }
+    detected = await stage(timeline, "features", (p) => features.run({ images }, preset.features, p, featureWorkers));
+  } finally {
+    await featureWorkers.close();
   }
-  const detected = await stage(timeline, "features", (p) => features.run({ images }, preset.features, p));
   timeline.reports.push(detected.report);
   const matched = await stage(timeline, "matching", (p) => matching.run({ images, features: detected.features }, preset.matching, p));
   timeline.reports.push(matched.report);

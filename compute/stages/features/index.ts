@@ -50,10 +50,22 @@ export interface Output {
   report: StageReport;
 }
 
-export async function run(input: Input, options: Partial<Options> = {}, progress?: ProgressFn): Promise<Output> {
+/**
+ * Worker threads started ahead of `run`. Each spends about half a second of CPU loading the
+ * TypeScript loader and initialising OpenCV.js before it can detect anything; the pipeline
+ * starts them before ingest, so that this overlaps the decoding of the uploads.
+ */
+export type FeatureWorkers = WorkerPool<FeatureTask, FeatureResult>;
+
+export function startWorkers(count: number = DEFAULTS.workers): FeatureWorkers {
+  return new WorkerPool<FeatureTask, FeatureResult>(new URL("./worker.ts", import.meta.url), { size: Math.max(1, count) });
+}
+
+/** Detects on `workers` when given (the caller closes them), else on workers of its own. */
+export async function run(input: Input, options: Partial<Options> = {}, progress?: ProgressFn, workers?: FeatureWorkers): Promise<Output> {
   const started = performance.now();
   const opts: Options = { ...DEFAULTS, ...options };
-  const pool = new WorkerPool<FeatureTask, FeatureResult>(new URL("./worker.ts", import.meta.url), { size: Math.min(opts.workers, input.images.length) });
+  const pool = workers ?? startWorkers(Math.min(opts.workers, input.images.length));
   let done = 0;
   try {
     const results = await Promise.all(
@@ -78,6 +90,6 @@ export async function run(input: Input, options: Partial<Options> = {}, progress
       },
     };
   } finally {
-    await pool.close();
+    if (!workers) await pool.close();
   }
 }

@@ -44,6 +44,8 @@ export interface GuidedSettings {
   minInliers: number;
   /** Epipolar band half-width as a multiple of the verification threshold. */
   band: number;
+  /** Lowe's ratio among the band's candidates. */
+  ratio: number;
 }
 
 export interface PairTask {
@@ -117,7 +119,7 @@ function guidedPair(a: number, b: number, pair: PairData): PairResult | null {
   if (!seed.pair || !F || (seed.pair.matches.length / 2) * (1 - seed.pair.homographyRatio) < guided.minInliers) return null;
   const bandPx = guided.band * Math.max(1, verify.epipolarThreshold * pair.longSide);
   const neighbours = guidedNeighbours({ F, xyA: pair.xyA, countA: shared.counts[a], rowsA: pair.rowsA, xyB: pair.xyB, countB: shared.counts[b], rowsB: pair.rowsB, words, bandPx });
-  const putative = mutualRatioMatches(neighbours, ratio);
+  const putative = mutualRatioMatches(neighbours, guided.ratio);
   const verified = verifyPair(a, b, pair.xyA, pair.xyB, putative, pair.longSide, verify, pair.rng);
   if (!verified.pair) return null;
   return { a, b, putative: putative.length / 3, guided: true, ...verified };

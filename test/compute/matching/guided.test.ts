@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sampsonError } from "../../../compute/geometry/fundamental.js";
 import { createRng } from "../../../compute/math/random.js";
 import type { ImageFeatures } from "../../../compute/scene/features.js";
+import type { VerifiedPair } from "../../../compute/scene/matches.js";
 import type { ImageRef } from "../../../compute/scene/images.js";
 import * as features from "../../../compute/stages/features/index.js";
 import { guidedNeighbours } from "../../../compute/stages/matching/guided.js";
@@ -114,7 +115,7 @@ describe("matching/guided: the stage on rendered views", () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it("verifies the same pairs as the exhaustive search, with as many matches, all on the true epipolar lines", async () => {
+  it("verifies the same pairs as the exhaustive search, with most of its matches, at least as precise on the true epipolar lines", async () => {
     const subset = Math.floor(Math.min(...detected.map((f) => f.count)) / 2) - 1;
     expect(subset).toBeGreaterThan(100);
     const exhaustive = await matching.run({ images, features: detected }, { guidedSubset: 0, workers: 2 });
@@ -123,19 +124,24 @@ describe("matching/guided: the stage on rendered views", () => {
     expect(guided.report.counts.guidedPairs).toBe(3);
     const key = (p: { imageA: number; imageB: number }) => `${p.imageA}-${p.imageB}`;
     expect(guided.pairs.map(key).sort()).toEqual(exhaustive.pairs.map(key).sort());
-    for (const pair of guided.pairs) {
-      const plain = exhaustive.pairs.find((p) => key(p) === key(pair))!;
-      expect(pair.matches.length).toBeGreaterThanOrEqual(0.95 * plain.matches.length);
+    const onTrueLines = (pair: VerifiedPair): number => {
       const F = trueFundamental(views[pair.imageA], views[pair.imageB]);
       const a = detected[pair.imageA].xy;
       const b = detected[pair.imageB].xy;
-      let onLine = 0;
+      let on = 0;
       for (let k = 0; k < pair.matches.length; k += 2) {
         const i = pair.matches[k];
         const j = pair.matches[k + 1];
-        if (Math.sqrt(sampsonError(F, [a[2 * i], a[2 * i + 1]], [b[2 * j], b[2 * j + 1]], 0)) < 1.5) onLine++;
+        if (Math.sqrt(sampsonError(F, [a[2 * i], a[2 * i + 1]], [b[2 * j], b[2 * j + 1]], 0)) < 1.5) on++;
       }
-      expect(onLine / (pair.matches.length / 2)).toBeGreaterThan(0.98);
+      return on / (pair.matches.length / 2);
+    };
+    for (const pair of guided.pairs) {
+      const plain = exhaustive.pairs.find((p) => key(p) === key(pair))!;
+      // The band's stricter ratio (guidedRatio) trades some matches for precision.
+      expect(pair.matches.length).toBeGreaterThanOrEqual(0.6 * plain.matches.length);
+      expect(onTrueLines(pair)).toBeGreaterThan(0.98);
+      expect(onTrueLines(pair)).toBeGreaterThanOrEqual(onTrueLines(plain) - 0.005);
     }
   });
 });
