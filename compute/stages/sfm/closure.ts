@@ -70,34 +70,46 @@ function covisibleShare(state: SfmState, i: number, j: number): number {
   return seen === 0 ? 0 : inside / seen;
 }
 
-/** Triangulated points that images i and j both observe (not rejected). */
-export function sharedPoints(state: SfmState, i: number, j: number): number {
-  const inJ = new Set<number>();
-  for (const obs of state.keypointObs[j]) if (obs >= 0 && state.obsRejected[obs] === 0 && state.hasPoint[state.obsTrack[obs]] === 1) inJ.add(state.obsTrack[obs]);
+/** Per image, the sorted tracks of the points it observes (not rejected), for counting shared points. */
+function pointTracksOf(state: SfmState, i: number): Uint32Array {
+  const list: number[] = [];
+  for (const obs of state.keypointObs[i]) {
+    if (obs >= 0 && state.obsRejected[obs] === 0 && state.hasPoint[state.obsTrack[obs]] === 1) list.push(state.obsTrack[obs]);
+  }
+  return Uint32Array.from(list).sort();
+}
+
+/** Size of the intersection of two sorted track lists. */
+function sharedCount(a: Uint32Array, b: Uint32Array): number {
   let shared = 0;
-  for (const obs of state.keypointObs[i]) if (obs >= 0 && state.obsRejected[obs] === 0 && inJ.has(state.obsTrack[obs])) shared++;
+  for (let x = 0, y = 0; x < a.length && y < b.length; ) {
+    if (a[x] === b[y]) shared++, x++, y++;
+    else if (a[x] < b[y]) x++;
+    else y++;
+  }
   return shared;
 }
 
 /**
  * Registered pairs with no verified pair whose optical axes are within
- * `loopClosureMaxAngleDeg`, that see each other's points but share fewer than
- * `loopClosureMinMatches` of them; closest axes first, at most `loopClosureMaxPairs`.
+ * `loopClosureMaxAngleDeg`, that share fewer than `loopClosureMinMatches` points and see
+ * each other's points; closest axes first, at most `loopClosureMaxPairs`.
  * (Herz-Jesus-P8's one such pair already shared 132 points through other images, and
  * re-matching it only added noise: the principal point then failed its acceptance test.)
  */
 export function loopCandidates(state: SfmState, pairsOfImage: VerifiedPair[][], options: Options): Array<[number, number]> {
   const found: Array<{ i: number; j: number; angle: number }> = [];
   const images = [...state.order].sort((a, b) => a - b);
+  const tracksOf = new Map(images.map((i) => [i, pointTracksOf(state, i)]));
   for (const i of images) {
     const verified = new Set(pairsOfImage[i].map((p) => (p.imageA === i ? p.imageB : p.imageA)));
     for (const j of images) {
       if (j <= i || verified.has(j)) continue;
       const angle = opticalAxisAngleDeg(state, i, j);
       if (angle > options.loopClosureMaxAngleDeg) continue;
-      if (Math.min(covisibleShare(state, i, j), covisibleShare(state, j, i)) < MIN_COVISIBLE_SHARE) continue;
       // Tracks through other images already tie this pair together: nothing to close.
-      if (sharedPoints(state, i, j) >= options.loopClosureMinMatches) continue;
+      if (sharedCount(tracksOf.get(i) as Uint32Array, tracksOf.get(j) as Uint32Array) >= options.loopClosureMinMatches) continue;
+      if (Math.min(covisibleShare(state, i, j), covisibleShare(state, j, i)) < MIN_COVISIBLE_SHARE) continue;
       found.push({ i, j, angle });
     }
   }
