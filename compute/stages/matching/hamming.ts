@@ -67,16 +67,8 @@ export function nearestNeighboursReference(a: Uint32Array, countA: number, b: Ui
     let d1 = 0xffffffff;
     let d2 = 0xffffffff;
     let j1 = -1;
-    const oa = i * words;
     for (let j = 0; j < countB; j++) {
-      const ob = j * words;
-      let d = 0;
-      for (let k = 0; k < words; k++) {
-        let v = a[oa + k] ^ b[ob + k];
-        v -= (v >>> 1) & 0x55555555;
-        v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
-        d += Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
-      }
+      const d = hammingDistance(a, i * words, b, j * words, words);
       if (d < d1) {
         d2 = d1;
         d1 = d;
