@@ -1,6 +1,6 @@
 /**
  * @module Stage `matching`: choose image pairs (pairs.ts), match binary descriptors on all
- * cores with the SIMD Hamming kernel, Lowe's ratio test and a mutual check (kernel.ts,
+ * cores with the WebAssembly Hamming kernel, Lowe's ratio test and a mutual check (kernel.ts,
  * hamming.ts), verify each pair geometrically and flag low-parallax pairs (verify.ts), and
  * link the verified matches into tracks (tracks.ts).
  */

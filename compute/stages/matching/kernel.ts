@@ -1,8 +1,8 @@
 /**
- * @module The descriptor-distance kernel behind one function: the WebAssembly SIMD build of
- * ./assembly/hamming.ts (about ten times faster than scalar popcount in JavaScript) for 64-byte
- * rows, and the plain TypeScript reference (hamming.ts) for other row sizes or when the wasm
- * cannot be instantiated.
+ * @module The descriptor-distance kernels: the WebAssembly build of ./assembly/hamming.ts
+ * (i64.popcnt for the exhaustive search, v128 for the guided search's candidates, so it needs
+ * WebAssembly SIMD) for 64-byte rows, and the plain TypeScript reference (hamming.ts) for
+ * other row sizes or when the wasm cannot be instantiated.
  */
 import { readFileSync } from "node:fs";
 import { allocNeighbours, hammingDistance, nearestNeighboursReference, type Neighbours } from "./hamming.js";

@@ -4,7 +4,7 @@
  * bag of words model", 2013: k-means with Hamming distance, centroids = per-bit majority) on a
  * sample of descriptors, tf-idf weighted word histograms compared by cosine similarity
  * (Nistér & Stewénius, CVPR 2006, without the tree: a few hundred words over a few thousand
- * descriptors per image is cheap enough flat with the SIMD kernel), top-k neighbours per image.
+ * descriptors per image is cheap enough flat with the WebAssembly kernel), top-k neighbours per image.
  */
 import { createRng } from "../../math/random.js";
 import { nearestNeighbours } from "./kernel.js";
