@@ -31,11 +31,10 @@ import { QUALITY_PRESETS } from "../compute/pipeline/presets.js";
 import { cameraCenter, type Mesh, type PointCloud, type RegisteredView, type SparseModel } from "../compute/scene/index.js";
 import * as dense from "../compute/stages/dense/index.js";
 import * as exportStage from "../compute/stages/export/index.js";
-import * as matching from "../compute/stages/matching/index.js";
 import * as mesh from "../compute/stages/mesh/index.js";
 import * as sfm from "../compute/stages/sfm/index.js";
 import { datasetInputs, datasetsRoot, listDatasets, repoRoot } from "./datasets.js";
-import { ingestAndDetect } from "./pipeline-front.js";
+import { runFront } from "./pipeline-front.js";
 import { renderGlbView } from "./look.js";
 import { ensureColmap, runColmap } from "./sfm.js";
 import { FORMATS } from "../shared/formats.js";
@@ -262,9 +261,8 @@ async function benchSet(set: string, quality: Quality, workRoot: string, flags: 
   try {
     const gt = await loadGroundTruth(setDir);
     const files = await datasetInputs(setDir);
-    const { images, detected } = await ingestAndDetect(files, path.join(workRoot, set.replace(/\//g, "_")), preset, seconds);
+    const { images, detected, matched } = await runFront(files, path.join(workRoot, set.replace(/\//g, "_")), preset, seconds);
     result.images = images.length;
-    const matched = await timed(seconds, "matching", () => matching.run({ images, features: detected.features }, preset.matching));
     const { model } = await timed(seconds, "sfm", () => sfm.run({ images, features: detected.features, pairs: matched.pairs, tracks: matched.tracks }, preset.sfm));
     result.registered = model.views.length;
     const densified = await timed(seconds, "dense", () => dense.run({ images, model }, preset.dense));

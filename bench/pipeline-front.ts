@@ -1,25 +1,38 @@
-/** @module Ingest then features the way compute/pipeline runs them, for the benches that time the stages one by one. */
+/** @module Ingest, features and matching the way compute/pipeline runs them, for the benches that time the stages one by one. */
+import { startFrontWorkers } from "../compute/pipeline/front-pool.js";
 import type { StagePresets } from "../compute/pipeline/presets.js";
 import type { ImageRef } from "../compute/scene/index.js";
 import * as features from "../compute/stages/features/index.js";
 import * as ingest from "../compute/stages/ingest/index.js";
+import * as matching from "../compute/stages/matching/index.js";
+
+export interface FrontResult {
+  images: ImageRef[];
+  detected: features.Output;
+  matched: matching.Output;
+}
 
 /**
- * Runs ingest and features with the feature workers started before ingest (they load
- * OpenCV.js while the images decode, as in the pipeline), and records each stage's wall time
- * in seconds into `seconds`.
+ * Runs ingest, features and matching on the pipeline's front workers, started before ingest
+ * (they load OpenCV.js while the images decode), and records each stage's wall time in
+ * seconds into `seconds`.
  */
-export async function ingestAndDetect(files: Array<{ path: string; name: string }>, workDir: string, preset: StagePresets, seconds: Record<string, number>): Promise<{ images: ImageRef[]; detected: features.Output }> {
-  const workers = features.startWorkers(preset.features.workers);
+export async function runFront(files: Array<{ path: string; name: string }>, workDir: string, preset: StagePresets, seconds: Record<string, number>): Promise<FrontResult> {
+  const front = startFrontWorkers(preset.features.workers ?? features.DEFAULTS.workers);
   try {
     let started = performance.now();
+    const lap = (stage: string): void => {
+      seconds[stage] = (performance.now() - started) / 1000;
+      started = performance.now();
+    };
     const { images } = await ingest.run({ files, workDir }, preset.ingest);
-    seconds.ingest = (performance.now() - started) / 1000;
-    started = performance.now();
-    const detected = await features.run({ images }, preset.features, undefined, workers);
-    seconds.features = (performance.now() - started) / 1000;
-    return { images, detected };
+    lap("ingest");
+    const detected = await features.run({ images }, preset.features, undefined, front.features);
+    lap("features");
+    const matched = await matching.run({ images, features: detected.features }, preset.matching, undefined, front.matching);
+    lap("matching");
+    return { images, detected, matched };
   } finally {
-    await workers.close();
+    await front.close();
   }
 }

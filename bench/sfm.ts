@@ -13,11 +13,10 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { QUALITY_PRESETS, type StagePresets } from "../compute/pipeline/presets.js";
 import type { RigidTransform } from "../compute/scene/index.js";
-import * as matching from "../compute/stages/matching/index.js";
 import { cameraAccuracy, type CameraAccuracy, type NamedPose } from "../compute/stages/sfm/accuracy.js";
 import * as sfm from "../compute/stages/sfm/index.js";
 import { datasetInputs, datasetsRoot, listDatasets, repoRoot } from "./datasets.js";
-import { ingestAndDetect } from "./pipeline-front.js";
+import { runFront } from "./pipeline-front.js";
 
 
 interface GroundTruth {
@@ -84,9 +83,8 @@ async function benchSet(set: string, setDir: string, workRoot: string, preset: S
   const started = performance.now();
   const result: SetResult = { set, images: 0, registered: 0, outliersRegistered: [], accuracy: null, meanReprojectionErrorPx: 0, stageSeconds: seconds, totalSeconds: 0, peakRssMiB: 0 };
   try {
-    const { images, detected } = await ingestAndDetect(files, path.join(workRoot, set.replace(/\//g, "_")), preset, seconds);
+    const { images, detected, matched } = await runFront(files, path.join(workRoot, set.replace(/\//g, "_")), preset, seconds);
     result.images = images.length;
-    const matched = await timed(seconds, "matching", () => matching.run({ images, features: detected.features }, preset.matching));
     const { model, report } = await timed(seconds, "sfm", () => sfm.run({ images, features: detected.features, pairs: matched.pairs, tracks: matched.tracks }, preset.sfm));
     const publishedK = await loadPublishedK(setDir);
     if (publishedK && model.views.length > 0) {
@@ -225,7 +223,7 @@ function row(r: SetResult): string {
   const a = r.accuracy;
   const c = r.colmap;
   // COLMAP's time covers reading the images, feature extraction, matching and mapping: compare
-  // with ingest (decoding) + features + matching + sfm, since feature workers start during ingest.
+  // with ingest (decoding) + features + matching + sfm, since the front workers start during ingest.
   const ours = (r.stageSeconds.ingest ?? 0) + (r.stageSeconds.features ?? 0) + (r.stageSeconds.matching ?? 0) + (r.stageSeconds.sfm ?? 0);
   const cells = [
     r.set,

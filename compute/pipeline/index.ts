@@ -21,6 +21,7 @@ import * as ingest from "../stages/ingest/index.js";
 import * as matching from "../stages/matching/index.js";
 import * as mesh from "../stages/mesh/index.js";
 import * as sfm from "../stages/sfm/index.js";
+import { startFrontWorkers } from "./front-pool.js";
 import { QUALITY_PRESETS } from "./presets.js";
 import { FULL_WEIGHTS, ProgressTracker, SPARSE_WEIGHTS, type ProgressEvent } from "./progress.js";
 import { writeReport, type PipelineOutput, type PipelineReport } from "./report.js";
@@ -101,10 +102,12 @@ interface RunState {
 
 async function execute(input: PipelineInput, timeline: Timeline, run: RunState): Promise<void> {
   const preset = QUALITY_PRESETS[input.quality];
-  // Feature workers load OpenCV.js while ingest decodes the uploads; closed once features are done.
-  const featureWorkers = features.startWorkers(preset.features.workers);
+  // Front workers load OpenCV.js while ingest decodes the uploads, then serve features and
+  // matching; closed once matching is done.
+  const front = startFrontWorkers(preset.features.workers ?? features.DEFAULTS.workers);
   let images: ImageRef[];
   let detected: features.Output;
+  let matched: matching.Output;
   try {
     const ingested = await stage(timeline, "ingest", (p) => ingest.run({ files: input.files, workDir: input.workDir }, preset.ingest, p), input.files.length);
     timeline.reports.push(ingested.report);
@@ -114,13 +117,15 @@ async function execute(input: PipelineInput, timeline: Timeline, run: RunState):
     if (images.length < 2) {
       throw new PipelineError("not_enough_images", "ingest: a reconstruction needs at least 2 usable images", "Upload at least 10–20 overlapping photos of the object from different angles.");
     }
-    detected = await stage(timeline, "features", (p) => features.run({ images }, preset.features, p, featureWorkers));
+    const ready = images;
+    detected = await stage(timeline, "features", (p) => features.run({ images: ready }, preset.features, p, front.features));
+    timeline.reports.push(detected.report);
+    const found = detected.features;
+    matched = await stage(timeline, "matching", (p) => matching.run({ images: ready, features: found }, preset.matching, p, front.matching));
+    timeline.reports.push(matched.report);
   } finally {
-    await featureWorkers.close();
+    await front.close();
   }
-  timeline.reports.push(detected.report);
-  const matched = await stage(timeline, "matching", (p) => matching.run({ images, features: detected.features }, preset.matching, p));
-  timeline.reports.push(matched.report);
   const sparse = await stage(timeline, "sfm", (p) => sfm.run({ images, features: detected.features, pairs: matched.pairs, tracks: matched.tracks }, preset.sfm, p));
   timeline.reports.push(sparse.report);
   const model = sparse.model;

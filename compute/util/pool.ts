@@ -21,7 +21,13 @@ export interface PoolOptions {
   workerData?: unknown;
 }
 
-export class WorkerPool<T, R> {
+/** What a stage needs of a pool: its size and a way to run one task (WorkerPool, or an adapter over a shared pool). */
+export interface TaskRunner<T, R> {
+  readonly size: number;
+  run(task: T, transfer?: TransferListItem[]): Promise<R>;
+}
+
+export class WorkerPool<T, R> implements TaskRunner<T, R> {
   private readonly idle: Worker[] = [];
   private readonly all: Worker[] = [];
   private readonly queue: Pending<R>[] = [];

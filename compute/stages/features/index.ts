@@ -7,8 +7,8 @@ import { availableParallelism } from "node:os";
 import type { ImageFeatures } from "../../scene/features.js";
 import type { ImageRef } from "../../scene/images.js";
 import type { ProgressFn, StageReport } from "../../scene/report.js";
-import { WorkerPool } from "../../util/pool.js";
-import type { FeatureResult, FeatureTask } from "./worker.js";
+import { WorkerPool, type TaskRunner } from "../../util/pool.js";
+import type { FeatureResult, FeatureTask } from "./detect.js";
 
 export const NAME = "features";
 
@@ -51,21 +51,15 @@ export interface Output {
 }
 
 /**
- * Worker threads started ahead of `run`. Each spends about half a second of CPU loading the
- * TypeScript loader and initialising OpenCV.js before it can detect anything; the pipeline
- * starts them before ingest, so that this overlaps the decoding of the uploads.
+ * Detects on `workers` when given (the pipeline's front workers, started before ingest so
+ * that OpenCV.js initialises while the uploads decode; the caller closes them), else on
+ * workers of its own.
  */
-export type FeatureWorkers = WorkerPool<FeatureTask, FeatureResult>;
-
-export function startWorkers(count: number = DEFAULTS.workers): FeatureWorkers {
-  return new WorkerPool<FeatureTask, FeatureResult>(new URL("./worker.ts", import.meta.url), { size: Math.max(1, count) });
-}
-
-/** Detects on `workers` when given (the caller closes them), else on workers of its own. */
-export async function run(input: Input, options: Partial<Options> = {}, progress?: ProgressFn, workers?: FeatureWorkers): Promise<Output> {
+export async function run(input: Input, options: Partial<Options> = {}, progress?: ProgressFn, workers?: TaskRunner<FeatureTask, FeatureResult>): Promise<Output> {
   const started = performance.now();
   const opts: Options = { ...DEFAULTS, ...options };
-  const pool = workers ?? startWorkers(Math.min(opts.workers, input.images.length));
+  const own = workers ? null : new WorkerPool<FeatureTask, FeatureResult>(new URL("./worker.ts", import.meta.url), { size: Math.min(opts.workers, input.images.length) });
+  const pool: TaskRunner<FeatureTask, FeatureResult> = workers ?? own!;
   let done = 0;
   try {
     const results = await Promise.all(
@@ -90,6 +84,6 @@ export async function run(input: Input, options: Partial<Options> = {}, progress
       },
     };
   } finally {
-    if (!workers) await pool.close();
+    await own?.close();
   }
 }

@@ -9,13 +9,13 @@ import type { ImageFeatures } from "../../scene/features.js";
 import type { ImageRef } from "../../scene/images.js";
 import type { Tracks, VerifiedPair } from "../../scene/matches.js";
 import type { ProgressFn, StageReport } from "../../scene/report.js";
-import { WorkerPool } from "../../util/pool.js";
+import { WorkerPool, type TaskRunner } from "../../util/pool.js";
 import { packDescriptors, wordsPerDescriptor } from "./hamming.js";
 import { kernelName } from "./kernel.js";
 import { selectPairs, type PairOptions } from "./pairs.js";
 import { buildTracks } from "./tracks.js";
 import type { VerifyOptions } from "./verify.js";
-import type { MatchingShared, PairResult, PairTask, SubsetShared } from "./worker.js";
+import type { MatchingShared, PairResult, PairTask, SubsetShared } from "./pair.js";
 
 export const NAME = "matching";
 
@@ -85,7 +85,8 @@ export interface Output {
   report: StageReport;
 }
 
-export async function run(input: Input, options: Partial<Options> = {}, progress?: ProgressFn): Promise<Output> {
+/** Matching tasks run on `workers` when given (e.g. the pipeline's front workers, which detected the features; the caller closes them), else on workers of its own. */
+export async function run(input: Input, options: Partial<Options> = {}, progress?: ProgressFn, workers?: TaskRunner<PairTask, PairResult>): Promise<Output> {
   const started = performance.now();
   const opts: Options = { ...DEFAULTS, ...options, retrieval: { ...DEFAULTS.retrieval, ...options.retrieval } };
   const { images } = input;
@@ -98,12 +99,13 @@ export async function run(input: Input, options: Partial<Options> = {}, progress
   for (const index of selection.pairs) pendingPerImage[index]++;
   let imagesDone = pendingPerImage.filter((p) => p === 0).length;
   let pairsDone = 0;
-  const pool = new WorkerPool<PairTask, PairResult>(new URL("./worker.ts", import.meta.url), { size: Math.max(1, Math.min(opts.workers, pairCount)), workerData: shared });
+  const own = workers ? null : new WorkerPool<PairTask, PairResult>(new URL("./worker.ts", import.meta.url), { size: Math.max(1, Math.min(opts.workers, pairCount)) });
+  const pool: TaskRunner<PairTask, PairResult> = workers ?? own!;
   let results: PairResult[];
   try {
     results = await Promise.all(
       Array.from({ length: pairCount }, async (_, k) => {
-        const result = await pool.run({ a: selection.pairs[2 * k], b: selection.pairs[2 * k + 1] });
+        const result = await pool.run({ a: selection.pairs[2 * k], b: selection.pairs[2 * k + 1], shared });
         pairsDone++;
         for (const image of [result.a, result.b]) if (--pendingPerImage[image] === 0) imagesDone++;
         progress?.(pairsDone / pairCount, imagesDone);
@@ -111,7 +113,7 @@ export async function run(input: Input, options: Partial<Options> = {}, progress
       }),
     );
   } finally {
-    await pool.close();
+    await own?.close();
   }
   const pairs = results.flatMap((r) => (r.pair ? [r.pair] : []));
   const { tracks, stats } = buildTracks(pairs, features.map((f) => f.count));
@@ -127,6 +129,9 @@ function orderFeatures(images: ImageRef[], features: ImageFeatures[]): ImageFeat
     return f;
   });
 }
+
+/** Run ids: a worker that serves several runs (the pipeline's front workers) rebuilds its views when the id changes. */
+let nextRun = 1;
 
 /** Pack all descriptors and keypoints once into SharedArrayBuffers for the workers. */
 function shareFeatures(images: ImageRef[], features: ImageFeatures[], opts: Options): MatchingShared {
@@ -152,7 +157,7 @@ function shareFeatures(images: ImageRef[], features: ImageFeatures[], opts: Opti
   const longSides = Float64Array.from(images, (im) => Math.max(im.width, im.height));
   const verify: VerifyOptions = { epipolarThreshold: opts.epipolarThreshold, homographyThreshold: opts.homographyThreshold, minInliers: opts.minInliers, homographyMinRatio: opts.homographyMinRatio, maxRansacIterations: opts.maxRansacIterations };
   const subset = shareSubsets(features, descriptors, offsets, words, opts.guidedSubset, opts.guidedMinKeypoints);
-  return { descriptors, xy, offsets, counts, longSides, words, ratio: opts.ratio, verify, subset, guided: { minInliers: opts.guidedMinInliers, band: opts.guidedBand, ratio: opts.guidedRatio } };
+  return { run: nextRun++, descriptors, xy, offsets, counts, longSides, words, ratio: opts.ratio, verify, subset, guided: { minInliers: opts.guidedMinInliers, band: opts.guidedBand, ratio: opts.guidedRatio } };
 }
 
 /** The `size` largest-scale keypoints of every image with at least max(minKeypoints, 2·size) (none when size is 0), packed for the workers. */
