@@ -17,6 +17,7 @@ const RANK_TOLERANCE = 1e-10;
  * than the basis could hold (the sample was degenerate).
  */
 export function nullSpaceOfWide(a: Float64Array, rows: number, cols: number, out: Float64Array): boolean {
+  if (cols > pivotColumns.length || rows >= cols) throw new Error(`nullSpaceOfWide: needs rows < cols ≤ ${pivotColumns.length}, got ${rows} × ${cols}`);
   const columnAt = pivotColumns;
   for (let c = 0; c < cols; c++) columnAt[c] = c;
   let scale = 0;

@@ -52,7 +52,7 @@ function buildGrid(xy: Float32Array, count: number): KeypointGrid {
 }
 
 /** Records distance d between keypoints i (of A) and j (of B) in both directions' best and second best. */
-function record(nb: Neighbours, i: number, j: number, d: number): void {
+export function record(nb: Neighbours, i: number, j: number, d: number): void {
   if (d < nb.bestA[i]) {
     nb.secondA[i] = nb.bestA[i];
     nb.bestA[i] = d;
