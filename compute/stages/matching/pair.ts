@@ -1,9 +1,10 @@
 /**
  * @module One task of the matching stage, inside a worker thread (worker.ts, or the pipeline's
  * shared front workers). All images' packed descriptors and keypoint coordinates live in
- * SharedArrayBuffers that every task carries (passing one shares its memory, nothing is
- * copied), so a task is a pair of image indices: match descriptors (kernel.ts, guided.ts),
- * ratio + mutual test (hamming.ts), verify (verify.ts).
+ * SharedArrayBuffers that every task carries: their memory is shared, and only the small
+ * per-image tables (offsets, counts) are copied with each task. Beyond those, a task is a
+ * pair of image indices: match descriptors (kernel.ts, guided.ts), ratio + mutual test
+ * (hamming.ts), verify (verify.ts).
  */
 import type { TransferListItem } from "node:worker_threads";
 import { createRng } from "../../math/random.js";
