@@ -1,9 +1,10 @@
 /**
  * @module Brute-force binary descriptor matching on flat Uint32Arrays: Hamming distance by
  * SWAR popcount (Warren, Hacker's Delight §5-1), nearest and second-nearest neighbours in
- * both directions in one pass, Lowe's ratio test (IJCV 2004) on each side and a mutual check
- * (a match survives only when each keypoint is the other's unambiguous nearest neighbour).
+ * both directions in one pass (the bookkeeping and the ratio + mutual test are
+ * math/mutual-nearest.ts).
  */
+import { allocNeighbours, type Neighbours } from "../../math/mutual-nearest.js";
 
 /** 32-bit words per descriptor row once padded (AKAZE MLDB: 61 bytes → 16 words). */
 export function wordsPerDescriptor(descriptorBytes: number): number {
@@ -21,30 +22,6 @@ export function packDescriptors(descriptors: Uint8Array, count: number, bytes: n
     out.set(view, i * words);
   }
   return out;
-}
-
-/**
- * Nearest neighbours in both directions: per A row and per B row, the nearest and second-
- * nearest distance in the other set and the nearest's index. One pass over all A×B pairs.
- */
-export interface Neighbours {
-  bestA: Uint32Array;
-  secondA: Uint32Array;
-  argA: Int32Array;
-  bestB: Uint32Array;
-  secondB: Uint32Array;
-  argB: Int32Array;
-}
-
-export function allocNeighbours(countA: number, countB: number): Neighbours {
-  return {
-    bestA: new Uint32Array(countA).fill(0xffffffff),
-    secondA: new Uint32Array(countA).fill(0xffffffff),
-    argA: new Int32Array(countA).fill(-1),
-    bestB: new Uint32Array(countB).fill(0xffffffff),
-    secondB: new Uint32Array(countB).fill(0xffffffff),
-    argB: new Int32Array(countB).fill(-1),
-  };
 }
 
 /** Hamming distance between the packed rows at word offsets oa of `a` and ob of `b`. */
@@ -85,20 +62,4 @@ export function nearestNeighboursReference(a: Uint32Array, countA: number, b: Ui
     nb.secondA[i] = d2;
   }
   return nb;
-}
-
-/**
- * Matches that are mutual nearest neighbours and pass the ratio test on both sides.
- * Returns (indexA, indexB, distance) triples, in order of indexA.
- */
-export function mutualRatioMatches(nb: Neighbours, ratio: number): Uint32Array {
-  const out: number[] = [];
-  for (let i = 0; i < nb.argA.length; i++) {
-    const j = nb.argA[i];
-    if (j < 0 || nb.argB[j] !== i) continue;
-    // Equal distances (an exact tie) always fail: the match is ambiguous.
-    if (nb.bestA[i] >= ratio * nb.secondA[i] || nb.bestB[j] >= ratio * nb.secondB[j]) continue;
-    out.push(i, j, nb.bestA[i]);
-  }
-  return Uint32Array.from(out);
 }

@@ -25,7 +25,7 @@ export interface Options extends PairOptions, VerifyOptions {
   /** Worker threads; default all cores. */
   workers: number;
   /**
-   * Guided matching (guided.ts): a pair of images that both have at least `guidedMinKeypoints`
+   * Guided matching (geometry/epipolar-band.ts): a pair of images that both have at least `guidedMinKeypoints`
    * first matches only their `guidedSubset` largest-scale keypoints (large-scale features
    * repeat best across views: Wu, "Towards linear-time incremental structure from motion",
    * 3DV 2013), and if the subset gives a trustworthy F, matches all keypoints along its

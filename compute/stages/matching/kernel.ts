@@ -5,7 +5,9 @@
  * other row sizes or when the wasm cannot be instantiated.
  */
 import { readFileSync } from "node:fs";
-import { allocNeighbours, hammingDistance, nearestNeighboursReference, type Neighbours } from "./hamming.js";
+import type { CandidateDistances } from "../../geometry/epipolar-band.js";
+import { allocNeighbours, type Neighbours } from "../../math/mutual-nearest.js";
+import { hammingDistance, nearestNeighboursReference } from "./hamming.js";
 
 const ROW_BYTES = 64;
 const PAGE = 65536;
@@ -34,23 +36,33 @@ export function kernelName(): "wasm-simd" | "typescript" {
   return wasm() ? "wasm-simd" : "typescript";
 }
 
-/** Nearest and second-nearest neighbours both ways between packed descriptor rows (`words` 32-bit words each). */
-export function nearestNeighbours(a: Uint32Array, countA: number, b: Uint32Array, countB: number, words: number): Neighbours {
-  const kernel = words * 4 === ROW_BYTES ? wasm() : null;
-  if (!kernel) return nearestNeighboursReference(a, countA, b, countB, words);
+/**
+ * Copies the A and B rows into the wasm heap past its initial pages, followed by `scratchBytes`
+ * for the call's outputs (the heap grows when needed). Returns the addresses and the heap.
+ */
+function stageRows(kernel: { exports: HammingExports; base: number }, a: Uint32Array, countA: number, b: Uint32Array, countB: number, scratchBytes: number): { aAt: number; bAt: number; scratchAt: number; heap: ArrayBuffer } {
   const { exports, base } = kernel;
   const aAt = base;
   const bAt = aAt + countA * ROW_BYTES;
-  const outAAt = bAt + countB * ROW_BYTES;
-  const bestBAt = outAAt + countA * 12;
-  const secondBAt = bestBAt + countB * 4;
-  const argBAt = secondBAt + countB * 4;
-  const end = argBAt + countB * 4;
+  const scratchAt = bAt + countB * ROW_BYTES;
+  const end = scratchAt + scratchBytes;
   const have = exports.memory.buffer.byteLength;
   if (end > have) exports.memory.grow(Math.ceil((end - have) / PAGE));
   const heap = exports.memory.buffer;
   new Uint32Array(heap, aAt, countA * 16).set(a.subarray(0, countA * 16));
   new Uint32Array(heap, bAt, countB * 16).set(b.subarray(0, countB * 16));
+  return { aAt, bAt, scratchAt, heap };
+}
+
+/** Nearest and second-nearest neighbours both ways between packed descriptor rows (`words` 32-bit words each). */
+export function nearestNeighbours(a: Uint32Array, countA: number, b: Uint32Array, countB: number, words: number): Neighbours {
+  const kernel = words * 4 === ROW_BYTES ? wasm() : null;
+  if (!kernel) return nearestNeighboursReference(a, countA, b, countB, words);
+  const { exports } = kernel;
+  const { aAt, bAt, scratchAt: outAAt, heap } = stageRows(kernel, a, countA, b, countB, countA * 12 + countB * 12);
+  const bestBAt = outAAt + countA * 12;
+  const secondBAt = bestBAt + countB * 4;
+  const argBAt = secondBAt + countB * 4;
   new Uint32Array(heap, bestBAt, countB).fill(0xffffffff);
   new Uint32Array(heap, secondBAt, countB).fill(0xffffffff);
   new Int32Array(heap, argBAt, countB).fill(-1);
@@ -68,16 +80,7 @@ export function nearestNeighbours(a: Uint32Array, countA: number, b: Uint32Array
   return nb;
 }
 
-/**
- * Distances from single A rows to chosen B rows, for guided matching: write up to countB
- * B indices into `candidates`, then `compute(i, n)` returns the distances of A row i to the
- * first n of them (a view, valid until the next call).
- */
-export interface CandidateDistances {
-  candidates: Uint32Array;
-  compute(i: number, n: number): Uint32Array;
-}
-
+/** Distances from single A rows to chosen B rows, for the guided search (geometry/epipolar-band.ts). */
 export function candidateDistances(a: Uint32Array, countA: number, b: Uint32Array, countB: number, words: number): CandidateDistances {
   const kernel = words * 4 === ROW_BYTES ? wasm() : null;
   if (!kernel) {
@@ -91,17 +94,9 @@ export function candidateDistances(a: Uint32Array, countA: number, b: Uint32Arra
       },
     };
   }
-  const { exports, base } = kernel;
-  const aAt = base;
-  const bAt = aAt + countA * ROW_BYTES;
-  const candidatesAt = bAt + countB * ROW_BYTES;
+  const { exports } = kernel;
+  const { aAt, bAt, scratchAt: candidatesAt, heap } = stageRows(kernel, a, countA, b, countB, countB * 8);
   const outAt = candidatesAt + countB * 4;
-  const end = outAt + countB * 4;
-  const have = exports.memory.buffer.byteLength;
-  if (end > have) exports.memory.grow(Math.ceil((end - have) / PAGE));
-  const heap = exports.memory.buffer;
-  new Uint32Array(heap, aAt, countA * 16).set(a.subarray(0, countA * 16));
-  new Uint32Array(heap, bAt, countB * 16).set(b.subarray(0, countB * 16));
   const out = new Uint32Array(heap, outAt, countB);
   return {
     candidates: new Uint32Array(heap, candidatesAt, countB),

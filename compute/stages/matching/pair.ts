@@ -3,14 +3,14 @@
  * shared front workers). All images' packed descriptors and keypoint coordinates live in
  * SharedArrayBuffers that every task carries: their memory is shared, and only the small
  * per-image tables (offsets, counts) are copied with each task. Beyond those, a task is a
- * pair of image indices: match descriptors (kernel.ts, guided.ts), ratio + mutual test
+ * pair of image indices: match descriptors (kernel.ts, geometry/epipolar-band.ts), ratio + mutual test
  * (hamming.ts), verify (verify.ts).
  */
 import type { TransferListItem } from "node:worker_threads";
 import { createRng } from "../../math/random.js";
-import { guidedNeighbours } from "./guided.js";
-import { mutualRatioMatches } from "./hamming.js";
-import { nearestNeighbours } from "./kernel.js";
+import { epipolarBandNeighbours } from "../../geometry/epipolar-band.js";
+import { mutualRatioMatches } from "../../math/mutual-nearest.js";
+import { candidateDistances, nearestNeighbours } from "./kernel.js";
 import { verifyPair, type VerifyOptions } from "./verify.js";
 import type { VerifiedPair } from "../../scene/matches.js";
 
@@ -61,7 +61,7 @@ export interface PairResult {
   a: number;
   b: number;
   putative: number;
-  /** Whether the matches came from guided matching (guided.ts) rather than the exhaustive search. */
+  /** Whether the matches came from guided matching (geometry/epipolar-band.ts) rather than the exhaustive search. */
   guided: boolean;
   pair?: VerifiedPair;
   reason?: string;
@@ -141,7 +141,8 @@ function guidedPair(a: number, b: number, shared: MatchingShared, pair: PairData
   const F = seed.pair?.F;
   if (!seed.pair || !F || (seed.pair.matches.length / 2) * (1 - seed.pair.homographyRatio) < guided.minInliers) return null;
   const bandPx = guided.band * Math.max(1, verify.epipolarThreshold * pair.longSide);
-  const neighbours = guidedNeighbours({ F, xyA: pair.xyA, countA: shared.counts[a], rowsA: pair.rowsA, xyB: pair.xyB, countB: shared.counts[b], rowsB: pair.rowsB, words, bandPx });
+  const distances = candidateDistances(pair.rowsA, shared.counts[a], pair.rowsB, shared.counts[b], words);
+  const neighbours = epipolarBandNeighbours({ F, xyA: pair.xyA, countA: shared.counts[a], xyB: pair.xyB, countB: shared.counts[b], bandPx }, distances);
   const putative = mutualRatioMatches(neighbours, guided.ratio);
   const verified = verifyPair(a, b, pair.xyA, pair.xyB, putative, pair.longSide, verify, pair.rng);
   if (!verified.pair) return null;

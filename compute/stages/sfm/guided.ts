@@ -6,6 +6,8 @@
  * all keypoints keeps too few matches for a verified pair, but the few keypoints near the
  * line still tell the right one from the wrong ones.
  */
+import { epipolarBandNeighbours, type CandidateDistances } from "../../geometry/epipolar-band.js";
+import { mutualRatioMatches } from "../../math/mutual-nearest.js";
 import type { SfmState } from "./state.js";
 import { normalizedKeypoints } from "./triangulate.js";
 
@@ -39,31 +41,23 @@ export function essentialBetween(state: SfmState, i: number, j: number): Float64
   return E;
 }
 
-function hamming(da: Uint8Array, oa: number, db: Uint8Array, ob: number, bytes: number): number {
-  let h = 0;
-  for (let k = 0; k < bytes; k++) h += POPCOUNT[da[oa + k] ^ db[ob + k]];
-  return h;
-}
-
-/** Best and second-best candidate per keypoint of one side (scratch, sized per call). */
-interface Best {
-  index: Int32Array;
-  distance: Int32Array;
-  second: Int32Array;
-}
-
-function emptyBest(count: number): Best {
-  return { index: new Int32Array(count).fill(-1), distance: new Int32Array(count).fill(0x7fffffff), second: new Int32Array(count).fill(0x7fffffff) };
-}
-
-function offer(best: Best, at: number, candidate: number, h: number): void {
-  if (h < best.distance[at]) {
-    best.second[at] = best.distance[at];
-    best.distance[at] = h;
-    best.index[at] = candidate;
-  } else if (h < best.second[at]) {
-    best.second[at] = h;
-  }
+/** Hamming distances from keypoint i of one image to chosen keypoints of another, on their byte descriptors. */
+function byteDistances(da: Uint8Array, db: Uint8Array, bytes: number, countB: number): CandidateDistances {
+  const candidates = new Uint32Array(countB);
+  const out = new Uint32Array(countB);
+  return {
+    candidates,
+    compute: (i, n) => {
+      for (let k = 0; k < n; k++) {
+        const oa = i * bytes;
+        const ob = candidates[k] * bytes;
+        let h = 0;
+        for (let c = 0; c < bytes; c++) h += POPCOUNT[da[oa + c] ^ db[ob + c]];
+        out[k] = h;
+      }
+      return out;
+    },
+  };
 }
 
 /**
@@ -76,35 +70,22 @@ export function guidedMatches(state: SfmState, i: number, j: number, thresholdPx
   const fj = state.features[j];
   const bytes = fi.descriptorBytes;
   if (fj.descriptorBytes !== bytes || fi.count === 0 || fj.count === 0) return new Uint32Array(0);
-  const xi = normalizedKeypoints(state, i);
-  const xj = normalizedKeypoints(state, j);
+  // Undistorted keypoints scaled back to pixels by each image's focal (centred on the
+  // principal point), so the band is in image j's pixels: F = diag(1/fⱼ, 1/fⱼ, 1)·E·diag(1/fᵢ, 1/fᵢ, 1).
+  const focalI = state.intrinsics[5 * state.groupOfImage[i]];
+  const focalJ = state.intrinsics[5 * state.groupOfImage[j]];
+  const xyA = normalizedKeypoints(state, i).map((v) => v * focalI);
+  const xyB = normalizedKeypoints(state, j).map((v) => v * focalJ);
   const E = essentialBetween(state, i, j);
-  // The band in image j's normalized plane: pixels over its focal.
-  const band = thresholdPx / state.intrinsics[5 * state.groupOfImage[j]];
-  const fromI = emptyBest(fi.count);
-  const fromJ = emptyBest(fj.count);
-  const di = fi.descriptors;
-  const dj = fj.descriptors;
-  for (let a = 0; a < fi.count; a++) {
-    const x = xi[2 * a];
-    const y = xi[2 * a + 1];
-    const l0 = E[0] * x + E[1] * y + E[2];
-    const l1 = E[3] * x + E[4] * y + E[5];
-    const l2 = E[6] * x + E[7] * y + E[8];
-    const limit = band * Math.hypot(l0, l1);
-    for (let b = 0; b < fj.count; b++) {
-      if (Math.abs(l0 * xj[2 * b] + l1 * xj[2 * b + 1] + l2) > limit) continue;
-      const h = hamming(di, a * bytes, dj, b * bytes, bytes);
-      offer(fromI, a, b, h);
-      offer(fromJ, b, a, h);
-    }
+  const scaleJ = [1 / focalJ, 1 / focalJ, 1];
+  const scaleI = [1 / focalI, 1 / focalI, 1];
+  const F = E.map((e, k) => e * scaleJ[Math.floor(k / 3)] * scaleI[k % 3]);
+  const neighbours = epipolarBandNeighbours({ F, xyA, countA: fi.count, xyB, countB: fj.count, bandPx: thresholdPx }, byteDistances(fi.descriptors, fj.descriptors, bytes, fj.count));
+  const triples = mutualRatioMatches(neighbours, GUIDED_RATIO);
+  const pairs = new Uint32Array((2 * triples.length) / 3);
+  for (let k = 0, m = 0; k < triples.length; k += 3, m += 2) {
+    pairs[m] = triples[k];
+    pairs[m + 1] = triples[k + 1];
   }
-  const out: number[] = [];
-  for (let a = 0; a < fi.count; a++) {
-    const b = fromI.index[a];
-    if (b < 0 || fromJ.index[b] !== a) continue;
-    if (fromI.distance[a] >= GUIDED_RATIO * fromI.second[a] || fromJ.distance[b] >= GUIDED_RATIO * fromJ.second[b]) continue;
-    out.push(a, b);
-  }
-  return Uint32Array.from(out);
+  return pairs;
 }

@@ -7,7 +7,8 @@ import type { ImageRef } from "../../../compute/scene/images.js";
 import { run } from "../../../compute/stages/features/index.js";
 import { selectSpread } from "../../../compute/stages/features/select.js";
 import { detectionFactor, upsample2x } from "../../../compute/stages/features/scale.js";
-import { mutualRatioMatches, packDescriptors, wordsPerDescriptor } from "../../../compute/stages/matching/hamming.js";
+import { mutualRatioMatches } from "../../../compute/math/mutual-nearest.js";
+import { packDescriptors, wordsPerDescriptor } from "../../../compute/stages/matching/hamming.js";
 import { nearestNeighbours } from "../../../compute/stages/matching/kernel.js";
 import { applyH, encodePng, makePlaneScene, renderPlane, similarity } from "../../support/fixtures.js";
 

@@ -1,19 +1,16 @@
 /**
- * Guided matching: the band search against a brute-force reference, and the matching stage on
- * rendered views with and without guidance, against the true cameras' epipolar geometry.
+ * Guided matching in the matching stage, on rendered views with and without guidance, against
+ * the true cameras' epipolar geometry (the band search itself: test/compute/geometry).
  */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sampsonError } from "../../../compute/geometry/fundamental.js";
-import { createRng } from "../../../compute/math/random.js";
 import type { ImageFeatures } from "../../../compute/scene/features.js";
 import type { VerifiedPair } from "../../../compute/scene/matches.js";
 import type { ImageRef } from "../../../compute/scene/images.js";
 import * as features from "../../../compute/stages/features/index.js";
-import { guidedNeighbours, record } from "../../../compute/stages/matching/guided.js";
-import { allocNeighbours, hammingDistance } from "../../../compute/stages/matching/hamming.js";
 import * as matching from "../../../compute/stages/matching/index.js";
 import { encodeJpeg } from "../../support/fixtures.js";
 import { renderScene, type RenderedView } from "../../support/render.js";
@@ -36,53 +33,6 @@ function trueFundamental(a: RenderedView, b: RenderedView): Float64Array {
   for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) for (let k = 0; k < 3; k++) F[3 * i + j] += kb[3 * k + i] * tmp[3 * k + j];
   return F;
 }
-
-describe("matching/guided: the band search", () => {
-  it("equals a brute-force search over the keypoint pairs within the band", () => {
-    const rng = createRng(21);
-    const countA = 700;
-    const countB = 900;
-    const words = 16;
-    const xyA = Float32Array.from({ length: 2 * countA }, (_, i) => (i % 2 ? 480 : 640) * rng());
-    const xyB = Float32Array.from({ length: 2 * countB }, (_, i) => (i % 2 ? 480 : 640) * rng());
-    const rowsA = Uint32Array.from({ length: countA * words }, () => Math.floor(rng() * 2 ** 32));
-    const rowsB = Uint32Array.from({ length: countB * words }, () => Math.floor(rng() * 2 ** 32));
-    // A general F (epipole outside the image), and one with nearly vertical epipolar lines.
-    const fundamentals = [
-      [1e-6, -2e-5, 3e-3, 2.2e-5, 1e-6, -8e-3, -4e-3, 7e-3, 1],
-      [0, 0, -1e-3, 0, 0, 0.9, 1e-3, -1, 10],
-    ];
-    for (const F of fundamentals) {
-      const bandPx = 3;
-      const guided = guidedNeighbours({ F, xyA, countA, rowsA, xyB, countB, rowsB, words, bandPx });
-      const reference = allocNeighbours(countA, countB);
-      let candidates = 0;
-      for (let i = 0; i < countA; i++) {
-        const x = xyA[2 * i], y = xyA[2 * i + 1];
-        const l = [F[0] * x + F[1] * y + F[2], F[3] * x + F[4] * y + F[5], F[6] * x + F[7] * y + F[8]];
-        const norm = Math.hypot(l[0], l[1]);
-        for (let j = 0; j < countB; j++) {
-          if (Math.abs(l[0] * xyB[2 * j] + l[1] * xyB[2 * j + 1] + l[2]) / norm > bandPx) continue;
-          candidates++;
-          // Same bookkeeping, every pair in index order: what is under test is which pairs the grid visits.
-          record(reference, i, j, hammingDistance(rowsA, i * words, rowsB, j * words, words));
-        }
-      }
-      expect(candidates).toBeGreaterThan(countA * 2);
-      expect(candidates).toBeLessThan((countA * countB) / 10);
-      for (const key of ["bestA", "secondA", "bestB", "secondB"] as const) expect(Array.from(guided[key])).toEqual(Array.from(reference[key]));
-      // Equal distances may be met in another order: the nearest must be one at the best distance.
-      for (let i = 0; i < countA; i++) {
-        if (reference.argA[i] < 0) expect(guided.argA[i]).toBe(-1);
-        else expect(hammingDistance(rowsA, i * words, rowsB, guided.argA[i] * words, words)).toBe(reference.bestA[i]);
-      }
-      for (let j = 0; j < countB; j++) {
-        if (reference.argB[j] < 0) expect(guided.argB[j]).toBe(-1);
-        else expect(hammingDistance(rowsA, guided.argB[j] * words, rowsB, j * words, words)).toBe(reference.bestB[j]);
-      }
-    }
-  });
-});
 
 describe("matching/guided: the stage on rendered views", () => {
   let dir = "";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { mutualRatioMatches, nearestNeighboursReference, packDescriptors } from "../../../compute/stages/matching/hamming.js";
+import { mutualRatioMatches } from "../../../compute/math/mutual-nearest.js";
+import { nearestNeighboursReference, packDescriptors } from "../../../compute/stages/matching/hamming.js";
 import { kernelName, nearestNeighbours } from "../../../compute/stages/matching/kernel.js";
 import { rng } from "../../support/fixtures.js";
 

@@ -76,7 +76,7 @@ export function nearestNeighbours(a: usize, countA: i32, b: usize, countB: i32, 
 }
 
 /**
- * Guided matching (../guided.ts): distances from the A row at `pa` to the `count` B rows whose
+ * Guided matching (geometry/epipolar-band.ts): distances from the A row at `pa` to the `count` B rows whose
  * indices (u32) are at `candidates`, written as u32 to `out`.
  */
 export function distancesTo(pa: usize, b: usize, candidates: usize, count: i32, out: usize): void {

@@ -8,10 +8,11 @@
  *
  * Why: exhaustive descriptor matching costs countA × countB distances (about 0.1 s of CPU for
  * two images of 4,300 keypoints); a band a few pixels wide holds a few dozen candidates, so
- * the guided search costs about a hundredth of that, once a smaller subset has given F.
+ * the guided search costs about a hundredth of that. The matching stage takes F from a
+ * smaller subset of keypoints, sfm's loop closure from the model's poses; each supplies its
+ * own descriptor distances.
  */
-import { allocNeighbours, type Neighbours } from "./hamming.js";
-import { candidateDistances } from "./kernel.js";
+import { allocNeighbours, recordDistance, type Neighbours } from "../math/mutual-nearest.js";
 
 /** Grid cell side over image B, pixels: a few keypoints per cell at typical densities. */
 const CELL_PX = 16;
@@ -26,7 +27,7 @@ interface KeypointGrid {
   order: Uint32Array;
 }
 
-function buildGrid(xy: Float32Array, count: number): KeypointGrid {
+function buildGrid(xy: ArrayLike<number>, count: number): KeypointGrid {
   let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
   for (let i = 0; i < count; i++) {
     minX = Math.min(minX, xy[2 * i]);
@@ -51,31 +52,23 @@ function buildGrid(xy: Float32Array, count: number): KeypointGrid {
   return { originX: minX, originY: minY, cols, rows, cellStart, order };
 }
 
-/** Records distance d between keypoints i (of A) and j (of B) in both directions' best and second best. */
-export function record(nb: Neighbours, i: number, j: number, d: number): void {
-  if (d < nb.bestA[i]) {
-    nb.secondA[i] = nb.bestA[i];
-    nb.bestA[i] = d;
-    nb.argA[i] = j;
-  } else if (d < nb.secondA[i]) nb.secondA[i] = d;
-  if (d < nb.bestB[j]) {
-    nb.secondB[j] = nb.bestB[j];
-    nb.bestB[j] = d;
-    nb.argB[j] = i;
-  } else if (d < nb.secondB[j]) nb.secondB[j] = d;
+/**
+ * Descriptor distances from one A keypoint to chosen B keypoints: the search writes up to
+ * countB B indices into `candidates`, then `compute(i, n)` gives the distances of A keypoint i
+ * to the first n of them.
+ */
+export interface CandidateDistances {
+  candidates: Uint32Array;
+  compute(i: number, n: number): ArrayLike<number>;
 }
 
-export interface GuidedInput {
+export interface EpipolarBand {
   /** Fundamental matrix, row-major, x_Bᵀ·F·x_A = 0 in pixels. */
   F: ArrayLike<number>;
-  xyA: Float32Array;
+  xyA: ArrayLike<number>;
   countA: number;
-  rowsA: Uint32Array;
-  xyB: Float32Array;
+  xyB: ArrayLike<number>;
   countB: number;
-  rowsB: Uint32Array;
-  /** 32-bit words per packed descriptor row. */
-  words: number;
   /** Half-width of the band around each epipolar line in image B, pixels. */
   bandPx: number;
 }
@@ -85,11 +78,10 @@ export interface GuidedInput {
  * each other's epipolar line (distance measured in image B). Keypoints with no candidate keep
  * the "none" sentinels of `allocNeighbours`, which `mutualRatioMatches` skips.
  */
-export function guidedNeighbours(input: GuidedInput): Neighbours {
-  const { F, xyA, countA, rowsA, xyB, countB, rowsB, words, bandPx } = input;
+export function epipolarBandNeighbours(input: EpipolarBand, distances: CandidateDistances): Neighbours {
+  const { F, xyA, countA, xyB, countB, bandPx } = input;
   const nb = allocNeighbours(countA, countB);
   const grid = buildGrid(xyB, countB);
-  const distances = candidateDistances(rowsA, countA, rowsB, countB, words);
   const candidates = distances.candidates;
   for (let i = 0; i < countA; i++) {
     const x = xyA[2 * i], y = xyA[2 * i + 1];
@@ -114,7 +106,7 @@ export function guidedNeighbours(input: GuidedInput): Neighbours {
     }
     if (n === 0) continue;
     const d = distances.compute(i, n);
-    for (let k = 0; k < n; k++) record(nb, i, candidates[k], d[k]);
+    for (let k = 0; k < n; k++) recordDistance(nb, i, candidates[k], d[k]);
   }
   return nb;
 }
