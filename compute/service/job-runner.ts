@@ -15,6 +15,7 @@ import type { Stage } from "../../shared/records.js";
 import { outputKey, reportKey } from "../../shared/storage-keys.js";
 import type { ComputeConfig } from "./config.js";
 import type { EdgeClient } from "./edge-client.js";
+import { useCompileCache } from "../util/compile-cache.js";
 import type { PipelineThreadInput, PipelineThreadMessage } from "./pipeline-messages.js";
 
 export interface JobContext {
@@ -116,6 +117,7 @@ async function execute(
     reporter.report("ingest", Math.floor((2 * (index + 1)) / job.inputs.length), 0);
   }
   const threadInput: PipelineThreadInput = { files, workDir: path.join(jobDir, "work"), outDir, quality: job.quality };
+  useCompileCache();
   const outcome = await new Promise<Outcome>((resolve) => {
     const thread = new Worker(new URL("./pipeline-thread.ts", import.meta.url), { execArgv: ["--import", "tsx"], workerData: threadInput });
     let settled = false;

@@ -6,6 +6,7 @@
  */
 import { availableParallelism } from "node:os";
 import { Worker, parentPort, type TransferListItem } from "node:worker_threads";
+import { useCompileCache } from "./compile-cache.js";
 
 interface Pending<R> {
   task: unknown;
@@ -36,6 +37,7 @@ export class WorkerPool<T, R> implements TaskRunner<T, R> {
 
   constructor(moduleUrl: URL, options: PoolOptions = {}) {
     const size = Math.max(1, options.size ?? availableParallelism());
+    useCompileCache();
     for (let i = 0; i < size; i++) {
       const worker = new Worker(moduleUrl, { execArgv: ["--import", "tsx"], workerData: options.workerData });
       worker.on("message", (msg: { ok: boolean; value?: R; error?: string }) => this.settle(worker, msg));
