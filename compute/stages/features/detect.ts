@@ -1,6 +1,7 @@
 /**
  * @module Detection inside a worker thread of the features stage (worker.ts, or the pipeline's
- * shared front workers): one opencv-js instance per thread, loaded on import, detecting
+ * shared front workers) on pixels decoded by the calling thread (decode.ts): one opencv-js
+ * instance per thread, loaded on import, detecting
  * AKAZE keypoints with binary MLDB descriptors (Alcantarilla et al., BMVC 2013) on the image
  * downscaled to at most `maxImageSide`. AKAZE rather than ORB: its nonlinear scale space keeps
  * edges sharp, so keypoints localise better and survive larger scale changes than ORB's
@@ -8,23 +9,24 @@
  * binary (Hamming matching). Every cv object is deleted in `finally`: wasm memory is not
  * garbage collected and the heap is limited to ~1 GiB.
  */
-import sharp from "sharp";
 import type { ImageFeatures } from "../../scene/index.js";
 import type { TransferListItem } from "node:worker_threads";
 import { loadOpenCV, type CV } from "./opencv.js";
-import { detectionFactor, upsample2x } from "./scale.js";
+import type { DetectionPixels } from "./decode.js";
+import { upsample2x } from "./scale.js";
 import { selectSpread } from "./select.js";
 
 export interface FeatureTask {
   imageIndex: number;
-  path: string;
+  /** The image's own size (keypoints are reported in its pixels). */
   width: number;
   height: number;
-  maxImageSide: number;
-  /** Images whose long side is at most this are detected on a 2× upsampled copy (0 = never). */
-  upsampleMaxSide: number;
+  /** Decoded on the calling thread (decode.ts); its buffer is transferred. */
+  pixels: DetectionPixels;
   maxFeatures: number;
   threshold: number;
+  /** AKAZE sublevels per octave. */
+  octaveLayers: number;
 }
 
 /** The scene's ImageFeatures plus what the report needs to know of the detection. */
@@ -50,22 +52,17 @@ interface Loaded {
   rgb: { data: Uint8Array; width: number; height: number };
 }
 
-/** Grey detection image: sharp resizes (downscaling, centre-aligned); 2× is upsample2x's. */
-async function loadImage(task: FeatureTask, factor: number, detectWidth: number, detectHeight: number): Promise<Loaded> {
-  const upsample = factor === 2;
-  const width = upsample ? task.width : detectWidth;
-  const height = upsample ? task.height : detectHeight;
-  const { data } = await sharp(task.path).resize(width, height, { fit: "fill", kernel: "lanczos3" }).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+/** BT.601 luma of the decoded pixels, upsampled 2× when the detection asks for it. */
+function toGray(pixels: DetectionPixels): Loaded {
+  const { rgb, width, height } = pixels;
   const luma = new Uint8Array(width * height);
-  for (let i = 0, j = 0; i < luma.length; i++, j += 3) luma[i] = (77 * data[j] + 150 * data[j + 1] + 29 * data[j + 2]) >> 8; // BT.601 luma
-  return { gray: upsample ? upsample2x(luma, width, height) : luma, rgb: { data, width, height } };
+  for (let i = 0, j = 0; i < luma.length; i++, j += 3) luma[i] = (77 * rgb[j] + 150 * rgb[j + 1] + 29 * rgb[j + 2]) >> 8;
+  return { gray: pixels.factor === 2 ? upsample2x(luma, width, height) : luma, rgb: { data: rgb, width, height } };
 }
 
-async function detect(task: FeatureTask): Promise<FeatureResult> {
-  const factor = detectionFactor(task.width, task.height, task.maxImageSide, task.upsampleMaxSide);
-  const detectWidth = Math.max(1, Math.round(task.width * factor));
-  const detectHeight = Math.max(1, Math.round(task.height * factor));
-  const { gray, rgb } = await loadImage(task, factor, detectWidth, detectHeight);
+function detect(task: FeatureTask): FeatureResult {
+  const { detectWidth, detectHeight } = task.pixels;
+  const { gray, rgb } = toGray(task.pixels);
   const image = new cv.Mat(detectHeight, detectWidth, cv.CV_8UC1);
   const mask = new cv.Mat();
   try {
@@ -83,6 +80,7 @@ async function detect(task: FeatureTask): Promise<FeatureResult> {
       const akaze = new cv.AKAZE();
       try {
         akaze.setThreshold(threshold);
+        akaze.setNOctaveLayers(task.octaveLayers);
         akaze.detectAndCompute(image, mask, keypoints, descriptors);
         if (keypoints.size() >= task.maxFeatures / 4 || attempt === 2 || threshold <= MIN_THRESHOLD) {
           return { ...pack(task, keypoints, descriptors, rgb, detectWidth, detectHeight), threshold };
@@ -138,7 +136,7 @@ function pack(task: FeatureTask, keypoints: InstanceType<CV["KeyPointVector"]>, 
 }
 
 /** One task of the features stage: the result, and the buffers to transfer rather than copy. */
-export async function detectTask(task: FeatureTask): Promise<{ value: FeatureResult; transfer: TransferListItem[] }> {
-  const value = await detect(task);
+export function detectTask(task: FeatureTask): { value: FeatureResult; transfer: TransferListItem[] } {
+  const value = detect(task);
   return { value, transfer: [value.xy.buffer, value.scale.buffer, value.angle.buffer, value.descriptors.buffer, value.rgb.buffer] as ArrayBuffer[] };
 }

@@ -10,6 +10,7 @@ import type * as OpenCV from "@techstark/opencv-js";
 /** opencv-js 4.12 exports AKAZE at runtime, but its typings omit it. */
 export interface AKAZEDetector {
   setThreshold(threshold: number): void;
+  setNOctaveLayers(layers: number): void;
   detectAndCompute(image: OpenCV.Mat, mask: OpenCV.Mat, keypoints: OpenCV.KeyPointVector, descriptors: OpenCV.Mat): void;
   delete(): void;
 }
