@@ -33,6 +33,23 @@ describe("stages/matching descriptor kernel", () => {
     for (let m = 0; m < matches.length; m += 3) expect([matches[m + 1], matches[m + 2]]).toEqual([(matches[m] * 3 + 1) % 420, 2 - Number(matches[m] % 488 === (matches[m] * 13) % 488) * 2]);
   });
 
+  it("the kernel's two-row passes resolve ties and an odd last row as the reference does", () => {
+    // Many equal distances: rows of A repeat in A and in B, so bests tie on both sides and the
+    // lowest index must win, as in the reference's row-by-row scan.
+    const a = randomDescriptors(57, 5);
+    const b = randomDescriptors(44, 6);
+    for (let k = 0; k < 20; k++) plant(a, 30 + k, a, k, []);
+    for (let k = 0; k < 30; k++) plant(b, k, a, k % 12, k % 2 ? [k] : []);
+    const pa = packDescriptors(a, 57, BYTES);
+    const pb = packDescriptors(b, 44, BYTES);
+    const fast = nearestNeighbours(pa, 57, pb, 44, 16);
+    const reference = nearestNeighboursReference(pa, 57, pb, 44, 16);
+    for (const key of ["bestA", "secondA", "argA", "bestB", "secondB", "argB"] as const) expect(Array.from(fast[key])).toEqual(Array.from(reference[key]));
+    // Rows 0–11 reappear in B exactly (even rows) or one bit off (odd rows), three times each.
+    expect(Array.from(fast.bestA.subarray(0, 12))).toEqual(Array.from({ length: 12 }, (_, k) => k % 2));
+    expect(Array.from(fast.argA.subarray(30, 42))).toEqual(Array.from(fast.argA.subarray(0, 12)));
+  });
+
   it("ratio + mutual test removes ambiguous matches and keeps distinctive ones", () => {
     const a = randomDescriptors(3, 3);
     const b = randomDescriptors(6, 4);
