@@ -1,5 +1,5 @@
 /** @module Ingest, features and matching the way compute/pipeline runs them, for the benches that time the stages one by one. */
-import { startFrontWorkers } from "../compute/pipeline/front-pool.js";
+import { FRESH_FRONT, type FrontLease } from "../compute/pipeline/front-pool.js";
 import type { StagePresets } from "../compute/pipeline/presets.js";
 import type { ImageRef } from "../compute/scene/index.js";
 import * as features from "../compute/stages/features/index.js";
@@ -13,12 +13,13 @@ export interface FrontResult {
 }
 
 /**
- * Runs ingest, features and matching on the pipeline's front workers, started before ingest
- * (they load OpenCV.js while the images decode), and records each stage's wall time in
- * seconds into `seconds`.
+ * Runs ingest, features and matching on the pipeline's front workers, from `lease`: started
+ * before ingest by default (they load OpenCV.js while the images decode), or kept loaded from
+ * earlier work as the compute service keeps them (KeptFrontWorkers); records each stage's wall
+ * time in seconds into `seconds`.
  */
-export async function runFront(files: Array<{ path: string; name: string }>, workDir: string, preset: StagePresets, seconds: Record<string, number>): Promise<FrontResult> {
-  const front = startFrontWorkers(preset.features.workers ?? features.DEFAULTS.workers);
+export async function runFront(files: Array<{ path: string; name: string }>, workDir: string, preset: StagePresets, seconds: Record<string, number>, lease: FrontLease = FRESH_FRONT): Promise<FrontResult> {
+  const front = lease.acquire(preset.features.workers ?? features.DEFAULTS.workers);
   try {
     let started = performance.now();
     const lap = (stage: string): void => {
@@ -33,6 +34,6 @@ export async function runFront(files: Array<{ path: string; name: string }>, wor
     lap("matching");
     return { images, detected, matched };
   } finally {
-    await front.close();
+    await lease.release(front);
   }
 }

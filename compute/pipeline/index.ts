@@ -21,7 +21,7 @@ import * as ingest from "../stages/ingest/index.js";
 import * as matching from "../stages/matching/index.js";
 import * as mesh from "../stages/mesh/index.js";
 import * as sfm from "../stages/sfm/index.js";
-import { startFrontWorkers } from "./front-pool.js";
+import { FRESH_FRONT, type FrontLease } from "./front-pool.js";
 import { QUALITY_PRESETS } from "./presets.js";
 import { FULL_WEIGHTS, ProgressTracker, SPARSE_WEIGHTS, type ProgressEvent } from "./progress.js";
 import { writeReport, type PipelineOutput, type PipelineReport } from "./report.js";
@@ -38,6 +38,8 @@ export interface PipelineInput {
   /** Stop after SfM and export the sparse points and cameras (model.glb, model.ply). */
   sparseOnly?: boolean;
   onProgress?: (p: ProgressEvent) => void;
+  /** Where features and matching get their worker threads; default: started for this job, closed after matching. */
+  front?: FrontLease;
 }
 
 export interface PipelineResult {
@@ -102,9 +104,10 @@ interface RunState {
 
 async function execute(input: PipelineInput, timeline: Timeline, run: RunState): Promise<void> {
   const preset = QUALITY_PRESETS[input.quality];
-  // Front workers load OpenCV.js while ingest decodes the uploads, then serve features and
-  // matching; closed once matching is done.
-  const front = startFrontWorkers(preset.features.workers ?? features.DEFAULTS.workers);
+  // Front workers load OpenCV.js while ingest decodes the uploads (or were kept loaded from an
+  // earlier job), then serve features and matching; given back once matching is done.
+  const lease = input.front ?? FRESH_FRONT;
+  const front = lease.acquire(preset.features.workers ?? features.DEFAULTS.workers);
   let images: ImageRef[];
   let detected: features.Output;
   let matched: matching.Output;
@@ -124,7 +127,7 @@ async function execute(input: PipelineInput, timeline: Timeline, run: RunState):
     matched = await stage(timeline, "matching", (p) => matching.run({ images: ready, features: found }, preset.matching, p, front.matching));
     timeline.reports.push(matched.report);
   } finally {
-    await front.close();
+    await lease.release(front);
   }
   const sparse = await stage(timeline, "sfm", (p) => sfm.run({ images, features: detected.features, pairs: matched.pairs, tracks: matched.tracks }, preset.sfm, p));
   timeline.reports.push(sparse.report);

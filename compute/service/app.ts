@@ -15,12 +15,15 @@ import { JobMessage } from "../../shared/jobs.js";
 import type { ComputeConfig } from "./config.js";
 import type { EdgeClient } from "./edge-client.js";
 import { startJob, type RunningJob } from "./job-runner.js";
+import { PipelineThreads } from "./pipeline-threads.js";
 
 export const VERSION = "0.1.0";
 
 export interface ComputeService {
   app: FastifyInstance;
   running: Map<string, RunningJob>;
+  /** The pipeline threads kept between jobs. */
+  threads: PipelineThreads;
   /** Stops taking work (503), waits for running jobs up to `graceMs`, then closes. */
   shutdown(graceMs: number): Promise<void>;
 }
@@ -30,6 +33,9 @@ export async function createComputeService(config: ComputeConfig, edge: EdgeClie
   await mkdir(workRoot, { recursive: true });
   const app = Fastify({ logger: false, bodyLimit: 4 * 1024 * 1024 });
   const running = new Map<string, RunningJob>();
+  // Threads wait loaded between jobs, one per job slot; the first starts now.
+  const threads = new PipelineThreads(config.MAX_CONCURRENT_JOBS);
+  if (config.PREWARM === "1") threads.prewarm();
   const finishing = new Set<Promise<void>>();
   let draining = false;
   const log = (event: Record<string, unknown>) => console.log(JSON.stringify({ time: new Date().toISOString(), ...event }));
@@ -42,6 +48,8 @@ export async function createComputeService(config: ComputeConfig, edge: EdgeClie
     capacity: config.MAX_CONCURRENT_JOBS,
     available: Math.max(0, config.MAX_CONCURRENT_JOBS - running.size),
     draining,
+    // Threads started since start-up, and those waiting loaded: jobs that reuse one skip its start-up.
+    pipeline_threads: { started: threads.started, waiting: threads.waiting },
   }));
 
   app.post("/jobs", async (request, reply) => {
@@ -62,7 +70,7 @@ export async function createComputeService(config: ComputeConfig, edge: EdgeClie
     if (draining || running.size >= config.MAX_CONCURRENT_JOBS) {
       return reply.code(503).header("retry-after", "30").send({ error: { code: "service_unavailable", message: draining ? "Compute is shutting down." : "Compute is at capacity.", suggestion: "Retry after the Retry-After delay." } });
     }
-    const { handle, finished } = startJob(job, { config, edge, workRoot, log });
+    const { handle, finished } = startJob(job, { config, edge, workRoot, threads, log });
     running.set(job.reconstruction_id, handle);
     const tracked = finished.finally(() => {
       running.delete(job.reconstruction_id);
@@ -76,12 +84,14 @@ export async function createComputeService(config: ComputeConfig, edge: EdgeClie
   return {
     app,
     running,
+    threads,
     async shutdown(graceMs) {
       draining = true;
       const timeout = new Promise((r) => setTimeout(r, graceMs).unref());
       await Promise.race([Promise.all([...finishing]), timeout]);
       // Jobs still running are abandoned; the edge's watchdog re-dispatches them.
       for (const job of running.values()) job.cancel("shutdown");
+      await threads.close();
       await app.close();
     },
   };

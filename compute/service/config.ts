@@ -14,6 +14,8 @@ const ConfigSchema = z.object({
   HEARTBEAT_SECONDS: z.coerce.number().positive().default(15),
   /** Minimum interval between two progress reports to the edge (stage changes always go). */
   PROGRESS_INTERVAL_MS: z.coerce.number().int().nonnegative().default(1000),
+  /** Start a pipeline thread (and its front workers) at start-up, so the first job finds them loaded. */
+  PREWARM: z.enum(["0", "1"]).default("1"),
   /** Keep finished job folders (for debugging). */
   KEEP_WORK_DIRS: z.enum(["0", "1"]).default("0"),
 });

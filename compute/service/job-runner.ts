@@ -8,20 +8,20 @@
  */
 import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
-import { Worker } from "node:worker_threads";
 import { CONTENT_TYPES } from "../../shared/formats.js";
 import type { JobMessage } from "../../shared/jobs.js";
 import type { Stage } from "../../shared/records.js";
 import { outputKey, reportKey } from "../../shared/storage-keys.js";
 import type { ComputeConfig } from "./config.js";
 import type { EdgeClient } from "./edge-client.js";
-import { useCompileCache } from "../util/compile-cache.js";
-import type { PipelineThreadInput, PipelineThreadMessage } from "./pipeline-messages.js";
+import type { PipelineThreadCommand, PipelineThreadInput, PipelineThreadMessage } from "./pipeline-messages.js";
+import type { PipelineThreads } from "./pipeline-threads.js";
 
 export interface JobContext {
   config: ComputeConfig;
   edge: EdgeClient;
   workRoot: string;
+  threads: PipelineThreads;
   log: (event: Record<string, unknown>) => void;
 }
 
@@ -117,33 +117,38 @@ async function execute(
     reporter.report("ingest", Math.floor((2 * (index + 1)) / job.inputs.length), 0);
   }
   const threadInput: PipelineThreadInput = { files, workDir: path.join(jobDir, "work"), outDir, quality: job.quality };
-  useCompileCache();
+  const tag = `${job.reconstruction_id}-a${job.attempt}`;
   const outcome = await new Promise<Outcome>((resolve) => {
-    const thread = new Worker(new URL("./pipeline-thread.ts", import.meta.url), { execArgv: ["--import", "tsx"], workerData: threadInput });
+    const thread = ctx.threads.acquire();
     let settled = false;
-    const settle = (value: Outcome) => {
+    // Only a job that ended by itself leaves its thread fit for the next one.
+    const settle = (value: Outcome, reusable: boolean) => {
       if (settled) return;
       settled = true;
       resolve(value);
-      void thread.terminate();
+      if (reusable) ctx.threads.release(thread);
+      else ctx.threads.discard(thread);
     };
-    setCancel((reason) => settle({ type: "cancelled", reason }));
+    setCancel((reason) => settle({ type: "cancelled", reason }, false));
     thread.on("message", (msg: PipelineThreadMessage) => {
+      if (msg.type === "ready" || msg.job !== tag) return;
       if (msg.type === "progress") reporter.report(msg.stage, Math.max(2, msg.progress), msg.filesProcessed);
-      else if (msg.type === "done") settle({ type: "done", outputs: msg.outputs });
-      else if (msg.type === "failed") settle({ type: "failed", code: msg.code, message: msg.message, suggestion: msg.suggestion });
+      else if (msg.type === "done") settle({ type: "done", outputs: msg.outputs }, true);
+      else if (msg.type === "failed") settle({ type: "failed", code: msg.code, message: msg.message, suggestion: msg.suggestion }, true);
       else {
         ctx.log({ level: "error", job: job.reconstruction_id, event: "pipeline_crashed", error: msg.message });
-        settle({ type: "failed", code: "processing_error", message: "The reconstruction failed because of an internal error.", suggestion: "Retry the upload; if it fails again, contact support with the reconstruction id." });
+        settle({ type: "failed", code: "processing_error", message: "The reconstruction failed because of an internal error.", suggestion: "Retry the upload; if it fails again, contact support with the reconstruction id." }, false);
       }
     });
     thread.on("error", (err) => {
       ctx.log({ level: "error", job: job.reconstruction_id, event: "pipeline_thread_error", error: String(err) });
-      settle({ type: "failed", code: "processing_error", message: "The reconstruction ran out of resources or crashed.", suggestion: "Retry with fewer or smaller images, or the preview quality." });
+      settle({ type: "failed", code: "processing_error", message: "The reconstruction ran out of resources or crashed.", suggestion: "Retry with fewer or smaller images, or the preview quality." }, false);
     });
     thread.on("exit", (code) => {
-      if (!settled) settle({ type: "failed", code: "processing_error", message: `The reconstruction stopped unexpectedly (exit ${code}).`, suggestion: "Retry the upload." });
+      settle({ type: "failed", code: "processing_error", message: `The reconstruction stopped unexpectedly (exit ${code}).`, suggestion: "Retry the upload." }, false);
     });
+    const command: PipelineThreadCommand = { type: "run", job: tag, input: threadInput };
+    thread.postMessage(command);
   });
   await reporter.flush();
   return outcome;

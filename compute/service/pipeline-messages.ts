@@ -10,8 +10,13 @@ export interface PipelineThreadInput {
   quality: Quality;
 }
 
+/** To the thread: run one job; `job` tags its answers. (The owner ends a thread by terminating it, its front workers with it.) */
+export type PipelineThreadCommand = { type: "run"; job: string; input: PipelineThreadInput };
+
+/** From the thread; every answer about a job names it. */
 export type PipelineThreadMessage =
-  | { type: "progress"; stage: Stage; progress: number; filesProcessed: number }
-  | { type: "done"; outputs: Array<{ format: Format; path: string; bytes: number }> }
-  | { type: "failed"; code: string; message: string; suggestion: string }
-  | { type: "crashed"; message: string };
+  | { type: "ready" }
+  | { type: "progress"; job: string; stage: Stage; progress: number; filesProcessed: number }
+  | { type: "done"; job: string; outputs: Array<{ format: Format; path: string; bytes: number }> }
+  | { type: "failed"; job: string; code: string; message: string; suggestion: string }
+  | { type: "crashed"; job: string; message: string };

@@ -1,31 +1,59 @@
 /**
- * @module The pipeline of one job inside its own worker thread.
+ * @module The pipelines of the service's jobs, one at a time, in a worker thread that the
+ * service keeps between jobs (pipeline-threads.ts).
  *
  * SfM and bundle adjustment run synchronous numeric loops for seconds at a time; in a thread
  * of their own they never stall the service's HTTP server, its heartbeats or its reports.
+ * Kept between jobs, the thread holds its front workers with OpenCV.js loaded and its own
+ * code compiled, so a job of a few small photos does not pay for start-up (KeptFrontWorkers).
  */
-import { parentPort, workerData } from "node:worker_threads";
+import { parentPort } from "node:worker_threads";
+import { KeptFrontWorkers } from "../pipeline/front-pool.js";
 import { runPipeline } from "../pipeline/index.js";
+import { QUALITY_PRESETS } from "../pipeline/presets.js";
 import { PipelineError } from "../scene/report.js";
-import type { PipelineThreadInput, PipelineThreadMessage } from "./pipeline-messages.js";
+import { DEFAULTS as FEATURE_DEFAULTS } from "../stages/features/index.js";
+import type { PipelineThreadCommand, PipelineThreadMessage } from "./pipeline-messages.js";
 
 const port = parentPort;
 if (!port) throw new Error("pipeline-thread: must run as a worker thread");
-const input = workerData as PipelineThreadInput;
+
+const front = new KeptFrontWorkers();
+/** Every preset detects on the same number of workers (all cores unless a preset says otherwise). */
+const frontCount = (quality: keyof typeof QUALITY_PRESETS) => QUALITY_PRESETS[quality].features.workers ?? FEATURE_DEFAULTS.workers;
+front.prepare(frontCount("standard"));
 
 function send(message: PipelineThreadMessage): void {
   port!.postMessage(message);
 }
 
-runPipeline({
-  files: input.files,
-  workDir: input.workDir,
-  outDir: input.outDir,
-  quality: input.quality,
-  onProgress: (p) => send({ type: "progress", stage: p.stage, progress: p.progress, filesProcessed: p.filesProcessed }),
-})
-  .then((result) => send({ type: "done", outputs: result.outputs }))
-  .catch((err: unknown) => {
-    if (err instanceof PipelineError) send({ type: "failed", code: err.code, message: err.message, suggestion: err.suggestion });
-    else send({ type: "crashed", message: err instanceof Error ? `${err.message}\n${err.stack ?? ""}` : String(err) });
-  });
+let busy = false;
+
+port.on("message", (command: PipelineThreadCommand) => {
+  if (busy) {
+    send({ type: "crashed", job: command.job, message: "pipeline-thread: a job arrived while another was running" });
+    return;
+  }
+  busy = true;
+  const { job, input } = command;
+  runPipeline({
+    files: input.files,
+    workDir: input.workDir,
+    outDir: input.outDir,
+    quality: input.quality,
+    front,
+    onProgress: (p) => send({ type: "progress", job, stage: p.stage, progress: p.progress, filesProcessed: p.filesProcessed }),
+  })
+    .then((result) => send({ type: "done", job, outputs: result.outputs }))
+    .catch((err: unknown) => {
+      if (err instanceof PipelineError) send({ type: "failed", job, code: err.code, message: err.message, suggestion: err.suggestion });
+      else send({ type: "crashed", job, message: err instanceof Error ? `${err.message}\n${err.stack ?? ""}` : String(err) });
+    })
+    .finally(() => {
+      busy = false;
+      // Ready for the next job: replaces workers the job's large images left with big heaps.
+      front.prepare(frontCount(input.quality));
+    });
+});
+
+send({ type: "ready" });

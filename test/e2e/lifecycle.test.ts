@@ -81,6 +81,10 @@ describe("end to end", () => {
     expect(last.status, JSON.stringify(last.error)).toBe("completed");
     expectMonotone(seen);
     await downloadAll(api, id);
+    // Both jobs ran in the pipeline thread compute started ahead of the first, with its front
+    // workers kept loaded in between.
+    const health = (await (await fetch(`${system.computeUrl}/healthz`)).json()) as { pipeline_threads: { started: number; waiting: number } };
+    expect(health.pipeline_threads).toEqual({ started: 1, waiting: 1 });
   }, 900_000);
 
   it("ends a job whose compute process is killed mid-job, once, with one debit", async () => {

@@ -45,6 +45,11 @@ const MIN_THRESHOLD = 0.00002;
 
 const { cv } = await loadOpenCV();
 
+/** Bytes of this thread's OpenCV.js heap: it grows with the largest image and never shrinks. */
+export function openCvHeapBytes(): number {
+  return (cv as unknown as { HEAP8: Int8Array }).HEAP8.buffer.byteLength;
+}
+
 interface Loaded {
   /** Grey image at detection size. */
   gray: Uint8Array;

@@ -6,6 +6,7 @@ import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { KeptFrontWorkers } from "../../../compute/pipeline/front-pool.js";
 import { runPipeline, type PipelineResult, type ProgressEvent } from "../../../compute/pipeline/index.js";
 import { PipelineError } from "../../../compute/scene/index.js";
 import { encodeJpeg } from "../../support/fixtures.js";
@@ -77,4 +78,29 @@ describe("runPipeline (sparse only)", () => {
     await expect(run).rejects.toBeInstanceOf(PipelineError);
     await expect(run).rejects.toMatchObject({ code: "no_usable_images" });
   });
+
+  it("runs on front workers kept from an earlier job, alike, and does not keep workers whose heap grew past the limit", async () => {
+    const kept = new KeptFrontWorkers();
+    try {
+      const job = (n: number, front: KeptFrontWorkers) => runPipeline({ files, workDir: path.join(dir, `work-kept${n}`), outDir: path.join(dir, `out-kept${n}`), quality: "preview", sparseOnly: true, front });
+      const first = await job(1, kept);
+      expect(kept.kept).toBe(true);
+      const workers = kept.acquire(2);
+      await kept.release(workers);
+      expect(kept.acquire(2)).toBe(workers); // the same loaded threads, not new ones
+      await kept.release(workers);
+      const second = await job(2, kept);
+      expect(kept.kept).toBe(true);
+      const keypoints = (r: PipelineResult) => r.report.stages.find((s) => s.stage === "features")?.counts.keypoints;
+      expect(keypoints(second)).toBe(keypoints(first));
+      expect(keypoints(second)).toBe(keypoints(result));
+      expect(second.report.registered).toBe(first.report.registered);
+      // Every OpenCV.js heap is larger than one byte: these workers are closed after their job.
+      const strict = new KeptFrontWorkers(1);
+      await job(3, strict);
+      expect(strict.kept).toBe(false);
+    } finally {
+      await kept.close();
+    }
+  }, 120_000);
 });

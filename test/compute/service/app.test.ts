@@ -3,6 +3,7 @@
  * recording client whose `start` is held open so a job stays "running" while we probe.
  * The real edge is exercised by test/e2e.
  */
+import { writeFile } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { createComputeService, type ComputeService } from "../../../compute/service/app.js";
 import { loadConfig } from "../../../compute/service/config.js";
@@ -40,6 +41,38 @@ function job(id: string, attempt = 1) {
   };
 }
 
+/**
+ * An edge that lets jobs run: each input downloads as bytes that are no image, so the pipeline
+ * fails in ingest with no_usable_images (in its thread, after the thread started for real).
+ * Progress reports are refused once `refuseProgress` is set, which cancels the running job.
+ */
+function acceptingEdge() {
+  const failures: string[] = [];
+  const control = { refuseProgress: false };
+  const yes = async (): Promise<ReportAnswer> => ({ accepted: true });
+  const edge: EdgeClient = {
+    downloadObject: async (_key, dest) => {
+      await writeFile(dest, "not an image");
+      return 12;
+    },
+    uploadObject: async () => 0,
+    start: yes,
+    progress: async () => ({ accepted: !control.refuseProgress, status: control.refuseProgress ? "cancelled" : undefined }),
+    heartbeat: yes,
+    complete: yes,
+    fail: async (id, report) => {
+      failures.push(`${id} ${report.code}`);
+      return { accepted: true };
+    },
+  };
+  return { edge, failures, control };
+}
+
+async function settled(): Promise<void> {
+  for (let i = 0; i < 500 && service!.running.size > 0; i++) await new Promise((r) => setTimeout(r, 20));
+  expect(service!.running.size).toBe(0);
+}
+
 const secret = "test-compute-secret";
 let service: ComputeService | null = null;
 
@@ -55,7 +88,7 @@ async function post(body: unknown, auth = `Bearer ${secret}`) {
 describe("compute service", () => {
   it("refuses a wrong secret and a message that is not a JobMessage", async () => {
     const { edge } = heldEdge();
-    service = await createComputeService(loadConfig({ COMPUTE_SECRET: secret, MAX_CONCURRENT_JOBS: "1" }), edge);
+    service = await createComputeService(loadConfig({ COMPUTE_SECRET: secret, MAX_CONCURRENT_JOBS: "1", PREWARM: "0" }), edge);
     expect((await post(job("rec_aaaaaaaaaaaaaaaaaaaaaaaa"), "Bearer wrong-secret-1")).statusCode).toBe(401);
     expect((await post(job("rec_aaaaaaaaaaaaaaaaaaaaaaaa"), "")).statusCode).toBe(401);
     const bad = await post({ ...job("rec_aaaaaaaaaaaaaaaaaaaaaaaa"), inputs: [] });
@@ -65,7 +98,7 @@ describe("compute service", () => {
 
   it("answers 202 at once, acknowledges a duplicate without running it twice, and 503 when full", async () => {
     const { edge, calls, release } = heldEdge();
-    service = await createComputeService(loadConfig({ COMPUTE_SECRET: secret, MAX_CONCURRENT_JOBS: "1" }), edge);
+    service = await createComputeService(loadConfig({ COMPUTE_SECRET: secret, MAX_CONCURRENT_JOBS: "1", PREWARM: "0" }), edge);
     const first = await post(job("rec_aaaaaaaaaaaaaaaaaaaaaaaa"));
     expect(first.statusCode).toBe(202);
     expect(first.json()).toMatchObject({ accepted: true, duplicate: false });
@@ -86,7 +119,7 @@ describe("compute service", () => {
 
   it("stops taking work while draining", async () => {
     const { edge, release } = heldEdge();
-    service = await createComputeService(loadConfig({ COMPUTE_SECRET: secret, MAX_CONCURRENT_JOBS: "2" }), edge);
+    service = await createComputeService(loadConfig({ COMPUTE_SECRET: secret, MAX_CONCURRENT_JOBS: "2", PREWARM: "0" }), edge);
     expect((await post(job("rec_aaaaaaaaaaaaaaaaaaaaaaaa"))).statusCode).toBe(202);
     const draining = service.shutdown(10_000);
     const refused = await post(job("rec_cccccccccccccccccccccccc"));
@@ -95,4 +128,29 @@ describe("compute service", () => {
     await draining;
     service = null;
   });
+
+  it("runs jobs in the pipeline thread it started ahead of them, and replaces one whose job was cancelled", async () => {
+    const { edge, failures, control } = acceptingEdge();
+    service = await createComputeService(loadConfig({ COMPUTE_SECRET: secret, MAX_CONCURRENT_JOBS: "1", PREWARM: "1" }), edge);
+    expect(service.threads.started).toBe(1);
+    const twoInputs = (id: string) => ({ ...job(id), inputs: [0, 1].map((i) => ({ key: `inputs/${id}/000${i}-a.jpg`, name: `a${i}.jpg`, kind: "jpeg", size: 12 })) });
+    for (const id of ["rec_aaaaaaaaaaaaaaaaaaaaaaaa", "rec_bbbbbbbbbbbbbbbbbbbbbbbb"]) {
+      expect((await post(twoInputs(id))).statusCode).toBe(202);
+      await settled();
+    }
+    // Both ran (and failed in ingest, as they should) in the thread started with the service.
+    expect(failures).toEqual(["rec_aaaaaaaaaaaaaaaaaaaaaaaa no_usable_images", "rec_bbbbbbbbbbbbbbbbbbbbbbbb no_usable_images"]);
+    expect(service.threads.started).toBe(1);
+    expect(service.threads.waiting).toBe(1);
+    // A cancelled job's thread is terminated, never reused: the next job starts another.
+    control.refuseProgress = true;
+    expect((await post(twoInputs("rec_cccccccccccccccccccccccc"))).statusCode).toBe(202);
+    await settled();
+    expect(service.threads.waiting).toBe(0);
+    control.refuseProgress = false;
+    expect((await post(twoInputs("rec_dddddddddddddddddddddddd"))).statusCode).toBe(202);
+    await settled();
+    expect(service.threads.started).toBe(2);
+    expect(failures.at(-1)).toBe("rec_dddddddddddddddddddddddd no_usable_images");
+  }, 60_000);
 });
