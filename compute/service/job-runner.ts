@@ -131,7 +131,7 @@ async function execute(
     };
     setCancel((reason) => settle({ type: "cancelled", reason }, false));
     thread.on("message", (msg: PipelineThreadMessage) => {
-      if (msg.type === "ready" || msg.job !== tag) return;
+      if (msg.job !== tag) return;
       if (msg.type === "progress") reporter.report(msg.stage, Math.max(2, msg.progress), msg.filesProcessed);
       else if (msg.type === "done") settle({ type: "done", outputs: msg.outputs }, true);
       else if (msg.type === "failed") settle({ type: "failed", code: msg.code, message: msg.message, suggestion: msg.suggestion }, true);

@@ -15,7 +15,6 @@ export type PipelineThreadCommand = { type: "run"; job: string; input: PipelineT
 
 /** From the thread; every answer about a job names it. */
 export type PipelineThreadMessage =
-  | { type: "ready" }
   | { type: "progress"; job: string; stage: Stage; progress: number; filesProcessed: number }
   | { type: "done"; job: string; outputs: Array<{ format: Format; path: string; bytes: number }> }
   | { type: "failed"; job: string; code: string; message: string; suggestion: string }

@@ -27,14 +27,8 @@ function send(message: PipelineThreadMessage): void {
   port!.postMessage(message);
 }
 
-let busy = false;
-
+// The owner (pipeline-threads.ts) gives a thread one job at a time.
 port.on("message", (command: PipelineThreadCommand) => {
-  if (busy) {
-    send({ type: "crashed", job: command.job, message: "pipeline-thread: a job arrived while another was running" });
-    return;
-  }
-  busy = true;
   const { job, input } = command;
   runPipeline({
     files: input.files,
@@ -50,10 +44,7 @@ port.on("message", (command: PipelineThreadCommand) => {
       else send({ type: "crashed", job, message: err instanceof Error ? `${err.message}\n${err.stack ?? ""}` : String(err) });
     })
     .finally(() => {
-      busy = false;
       // Ready for the next job: replaces workers the job's large images left with big heaps.
       front.prepare(frontCount(input.quality));
     });
 });
-
-send({ type: "ready" });
