@@ -1,9 +1,9 @@
 /**
  * @module Detection inside a worker thread of the features stage (worker.ts, or the pipeline's
  * shared front workers) on pixels decoded by the calling thread (decode.ts): one opencv-js
- * instance per thread, loaded on import, detecting
- * AKAZE keypoints with binary MLDB descriptors (Alcantarilla et al., BMVC 2013) on the image
- * downscaled to at most `maxImageSide`. AKAZE rather than ORB: its nonlinear scale space keeps
+ * instance per thread, loaded on import, detecting AKAZE keypoints with binary MLDB
+ * descriptors (Alcantarilla et al., BMVC 2013) on the image downscaled to at most
+ * `maxImageSide`. AKAZE rather than ORB: its nonlinear scale space keeps
  * edges sharp, so keypoints localise better and survive larger scale changes than ORB's
  * FAST-on-a-pyramid, which matters for triangulation accuracy; MLDB descriptors are still
  * binary (Hamming matching). Every cv object is deleted in `finally`: wasm memory is not
