@@ -1,0 +1,336 @@
+/**
+ * @module `npm run bench -- precision [set-name-filter...] [--trials N] [--quality q]`: how much
+ * a set's images determine its cameras, to read the sfm bench's errors against.
+ *
+ * For every image set with published cameras and K (../shared/datasets/<group>/<set>/gt), after
+ * one run of ingest → features → matching → sfm:
+ *
+ * 1. **Agreement of the published cameras with the images.** Each model point is triangulated
+ *    again with the published cameras held fixed (K as published: fx, fy, skew), and its
+ *    observations' reprojection error is set beside the one under our cameras. On exact
+ *    (synthetic) cameras the two agree to within what our extra freedom fits; a published
+ *    calibration that fits the keypoints clearly worse than ours disagrees with the images at
+ *    that level.
+ * 2. **Spread of the estimate at the measured keypoint noise** (a parametric bootstrap, Efron &
+ *    Tibshirani 1993, ch. 6). Our model becomes the truth: every observation of its points is
+ *    replaced by its exact projection plus a residual drawn at random from the model's own
+ *    residuals, and sfm runs again from the same tracks. The result is aligned to the model as
+ *    the sfm bench aligns to the ground truth. The median rotation and centre errors over the
+ *    trials are what the pipeline's error would be if the published cameras were exact and the
+ *    keypoints as noisy as they are. Observations the first run rejected keep their measured
+ *    positions, so the trials see outliers as the real run did.
+ */
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { QUALITY_PRESETS, type StagePresets } from "../compute/pipeline/presets.js";
+import { triangulateMultiView } from "../compute/geometry/triangulation.js";
+import { createRng, randomInt } from "../compute/math/random.js";
+import { solveLinear } from "../compute/math/solve.js";
+import type { ImageFeatures, RigidTransform, SparseModel } from "../compute/scene/index.js";
+import { cameraAccuracy, type NamedPose } from "../compute/stages/sfm/accuracy.js";
+import * as sfm from "../compute/stages/sfm/index.js";
+import { datasetInputs, datasetsRoot, listDatasets, repoRoot } from "./datasets.js";
+import { runFront } from "./pipeline-front.js";
+
+/** A published camera in the model's pixel frame (pixel centres at +0.5, the model's image size). */
+interface PublishedCamera {
+  camFromWorld: RigidTransform;
+  fx: number;
+  fy: number;
+  skew: number;
+  cx: number;
+  cy: number;
+}
+
+interface PublishedSet {
+  radius: number;
+  byName: Map<string, { pose: RigidTransform; K: number[][]; width: number; pixelCentreOffset: number }>;
+}
+
+async function loadPublished(setDir: string): Promise<PublishedSet | null> {
+  const file = path.join(setDir, "gt/cameras.json");
+  if (!existsSync(file)) return null;
+  const gt = JSON.parse(await readFile(file, "utf8")) as {
+    convention: string;
+    scene: { radius: number };
+    images?: Array<{ file: string; width: number; K: number[][]; R: number[][]; t: number[]; outlier?: boolean }>;
+  };
+  if (!gt.images || gt.images.length === 0) return null;
+  // Sets whose convention puts pixel centres at integer + 0.5 match ours; the others publish
+  // OpenCV's integer centres, half a pixel before ours.
+  const pixelCentreOffset = /centers at integer coordinates \+ 0\.5/.test(gt.convention) ? 0 : 0.5;
+  const byName = new Map<string, { pose: RigidTransform; K: number[][]; width: number; pixelCentreOffset: number }>();
+  for (const i of gt.images) {
+    if (i.outlier) continue;
+    byName.set(i.file, { pose: { R: Float64Array.from(i.R.flat()), t: Float64Array.from(i.t) }, K: i.K, width: i.width, pixelCentreOffset });
+  }
+  return { radius: gt.scene.radius, byName };
+}
+
+function publishedCamera(entry: { pose: RigidTransform; K: number[][]; width: number; pixelCentreOffset: number }, modelWidth: number): PublishedCamera {
+  // Ingest may have downscaled the image: scale K about the image corner.
+  const s = modelWidth / entry.width;
+  const [[fx, skew, cx], [, fy, cy]] = entry.K;
+  return { camFromWorld: entry.pose, fx: s * fx, fy: s * fy, skew: s * skew, cx: s * (cx + entry.pixelCentreOffset), cy: s * (cy + entry.pixelCentreOffset) };
+}
+
+/** Pixel residual (u − x, v − y) of X in `cam` and its 2×3 Jacobian by X, into out[0..7]; false behind the camera. */
+function residualAndJacobian(cam: PublishedCamera, X: ArrayLike<number>, x: number, y: number, out: Float64Array): boolean {
+  const { R, t } = cam.camFromWorld;
+  const cx = R[0] * X[0] + R[1] * X[1] + R[2] * X[2] + t[0];
+  const cy = R[3] * X[0] + R[4] * X[1] + R[5] * X[2] + t[1];
+  const cz = R[6] * X[0] + R[7] * X[1] + R[8] * X[2] + t[2];
+  if (cz <= 1e-12) return false;
+  const a = cx / cz;
+  const b = cy / cz;
+  out[0] = cam.fx * a + cam.skew * b + cam.cx - x;
+  out[1] = cam.fy * b + cam.cy - y;
+  for (let k = 0; k < 3; k++) {
+    const da = (R[k] - a * R[6 + k]) / cz;
+    const db = (R[3 + k] - b * R[6 + k]) / cz;
+    out[2 + k] = cam.fx * da + cam.skew * db;
+    out[5 + k] = cam.fy * db;
+  }
+  return true;
+}
+
+/** Gauss–Newton on the point alone (cameras fixed), from the multi-view DLT; null when it fails. */
+function triangulateFixed(cams: PublishedCamera[], xy: Float64Array): Float64Array | null {
+  const n = cams.length;
+  const normalized = new Float64Array(2 * n);
+  cams.forEach((c, k) => {
+    const yn = (xy[2 * k + 1] - c.cy) / c.fy;
+    normalized[2 * k] = (xy[2 * k] - c.cx - c.skew * yn) / c.fx;
+    normalized[2 * k + 1] = yn;
+  });
+  const X = triangulateMultiView(cams.map((c) => c.camFromWorld), normalized, n);
+  if (!X) return null;
+  const rj = new Float64Array(8);
+  for (let iteration = 0; iteration < 10; iteration++) {
+    const JtJ = new Float64Array(9);
+    const Jtr = new Float64Array(3);
+    for (let k = 0; k < n; k++) {
+      if (!residualAndJacobian(cams[k], X, xy[2 * k], xy[2 * k + 1], rj)) return null;
+      for (let p = 0; p < 3; p++) {
+        Jtr[p] -= rj[2 + p] * rj[0] + rj[5 + p] * rj[1];
+        for (let q = 0; q < 3; q++) JtJ[3 * p + q] += rj[2 + p] * rj[2 + q] + rj[5 + p] * rj[5 + q];
+      }
+    }
+    const step = solveLinear(JtJ, Jtr, 3);
+    if (!step) return null;
+    for (let p = 0; p < 3; p++) X[p] += step[p];
+    if (Math.hypot(step[0], step[1], step[2]) <= 1e-12 * (1 + Math.hypot(X[0], X[1], X[2]))) break;
+  }
+  return X;
+}
+
+/** Model-frame pixel position of each observation of the model's points (obs order of model.points). */
+function observedXY(model: SparseModel, features: ImageFeatures[]): Float64Array {
+  const { points } = model;
+  const xy = new Float64Array(2 * points.obsViews.length);
+  for (let o = 0; o < points.obsViews.length; o++) {
+    const f = features[model.views[points.obsViews[o]].imageIndex];
+    const kp = points.obsKeypoints[o];
+    xy[2 * o] = f.xy[2 * kp];
+    xy[2 * o + 1] = f.xy[2 * kp + 1];
+  }
+  return xy;
+}
+
+/** Projection of the model's point p in its view v, with the model's own intrinsics (scene/camera.ts RADIAL). */
+function projectModel(model: SparseModel, v: number, p: number, out: Float64Array): void {
+  const { R, t } = model.views[v].camFromWorld;
+  const K = model.views[v].intrinsics;
+  const X = model.points.xyz;
+  const o = 3 * p;
+  const x = R[0] * X[o] + R[1] * X[o + 1] + R[2] * X[o + 2] + t[0];
+  const y = R[3] * X[o] + R[4] * X[o + 1] + R[5] * X[o + 2] + t[1];
+  const z = R[6] * X[o] + R[7] * X[o + 1] + R[8] * X[o + 2] + t[2];
+  const u = x / z;
+  const w = y / z;
+  const r2 = u * u + w * w;
+  const d = 1 + K.k1 * r2 + K.k2 * r2 * r2;
+  out[0] = K.focal * d * u + K.cx;
+  out[1] = K.focal * d * w + K.cy;
+}
+
+interface ReprojectionFigures {
+  observations: number;
+  rmsPx: number;
+  medianPx: number;
+}
+
+function figures(errors: number[]): ReprojectionFigures {
+  const sorted = [...errors].sort((a, b) => a - b);
+  const rms = Math.sqrt(sorted.reduce((s, e) => s + e * e, 0) / Math.max(1, sorted.length));
+  return { observations: sorted.length, rmsPx: rms, medianPx: sorted[sorted.length >> 1] ?? 0 };
+}
+
+/** Reprojection errors of the model's observations under our cameras and under the published ones (points re-triangulated). */
+function agreement(model: SparseModel, xy: Float64Array, published: PublishedSet): { ours: ReprojectionFigures; published: ReprojectionFigures } {
+  const cams = model.views.map((v) => {
+    const entry = published.byName.get(v.name);
+    return entry ? publishedCamera(entry, v.intrinsics.width) : null;
+  });
+  const ours: number[] = [];
+  const theirs: number[] = [];
+  const projected = new Float64Array(2);
+  const rj = new Float64Array(8);
+  const { points } = model;
+  for (let p = 0; p < points.count; p++) {
+    const obs: number[] = [];
+    for (let o = points.obsOffsets[p]; o < points.obsOffsets[p + 1]; o++) if (cams[points.obsViews[o]]) obs.push(o);
+    if (obs.length < 2) continue;
+    const obsXY = Float64Array.from(obs.flatMap((o) => [xy[2 * o], xy[2 * o + 1]]));
+    const X = triangulateFixed(obs.map((o) => cams[points.obsViews[o]]!), obsXY);
+    if (!X) continue;
+    for (const o of obs) {
+      projectModel(model, points.obsViews[o], p, projected);
+      ours.push(Math.hypot(projected[0] - xy[2 * o], projected[1] - xy[2 * o + 1]));
+      residualAndJacobian(cams[points.obsViews[o]]!, X, xy[2 * o], xy[2 * o + 1], rj);
+      theirs.push(Math.hypot(rj[0], rj[1]));
+    }
+  }
+  return { ours: figures(ours), published: figures(theirs) };
+}
+
+/** RMS distance of the registered camera centres from their centroid (the ground truth's scene.radius, in the model's units). */
+function modelRadius(model: SparseModel): number {
+  const centres = model.views.map(({ camFromWorld: { R, t } }) => [0, 1, 2].map((a) => -(R[a] * t[0] + R[3 + a] * t[1] + R[6 + a] * t[2])));
+  const mean = [0, 1, 2].map((a) => centres.reduce((s, c) => s + c[a], 0) / centres.length);
+  return Math.sqrt(centres.reduce((s, c) => s + (c[0] - mean[0]) ** 2 + (c[1] - mean[1]) ** 2 + (c[2] - mean[2]) ** 2, 0) / centres.length);
+}
+
+interface Trial {
+  registered: number;
+  medianRotationErrorDeg: number;
+  medianCenterErrorPercent: number;
+}
+
+/** Observed minus projected position (x, y) of every observation of the model's points. */
+function modelResiduals(model: SparseModel, xy: Float64Array): Float64Array {
+  const { points } = model;
+  const residuals = new Float64Array(xy.length);
+  const projected = new Float64Array(2);
+  for (let p = 0; p < points.count; p++) {
+    for (let o = points.obsOffsets[p]; o < points.obsOffsets[p + 1]; o++) {
+      projectModel(model, points.obsViews[o], p, projected);
+      residuals[2 * o] = xy[2 * o] - projected[0];
+      residuals[2 * o + 1] = xy[2 * o + 1] - projected[1];
+    }
+  }
+  return residuals;
+}
+
+/** One bootstrap trial: sfm again on the model's exact projections plus resampled residuals. */
+async function bootstrapTrial(model: SparseModel, residuals: Float64Array, input: sfm.Input, options: StagePresets["sfm"], seed: number): Promise<Trial> {
+  const rng = createRng(seed);
+  const features = input.features.map((f) => ({ ...f, xy: f.xy.slice() }));
+  const { points } = model;
+  const projected = new Float64Array(2);
+  const obsCount = residuals.length / 2;
+  for (let p = 0; p < points.count; p++) {
+    for (let o = points.obsOffsets[p]; o < points.obsOffsets[p + 1]; o++) {
+      const v = points.obsViews[o];
+      projectModel(model, v, p, projected);
+      const r = randomInt(rng, obsCount);
+      const f = features[model.views[v].imageIndex];
+      const kp = points.obsKeypoints[o];
+      f.xy[2 * kp] = projected[0] + residuals[2 * r];
+      f.xy[2 * kp + 1] = projected[1] + residuals[2 * r + 1];
+    }
+  }
+  const { model: rerun } = await sfm.run({ ...input, features }, options);
+  const truth: NamedPose[] = model.views.map((v) => ({ name: v.name, camFromWorld: v.camFromWorld }));
+  const accuracy = cameraAccuracy(rerun.views.map((v) => ({ name: v.name, camFromWorld: v.camFromWorld })), truth, modelRadius(model));
+  return { registered: rerun.views.length, medianRotationErrorDeg: accuracy.medianRotationErrorDeg, medianCenterErrorPercent: accuracy.medianCenterErrorPercent };
+}
+
+interface PrecisionResult {
+  set: string;
+  registered: number;
+  images: number;
+  measured: { medianRotationErrorDeg: number; medianCenterErrorPercent: number } | null;
+  agreement: { ours: ReprojectionFigures; published: ReprojectionFigures } | null;
+  trials: Trial[];
+  error?: string;
+}
+
+async function measureSet(set: string, workRoot: string, preset: StagePresets, trials: number): Promise<PrecisionResult | null> {
+  const setDir = path.join(datasetsRoot, set);
+  const published = await loadPublished(setDir);
+  if (!published) return null;
+  const result: PrecisionResult = { set, registered: 0, images: 0, measured: null, agreement: null, trials: [] };
+  try {
+    const { images, detected, matched } = await runFront(await datasetInputs(setDir), path.join(workRoot, set.replace(/\//g, "_")), preset, {});
+    const input: sfm.Input = { images, features: detected.features, pairs: matched.pairs, tracks: matched.tracks };
+    const { model } = await sfm.run(input, preset.sfm);
+    result.images = images.length;
+    result.registered = model.views.length;
+    const truth = [...published.byName].map(([name, e]) => ({ name, camFromWorld: e.pose }));
+    const accuracy = cameraAccuracy(model.views.map((v) => ({ name: v.name, camFromWorld: v.camFromWorld })), truth, published.radius);
+    result.measured = { medianRotationErrorDeg: accuracy.medianRotationErrorDeg, medianCenterErrorPercent: accuracy.medianCenterErrorPercent };
+    const xy = observedXY(model, detected.features);
+    result.agreement = agreement(model, xy, published);
+    const residuals = modelResiduals(model, xy);
+    for (let k = 0; k < trials; k++) result.trials.push(await bootstrapTrial(model, residuals, input, preset.sfm, 1000 + k));
+  } catch (err) {
+    result.error = err instanceof Error ? err.message : String(err);
+  }
+  return result;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length === 0 ? NaN : sorted[sorted.length >> 1];
+}
+
+const HEADER = ["set", "reg", "rot / ctr vs published", "reproj ours rms/med px", "reproj published rms/med px", "bootstrap rot med (range) °", "bootstrap ctr med (range) %"];
+
+function row(r: PrecisionResult): string {
+  const f = (x: number | undefined, d: number) => (x === undefined || !Number.isFinite(x) ? "-" : x.toFixed(d));
+  const rot = r.trials.map((t) => t.medianRotationErrorDeg);
+  const ctr = r.trials.map((t) => t.medianCenterErrorPercent);
+  const range = (v: number[], d: number) => (v.length === 0 ? "-" : `${f(median(v), d)} (${f(Math.min(...v), d)}–${f(Math.max(...v), d)})`);
+  const cells = [
+    r.set,
+    `${r.registered}/${r.images}`,
+    r.measured ? `${f(r.measured.medianRotationErrorDeg, 3)}° / ${f(r.measured.medianCenterErrorPercent, 2)}%` : "-",
+    r.agreement ? `${f(r.agreement.ours.rmsPx, 3)}/${f(r.agreement.ours.medianPx, 3)}` : "-",
+    r.agreement ? `${f(r.agreement.published.rmsPx, 3)}/${f(r.agreement.published.medianPx, 3)}` : "-",
+    range(rot, 3),
+    range(ctr, 2),
+  ];
+  return cells.join(" | ") + (r.error ? `\n  ${r.set}: failed: ${r.error}` : "");
+}
+
+export async function run(args: string[]): Promise<void> {
+  const valueOf = (flag: string) => (args.includes(flag) ? args[args.indexOf(flag) + 1] : undefined);
+  const quality = (valueOf("--quality") ?? "standard") as keyof typeof QUALITY_PRESETS;
+  const preset = QUALITY_PRESETS[quality];
+  if (!preset) throw new Error(`bench precision: unknown quality ${quality}`);
+  const trials = Number(valueOf("--trials") ?? 4);
+  if (!Number.isInteger(trials) || trials < 0) throw new Error("bench precision: --trials takes a whole number");
+  const filters = args.filter((a, i) => !a.startsWith("--") && !["--quality", "--trials"].includes(args[i - 1]));
+  const workRoot = await mkdtemp(path.join(tmpdir(), "bench-precision-"));
+  const results: PrecisionResult[] = [];
+  try {
+    for (const set of await listDatasets(filters)) {
+      console.log(`running ${set}...`);
+      const result = await measureSet(set, workRoot, preset, trials);
+      if (!result) continue;
+      results.push(result);
+      console.log(`${HEADER.join(" | ")}\n${row(result)}`);
+    }
+  } finally {
+    await rm(workRoot, { recursive: true, force: true });
+  }
+  console.log(HEADER.join(" | "));
+  for (const r of results) console.log(row(r));
+  const outDir = path.join(repoRoot, "bench/out");
+  await mkdir(outDir, { recursive: true });
+  await writeFile(path.join(outDir, "precision.json"), JSON.stringify(results, null, 2));
+  console.log(`wrote ${path.join(outDir, "precision.json")}`);
+}
