@@ -240,10 +240,10 @@ const PRINCIPAL_POINT_SCREEN_ITERATIONS = 3;
  * centre tilts every camera by about atan(offset / focal) (~0.4° on the EPFL sets). It is
  * only observable when the points cover much of the frame at varied depths — otherwise it
  * trades off against rotation, which is why COLMAP keeps it fixed by default. So: refine it
- * once at the end (after the short screen above), and keep the result only if it lowers the reprojection error (by
- * MIN_PRINCIPAL_POINT_RMS_GAIN) and every group's principal point moved less than
- * `principalPointMaxShift` of the image diagonal (a real offset); otherwise it is the
- * rotation trade-off, and the model goes back to the fixed-centre solution.
+ * once at the end (after the short screen above), and keep the result only if it lowers the
+ * reprojection error (by MIN_PRINCIPAL_POINT_RMS_GAIN) and every group's principal point moved
+ * less than `principalPointMaxShift` of the image diagonal (a real offset); otherwise it is
+ * the rotation trade-off, and the model goes back to the fixed-centre solution.
  */
 export function refinePrincipalPoints(ctx: GrowContext): void {
   const { state, options } = ctx;
