@@ -67,7 +67,11 @@ function reconstructOne(ctx: GrowContext, base: SfmState, pairs: VerifiedPair[],
   return { model, reasons: new Map(ctx.reasons), registeredBy: new Map(ctx.registeredBy), init: init.attempts, closure: ctx.closure };
 }
 
-function unregisteredReason(image: number, attempted: Attempted, pairs: VerifiedPair[]): string {
+function unregisteredReason(image: number, attempted: Attempted, others: Attempted[], pairs: VerifiedPair[]): string {
+  // An image of a smaller model did register: say so, since it tells the client which photos
+  // form their own group (another side of the object, another object) rather than failed.
+  const other = others.find((m) => m.model.views.some((v) => v.imageIndex === image));
+  if (other) return `registered in a separate model of ${other.model.views.length} images that shares no points with the kept one (only the largest model is kept)`;
   const reason = attempted.reasons.get(image);
   if (reason !== undefined) return reason;
   const verified = pairs.some((p) => p.imageA === image || p.imageB === image);
@@ -162,7 +166,7 @@ export function run(input: Input, options: Partial<Options> = {}, progress: Prog
   const best = models[0];
   const others = models.slice(1).map((m) => m.model.views.length);
   const registered = new Set(best.model.views.map((v) => v.imageIndex));
-  best.model.unregistered = images.filter((img) => !registered.has(img.index)).map((img) => ({ imageIndex: img.index, name: img.name, reason: unregisteredReason(img.index, best, pairs) }));
+  best.model.unregistered = images.filter((img) => !registered.has(img.index)).map((img) => ({ imageIndex: img.index, name: img.name, reason: unregisteredReason(img.index, best, models.slice(1), pairs) }));
   best.model.otherModelSizes = others;
   applyAlignment(best.model, computeAlignment(best.model));
   progress(1, images.length);

@@ -65,6 +65,7 @@ describe("sfm.run on a scene that falls apart", () => {
     expect(model.views.map((v) => v.imageIndex).sort((a, b) => a - b)).toEqual([4, 5, 6, 7, 8, 9]);
     expect(model.otherModelSizes).toEqual([4]);
     expect(model.unregistered).toHaveLength(4);
+    for (const u of model.unregistered) expect(u.reason).toMatch(/separate model of 4 images/);
     expect(report.warnings.join(" ")).toMatch(/2 models/);
   });
 });
