@@ -81,12 +81,13 @@ export function evaluateCost(
   computeRotations(problem.cameraCount, poses, rotations);
   let cost = 0;
   let sumSquares = 0;
-  const { obsCamera, obsPoint, intrinsicsGroup, obsXY } = problem;
+  const { obsCamera, obsPoint, intrinsicsGroup, obsXY, obsSigma } = problem;
   for (let o = 0; o < problem.observationCount; o++) {
     const c = obsCamera[o];
     const s = projectResidual(rotations, 9 * c, poses, 6 * c, points, 3 * obsPoint[o],
       intrinsics, 5 * intrinsicsGroup[c], obsXY, 2 * o, residual, 0);
-    cost += lossValue(loss, s, scale);
+    const sigma = obsSigma ? obsSigma[o] : 1;
+    cost += lossValue(loss, s / (sigma * sigma), scale);
     sumSquares += s;
   }
   return { cost: 0.5 * cost, sumSquares };
@@ -220,6 +221,14 @@ function mirrorBlocks(layout: Layout, normal: Normal): void {
   for (let p = 0; p < layout.pointFree.length; p++) if (layout.pointFree[p]) mirror(normal.v, 9 * p, 3);
 }
 
+/** Divides one observation's residual and Jacobian (JAC layout) by its σ; returns the whitened squared norm. */
+function whiten(scratch: Float64Array, squaredNorm: number, sigma: number): number {
+  if (sigma === 1) return squaredNorm;
+  const inverse = 1 / sigma;
+  for (let k = 0; k < JAC.size; k++) scratch[k] *= inverse;
+  return squaredNorm * inverse * inverse;
+}
+
 /**
  * Evaluates residuals and Jacobians at the problem's current parameters and rebuilds every
  * block of the normal equations. Returns the robust cost and Σ‖r‖².
@@ -228,16 +237,17 @@ export function linearize(problem: BAProblem, layout: Layout, normal: Normal, lo
   normal.upp.fill(0); normal.upi.fill(0); normal.uii.fill(0); normal.v.fill(0);
   normal.gR.fill(0); normal.gP.fill(0);
   computeRotations(problem.cameraCount, problem.poses, normal.rotations);
-  const { obsCamera, obsPoint, intrinsicsGroup, obsXY, poses, points, intrinsics } = problem;
+  const { obsCamera, obsPoint, intrinsicsGroup, obsXY, obsSigma, poses, points, intrinsics } = problem;
   let cost = 0;
   let sumSquares = 0;
   for (let o = 0; o < problem.observationCount; o++) {
     const c = obsCamera[o];
     const s = projectWithJacobian(normal.rotations, 9 * c, poses, 6 * c, points, 3 * obsPoint[o],
       intrinsics, 5 * intrinsicsGroup[c], obsXY, 2 * o, normal.scratch);
-    cost += lossValue(loss, s, scale);
     sumSquares += s;
-    storeWeighted(normal, layout, o, s, lossWeight(loss, s, scale), lossCurvature(loss, s, scale));
+    const whitened = obsSigma ? whiten(normal.scratch, s, obsSigma[o]) : s;
+    cost += lossValue(loss, whitened, scale);
+    storeWeighted(normal, layout, o, whitened, lossWeight(loss, whitened, scale), lossCurvature(loss, whitened, scale));
     accumulate(problem, layout, normal, o);
   }
   mirrorBlocks(layout, normal);

@@ -29,6 +29,13 @@ export interface BAProblem {
   obsPoint: Uint32Array;
   /** Observed pixel x, y per observation. */
   obsXY: Float64Array;
+  /**
+   * Optional standard deviation of each observation relative to the others (e.g. its
+   * keypoint's detection scale over the image's finest): residuals are divided by it before
+   * the robust loss, so a coarse keypoint weighs less (the information matrix 1/σ², as
+   * Triggs et al. 2000 §3.2). Absent = all 1.
+   */
+  obsSigma?: Float64Array;
   /** 1 = this camera's pose is held constant (gauge; also used for local BA). */
   fixedPose?: Uint8Array;
   /** 1 = this point is held constant (local BA borders). */

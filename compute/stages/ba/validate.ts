@@ -17,6 +17,7 @@ export function validateProblem(problem: BAProblem): void {
   check(problem.points.length === 3 * pts, `points has ${problem.points.length} values, expected 3 × ${pts}`);
   check(problem.obsCamera.length === obs && problem.obsPoint.length === obs, "obsCamera and obsPoint need one entry per observation");
   check(problem.obsXY.length === 2 * obs, "obsXY needs 2 values per observation");
+  check(!problem.obsSigma || (problem.obsSigma.length === obs && problem.obsSigma.every((s) => s > 0 && Number.isFinite(s))), "obsSigma needs one positive value per observation");
   check(!problem.fixedPose || problem.fixedPose.length === cams, "fixedPose needs one entry per camera");
   check(!problem.fixedPoint || problem.fixedPoint.length === pts, "fixedPoint needs one entry per point");
   checkIndices(problem.intrinsicsGroup, problem.intrinsics.length / 5, "intrinsicsGroup");

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULTS, NAME, reprojectionErrors, run } from "../../../compute/stages/ba/index.js";
 import { cameraErrors } from "./alignment.js";
-import { cloneProblem, injectOutliers, makeScene, perturbedCopy, projectPoint, rmsePx } from "./synthetic-scene.js";
+import { cloneProblem, injectOutliers, makeScene, perturbedCopy, projectPoint, rmsePx, Rng } from "./synthetic-scene.js";
 
 /** Residuals minus free parameters, over residuals: the fraction of noise a least-squares fit cannot absorb. */
 function noiseFloorFactor(observations: number, freeParameters: number): number {
@@ -190,5 +190,48 @@ describe("ba/run edge cases", () => {
     const { truth } = makeScene({ cameras: 4, points: 20 });
     const report = run(cloneProblem(truth), { lossScalePx: undefined, maxIterations: 3 });
     expect(report.iterations).toBeLessThanOrEqual(3);
+  });
+});
+
+describe("ba/run with per-observation standard deviations (obsSigma)", () => {
+  // Half the observations (say, keypoints found at a coarse scale) get 3 px more noise.
+  const scene = makeScene({ seed: 31 });
+  const noisy = cloneProblem(scene.truth);
+  const rng = new Rng(32);
+  const sigma = new Float64Array(noisy.observationCount).fill(1);
+  for (let o = 0; o < noisy.observationCount; o++) {
+    if (rng.uniform() < 0.5) continue;
+    noisy.obsXY[2 * o] += 3 * rng.normal();
+    noisy.obsXY[2 * o + 1] += 3 * rng.normal();
+    sigma[o] = Math.hypot(3, scene.spec.noisePx) / scene.spec.noisePx;
+  }
+  const dirty = { truth: noisy, spec: scene.spec };
+
+  it("weighs the noisier observations less, and lands nearer the true cameras", () => {
+    const plain = perturbedCopy(dirty);
+    run(plain, { loss: "squared" });
+    const weighted = perturbedCopy(dirty);
+    weighted.obsSigma = sigma;
+    const report = run(weighted, { loss: "squared" });
+    const plainErrors = cameraErrors(plain, scene.truth);
+    const weightedErrors = cameraErrors(weighted, scene.truth);
+    expect(weightedErrors.maxRotationDeg).toBeLessThan(0.7 * plainErrors.maxRotationDeg);
+    expect(weightedErrors.maxCenterError).toBeLessThan(0.7 * plainErrors.maxCenterError);
+    // The reported RMSE stays in plain pixels; the weighted fit leaves more of it than the plain one.
+    expect(report.finalRmsePx).toBeCloseTo(rmsePx(weighted), 9);
+    expect(report.finalRmsePx).toBeGreaterThan(rmsePx(plain));
+  });
+
+  it("gives the plain solution when every σ is 1, and rejects a σ that is not positive", () => {
+    const plain = perturbedCopy(dirty);
+    run(plain);
+    const ones = perturbedCopy(dirty);
+    ones.obsSigma = new Float64Array(ones.observationCount).fill(1);
+    run(ones);
+    expect(Array.from(ones.poses)).toEqual(Array.from(plain.poses));
+    const bad = perturbedCopy(dirty);
+    bad.obsSigma = new Float64Array(bad.observationCount).fill(1);
+    bad.obsSigma[3] = 0;
+    expect(() => run(bad)).toThrow(/obsSigma/);
   });
 });
