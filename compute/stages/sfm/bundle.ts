@@ -99,11 +99,14 @@ const finestScales = new WeakMap<ImageFeatures, number>();
  * Standard deviation of a keypoint's position relative to the image's finest keypoints: its
  * detection scale over the finest one. A blob found at a coarser scale is located less
  * precisely (on templeSparseRing the reprojection RMS rose from 0.34 px at the finest scale
- * to 0.68 px above 5.7 px), and weighting each observation by 1/σ² (Triggs et al. 2000
- * §3.2; ORB-SLAM weights by pyramid level likewise) let a final BA on the same models reach
- * 0.364° instead of 0.475° on temple, 0.026 instead of 0.038° on facade, 0.036 instead of
- * 0.043° on Herz-Jesus and 0.033 instead of 0.036° on fountain (scratch script, 2026-11-22;
- * σ = √ratio did less on each). Features without scales (all equal) weigh alike.
+ * to 0.68 px above 5.7 px), so every BA weighs each observation by 1/σ² (Triggs et al. 2000
+ * §3.2; ORB-SLAM weighs by pyramid level likewise). Measured with `npm run bench -- sfm
+ * --no-colmap` (2026-11-22), median rotation error unweighted → weighted: templeSparseRing
+ * 0.475 → 0.358° (centre 0.74 → 0.33 %), facade 0.039 → 0.026°, orbit-video 0.014 → 0.010°,
+ * Herz-Jesus 0.043 → 0.041°, object-ring 0.008° both, smoke 0.067 → 0.071° (max 0.116 →
+ * 0.097°), fountain 0.036 → 0.060° (its refined principal point came out 1 px further from
+ * the published one); facade's sfm 25 → 19 s. σ = √ratio helped less (temple 0.478°,
+ * facade 0.033°, fountain 0.053°). Features whose keypoints share one scale weigh alike.
  */
 export function keypointSigma(features: ImageFeatures, keypoint: number): number {
   let finest = finestScales.get(features);
