@@ -14,11 +14,12 @@
  * 2. **Spread of the estimate at the measured keypoint noise** (a parametric bootstrap, Efron &
  *    Tibshirani 1993, ch. 6). Our model becomes the truth: every observation of its points is
  *    replaced by its exact projection plus a residual drawn at random from the model's own
- *    residuals, and sfm runs again from the same tracks. The result is aligned to the model as
- *    the sfm bench aligns to the ground truth. The median rotation and centre errors over the
- *    trials are what the pipeline's error would be if the published cameras were exact and the
- *    keypoints as noisy as they are. Observations the first run rejected keep their measured
- *    positions, so the trials see outliers as the real run did.
+ *    residuals (whitened by each observation's σ, as sfm's bundle adjustment weighs them, and
+ *    scaled back by the receiving one's), and sfm runs again from the same tracks. The result
+ *    is aligned to the model as the sfm bench aligns to the ground truth. The median rotation
+ *    and centre errors over the trials are what the pipeline's error would be if the published
+ *    cameras were exact and the keypoints as noisy as they are. Observations the first run
+ *    rejected keep their measured positions, so the trials see outliers as the real run did.
  */
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -30,6 +31,7 @@ import { createRng, randomInt } from "../compute/math/random.js";
 import { solveLinear } from "../compute/math/solve.js";
 import type { ImageFeatures, RigidTransform, SparseModel } from "../compute/scene/index.js";
 import { cameraAccuracy, type NamedPose } from "../compute/stages/sfm/accuracy.js";
+import { keypointSigma } from "../compute/stages/sfm/bundle.js";
 import * as sfm from "../compute/stages/sfm/index.js";
 import { datasetInputs, datasetsRoot, listDatasets, repoRoot } from "./datasets.js";
 import { runFront } from "./pipeline-front.js";
@@ -215,23 +217,35 @@ interface Trial {
   medianCenterErrorPercent: number;
 }
 
-/** Observed minus projected position (x, y) of every observation of the model's points. */
-function modelResiduals(model: SparseModel, xy: Float64Array): Float64Array {
+/** σ of every observation of the model's points, as sfm weighs it (keypointSigma). */
+function observationSigmas(model: SparseModel, features: ImageFeatures[]): Float64Array {
+  const { points } = model;
+  const sigma = new Float64Array(points.obsViews.length);
+  for (let o = 0; o < sigma.length; o++) sigma[o] = keypointSigma(features[model.views[points.obsViews[o]].imageIndex], points.obsKeypoints[o]);
+  return sigma;
+}
+
+/**
+ * Observed minus projected position (x, y) of every observation of the model's points,
+ * divided by the observation's σ: the noise in units of the finest keypoints' noise, the
+ * model sfm's bundle adjustment assumes.
+ */
+function whitenedResiduals(model: SparseModel, xy: Float64Array, sigma: Float64Array): Float64Array {
   const { points } = model;
   const residuals = new Float64Array(xy.length);
   const projected = new Float64Array(2);
   for (let p = 0; p < points.count; p++) {
     for (let o = points.obsOffsets[p]; o < points.obsOffsets[p + 1]; o++) {
       projectModel(model, points.obsViews[o], p, projected);
-      residuals[2 * o] = xy[2 * o] - projected[0];
-      residuals[2 * o + 1] = xy[2 * o + 1] - projected[1];
+      residuals[2 * o] = (xy[2 * o] - projected[0]) / sigma[o];
+      residuals[2 * o + 1] = (xy[2 * o + 1] - projected[1]) / sigma[o];
     }
   }
   return residuals;
 }
 
-/** One bootstrap trial: sfm again on the model's exact projections plus resampled residuals. */
-async function bootstrapTrial(model: SparseModel, residuals: Float64Array, input: sfm.Input, options: StagePresets["sfm"], seed: number): Promise<Trial> {
+/** One bootstrap trial: sfm again on the model's exact projections plus resampled residuals, each scaled by its observation's σ. */
+async function bootstrapTrial(model: SparseModel, residuals: Float64Array, sigma: Float64Array, input: sfm.Input, options: StagePresets["sfm"], seed: number): Promise<Trial> {
   const rng = createRng(seed);
   const features = input.features.map((f) => ({ ...f, xy: f.xy.slice() }));
   const { points } = model;
@@ -244,8 +258,8 @@ async function bootstrapTrial(model: SparseModel, residuals: Float64Array, input
       const r = randomInt(rng, obsCount);
       const f = features[model.views[v].imageIndex];
       const kp = points.obsKeypoints[o];
-      f.xy[2 * kp] = projected[0] + residuals[2 * r];
-      f.xy[2 * kp + 1] = projected[1] + residuals[2 * r + 1];
+      f.xy[2 * kp] = projected[0] + sigma[o] * residuals[2 * r];
+      f.xy[2 * kp + 1] = projected[1] + sigma[o] * residuals[2 * r + 1];
     }
   }
   const { model: rerun } = await sfm.run({ ...input, features }, options);
@@ -280,8 +294,9 @@ async function measureSet(set: string, workRoot: string, preset: StagePresets, t
     result.measured = { medianRotationErrorDeg: accuracy.medianRotationErrorDeg, medianCenterErrorPercent: accuracy.medianCenterErrorPercent };
     const xy = observedXY(model, detected.features);
     result.agreement = agreement(model, xy, published);
-    const residuals = modelResiduals(model, xy);
-    for (let k = 0; k < trials; k++) result.trials.push(await bootstrapTrial(model, residuals, input, preset.sfm, 1000 + k));
+    const sigma = observationSigmas(model, detected.features);
+    const residuals = whitenedResiduals(model, xy, sigma);
+    for (let k = 0; k < trials; k++) result.trials.push(await bootstrapTrial(model, residuals, sigma, input, preset.sfm, 1000 + k));
   } catch (err) {
     result.error = err instanceof Error ? err.message : String(err);
   }
