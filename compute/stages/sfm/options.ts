@@ -41,7 +41,11 @@ export interface Options {
   localBaCameras: number;
   /** Global BA runs when the registered set grew by this fraction since the last one. */
   globalBaGrowth: number;
-  /** Robust loss scale for bundle adjustment (Cauchy), pixels. */
+  /**
+   * Robust loss scale for bundle adjustment (Cauchy), pixels for the image's finest keypoints;
+   * a coarser keypoint's residual is divided by its σ first (bundle.ts keypointSigma), so its
+   * scale in pixels is σ times this.
+   */
   baLossScalePx: number;
   localBaIterations: number;
   globalBaIterations: number;
