@@ -46,9 +46,17 @@ interface PublishedCamera {
   cy: number;
 }
 
+/** One published camera as cameras.json gives it, with the half-pixel shift to our convention. */
+interface PublishedEntry {
+  pose: RigidTransform;
+  K: number[][];
+  width: number;
+  pixelCentreOffset: number;
+}
+
 interface PublishedSet {
   radius: number;
-  byName: Map<string, { pose: RigidTransform; K: number[][]; width: number; pixelCentreOffset: number }>;
+  byName: Map<string, PublishedEntry>;
 }
 
 async function loadPublished(setDir: string): Promise<PublishedSet | null> {
@@ -63,7 +71,7 @@ async function loadPublished(setDir: string): Promise<PublishedSet | null> {
   // Sets whose convention puts pixel centres at integer + 0.5 match ours; the others publish
   // OpenCV's integer centres, half a pixel before ours.
   const pixelCentreOffset = /centers at integer coordinates \+ 0\.5/.test(gt.convention) ? 0 : 0.5;
-  const byName = new Map<string, { pose: RigidTransform; K: number[][]; width: number; pixelCentreOffset: number }>();
+  const byName = new Map<string, PublishedEntry>();
   for (const i of gt.images) {
     if (i.outlier) continue;
     byName.set(i.file, { pose: { R: Float64Array.from(i.R.flat()), t: Float64Array.from(i.t) }, K: i.K, width: i.width, pixelCentreOffset });
@@ -71,7 +79,7 @@ async function loadPublished(setDir: string): Promise<PublishedSet | null> {
   return { radius: gt.scene.radius, byName };
 }
 
-function publishedCamera(entry: { pose: RigidTransform; K: number[][]; width: number; pixelCentreOffset: number }, modelWidth: number): PublishedCamera {
+function publishedCamera(entry: PublishedEntry, modelWidth: number): PublishedCamera {
   // Ingest may have downscaled the image: scale K about the image corner.
   const s = modelWidth / entry.width;
   const [[fx, skew, cx], [, fy, cy]] = entry.K;
