@@ -26,6 +26,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { QUALITY_PRESETS, type StagePresets } from "../compute/pipeline/presets.js";
+import { project } from "../compute/geometry/camera.js";
 import { triangulateMultiView } from "../compute/geometry/triangulation.js";
 import { createRng, randomInt } from "../compute/math/random.js";
 import { solveLinear } from "../compute/math/solve.js";
@@ -149,21 +150,13 @@ function observedXY(model: SparseModel, features: ImageFeatures[]): Float64Array
   return xy;
 }
 
-/** Projection of the model's point p in its view v, with the model's own intrinsics (scene/camera.ts RADIAL). */
+/**
+ * Projection of the model's point p in its view v, with the model's own intrinsics. sfm keeps
+ * only points in front of the views that observe them, so the NaN fill never shows.
+ */
 function projectModel(model: SparseModel, v: number, p: number, out: Float64Array): void {
-  const { R, t } = model.views[v].camFromWorld;
-  const K = model.views[v].intrinsics;
-  const X = model.points.xyz;
-  const o = 3 * p;
-  const x = R[0] * X[o] + R[1] * X[o + 1] + R[2] * X[o + 2] + t[0];
-  const y = R[3] * X[o] + R[4] * X[o + 1] + R[5] * X[o + 2] + t[1];
-  const z = R[6] * X[o] + R[7] * X[o + 1] + R[8] * X[o + 2] + t[2];
-  const u = x / z;
-  const w = y / z;
-  const r2 = u * u + w * w;
-  const d = 1 + K.k1 * r2 + K.k2 * r2 * r2;
-  out[0] = K.focal * d * u + K.cx;
-  out[1] = K.focal * d * w + K.cy;
+  const view = model.views[v];
+  if (!project(view.intrinsics, view.camFromWorld, model.points.xyz.subarray(3 * p, 3 * p + 3), out)) out.fill(Number.NaN);
 }
 
 interface ReprojectionFigures {
