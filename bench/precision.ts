@@ -11,7 +11,10 @@
  *    (synthetic) cameras the two agree closely (ours minimise a Cauchy loss, so the exact
  *    cameras can even come out a little lower in RMS); a published calibration that fits the
  *    keypoints clearly worse than ours disagrees with the images at that level.
- * 2. **Spread of the estimate at the measured keypoint noise** (a parametric bootstrap, Efron &
+ * 2. **Agreement pair by pair** (pair-agreement.ts): the median Sampson distance of each
+ *    verified pair's matches under our cameras and under the published ones; the pairs the
+ *    published cameras fit worst relative to ours are listed under the set's row.
+ * 3. **Spread of the estimate at the measured keypoint noise** (a parametric bootstrap, Efron &
  *    Tibshirani 1993, ch. 6). Our model becomes the truth: every observation of its points is
  *    replaced by its exact projection plus a residual drawn at random from the model's own
  *    residuals (whitened by each observation's σ, as sfm's bundle adjustment weighs them, and
@@ -21,8 +24,7 @@
  *    cameras were exact and the keypoints as noisy as they are. Observations the first run
  *    rejected keep their measured positions, so the trials see outliers as the real run did.
  */
-import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { QUALITY_PRESETS, type StagePresets } from "../compute/pipeline/presets.js";
@@ -30,62 +32,14 @@ import { project } from "../compute/geometry/camera.js";
 import { triangulateMultiView } from "../compute/geometry/triangulation.js";
 import { createRng, randomInt } from "../compute/math/random.js";
 import { solveLinear } from "../compute/math/solve.js";
-import type { ImageFeatures, RigidTransform, SparseModel } from "../compute/scene/index.js";
+import type { ImageFeatures, SparseModel } from "../compute/scene/index.js";
 import { cameraAccuracy, type NamedPose } from "../compute/stages/sfm/accuracy.js";
 import { keypointSigma } from "../compute/stages/sfm/bundle.js";
 import * as sfm from "../compute/stages/sfm/index.js";
 import { datasetInputs, datasetsRoot, listDatasets, repoRoot } from "./datasets.js";
+import { pairAgreement, type PairAgreement } from "./pair-agreement.js";
 import { runFront } from "./pipeline-front.js";
-
-/** A published camera in the model's pixel frame (pixel centres at +0.5, the model's image size). */
-interface PublishedCamera {
-  camFromWorld: RigidTransform;
-  fx: number;
-  fy: number;
-  skew: number;
-  cx: number;
-  cy: number;
-}
-
-/** One published camera as cameras.json gives it, with the half-pixel shift to our convention. */
-interface PublishedEntry {
-  pose: RigidTransform;
-  K: number[][];
-  width: number;
-  pixelCentreOffset: number;
-}
-
-interface PublishedSet {
-  radius: number;
-  byName: Map<string, PublishedEntry>;
-}
-
-async function loadPublished(setDir: string): Promise<PublishedSet | null> {
-  const file = path.join(setDir, "gt/cameras.json");
-  if (!existsSync(file)) return null;
-  const gt = JSON.parse(await readFile(file, "utf8")) as {
-    convention: string;
-    scene: { radius: number };
-    images?: Array<{ file: string; width: number; K: number[][]; R: number[][]; t: number[]; outlier?: boolean }>;
-  };
-  if (!gt.images || gt.images.length === 0) return null;
-  // Sets whose convention puts pixel centres at integer + 0.5 match ours; the others publish
-  // OpenCV's integer centres, half a pixel before ours.
-  const pixelCentreOffset = /centers at integer coordinates \+ 0\.5/.test(gt.convention) ? 0 : 0.5;
-  const byName = new Map<string, PublishedEntry>();
-  for (const i of gt.images) {
-    if (i.outlier) continue;
-    byName.set(i.file, { pose: { R: Float64Array.from(i.R.flat()), t: Float64Array.from(i.t) }, K: i.K, width: i.width, pixelCentreOffset });
-  }
-  return { radius: gt.scene.radius, byName };
-}
-
-function publishedCamera(entry: PublishedEntry, modelWidth: number): PublishedCamera {
-  // Ingest may have downscaled the image: scale K about the image corner.
-  const s = modelWidth / entry.width;
-  const [[fx, skew, cx], [, fy, cy]] = entry.K;
-  return { camFromWorld: entry.pose, fx: s * fx, fy: s * fy, skew: s * skew, cx: s * (cx + entry.pixelCentreOffset), cy: s * (cy + entry.pixelCentreOffset) };
-}
+import { loadPublished, publishedCamera, type PublishedCamera, type PublishedSet } from "./published.js";
 
 /** Pixel residual (u − x, v − y) of X in `cam` and its 2×3 Jacobian by X, into out[0..7]; false behind the camera. */
 function residualAndJacobian(cam: PublishedCamera, X: ArrayLike<number>, x: number, y: number, out: Float64Array): boolean {
@@ -171,12 +125,16 @@ function figures(errors: number[]): ReprojectionFigures {
   return { observations: sorted.length, rmsPx: rms, medianPx: sorted[sorted.length >> 1] ?? 0 };
 }
 
-/** Reprojection errors of the model's observations under our cameras and under the published ones (points re-triangulated). */
-function agreement(model: SparseModel, xy: Float64Array, published: PublishedSet): { ours: ReprojectionFigures; published: ReprojectionFigures } {
-  const cams = model.views.map((v) => {
+/** The published camera of each model view, in its pixel frame (null where none is published). */
+function publishedCameras(model: SparseModel, published: PublishedSet): Array<PublishedCamera | null> {
+  return model.views.map((v) => {
     const entry = published.byName.get(v.name);
     return entry ? publishedCamera(entry, v.intrinsics.width) : null;
   });
+}
+
+/** Reprojection errors of the model's observations under our cameras and under the published ones (points re-triangulated). */
+function agreement(model: SparseModel, xy: Float64Array, cams: Array<PublishedCamera | null>): { ours: ReprojectionFigures; published: ReprojectionFigures } {
   const ours: number[] = [];
   const theirs: number[] = [];
   const projected = new Float64Array(2);
@@ -275,6 +233,8 @@ interface PrecisionResult {
   images: number;
   measured: { medianRotationErrorDeg: number; medianCenterErrorPercent: number } | null;
   agreement: { ours: ReprojectionFigures; published: ReprojectionFigures } | null;
+  /** Epipolar agreement of each well-matched verified pair (pair-agreement.ts). */
+  pairs: PairAgreement[];
   trials: Trial[];
   error?: string;
 }
@@ -283,7 +243,7 @@ async function measureSet(set: string, workRoot: string, preset: StagePresets, t
   const setDir = path.join(datasetsRoot, set);
   const published = await loadPublished(setDir);
   if (!published) return null;
-  const result: PrecisionResult = { set, registered: 0, images: 0, measured: null, agreement: null, trials: [] };
+  const result: PrecisionResult = { set, registered: 0, images: 0, measured: null, agreement: null, pairs: [], trials: [] };
   try {
     const { images, detected, matched } = await runFront(await datasetInputs(setDir), path.join(workRoot, set.replace(/\//g, "_")), preset, {});
     const input: sfm.Input = { images, features: detected.features, pairs: matched.pairs, tracks: matched.tracks };
@@ -294,7 +254,9 @@ async function measureSet(set: string, workRoot: string, preset: StagePresets, t
     const accuracy = cameraAccuracy(model.views.map((v) => ({ name: v.name, camFromWorld: v.camFromWorld })), truth, published.radius);
     result.measured = { medianRotationErrorDeg: accuracy.medianRotationErrorDeg, medianCenterErrorPercent: accuracy.medianCenterErrorPercent };
     const xy = observedXY(model, detected.features);
-    result.agreement = agreement(model, xy, published);
+    const cams = publishedCameras(model, published);
+    result.agreement = agreement(model, xy, cams);
+    result.pairs = pairAgreement(model, detected.features, matched.pairs, cams);
     const sigma = observationSigmas(model, detected.features);
     const residuals = whitenedResiduals(model, xy, sigma);
     for (let k = 0; k < trials; k++) result.trials.push(await bootstrapTrial(model, residuals, sigma, input, preset.sfm, 1000 + k));
@@ -309,7 +271,16 @@ function median(values: number[]): number {
   return sorted.length === 0 ? NaN : sorted[sorted.length >> 1];
 }
 
-const HEADER = ["set", "reg", "rot / ctr vs published", "reproj ours rms/med px", "reproj published rms/med px", "bootstrap reg (fewest)", "bootstrap rot med (range) °", "bootstrap ctr med (range) %"];
+const HEADER = ["set", "reg", "rot / ctr vs published", "reproj ours rms/med px", "reproj published rms/med px", "pair epipolar med ours/published px", "bootstrap reg (fewest)", "bootstrap rot med (range) °", "bootstrap ctr med (range) %"];
+
+/** Pairs listed under a set's row: those the published cameras fit worst relative to ours. */
+const LISTED_PAIRS = 5;
+
+/** The pairs whose matches the published cameras fit worst relative to ours, one per line. */
+function worstPairs(r: PrecisionResult): string {
+  const worst = [...r.pairs].sort((a, b) => b.publishedPx / b.oursPx - a.publishedPx / a.oursPx).slice(0, LISTED_PAIRS);
+  return worst.map((p) => `  ${r.set}: ${p.imageA} – ${p.imageB}, ${p.matches} matches: ours ${p.oursPx.toFixed(3)} px, published ${p.publishedPx.toFixed(3)} px`).join("\n");
+}
 
 function row(r: PrecisionResult): string {
   const f = (x: number | undefined, d: number) => (x === undefined || !Number.isFinite(x) ? "-" : x.toFixed(d));
@@ -322,6 +293,7 @@ function row(r: PrecisionResult): string {
     r.measured ? `${f(r.measured.medianRotationErrorDeg, 3)}° / ${f(r.measured.medianCenterErrorPercent, 2)}%` : "-",
     r.agreement ? `${f(r.agreement.ours.rmsPx, 3)}/${f(r.agreement.ours.medianPx, 3)}` : "-",
     r.agreement ? `${f(r.agreement.published.rmsPx, 3)}/${f(r.agreement.published.medianPx, 3)}` : "-",
+    r.pairs.length === 0 ? "-" : `${f(median(r.pairs.map((p) => p.oursPx)), 3)}/${f(median(r.pairs.map((p) => p.publishedPx)), 3)} (${r.pairs.length} pairs)`,
     r.trials.length === 0 ? "-" : `${Math.min(...r.trials.map((t) => t.registered))}/${r.registered}`,
     range(rot, 3),
     range(ctr, 2),
@@ -345,7 +317,7 @@ export async function run(args: string[]): Promise<void> {
       const result = await measureSet(set, workRoot, preset, trials);
       if (!result) continue;
       results.push(result);
-      console.log(`${HEADER.join(" | ")}\n${row(result)}`);
+      console.log(`${HEADER.join(" | ")}\n${row(result)}\n${worstPairs(result)}`);
     }
   } finally {
     await rm(workRoot, { recursive: true, force: true });
