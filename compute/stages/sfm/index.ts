@@ -67,11 +67,34 @@ function reconstructOne(ctx: GrowContext, base: SfmState, pairs: VerifiedPair[],
   return { model, reasons: new Map(ctx.reasons), registeredBy: new Map(ctx.registeredBy), init: init.attempts, closure: ctx.closure };
 }
 
-function unregisteredReason(image: number, attempted: Attempted, others: Attempted[], pairs: VerifiedPair[]): string {
+/**
+ * Per image, the size of its connected component in the graph of verified pairs: no model
+ * seeded there can register more images, so a component no larger than the best model so far
+ * is not worth seeding (an upload of several unrelated scenes, or of photos of both sides of
+ * an object that share no view).
+ */
+function componentSizes(imageCount: number, pairs: VerifiedPair[]): { component: Uint32Array; size: Uint32Array } {
+  const parent = Uint32Array.from({ length: imageCount }, (_, i) => i);
+  const find = (i: number): number => {
+    while (parent[i] !== i) i = parent[i] = parent[parent[i]];
+    return i;
+  };
+  for (const p of pairs) parent[find(p.imageA)] = find(p.imageB);
+  const component = Uint32Array.from({ length: imageCount }, (_, i) => find(i));
+  const members = new Uint32Array(imageCount);
+  for (const c of component) members[c]++;
+  return { component, size: component.map((c) => members[c]) };
+}
+
+function unregisteredReason(image: number, attempted: Attempted, others: Attempted[], pairs: VerifiedPair[], components: ReturnType<typeof componentSizes>): string {
   // An image of a smaller model did register: say so, since it tells the client which photos
   // form their own group (another side of the object, another object) rather than failed.
   const other = others.find((m) => m.model.views.some((v) => v.imageIndex === image));
   if (other) return `registered in a separate model of ${other.model.views.length} images that shares no points with the kept one (only the largest model is kept)`;
+  const keptComponent = components.component[attempted.model.views[0].imageIndex];
+  if (components.size[image] > 1 && components.component[image] !== keptComponent) {
+    return `it overlaps only a separate group of ${components.size[image]} images that shares no verified matches with the kept model (a smaller group is not reconstructed)`;
+  }
   const reason = attempted.reasons.get(image);
   if (reason !== undefined) return reason;
   const verified = pairs.some((p) => p.imageA === image || p.imageB === image);
@@ -147,11 +170,16 @@ export function run(input: Input, options: Partial<Options> = {}, progress: Prog
     onRegistered: () => progress(Math.min(0.95, (registeredSoFar + state.order.length) / images.length), Math.min(images.length, registeredSoFar + state.order.length)),
   };
   const models: Attempted[] = [];
+  const components = componentSizes(images.length, pairs);
+  let largest = 0;
   for (let m = 0; m < opts.maxModels; m++) {
     const attempted = reconstructOne(ctx, state, pairs, groups, seedable);
     if (attempted === null || attempted.model.views.length < 2) break;
     models.push(attempted);
+    largest = Math.max(largest, attempted.model.views.length);
     for (const v of attempted.model.views) seedable[v.imageIndex] = 0;
+    // Only a component larger than the largest model can still give a larger one.
+    for (let i = 0; i < images.length; i++) if (components.size[i] <= largest) seedable[i] = 0;
     registeredSoFar += attempted.model.views.length;
     if (seedable.reduce((a, b) => a + b, 0) < 2) break;
   }
@@ -166,7 +194,7 @@ export function run(input: Input, options: Partial<Options> = {}, progress: Prog
   const best = models[0];
   const others = models.slice(1).map((m) => m.model.views.length);
   const registered = new Set(best.model.views.map((v) => v.imageIndex));
-  best.model.unregistered = images.filter((img) => !registered.has(img.index)).map((img) => ({ imageIndex: img.index, name: img.name, reason: unregisteredReason(img.index, best, models.slice(1), pairs) }));
+  best.model.unregistered = images.filter((img) => !registered.has(img.index)).map((img) => ({ imageIndex: img.index, name: img.name, reason: unregisteredReason(img.index, best, models.slice(1), pairs, components) }));
   best.model.otherModelSizes = others;
   applyAlignment(best.model, computeAlignment(best.model));
   progress(1, images.length);

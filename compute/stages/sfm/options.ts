@@ -72,7 +72,11 @@ export interface Options {
   loopClosureMinMatches: number;
   /** Passes over the failed images after the model grows (COLMAP retries registration too). */
   registrationRetries: number;
-  /** Try seeding a second model on leftover images (only the largest model is kept). */
+  /**
+   * Models to seed at most, each on images no earlier model took, while some group of
+   * connected images is larger than the largest model so far (an upload of several scenes,
+   * or a weak link that split one); only the largest model is kept.
+   */
   maxModels: number;
   /** Seed of the RANSAC random generator, so runs are reproducible. */
   seed: number;
@@ -103,6 +107,6 @@ export const DEFAULTS: Options = {
   loopClosureThresholdPx: 2,
   loopClosureMinMatches: 30,
   registrationRetries: 2,
-  maxModels: 2,
+  maxModels: 6,
   seed: 1,
 };

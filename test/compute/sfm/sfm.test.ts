@@ -70,6 +70,20 @@ describe("sfm.run on a scene that falls apart", () => {
   });
 });
 
+describe("sfm.run on an upload of several unrelated scenes", () => {
+  it("finds the largest scene wherever the first seed lands, and says which photos form their own group", () => {
+    const sizes = [3, 3, 4, 3, 7];
+    const parts = sizes.map((cameras, k) => makeSyntheticScene({ cameras, points: 250, noisePx: 0.5, outlierShare: 0.05, outlierImage: false, seed: 40 + k }));
+    const scene = parts.reduce((joined, part) => concatScenes(joined, part));
+    const { model } = run({ images: scene.images, features: scene.features, pairs: scene.pairs, tracks: scene.tracks });
+    expect(model.views.map((v) => v.imageIndex).sort((a, b) => a - b)).toEqual([13, 14, 15, 16, 17, 18, 19]);
+    expect(model.unregistered).toHaveLength(13);
+    // Each smaller scene's images are either reconstructed on their own or left out as a
+    // group too small to beat the kept model; either way the reason says it is its own group.
+    for (const u of model.unregistered) expect(u.reason).toMatch(/separate model of [34] images|separate group of [34] images/);
+  });
+});
+
 describe("sfm.run failure", () => {
   it("throws not_enough_overlap when no pair can seed a model", () => {
     const scene = makeSyntheticScene({ cameras: 3, points: 200, noisePx: 0.5, outlierShare: 0, outlierImage: false, seed: 3 });
