@@ -10,8 +10,9 @@
  * of that pair's matches) rather than at the noise.
  */
 import { normalizePoints } from "../compute/geometry/camera.js";
+import { essentialFromPoses } from "../compute/geometry/essential.js";
 import { sampsonError } from "../compute/geometry/fundamental.js";
-import type { ImageFeatures, RigidTransform, SparseModel, VerifiedPair } from "../compute/scene/index.js";
+import type { ImageFeatures, SparseModel, VerifiedPair } from "../compute/scene/index.js";
 import type { PublishedCamera } from "./published.js";
 
 export interface PairAgreement {
@@ -25,22 +26,6 @@ export interface PairAgreement {
 
 /** Pairs with fewer matches give too noisy a median to compare. */
 export const MIN_PAIR_MATCHES = 50;
-
-/** E = [t]×·R of camera b relative to camera a (x_bᵀ·E·x_a = 0 in normalised coordinates). */
-function essentialBetween(a: RigidTransform, b: RigidTransform): Float64Array {
-  const R = new Float64Array(9);
-  for (let r = 0; r < 3; r++) {
-    for (let c = 0; c < 3; c++) R[3 * r + c] = b.R[3 * r] * a.R[3 * c] + b.R[3 * r + 1] * a.R[3 * c + 1] + b.R[3 * r + 2] * a.R[3 * c + 2];
-  }
-  const t = [0, 1, 2].map((r) => b.t[r] - (R[3 * r] * a.t[0] + R[3 * r + 1] * a.t[1] + R[3 * r + 2] * a.t[2]));
-  const E = new Float64Array(9);
-  for (let c = 0; c < 3; c++) {
-    E[c] = t[1] * R[6 + c] - t[2] * R[3 + c];
-    E[3 + c] = t[2] * R[c] - t[0] * R[6 + c];
-    E[6 + c] = t[0] * R[3 + c] - t[1] * R[c];
-  }
-  return E;
-}
 
 /** Pixels → normalised coordinates through a published K (fx, fy, skew; no distortion). */
 function normalizePublished(cam: PublishedCamera, xy: Float32Array, count: number): Float64Array {
@@ -97,8 +82,8 @@ export function pairAgreement(model: SparseModel, features: ImageFeatures[], pai
     if (camA === null || camB === null) continue;
     const viewA = model.views[va];
     const viewB = model.views[vb];
-    const oursPx = medianDistancePx(essentialBetween(viewA.camFromWorld, viewB.camFromWorld), normalized(va, true), normalized(vb, true), pair.matches, (viewA.intrinsics.focal + viewB.intrinsics.focal) / 2);
-    const publishedPx = medianDistancePx(essentialBetween(camA.camFromWorld, camB.camFromWorld), normalized(va, false), normalized(vb, false), pair.matches, (camA.fx + camB.fx) / 2);
+    const oursPx = medianDistancePx(essentialFromPoses(viewA.camFromWorld, viewB.camFromWorld), normalized(va, true), normalized(vb, true), pair.matches, (viewA.intrinsics.focal + viewB.intrinsics.focal) / 2);
+    const publishedPx = medianDistancePx(essentialFromPoses(camA.camFromWorld, camB.camFromWorld), normalized(va, false), normalized(vb, false), pair.matches, (camA.fx + camB.fx) / 2);
     result.push({ imageA: viewA.name, imageB: viewB.name, matches: pair.matches.length / 2, oursPx, publishedPx });
   }
   return result;

@@ -175,3 +175,26 @@ export function recoverPose(E: ArrayLike<number>, x1: Float64Array, x2: Float64A
   }
   return best!;
 }
+
+/**
+ * E = [t]×·R of two posed cameras, with (R, t) = bFromA = (R_b·R_aᵀ, t_b − R_b·R_aᵀ·t_a), so
+ * x_bᵀ·E·x_a = 0 in normalised coordinates (for guided matching and for checking matches
+ * against known poses).
+ */
+export function essentialFromPoses(aFromWorld: RigidTransform, bFromWorld: RigidTransform): Float64Array {
+  const Ra = aFromWorld.R;
+  const Rb = bFromWorld.R;
+  const R = new Float64Array(9);
+  for (let r = 0; r < 3; r++) {
+    for (let c = 0; c < 3; c++) R[3 * r + c] = Rb[3 * r] * Ra[3 * c] + Rb[3 * r + 1] * Ra[3 * c + 1] + Rb[3 * r + 2] * Ra[3 * c + 2];
+  }
+  const ta = aFromWorld.t;
+  const t = [0, 1, 2].map((r) => bFromWorld.t[r] - (R[3 * r] * ta[0] + R[3 * r + 1] * ta[1] + R[3 * r + 2] * ta[2]));
+  const E = new Float64Array(9);
+  for (let c = 0; c < 3; c++) {
+    E[c] = t[1] * R[6 + c] - t[2] * R[3 + c];
+    E[3 + c] = t[2] * R[c] - t[0] * R[6 + c];
+    E[6 + c] = t[0] * R[3 + c] - t[1] * R[c];
+  }
+  return E;
+}

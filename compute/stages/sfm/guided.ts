@@ -7,6 +7,7 @@
  * line still tell the right one from the wrong ones.
  */
 import { epipolarBandNeighbours, type CandidateDistances } from "../../geometry/epipolar-band.js";
+import { essentialFromPoses } from "../../geometry/essential.js";
 import { mutualRatioMatches } from "../../math/mutual-nearest.js";
 import type { SfmState } from "./state.js";
 import { normalizedKeypoints } from "./triangulate.js";
@@ -18,27 +19,10 @@ export const GUIDED_RATIO = 0.8;
 const POPCOUNT = new Uint8Array(256);
 for (let b = 1; b < 256; b++) POPCOUNT[b] = (b & 1) + POPCOUNT[b >> 1];
 
-/**
- * Essential matrix of the pair in normalized coordinates, x_jᵀ·E·x_i = 0, from the poses:
- * camJ_from_camI = (R_j·R_iᵀ, t_j − R_j·R_iᵀ·t_i) and E = [t]×·R.
- */
+/** Essential matrix of the pair from the model's poses, x_jᵀ·E·x_i = 0 in normalized coordinates. */
 export function essentialBetween(state: SfmState, i: number, j: number): Float64Array {
-  const Ri = state.rotation.subarray(9 * i, 9 * i + 9);
-  const Rj = state.rotation.subarray(9 * j, 9 * j + 9);
-  const ti = state.translation.subarray(3 * i, 3 * i + 3);
-  const tj = state.translation.subarray(3 * j, 3 * j + 3);
-  const R = new Float64Array(9);
-  for (let r = 0; r < 3; r++) {
-    for (let c = 0; c < 3; c++) R[3 * r + c] = Rj[3 * r] * Ri[3 * c] + Rj[3 * r + 1] * Ri[3 * c + 1] + Rj[3 * r + 2] * Ri[3 * c + 2];
-  }
-  const t = [0, 1, 2].map((r) => tj[r] - (R[3 * r] * ti[0] + R[3 * r + 1] * ti[1] + R[3 * r + 2] * ti[2]));
-  const E = new Float64Array(9);
-  for (let c = 0; c < 3; c++) {
-    E[c] = t[1] * R[6 + c] - t[2] * R[3 + c];
-    E[3 + c] = t[2] * R[c] - t[0] * R[6 + c];
-    E[6 + c] = t[0] * R[3 + c] - t[1] * R[c];
-  }
-  return E;
+  const pose = (k: number) => ({ R: state.rotation.subarray(9 * k, 9 * k + 9), t: state.translation.subarray(3 * k, 3 * k + 3) });
+  return essentialFromPoses(pose(i), pose(j));
 }
 
 /** Hamming distances from keypoint i of one image to chosen keypoints of another, on their byte descriptors. */

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { decomposeEssential, essentialFromSubset, estimateEssential, fivePoint, recoverPose } from "../../../compute/geometry/essential.js";
+import { decomposeEssential, essentialFromPoses, essentialFromSubset, estimateEssential, fivePoint, recoverPose } from "../../../compute/geometry/essential.js";
 import { rotationAngleDeg } from "../../../compute/geometry/rotation.js";
 import { createRng } from "../../../compute/math/random.js";
-import { angleBetweenDeg, bestMatchUpToSign, essentialOf, twoViewScene } from "./synthetic.js";
+import { angleBetweenDeg, bestMatchUpToSign, essentialOf, randomRotation, twoViewScene } from "./synthetic.js";
 
 describe("geometry/essential fivePoint", () => {
   it("returns the true E (up to scale) for exact correspondences of random poses", () => {
@@ -23,6 +23,29 @@ describe("geometry/essential linear fit", () => {
     const all = Uint32Array.from({ length: 20 }, (_, i) => i);
     expect(bestMatchUpToSign(essentialOf(scene.pose), [essentialFromSubset(scene.x1, scene.x2, all)!])).toBeLessThan(1e-9);
     expect(essentialFromSubset(scene.x1, scene.x2, all.subarray(0, 7))).toBeNull();
+  });
+});
+
+describe("geometry/essential essentialFromPoses", () => {
+  it("gives the pair's [t]×R from two world poses, so its points satisfy x_bᵀ·E·x_a = 0", () => {
+    const rng = createRng(8);
+    const scene = twoViewScene(rng, 30, { focal: 1000, noisePx: 0, outlierRatio: 0 });
+    // Put camera a anywhere in the world; b = (cam2FromCam1) ∘ a.
+    const a = { R: randomRotation(rng, 1.0), t: new Float64Array([0.4, -1.2, 2.5]) };
+    const { R, t } = scene.pose;
+    const b = { R: new Float64Array(9), t: new Float64Array(3) };
+    for (let r = 0; r < 3; r++) {
+      for (let c = 0; c < 3; c++) b.R[3 * r + c] = R[3 * r] * a.R[c] + R[3 * r + 1] * a.R[3 + c] + R[3 * r + 2] * a.R[6 + c];
+      b.t[r] = R[3 * r] * a.t[0] + R[3 * r + 1] * a.t[1] + R[3 * r + 2] * a.t[2] + t[r];
+    }
+    const E = essentialFromPoses(a, b);
+    const unit = E.map((v) => v / Math.hypot(...E));
+    expect(bestMatchUpToSign(essentialOf(scene.pose), [unit])).toBeLessThan(1e-9);
+    for (let i = 0; i < 30; i++) {
+      const [u1, v1, u2, v2] = [scene.x1[2 * i], scene.x1[2 * i + 1], scene.x2[2 * i], scene.x2[2 * i + 1]];
+      const residual = u2 * (unit[0] * u1 + unit[1] * v1 + unit[2]) + v2 * (unit[3] * u1 + unit[4] * v1 + unit[5]) + (unit[6] * u1 + unit[7] * v1 + unit[8]);
+      expect(Math.abs(residual)).toBeLessThan(1e-12);
+    }
   });
 });
 
