@@ -93,7 +93,7 @@ function unregisteredReason(image: number, attempted: Attempted, others: Attempt
   if (other) return `registered in a separate model of ${other.model.views.length} images that shares no points with the kept one (only the largest model is kept)`;
   const keptComponent = components.component[attempted.model.views[0].imageIndex];
   if (components.size[image] > 1 && components.component[image] !== keptComponent) {
-    return `it overlaps only a separate group of ${components.size[image]} images that shares no verified matches with the kept model (a smaller group is not reconstructed)`;
+    return `it overlaps only a separate group of ${components.size[image]} images, which no verified match links to the kept model`;
   }
   const reason = attempted.reasons.get(image);
   if (reason !== undefined) return reason;
