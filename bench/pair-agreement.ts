@@ -13,7 +13,7 @@ import { normalizePoints } from "../compute/geometry/camera.js";
 import { essentialFromPoses } from "../compute/geometry/essential.js";
 import { sampsonError } from "../compute/geometry/fundamental.js";
 import type { ImageFeatures, SparseModel, VerifiedPair } from "../compute/scene/index.js";
-import type { PublishedCamera } from "./published.js";
+import { normalizePublished, type PublishedCamera } from "./published.js";
 
 export interface PairAgreement {
   imageA: string;
@@ -26,17 +26,6 @@ export interface PairAgreement {
 
 /** Pairs with fewer matches give too noisy a median to compare. */
 export const MIN_PAIR_MATCHES = 50;
-
-/** Pixels → normalised coordinates through a published K (fx, fy, skew; no distortion). */
-function normalizePublished(cam: PublishedCamera, xy: Float32Array, count: number): Float64Array {
-  const out = new Float64Array(2 * count);
-  for (let k = 0; k < count; k++) {
-    const yn = (xy[2 * k + 1] - cam.cy) / cam.fy;
-    out[2 * k] = (xy[2 * k] - cam.cx - cam.skew * yn) / cam.fx;
-    out[2 * k + 1] = yn;
-  }
-  return out;
-}
 
 /** Median Sampson distance in pixels of the matches (a, b, a, b, …) between normalised keypoints xa and xb. */
 function medianDistancePx(E: Float64Array, xa: Float64Array, xb: Float64Array, matches: Uint32Array, focalPx: number): number {
@@ -67,7 +56,7 @@ export function pairAgreement(model: SparseModel, features: ImageFeatures[], pai
     let xy = cache.get(v);
     if (xy === undefined) {
       const f = features[model.views[v].imageIndex];
-      xy = byUs ? normalizePoints(model.views[v].intrinsics, f.xy, f.count) : normalizePublished(published[v] as PublishedCamera, f.xy, f.count);
+      xy = byUs ? normalizePoints(model.views[v].intrinsics, f.xy, f.count) : normalizePublished(() => published[v] as PublishedCamera, f.xy, f.count);
       cache.set(v, xy);
     }
     return xy;

@@ -39,7 +39,7 @@ import * as sfm from "../compute/stages/sfm/index.js";
 import { datasetInputs, datasetsRoot, listDatasets, repoRoot } from "./datasets.js";
 import { pairAgreement, type PairAgreement } from "./pair-agreement.js";
 import { runFront } from "./pipeline-front.js";
-import { loadPublished, publishedCamera, type PublishedCamera, type PublishedSet } from "./published.js";
+import { loadPublished, normalizePublished, publishedCamera, type PublishedCamera, type PublishedSet } from "./published.js";
 
 /** Pixel residual (u − x, v − y) of X in `cam` and its 2×3 Jacobian by X, into out[0..7]; false behind the camera. */
 function residualAndJacobian(cam: PublishedCamera, X: ArrayLike<number>, x: number, y: number, out: Float64Array): boolean {
@@ -64,12 +64,7 @@ function residualAndJacobian(cam: PublishedCamera, X: ArrayLike<number>, x: numb
 /** Gauss–Newton on the point alone (cameras fixed), from the multi-view DLT; null when it fails. */
 function triangulateFixed(cams: PublishedCamera[], xy: Float64Array): Float64Array | null {
   const n = cams.length;
-  const normalized = new Float64Array(2 * n);
-  cams.forEach((c, k) => {
-    const yn = (xy[2 * k + 1] - c.cy) / c.fy;
-    normalized[2 * k] = (xy[2 * k] - c.cx - c.skew * yn) / c.fx;
-    normalized[2 * k + 1] = yn;
-  });
+  const normalized = normalizePublished((k) => cams[k], xy, n);
   const X = triangulateMultiView(cams.map((c) => c.camFromWorld), normalized, n);
   if (!X) return null;
   const rj = new Float64Array(8);

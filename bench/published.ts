@@ -56,3 +56,15 @@ export function publishedCamera(entry: PublishedEntry, modelWidth: number): Publ
   const [[fx, skew, cx], [, fy, cy]] = entry.K;
   return { camFromWorld: entry.pose, fx: s * fx, fy: s * fy, skew: s * skew, cx: s * (cx + entry.pixelCentreOffset), cy: s * (cy + entry.pixelCentreOffset) };
 }
+
+/** Pixels (x0, y0, x1, y1, …) → normalised coordinates through a published K (fx, fy, skew; no distortion), one camera per point. */
+export function normalizePublished(cams: (k: number) => PublishedCamera, xy: ArrayLike<number>, count: number): Float64Array {
+  const out = new Float64Array(2 * count);
+  for (let k = 0; k < count; k++) {
+    const cam = cams(k);
+    const yn = (xy[2 * k + 1] - cam.cy) / cam.fy;
+    out[2 * k] = (xy[2 * k] - cam.cx - cam.skew * yn) / cam.fx;
+    out[2 * k + 1] = yn;
+  }
+  return out;
+}

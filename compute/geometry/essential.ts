@@ -5,7 +5,7 @@
  * test that picks the one with the points in front of both cameras.
  * Convention: x2ᵀ·E·x1 = 0 with E = [t]×·R, where (R, t) is cam2FromCam1.
  */
-import { svd } from "../math/linalg.js";
+import { mat3Mul, skew3, svd } from "../math/linalg.js";
 import { columnOf } from "../math/copy.js";
 import { ransac } from "../math/ransac.js";
 import type { Rng } from "../math/random.js";
@@ -14,7 +14,7 @@ import { refineEssential } from "./essential-refine.js";
 import { fivePoint } from "./five-point.js";
 import { epipolarRows, sampsonError } from "./fundamental.js";
 import { depthInCamera, triangulateTwoView } from "./triangulation.js";
-import { identityTransform, type RigidTransform } from "./types.js";
+import { composeTransforms, identityTransform, invertTransform, type RigidTransform } from "./types.js";
 
 export { fivePoint } from "./five-point.js";
 export { decomposeEssential } from "./decompose-essential.js";
@@ -182,19 +182,6 @@ export function recoverPose(E: ArrayLike<number>, x1: Float64Array, x2: Float64A
  * against known poses).
  */
 export function essentialFromPoses(aFromWorld: RigidTransform, bFromWorld: RigidTransform): Float64Array {
-  const Ra = aFromWorld.R;
-  const Rb = bFromWorld.R;
-  const R = new Float64Array(9);
-  for (let r = 0; r < 3; r++) {
-    for (let c = 0; c < 3; c++) R[3 * r + c] = Rb[3 * r] * Ra[3 * c] + Rb[3 * r + 1] * Ra[3 * c + 1] + Rb[3 * r + 2] * Ra[3 * c + 2];
-  }
-  const ta = aFromWorld.t;
-  const t = [0, 1, 2].map((r) => bFromWorld.t[r] - (R[3 * r] * ta[0] + R[3 * r + 1] * ta[1] + R[3 * r + 2] * ta[2]));
-  const E = new Float64Array(9);
-  for (let c = 0; c < 3; c++) {
-    E[c] = t[1] * R[6 + c] - t[2] * R[3 + c];
-    E[3 + c] = t[2] * R[c] - t[0] * R[6 + c];
-    E[6 + c] = t[0] * R[3 + c] - t[1] * R[c];
-  }
-  return E;
+  const { R, t } = composeTransforms(bFromWorld, invertTransform(aFromWorld));
+  return mat3Mul(skew3(t), R);
 }

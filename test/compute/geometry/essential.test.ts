@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { decomposeEssential, essentialFromPoses, essentialFromSubset, estimateEssential, fivePoint, recoverPose } from "../../../compute/geometry/essential.js";
 import { rotationAngleDeg } from "../../../compute/geometry/rotation.js";
+import { composeTransforms } from "../../../compute/geometry/types.js";
 import { createRng } from "../../../compute/math/random.js";
 import { angleBetweenDeg, bestMatchUpToSign, essentialOf, randomRotation, twoViewScene } from "./synthetic.js";
 
@@ -32,12 +33,7 @@ describe("geometry/essential essentialFromPoses", () => {
     const scene = twoViewScene(rng, 30, { focal: 1000, noisePx: 0, outlierRatio: 0 });
     // Put camera a anywhere in the world; b = (cam2FromCam1) ∘ a.
     const a = { R: randomRotation(rng, 1.0), t: new Float64Array([0.4, -1.2, 2.5]) };
-    const { R, t } = scene.pose;
-    const b = { R: new Float64Array(9), t: new Float64Array(3) };
-    for (let r = 0; r < 3; r++) {
-      for (let c = 0; c < 3; c++) b.R[3 * r + c] = R[3 * r] * a.R[c] + R[3 * r + 1] * a.R[3 + c] + R[3 * r + 2] * a.R[6 + c];
-      b.t[r] = R[3 * r] * a.t[0] + R[3 * r + 1] * a.t[1] + R[3 * r + 2] * a.t[2] + t[r];
-    }
+    const b = composeTransforms(scene.pose, a);
     const E = essentialFromPoses(a, b);
     const unit = E.map((v) => v / Math.hypot(...E));
     expect(bestMatchUpToSign(essentialOf(scene.pose), [unit])).toBeLessThan(1e-9);
