@@ -6,7 +6,7 @@ export const RECONSTRUCTION_STATUSES = ["pending", "processing", "completed", "f
 export const ReconstructionStatus = z.enum(RECONSTRUCTION_STATUSES);
 export type ReconstructionStatus = z.infer<typeof ReconstructionStatus>;
 
-export const STAGES = ["ingest", "features", "matching", "sfm", "dense", "mesh", "export"] as const;
+export const STAGES = ["ingest", "features", "matching", "sfm", "dense", "mesh", "texture", "export"] as const;
 export const Stage = z.enum(STAGES);
 export type Stage = z.infer<typeof Stage>;
 

@@ -1,6 +1,6 @@
 /**
- * @module The reconstruction pipeline: ingest → features → matching → sfm → (dense → mesh) →
- * export, one monotone progress percentage over all of it, and report.json in the output folder.
+ * @module The reconstruction pipeline: ingest → features → matching → sfm → (dense → mesh →
+ * texture) → export, one monotone progress percentage over all of it, and report.json in the output folder.
  *
  * Stages pass scene/ types to each other only through here (stages never import each other).
  * Failures a client can act on are PipelineErrors with an API.md failure code and a
@@ -13,7 +13,7 @@ import type { Format } from "../../shared/formats.js";
 import { FORMATS } from "../../shared/formats.js";
 import type { Quality } from "../../shared/jobs.js";
 import type { Stage } from "../../shared/records.js";
-import { PipelineError, type ImageRef, type Mesh, type PointCloud, type SkippedInput, type SparseModel, type StageReport } from "../scene/index.js";
+import { PipelineError, type ImageRef, type Mesh, type PointCloud, type SkippedInput, type SparseModel, type StageReport, type TexturedMesh } from "../scene/index.js";
 import * as dense from "../stages/dense/index.js";
 import * as exporter from "../stages/export/index.js";
 import * as features from "../stages/features/index.js";
@@ -21,6 +21,7 @@ import * as ingest from "../stages/ingest/index.js";
 import * as matching from "../stages/matching/index.js";
 import * as mesh from "../stages/mesh/index.js";
 import * as sfm from "../stages/sfm/index.js";
+import * as texture from "../stages/texture/index.js";
 import { FRESH_FRONT, type FrontLease } from "./front-pool.js";
 import { QUALITY_PRESETS } from "./presets.js";
 import { FULL_WEIGHTS, ProgressTracker, SPARSE_WEIGHTS, type ProgressEvent } from "./progress.js";
@@ -136,6 +137,7 @@ async function execute(input: PipelineInput, timeline: Timeline, run: RunState):
 
   let cloud = sparseCloud(model);
   let surface: Mesh | null = null;
+  let atlas: TexturedMesh | null = null;
   if (!input.sparseOnly) {
     const densified = await stage(timeline, "dense", (p) => dense.run({ images, model }, preset.dense, p));
     timeline.reports.push(densified.report);
@@ -143,9 +145,15 @@ async function execute(input: PipelineInput, timeline: Timeline, run: RunState):
     const meshed = await stage(timeline, "mesh", (p) => mesh.run({ cloud, views: model.views, images }, preset.mesh, p));
     timeline.reports.push(meshed.report);
     surface = meshed.mesh;
+    const meshDone = meshed.mesh;
+    if (meshDone.faceCount > 0) {
+      const textured = await stage(timeline, "texture", (p) => texture.run({ mesh: meshDone, views: model.views, images }, preset.texture, p));
+      timeline.reports.push(textured.report);
+      atlas = textured.textured;
+    }
   }
   const formats = input.sparseOnly ? SPARSE_FORMATS : [...FORMATS];
-  const exported = await stage(timeline, "export", () => exporter.run({ views: model.views, cloud, mesh: surface, images }, { formats, outDir: input.outDir }));
+  const exported = await stage(timeline, "export", () => exporter.run({ views: model.views, cloud, mesh: surface, textured: atlas, images }, { formats, outDir: input.outDir }));
   timeline.reports.push(exported.report);
   run.outputs = exported.files;
 }

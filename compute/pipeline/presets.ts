@@ -20,6 +20,10 @@
  * (200 → 400 → 800 px, 3 + 1 + 1 iterations) 49 M in 94 s, with 96 % of the fused points; on
  * object-ring it fused a cloud with F 0.945 at 1 % of the radius (`npm run bench -- dense`).
  * `high` pays for 1600 px, 6 sources and two polishing iterations per level.
+ *
+ * Texture pages (texture stage): the photos' own pixel density, scaled down only when it does
+ * not fit: preview one 4096² page, standard up to four 4096² pages (one 8192² worth, which
+ * every WebGL viewer can load page by page), high up to four 8192² pages.
  */
 import type { Quality } from "../../shared/jobs.js";
 import type { Options as DenseOptions } from "../stages/dense/index.js";
@@ -28,6 +32,7 @@ import type { Options as IngestOptions } from "../stages/ingest/index.js";
 import type { Options as MatchingOptions } from "../stages/matching/index.js";
 import type { Options as MeshOptions } from "../stages/mesh/index.js";
 import type { Options as SfmOptions } from "../stages/sfm/index.js";
+import type { Options as TextureOptions } from "../stages/texture/index.js";
 
 export interface StagePresets {
   ingest: Partial<IngestOptions>;
@@ -37,6 +42,7 @@ export interface StagePresets {
   sfm: Partial<SfmOptions>;
   dense: Partial<DenseOptions>;
   mesh: Partial<MeshOptions>;
+  texture: Partial<TextureOptions>;
 }
 
 export const QUALITY_PRESETS: Record<Quality, StagePresets> = {
@@ -49,6 +55,7 @@ export const QUALITY_PRESETS: Record<Quality, StagePresets> = {
     sfm: { localBaIterations: 6, globalBaIterations: 40, registrationRetries: 1, initCandidates: 6, maxModels: 1 },
     dense: { maxImageSide: 480, iterations: 3, pyramidLevels: 1, refineIterations: 1, sourceViews: 4 },
     mesh: { faceBudget: 50_000 },
+    texture: { maxPageSize: 4096, maxPages: 1 },
   },
   standard: {
     ingest: { maxImageSide: 2400, videoMaxKeyframes: 80 },
@@ -57,6 +64,7 @@ export const QUALITY_PRESETS: Record<Quality, StagePresets> = {
     sfm: {},
     dense: { maxImageSide: 800, iterations: 3, pyramidLevels: 2, refineIterations: 1, sourceViews: 4 },
     mesh: { faceBudget: 200_000 },
+    texture: { maxPageSize: 4096, maxPages: 4 },
   },
   high: {
     ingest: { maxImageSide: 3200, videoMaxKeyframes: 120 },
@@ -65,5 +73,6 @@ export const QUALITY_PRESETS: Record<Quality, StagePresets> = {
     sfm: { localBaIterations: 20, globalBaIterations: 60, registrationRetries: 3, initCandidates: 20 },
     dense: { maxImageSide: 1600, iterations: 5, pyramidLevels: 2, refineIterations: 2, sourceViews: 6 },
     mesh: { faceBudget: 1_000_000 },
+    texture: { maxPageSize: 8192, maxPages: 4 },
   },
 };

@@ -11,7 +11,7 @@ import type { Stage } from "../../shared/records.js";
 export type StageWeights = Partial<Record<Stage, number>>;
 
 /** Full pipeline: dense matching dominates. */
-export const FULL_WEIGHTS: StageWeights = { ingest: 5, features: 12, matching: 15, sfm: 18, dense: 35, mesh: 10, export: 5 };
+export const FULL_WEIGHTS: StageWeights = { ingest: 5, features: 12, matching: 15, sfm: 18, dense: 33, mesh: 8, texture: 5, export: 4 };
 /** Sparse-only pipeline: no dense or mesh. */
 export const SPARSE_WEIGHTS: StageWeights = { ingest: 10, features: 25, matching: 30, sfm: 30, export: 5 };
 

@@ -31,3 +31,25 @@ export interface Mesh {
   normals: Float32Array; // 3·vertexCount, unit
   indices: Uint32Array; // 3·faceCount, counter-clockwise seen from outside
 }
+
+/** One texture page: 8-bit sRGB RGB texels, row-major, top row first (glTF's UV origin). */
+export interface TexturePage {
+  width: number;
+  height: number;
+  rgb: Uint8Array;
+}
+
+/**
+ * A mesh with a photo texture atlas. Vertices are split where a chart boundary runs, so each
+ * vertex has one UV and belongs to the faces of one page. Faces that no photo sees belong to
+ * no page (`facePage` = pages.length) and carry only their vertex colours; the vertex colours
+ * of textured faces are the photos' colours too, for formats and readers without textures.
+ */
+export interface TexturedMesh {
+  mesh: Mesh;
+  /** u, v per vertex in [0, 1]; v = 0 is the page's top row (glTF convention). */
+  uvs: Float32Array;
+  /** Which page each face samples; `pages.length` for untextured faces. */
+  facePage: Uint16Array;
+  pages: TexturePage[];
+}

@@ -13,7 +13,7 @@ import { configOf } from "../env.js";
 import { ApiError } from "../errors.js";
 import { parseRange } from "../downloads/range.js";
 import { verify } from "../downloads/signing.js";
-import { CONTENT_TYPES, isFormat, type Format } from "../../shared/formats.js";
+import { CONTENT_TYPES, downloadFileName, isFormat, type Format } from "../../shared/formats.js";
 import { ReconstructionId } from "../../shared/records.js";
 import { outputKey } from "../../shared/storage-keys.js";
 
@@ -98,7 +98,7 @@ function fileHeaders(file: FileRef, object: R2Object): Headers {
     "Content-Type": CONTENT_TYPES[file.format],
     "Content-Length": String(object.size),
     ETag: object.httpEtag,
-    "Content-Disposition": `attachment; filename="${file.reconstructionId}.${file.format}"`,
+    "Content-Disposition": `attachment; filename="${downloadFileName(file.reconstructionId, file.format)}"`,
     "Accept-Ranges": "bytes",
     // What the edge cache honours; the client copy is rewritten in forClient.
     "Cache-Control": `public, max-age=${EDGE_CACHE_SECONDS}, immutable`,

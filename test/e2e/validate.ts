@@ -2,6 +2,7 @@
 import { parse } from "@loaders.gl/core";
 import { LAZRsLoader } from "@loaders.gl/las";
 import { OBJLoader } from "@loaders.gl/obj";
+import { unzipSync } from "fflate";
 import { PLYLoader } from "@loaders.gl/ply";
 import { withFileFetch } from "../support/file-fetch.js";
 import validator from "gltf-validator";
@@ -36,7 +37,11 @@ export async function checkFile(format: string, bytes: Uint8Array): Promise<File
       return { format, ok: n > 0 && allFinite(mesh.attributes.POSITION.value), detail: `${n} points`, count: n };
     }
     case "obj": {
-      const mesh = (await parse(buffer, OBJLoader)) as unknown as LoadedMesh;
+      // The OBJ download is a zip: model.obj, model.mtl and the texture pages.
+      const files = unzipSync(bytes);
+      if (!files["model.obj"] || !files["model.mtl"]) return { format, ok: false, detail: `zip holds ${Object.keys(files).join(", ")}`, count: 0 };
+      const objBytes = files["model.obj"];
+      const mesh = (await parse(objBytes.buffer.slice(objBytes.byteOffset, objBytes.byteOffset + objBytes.byteLength) as ArrayBuffer, OBJLoader)) as unknown as LoadedMesh;
       const n = mesh.attributes.POSITION.value.length / 3;
       return { format, ok: n > 0 && allFinite(mesh.attributes.POSITION.value), detail: `${n} vertices`, count: n };
     }

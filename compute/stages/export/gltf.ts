@@ -1,22 +1,38 @@
 /**
  * @module glTF 2.0 document of the result, written as .glb or as one self-contained .gltf.
  *
- * With a mesh: one TRIANGLES primitive (POSITION, NORMAL, COLOR_0 as normalised unsigned
- * bytes, uint32 indices) under a double-sided, fully rough, non-metallic white material so the
- * vertex colours show as they are. Without a mesh (sparse-only jobs): one POINTS primitive of
- * the cloud under a KHR_materials_unlit material. Either way one perspective camera node per
- * registered view (see camera-nodes.ts). Built with glTF-Transform (Don McCurdy).
+ * A textured mesh is one primitive per texture page (POSITION, NORMAL, TEXCOORD_0, uint32
+ * indices) whose material's baseColorTexture is the page as a JPEG, plus one primitive for the
+ * faces no photo saw, coloured by COLOR_0. A mesh without texture is one primitive coloured by
+ * COLOR_0. Without a mesh (sparse-only jobs): one POINTS primitive of the cloud. Either way
+ * one perspective camera node per registered view (see camera-nodes.ts). Built with
+ * glTF-Transform (Don McCurdy).
+ *
+ * Colours: COLOR_0 is linear by the glTF specification, so the sRGB colours of the pipeline
+ * are converted (colour-space.ts); textures are sRGB by the specification and are the photos'
+ * own pixels.
+ *
+ * Every material is KHR_materials_unlit: the colours are the photos', with the light of the
+ * scene already in them, and a viewer that lit them again would darken every face turned
+ * away from its default light and add highlights that were never there. Unlit is what
+ * Sketchfab, RealityCapture and Metashape exports use for baked photo textures; a viewer
+ * without the extension falls back to the material's PBR values (white, fully rough,
+ * non-metallic), which still shows the texture.
  */
-import { Accessor, Document, NodeIO, Primitive } from "@gltf-transform/core";
+import { Accessor, Document, NodeIO, Primitive, TextureInfo } from "@gltf-transform/core";
 import type { Material } from "@gltf-transform/core";
 import { KHRMaterialsUnlit } from "@gltf-transform/extensions";
-import type { Mesh, PointCloud, RegisteredView } from "../../scene/index.js";
+import type { Mesh, PointCloud, RegisteredView, TexturedMesh } from "../../scene/index.js";
 import { cameraNodePose, verticalFov } from "./camera-nodes.js";
+import { linearColours } from "./colour-space.js";
+import { pageJpeg } from "./texture-jpeg.js";
 
 export interface GltfInput {
   views: RegisteredView[];
   cloud: PointCloud;
   mesh: Mesh | null;
+  /** The mesh with its photo texture; when present it is written instead of `mesh`. */
+  textured?: TexturedMesh | null;
 }
 
 /** Near plane as a fraction of the scene's bounding-box diagonal. */
@@ -50,7 +66,65 @@ export function sceneScale(positions: Float32Array, views: RegisteredView[]): nu
   return Number.isFinite(diagonal) && diagonal > 0 ? diagonal : 1;
 }
 
-function addGeometry(doc: Document, input: GltfInput): ReturnType<Document["createNode"]> | null {
+type GltfBuffer = ReturnType<Document["createBuffer"]>;
+
+function unlitMaterial(doc: Document, name: string): Material {
+  const unlit = doc.createExtension(KHRMaterialsUnlit);
+  return doc.createMaterial(name).setBaseColorFactor([1, 1, 1, 1]).setMetallicFactor(0).setRoughnessFactor(1).setDoubleSided(true)
+    .setExtension("KHR_materials_unlit", unlit.createUnlit());
+}
+
+function vec3(doc: Document, buffer: GltfBuffer, name: string, array: Float32Array): Accessor {
+  return doc.createAccessor(name).setType(Accessor.Type.VEC3).setArray(array).setBuffer(buffer);
+}
+
+function colourAccessor(doc: Document, buffer: GltfBuffer, srgb: Uint8Array): Accessor {
+  return doc.createAccessor("color").setType(Accessor.Type.VEC3).setArray(linearColours(srgb)).setNormalized(true).setBuffer(buffer);
+}
+
+/** Faces (indices into the mesh) of one page, in mesh order. */
+function pageIndices(textured: TexturedMesh, page: number): Uint32Array {
+  let count = 0;
+  for (const p of textured.facePage) if (p === page) count++;
+  const out = new Uint32Array(3 * count);
+  let at = 0;
+  for (let f = 0; f < textured.facePage.length; f++) {
+    if (textured.facePage[f] !== page) continue;
+    out.set(textured.mesh.indices.subarray(3 * f, 3 * f + 3), at);
+    at += 3;
+  }
+  return out;
+}
+
+async function addTexturedMesh(doc: Document, textured: TexturedMesh): Promise<ReturnType<Document["createNode"]> | null> {
+  const { mesh } = textured;
+  if (mesh.faceCount === 0) return null;
+  const buffer = doc.createBuffer("buffer");
+  const position = vec3(doc, buffer, "position", mesh.positions.slice(0, 3 * mesh.vertexCount));
+  const normal = vec3(doc, buffer, "normal", unitNormals(mesh.normals.subarray(0, 3 * mesh.vertexCount)));
+  const uv = doc.createAccessor("uv").setType(Accessor.Type.VEC2).setArray(textured.uvs.slice(0, 2 * mesh.vertexCount)).setBuffer(buffer);
+  const gltfMesh = doc.createMesh("mesh");
+  for (let page = 0; page <= textured.pages.length; page++) {
+    const indices = pageIndices(textured, page);
+    if (indices.length === 0) continue;
+    const primitive = doc.createPrimitive().setAttribute("POSITION", position).setAttribute("NORMAL", normal)
+      .setIndices(doc.createAccessor(`indices ${page}`).setType(Accessor.Type.SCALAR).setArray(indices).setBuffer(buffer));
+    if (page < textured.pages.length) {
+      const jpeg = await pageJpeg(textured.pages[page]);
+      const texture = doc.createTexture(`page ${page}`).setImage(jpeg).setMimeType("image/jpeg").setURI(`texture_${page}.jpg`);
+      const material = unlitMaterial(doc, `photo texture ${page}`).setBaseColorTexture(texture);
+      material.getBaseColorTextureInfo()!.setMinFilter(TextureInfo.MinFilter.LINEAR_MIPMAP_LINEAR).setMagFilter(TextureInfo.MagFilter.LINEAR)
+        .setWrapS(TextureInfo.WrapMode.CLAMP_TO_EDGE).setWrapT(TextureInfo.WrapMode.CLAMP_TO_EDGE);
+      primitive.setAttribute("TEXCOORD_0", uv).setMaterial(material);
+    } else {
+      primitive.setAttribute("COLOR_0", colourAccessor(doc, buffer, mesh.colors.subarray(0, 3 * mesh.vertexCount))).setMaterial(unlitMaterial(doc, "vertex colours"));
+    }
+    gltfMesh.addPrimitive(primitive);
+  }
+  return doc.createNode("mesh").setMesh(gltfMesh);
+}
+
+function addColouredGeometry(doc: Document, input: GltfInput): ReturnType<Document["createNode"]> | null {
   const source = input.mesh ?? input.cloud;
   const count = input.mesh ? input.mesh.vertexCount : input.cloud.count;
   // glTF forbids accessors with count 0, so an empty model has no geometry node at all.
@@ -58,31 +132,28 @@ function addGeometry(doc: Document, input: GltfInput): ReturnType<Document["crea
   // Created only with geometry: a buffer with nothing in it has no byteLength, which glTF forbids.
   const buffer = doc.createBuffer("buffer");
   const primitive = doc.createPrimitive()
-    .setAttribute("POSITION", doc.createAccessor("position").setType(Accessor.Type.VEC3).setArray(source.positions.slice(0, 3 * count)).setBuffer(buffer))
-    .setAttribute("NORMAL", doc.createAccessor("normal").setType(Accessor.Type.VEC3).setArray(unitNormals(source.normals.subarray(0, 3 * count))).setBuffer(buffer))
-    .setAttribute("COLOR_0", doc.createAccessor("color").setType(Accessor.Type.VEC3).setArray(source.colors.slice(0, 3 * count)).setNormalized(true).setBuffer(buffer));
-  let material: Material;
+    .setAttribute("POSITION", vec3(doc, buffer, "position", source.positions.slice(0, 3 * count)))
+    .setAttribute("NORMAL", vec3(doc, buffer, "normal", unitNormals(source.normals.subarray(0, 3 * count))))
+    .setAttribute("COLOR_0", colourAccessor(doc, buffer, source.colors.subarray(0, 3 * count)));
   if (input.mesh) {
     primitive.setIndices(doc.createAccessor("indices").setType(Accessor.Type.SCALAR).setArray(input.mesh.indices.slice(0, 3 * input.mesh.faceCount)).setBuffer(buffer));
-    material = doc.createMaterial("vertex colours").setBaseColorFactor([1, 1, 1, 1]).setMetallicFactor(0).setRoughnessFactor(1).setDoubleSided(true);
   } else {
     primitive.setMode(Primitive.Mode.POINTS);
-    const unlit = doc.createExtension(KHRMaterialsUnlit);
-    material = doc.createMaterial("point colours").setBaseColorFactor([1, 1, 1, 1]).setExtension("KHR_materials_unlit", unlit.createUnlit());
   }
-  primitive.setMaterial(material);
+  primitive.setMaterial(unlitMaterial(doc, input.mesh ? "vertex colours" : "point colours"));
   const gltfMesh = doc.createMesh(input.mesh ? "mesh" : "points").addPrimitive(primitive);
   return doc.createNode(input.mesh ? "mesh" : "points").setMesh(gltfMesh);
 }
 
-export function buildGltfDocument(input: GltfInput): Document {
+export async function buildGltfDocument(input: GltfInput): Promise<Document> {
   const doc = new Document();
   doc.getRoot().getAsset().generator = "photogrammetry-service (glTF-Transform)";
   const scene = doc.createScene("reconstruction");
   doc.getRoot().setDefaultScene(scene);
-  const geometryNode = addGeometry(doc, input);
+  const textured = input.textured && input.textured.mesh.faceCount > 0 ? input.textured : null;
+  const geometryNode = textured ? await addTexturedMesh(doc, textured) : addColouredGeometry(doc, input);
   if (geometryNode) scene.addChild(geometryNode);
-  const positions = input.mesh ? input.mesh.positions : input.cloud.positions;
+  const positions = textured ? textured.mesh.positions : input.mesh ? input.mesh.positions : input.cloud.positions;
   const znear = ZNEAR_FRACTION * sceneScale(positions, input.views);
   for (const view of input.views) {
     const camera = doc.createCamera(view.name)
@@ -100,14 +171,15 @@ export async function writeGlb(doc: Document): Promise<Uint8Array> {
   return new NodeIO().registerExtensions([KHRMaterialsUnlit]).writeBinary(doc);
 }
 
-/** A .gltf with every buffer inlined as a base64 data: URI, so the one file is the whole model. */
+/** A .gltf with every buffer and image inlined as a base64 data: URI, so the one file is the whole model. */
 export async function writeGltf(doc: Document): Promise<string> {
   const { json, resources } = await new NodeIO().registerExtensions([KHRMaterialsUnlit]).writeJSON(doc, { basename: "model" });
-  for (const buffer of json.buffers ?? []) {
-    if (!buffer.uri) continue;
-    const bytes = resources[buffer.uri];
-    if (!bytes) throw new Error(`export: buffer ${buffer.uri} missing from the glTF writer's resources`);
-    buffer.uri = `data:application/octet-stream;base64,${Buffer.from(bytes).toString("base64")}`;
-  }
+  const inline = (uri: string, mime: string): string => {
+    const bytes = resources[uri];
+    if (!bytes) throw new Error(`export: resource ${uri} missing from the glTF writer's resources`);
+    return `data:${mime};base64,${Buffer.from(bytes).toString("base64")}`;
+  };
+  for (const buffer of json.buffers ?? []) if (buffer.uri) buffer.uri = inline(buffer.uri, "application/octet-stream");
+  for (const image of json.images ?? []) if (image.uri) image.uri = inline(image.uri, image.mimeType ?? "image/jpeg");
   return JSON.stringify(json);
 }

@@ -1,6 +1,10 @@
 /**
  * @module Export stage: writes the reconstruction in the six downloadable formats of API.md,
- * all in the model's own frame (right-handed, +Y up, model units), to `<outDir>/<baseName>.<ext>`.
+ * all in the model's own frame (right-handed, +Y up, model units), to `<outDir>/<baseName>.<ext>`
+ * (`<baseName>-obj.zip` for the OBJ bundle).
+ *
+ * obj is a zip (model.obj, model.mtl, the texture pages); glb, gltf and obj carry the photo
+ * texture when the texture stage made one.
  *
  * Without a mesh (sparse-only jobs) glb/gltf hold the points as a POINTS primitive, ply/las the
  * cloud as always, and obj/stl — surface formats with nothing to hold — are not written (the
@@ -8,17 +12,18 @@
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { Format } from "../../../shared/formats.js";
-import type { ImageRef, Mesh, PointCloud, RegisteredView, StageReport } from "../../scene/index.js";
+import { downloadFileName, type Format } from "../../../shared/formats.js";
+import type { ImageRef, Mesh, PointCloud, RegisteredView, StageReport, TexturedMesh } from "../../scene/index.js";
 import { buildGltfDocument, writeGlb, writeGltf } from "./gltf.js";
 import { writeLas } from "./las.js";
-import { writeObj } from "./obj.js";
+import { writeObjZip } from "./obj.js";
 import { writePly } from "./ply.js";
 import { writeStl } from "./stl.js";
 
 export { buildGltfDocument, writeGlb, writeGltf } from "./gltf.js";
 export { writeLas, chooseLasQuantisation, LAS_HEADER_BYTES, LAS_RECORD_BYTES } from "./las.js";
-export { writeObj } from "./obj.js";
+export { writeObj, writeMtl, writeObjZip } from "./obj.js";
+export { srgbToLinear, linearToSrgb, linearColours } from "./colour-space.js";
 export { writePly } from "./ply.js";
 export { writeStl } from "./stl.js";
 export { cameraNodePose, verticalFov } from "./camera-nodes.js";
@@ -38,6 +43,8 @@ export interface Input {
   views: RegisteredView[];
   cloud: PointCloud;
   mesh: Mesh | null;
+  /** The mesh with its photo texture atlas (glb, gltf and obj carry it). */
+  textured?: TexturedMesh | null;
   images?: ImageRef[];
 }
 
@@ -54,10 +61,10 @@ async function encode(format: Format, input: Input): Promise<Uint8Array | string
   switch (format) {
     case "ply": return writePly(input.cloud);
     case "las": return writeLas(input.cloud);
-    case "obj": return writeObj(input.mesh as Mesh);
+    case "obj": return writeObjZip(input.mesh as Mesh, input.textured ?? null);
     case "stl": return writeStl(input.mesh as Mesh);
-    case "glb": return writeGlb(buildGltfDocument(input));
-    case "gltf": return writeGltf(buildGltfDocument(input));
+    case "glb": return writeGlb(await buildGltfDocument(input));
+    case "gltf": return writeGltf(await buildGltfDocument(input));
   }
 }
 
@@ -78,7 +85,7 @@ export async function run(given: Input, options: Options): Promise<{ files: Expo
     }
     const formatStarted = performance.now();
     const content = await encode(format, input);
-    const filePath = path.join(options.outDir, `${baseName}.${format}`);
+    const filePath = path.join(options.outDir, downloadFileName(baseName, format));
     await writeFile(filePath, content);
     const bytes = typeof content === "string" ? Buffer.byteLength(content) : content.byteLength;
     files.push({ format, path: filePath, bytes });

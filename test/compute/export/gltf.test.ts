@@ -11,6 +11,17 @@ import { cubeMesh, randomCloud, views } from "./fixtures.js";
 
 const io = new NodeIO().registerExtensions([KHRMaterialsUnlit]);
 
+/**
+ * glTF 2.0 §3.7.2.1: COLOR_0 is linear. The sRGB decoding written out here independently of
+ * the exporter (IEC 61966-2-1), as a 16-bit normalised integer.
+ */
+function expectedLinear(srgb: Uint8Array): number[] {
+  return Array.from(srgb, (v) => {
+    const c = v / 255;
+    return Math.round((c <= 0.04045 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4)) * 65535);
+  });
+}
+
 async function expectValid(bytes: Uint8Array, uri: string): Promise<void> {
   const report = await validateBytes(bytes, { uri, maxIssues: 100 });
   const errors = report.issues.messages.filter((m) => m.severity === 0);
@@ -60,7 +71,8 @@ function checkMesh(doc: Document): void {
   expect(Array.from(prim.getAttribute("POSITION")!.getArray()!)).toEqual(Array.from(mesh.positions));
   const color = prim.getAttribute("COLOR_0")!;
   expect(color.getNormalized()).toBe(true);
-  expect(Array.from(color.getArray()!)).toEqual(Array.from(mesh.colors));
+  expect(color.getComponentType()).toBe(5123); // UNSIGNED_SHORT
+  expect(Array.from(color.getArray()!)).toEqual(expectedLinear(mesh.colors));
   expect(prim.getAttribute("NORMAL")!.getCount()).toBe(8);
   expect(prim.getIndices()!.getCount()).toBe(36);
   expect(Array.from(prim.getIndices()!.getArray()!)).toEqual(Array.from(mesh.indices));
@@ -69,7 +81,7 @@ function checkMesh(doc: Document): void {
 
 describe("export/gltf", () => {
   it("writes a glb that the Khronos validator accepts with zero errors and that reads back identically", async () => {
-    const glb = await writeGlb(buildGltfDocument({ mesh: cubeMesh(), cloud: randomCloud(50), views: views() }));
+    const glb = await writeGlb(await buildGltfDocument({ mesh: cubeMesh(), cloud: randomCloud(50), views: views() }));
     await expectValid(glb, "model.glb");
     const doc = await io.readBinary(glb);
     checkMesh(doc);
@@ -77,7 +89,7 @@ describe("export/gltf", () => {
   });
 
   it("writes one self-contained .gltf (data: URI buffer) with the same content", async () => {
-    const text = await writeGltf(buildGltfDocument({ mesh: cubeMesh(), cloud: randomCloud(50), views: views() }));
+    const text = await writeGltf(await buildGltfDocument({ mesh: cubeMesh(), cloud: randomCloud(50), views: views() }));
     const json = JSON.parse(text);
     expect(json.buffers).toHaveLength(1);
     expect(json.buffers[0].uri).toMatch(/^data:application\/octet-stream;base64,/);
@@ -89,14 +101,14 @@ describe("export/gltf", () => {
 
   it("without a mesh holds the cloud as a POINTS primitive with COLOR_0, plus the cameras", async () => {
     const cloud = randomCloud(200, 7);
-    const glb = await writeGlb(buildGltfDocument({ mesh: null, cloud, views: views() }));
+    const glb = await writeGlb(await buildGltfDocument({ mesh: null, cloud, views: views() }));
     await expectValid(glb, "points.glb");
     const doc = await io.readBinary(glb);
     const prim = doc.getRoot().listMeshes()[0].listPrimitives()[0];
     expect(prim.getMode()).toBe(0); // POINTS
     expect(prim.getIndices()).toBeNull();
     expect(Array.from(prim.getAttribute("POSITION")!.getArray()!)).toEqual(Array.from(cloud.positions));
-    expect(Array.from(prim.getAttribute("COLOR_0")!.getArray()!)).toEqual(Array.from(cloud.colors));
+    expect(Array.from(prim.getAttribute("COLOR_0")!.getArray()!)).toEqual(expectedLinear(cloud.colors));
     checkCameras(doc, views());
   });
 
@@ -104,7 +116,7 @@ describe("export/gltf", () => {
     const cloud = spherePoints(6000, 1, [0.2, 0.1, -0.3], 0.003, 8);
     const { mesh } = await meshRun({ cloud, views: [] }, { faceBudget: 4000 });
     expect(mesh.faceCount).toBeGreaterThan(2000);
-    const glb = await writeGlb(buildGltfDocument({ mesh, cloud, views: views() }));
+    const glb = await writeGlb(await buildGltfDocument({ mesh, cloud, views: views() }));
     const report = await validateBytes(glb, { uri: "sphere.glb", maxIssues: 100 });
     expect(report.issues.numErrors).toBe(0);
     expect(report.issues.numWarnings).toBe(0);
@@ -114,7 +126,7 @@ describe("export/gltf", () => {
 
   it("stays valid for an empty model (no geometry, cameras only)", async () => {
     const empty = { count: 0, positions: new Float32Array(0), colors: new Uint8Array(0), normals: new Float32Array(0) };
-    const glb = await writeGlb(buildGltfDocument({ mesh: null, cloud: empty, views: views() }));
+    const glb = await writeGlb(await buildGltfDocument({ mesh: null, cloud: empty, views: views() }));
     await expectValid(glb, "empty.glb");
     checkCameras(await io.readBinary(glb), views());
   });

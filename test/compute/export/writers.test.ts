@@ -6,6 +6,7 @@ import { LAZRsLoader } from "@loaders.gl/las";
 import { OBJLoader } from "@loaders.gl/obj";
 import { PLYLoader } from "@loaders.gl/ply";
 import { describe, expect, it } from "vitest";
+import { downloadFileName } from "../../../shared/formats.js";
 import { chooseLasQuantisation, run, writeLas, writeObj, writePly, writeStl } from "../../../compute/stages/export/index.js";
 import { withFileFetch } from "../../support/file-fetch.js";
 import { cubeMesh, randomCloud, views } from "./fixtures.js";
@@ -140,7 +141,7 @@ describe("export/run", () => {
       const all = await run({ views: views(), cloud: randomCloud(100), mesh: cubeMesh() }, { formats: ["obj", "ply", "gltf", "glb", "stl", "las"], outDir });
       expect(all.files.map((f) => f.format)).toEqual(["obj", "ply", "gltf", "glb", "stl", "las"]);
       for (const f of all.files) {
-        expect(path.basename(f.path)).toBe(`model.${f.format}`);
+        expect(path.basename(f.path)).toBe(downloadFileName("model", f.format));
         expect((await stat(f.path)).size).toBe(f.bytes);
       }
       const sparse = await run({ views: views(), cloud: randomCloud(100), mesh: null }, { formats: ["obj", "ply", "gltf", "glb", "stl", "las"], outDir, baseName: "sparse" });

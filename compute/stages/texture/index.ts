@@ -1,0 +1,296 @@
+/**
+ * @module Texture stage: a photo texture atlas for the mesh, after Waechter, Moehrle and
+ * Goesele, "Let There Be Color! Large-Scale Texturing of 3D Reconstructions" (ECCV 2014):
+ *
+ * 1. every photo is scanned for the faces it sees (z-buffered) and how well (view-scan.ts);
+ * 2. views whose colour of a face disagrees with the rest are dropped, and each face gets one
+ *    view by minimising a data + Potts smoothness energy (select-views.ts);
+ * 3. faces with one view form charts; charts are packed into pages in the photo's own pixel
+ *    grid, scaled down only when the page budget of the preset requires it (atlas-layout.ts);
+ * 4. an additive colour correction per chart vertex levels the seams between photos of
+ *    different exposure (levelling.ts); the photo pixels are copied into the pages with the
+ *    correction interpolated across each face (paint.ts).
+ *
+ * Faces that no photo sees keep the mesh's vertex colours and no texture.
+ * Not done (yet): the local Poisson blending of a strip along each seam (Waechter et al. §5.2)
+ * and α-expansion for the labelling; ICM is used instead (select-views.ts).
+ */
+import sharp from "sharp";
+import { projectVertices } from "../../geometry/mesh-raster.js";
+import type { ImageRef, Mesh, ProgressFn, RegisteredView, StageReport, TexturedMesh, TexturePage } from "../../scene/index.js";
+import { layoutAtlas } from "./atlas-layout.js";
+import { buildCharts, splitVertices, type ChartedMesh } from "./charts.js";
+import { solveLevelling } from "./levelling.js";
+import { paintChart } from "./paint.js";
+import { faceAdjacency, gatherCandidates, rejectInconsistent, selectViews, UNSEEN } from "./select-views.js";
+import { faceGeometry, scanView, type LoadedPhoto, type ViewObservations } from "./view-scan.js";
+
+export const NAME = "texture";
+
+export interface Options {
+  /** Largest texture page side (presets: preview 4096, standard 4096, high 8192). */
+  maxPageSize: number;
+  maxPages: number;
+  /** Texels of photo around each chart, against bleeding under bilinear filtering and mipmaps. */
+  padding: number;
+  /** Potts weight λ per neighbour on another view (data costs are in [0, 1]). */
+  smoothness: number;
+  maxSweeps: number;
+  /** Views whose mean colour of a face is farther than this (RGB, 0–255) from the consensus are dropped. */
+  consistencyRadius: number;
+  /** Faces seen more obliquely than this |cosine| are not textured from that view. */
+  minCosine: number;
+  /** Visibility tolerance against the z-buffer, in median mesh edge lengths. */
+  depthToleranceEdges: number;
+  /** Long side the photos are read at (0: as stored by ingest). */
+  photoMaxSide: number;
+  /** Global seam levelling on or off. */
+  levelling: boolean;
+  levellingEdgeWeight: number;
+}
+
+export const DEFAULTS: Options = {
+  maxPageSize: 4096,
+  maxPages: 4,
+  padding: 4,
+  smoothness: 0.5,
+  maxSweeps: 10,
+  consistencyRadius: 48,
+  minCosine: 0.1,
+  depthToleranceEdges: 2,
+  photoMaxSide: 0,
+  levelling: true,
+  levellingEdgeWeight: 1,
+};
+
+export interface Input {
+  mesh: Mesh;
+  views: RegisteredView[];
+  images: ImageRef[];
+}
+
+export interface Output {
+  textured: TexturedMesh | null;
+  report: StageReport;
+}
+
+function medianEdgeLength(mesh: Mesh): number {
+  const step = Math.max(1, Math.floor(mesh.faceCount / 20_000));
+  const lengths: number[] = [];
+  const p = mesh.positions;
+  for (let f = 0; f < mesh.faceCount; f += step) {
+    const a = 3 * mesh.indices[3 * f], b = 3 * mesh.indices[3 * f + 1];
+    lengths.push(Math.hypot(p[a] - p[b], p[a + 1] - p[b + 1], p[a + 2] - p[b + 2]));
+  }
+  lengths.sort((x, y) => x - y);
+  return lengths[lengths.length >> 1] ?? 0;
+}
+
+/** The view's photo at `scale` × its intrinsics' size. */
+async function loadPhoto(image: ImageRef, view: RegisteredView, scale: number): Promise<LoadedPhoto> {
+  const width = Math.max(1, Math.round(view.intrinsics.width * scale));
+  const height = Math.max(1, Math.round(view.intrinsics.height * scale));
+  const rgb = new Uint8Array(await sharp(image.path).removeAlpha().resize(width, height, { fit: "fill", kernel: "lanczos3" }).raw().toBuffer());
+  return { rgb, width, height, scale: width / view.intrinsics.width };
+}
+
+/** Pixel position of every chart vertex in its view's photo at `baseScale` (NaN for untextured charts). */
+function chartVertexPixels(mesh: Mesh, charted: ChartedMesh, views: RegisteredView[], baseScale: number[]): Float32Array {
+  const pixels = new Float32Array(2 * charted.sourceVertex.length).fill(NaN);
+  const byView = new Map<number, number[]>();
+  for (let v = 0; v < charted.sourceVertex.length; v++) {
+    const view = charted.charts[charted.vertexChart[v]].view;
+    if (view === UNSEEN) continue;
+    let list = byView.get(view);
+    if (!list) byView.set(view, (list = []));
+    list.push(v);
+  }
+  for (const [view, list] of byView) {
+    const proj = projectVertices(mesh.positions, views[view].camFromWorld, views[view].intrinsics, baseScale[view]);
+    for (const v of list) {
+      pixels[2 * v] = proj.px[charted.sourceVertex[v]];
+      pixels[2 * v + 1] = proj.py[charted.sourceVertex[v]];
+    }
+  }
+  return pixels;
+}
+
+function chartBoxes(charted: ChartedMesh, pixels: Float32Array): Array<[number, number, number, number] | null> {
+  const boxes: Array<[number, number, number, number] | null> = charted.charts.map((c) => (c.view === UNSEEN ? null : [Infinity, Infinity, -Infinity, -Infinity]));
+  for (let v = 0; v < charted.sourceVertex.length; v++) {
+    const box = boxes[charted.vertexChart[v]];
+    if (!box) continue;
+    const x = pixels[2 * v], y = pixels[2 * v + 1];
+    box[0] = Math.min(box[0], x); box[1] = Math.min(box[1], y); box[2] = Math.max(box[2], x); box[3] = Math.max(box[3], y);
+  }
+  return boxes;
+}
+
+/** Mean colour of a 3×3 neighbourhood around (x, y) (pixel centres at +0.5). */
+function boxMean(photo: LoadedPhoto, x: number, y: number, out: Float32Array, at: number): void {
+  const cx = Math.floor(x), cy = Math.floor(y);
+  const sum = [0, 0, 0];
+  let n = 0;
+  for (let dy = -1; dy <= 1; dy++) {
+    for (let dx = -1; dx <= 1; dx++) {
+      const px = Math.min(photo.width - 1, Math.max(0, cx + dx)), py = Math.min(photo.height - 1, Math.max(0, cy + dy));
+      const i = 3 * (py * photo.width + px);
+      sum[0] += photo.rgb[i]; sum[1] += photo.rgb[i + 1]; sum[2] += photo.rgb[i + 2];
+      n++;
+    }
+  }
+  for (let ch = 0; ch < 3; ch++) out[at + ch] = sum[ch] / n;
+}
+
+/** Seam pairs (copies of one mesh vertex in two textured charts) and the edges inside textured charts. */
+function levellingGraph(mesh: Mesh, charted: ChartedMesh): { seamPairs: Uint32Array; chartEdges: Uint32Array } {
+  const copies = new Map<number, number[]>();
+  for (let v = 0; v < charted.sourceVertex.length; v++) {
+    if (charted.charts[charted.vertexChart[v]].view === UNSEEN) continue;
+    const source = charted.sourceVertex[v];
+    const list = copies.get(source);
+    if (list) list.push(v); else copies.set(source, [v]);
+  }
+  const seamPairs: number[] = [];
+  for (const list of copies.values()) for (let i = 0; i < list.length; i++) for (let j = i + 1; j < list.length; j++) seamPairs.push(list[i], list[j]);
+  const chartEdges: number[] = [];
+  for (let f = 0; f < mesh.faceCount; f++) {
+    if (charted.charts[charted.faceChart[f]].view === UNSEEN) continue;
+    for (let k = 0; k < 3; k++) chartEdges.push(charted.indices[3 * f + k], charted.indices[3 * f + ((k + 1) % 3)]);
+  }
+  return { seamPairs: Uint32Array.from(seamPairs), chartEdges: Uint32Array.from(chartEdges) };
+}
+
+export async function run(input: Input, options?: Partial<Options>, progress?: ProgressFn): Promise<Output> {
+  const started = performance.now();
+  const opts: Options = { ...DEFAULTS, ...options };
+  const { mesh, views } = input;
+  const counts: Record<string, number> = { faces: mesh.faceCount, views: views.length };
+  const warnings: string[] = [];
+  let lapStart = started;
+  const lap = (phase: string): void => { const now = performance.now(); counts[`ms_${phase}`] = Math.round(now - lapStart); lapStart = now; };
+  const report = (): StageReport => ({ stage: NAME, wallMs: performance.now() - started, counts, warnings });
+  const imageByIndex = new Map(input.images.map((image) => [image.index, image]));
+  if (mesh.faceCount === 0 || views.length === 0) return { textured: null, report: report() };
+
+  // 1. What each photo sees.
+  const baseScale = views.map((view) => (opts.photoMaxSide > 0 ? Math.min(1, opts.photoMaxSide / Math.max(view.intrinsics.width, view.intrinsics.height)) : 1));
+  const geometry = faceGeometry(mesh);
+  const scan = { depthTolerance: opts.depthToleranceEdges * medianEdgeLength(mesh), minCosine: opts.minCosine, borderPixels: opts.padding + 1 };
+  const observations: ViewObservations[] = [];
+  const unreadable: string[] = [];
+  for (let v = 0; v < views.length; v++) {
+    const image = imageByIndex.get(views[v].imageIndex);
+    if (!image) continue;
+    try {
+      observations.push(scanView(mesh, geometry, views[v], v, await loadPhoto(image, views[v], baseScale[v]), scan));
+    } catch {
+      unreadable.push(views[v].name);
+    }
+    progress?.(0.5 * (v + 1) / views.length);
+  }
+  if (unreadable.length > 0) warnings.push(`could not read ${unreadable.join(", ")}; not used for the texture`);
+  lap("scan");
+
+  // 2. One view per face.
+  const candidates = gatherCandidates(mesh.faceCount, observations);
+  const consistency = rejectInconsistent(candidates, opts.consistencyRadius);
+  const adjacency = faceAdjacency(mesh.indices, mesh.faceCount);
+  const selection = selectViews(candidates, consistency.keep, adjacency, opts.smoothness, opts.maxSweeps);
+  let unseenFaces = 0;
+  for (const label of selection.labels) if (label === UNSEEN) unseenFaces++;
+  Object.assign(counts, { candidateViews: candidates.views.length, inconsistentViewsDropped: consistency.dropped, labelSweeps: selection.sweeps, labelChanges: selection.changed, untexturedFaces: unseenFaces });
+  lap("select");
+
+  // 3. Charts and their place in the pages.
+  const { charts, faceChart } = buildCharts(selection.labels, adjacency);
+  const charted = splitVertices(mesh, charts, faceChart);
+  const basePixels = chartVertexPixels(mesh, charted, views, baseScale);
+  const layout = layoutAtlas(chartBoxes(charted, basePixels), { maxPageSize: opts.maxPageSize, maxPages: opts.maxPages, padding: opts.padding });
+  Object.assign(counts, { charts: charts.length, vertices: charted.sourceVertex.length, pages: layout.pageSizes.length, texelScale: layout.scale });
+  lap("layout");
+  progress?.(0.6);
+
+  // Charts by view, so each photo is decoded once per pass at the atlas scale.
+  const chartsByView = new Map<number, number[]>();
+  charts.forEach((chart, c) => {
+    if (chart.view === UNSEEN || !layout.placements[c]) return;
+    const list = chartsByView.get(chart.view);
+    if (list) list.push(c); else chartsByView.set(chart.view, [c]);
+  });
+  const vertexCount = charted.sourceVertex.length;
+  const atlasPixels = new Float32Array(2 * vertexCount);
+  for (let i = 0; i < atlasPixels.length; i++) atlasPixels[i] = basePixels[i] * layout.scale;
+  const atlasPhoto = (view: number): Promise<LoadedPhoto> => loadPhoto(imageByIndex.get(views[view].imageIndex)!, views[view], baseScale[view] * layout.scale);
+
+  // 4. Seam levelling.
+  let corrections: Float32Array = new Float32Array(3 * vertexCount);
+  if (opts.levelling) {
+    const colours = new Float32Array(3 * vertexCount).fill(NaN);
+    for (const [view, list] of chartsByView) {
+      const photo = await atlasPhoto(view);
+      const members = new Set(list);
+      for (let v = 0; v < vertexCount; v++) if (members.has(charted.vertexChart[v])) boxMean(photo, atlasPixels[2 * v], atlasPixels[2 * v + 1], colours, 3 * v);
+    }
+    const graph = levellingGraph(mesh, charted);
+    const solved = solveLevelling({ vertexCount, colours, ...graph }, { edgeWeight: opts.levellingEdgeWeight, regularisation: 1e-3, maxIterations: 1500, tolerance: 1e-4 });
+    corrections = solved.corrections;
+    let sum = 0;
+    for (const c of corrections) sum += Math.abs(c);
+    Object.assign(counts, { seamPairs: graph.seamPairs.length / 2, levellingIterations: Math.max(...solved.iterations), meanAbsCorrection: vertexCount > 0 ? sum / (3 * vertexCount) : 0 });
+  }
+  lap("levelling");
+  progress?.(0.75);
+
+  // 5. Paint the pages.
+  const pages: TexturePage[] = layout.pageSizes.map(({ width, height }) => ({ width, height, rgb: new Uint8Array(3 * width * height).fill(128) }));
+  const facesOfChart = charts.map(() => [] as number[]);
+  for (let f = 0; f < mesh.faceCount; f++) facesOfChart[faceChart[f]].push(f);
+  const chartFirstVertex = new Uint32Array(charts.length + 1).fill(vertexCount);
+  for (let v = vertexCount - 1; v >= 0; v--) chartFirstVertex[charted.vertexChart[v]] = v;
+  for (let c = charts.length - 1; c >= 0; c--) chartFirstVertex[c] = Math.min(chartFirstVertex[c], chartFirstVertex[c + 1]);
+  for (const [view, list] of chartsByView) {
+    const photo = await atlasPhoto(view);
+    for (const c of list) {
+      const placement = layout.placements[c]!;
+      // splitVertices appends each chart's vertices as one contiguous run.
+      const first = chartFirstVertex[c], last = chartFirstVertex[c + 1];
+      const faces = facesOfChart[c];
+      const triangles = new Uint32Array(3 * faces.length);
+      for (let i = 0; i < faces.length; i++) for (let k = 0; k < 3; k++) triangles[3 * i + k] = charted.indices[3 * faces[i] + k] - first;
+      const local = new Float32Array(2 * (last - first));
+      for (let v = first; v < last; v++) {
+        local[2 * (v - first)] = atlasPixels[2 * v] - placement.photoX;
+        local[2 * (v - first) + 1] = atlasPixels[2 * v + 1] - placement.photoY;
+      }
+      paintChart(pages[placement.page], photo, placement, { local, triangles, corrections: corrections.subarray(3 * first, 3 * last) }, opts.padding + 2);
+    }
+  }
+  lap("paint");
+  progress?.(0.95);
+
+  // 6. The split mesh with its UVs.
+  const uvs = new Float32Array(2 * vertexCount);
+  for (let v = 0; v < vertexCount; v++) {
+    const placement = layout.placements[charted.vertexChart[v]];
+    if (!placement) continue;
+    const page = layout.pageSizes[placement.page];
+    uvs[2 * v] = (placement.pageX + atlasPixels[2 * v] - placement.photoX) / page.width;
+    uvs[2 * v + 1] = (placement.pageY + atlasPixels[2 * v + 1] - placement.photoY) / page.height;
+  }
+  const facePage = new Uint16Array(mesh.faceCount);
+  for (let f = 0; f < mesh.faceCount; f++) facePage[f] = layout.placements[faceChart[f]]?.page ?? pages.length;
+  const positions = new Float32Array(3 * vertexCount), normals = new Float32Array(3 * vertexCount), colors = new Uint8Array(3 * vertexCount);
+  for (let v = 0; v < vertexCount; v++) {
+    const s = charted.sourceVertex[v];
+    for (let k = 0; k < 3; k++) {
+      positions[3 * v + k] = mesh.positions[3 * s + k];
+      normals[3 * v + k] = mesh.normals[3 * s + k];
+      colors[3 * v + k] = mesh.colors[3 * s + k];
+    }
+  }
+  const split: Mesh = { vertexCount, faceCount: mesh.faceCount, positions, normals, colors, indices: charted.indices };
+  lap("assemble");
+  progress?.(1);
+  return { textured: { mesh: split, uvs, facePage, pages }, report: report() };
+}

@@ -1,0 +1,157 @@
+/**
+ * @module Which photo textures each face: a labelling of the faces by views that trades each
+ * face's best view against keeping neighbours on the same photo, after removing the views
+ * whose colour of a face disagrees with the others (a passer-by, a car that moved).
+ *
+ * Energy (Waechter, Moehrle and Goesele, "Let There Be Color!", ECCV 2014, §4):
+ *   E(l) = Σ_f D_f(l_f) + λ · Σ_{adjacent f,g} [l_f ≠ l_g]
+ * with D_f(v) = 1 − q_f(v) / max_w q_f(w) (q: the gradient magnitude integral of view-scan.ts),
+ * so 0 for the face's best view and up to 1 for a poor one. Waechter et al. minimise it with
+ * α-expansion; we use iterated conditional modes (Besag 1986) started from the best view of
+ * each face, which removes the isolated labels that make seams and converges in a few sweeps.
+ * A face may also take the label of a neighbour that does not see it well only if that view
+ * is a candidate of the face: every label is a view that truly sees the face.
+ *
+ * Photo-consistency (Waechter et al. §4.2): the face's mean colours across its candidate views
+ * are clustered by mean shift from their per-channel median; views farther than
+ * `consistencyRadius` from the mode are dropped when at least three views see the face.
+ */
+import type { ViewObservations } from "./view-scan.js";
+
+/** Candidate views per face in CSR form. */
+export interface FaceCandidates {
+  offsets: Uint32Array;
+  views: Uint32Array;
+  cost: Float32Array;
+  /** Mean colour per candidate (3 per entry), for the photo-consistency check. */
+  colours: Float32Array;
+}
+
+export function gatherCandidates(faceCount: number, observations: ViewObservations[]): FaceCandidates {
+  const counts = new Uint32Array(faceCount + 1);
+  for (const obs of observations) for (const f of obs.faces) counts[f + 1]++;
+  for (let f = 0; f < faceCount; f++) counts[f + 1] += counts[f];
+  const offsets = counts.slice();
+  const fill = counts.slice(0, faceCount);
+  const total = offsets[faceCount];
+  const views = new Uint32Array(total), quality = new Float32Array(total), colours = new Float32Array(3 * total);
+  for (const obs of observations) {
+    for (let i = 0; i < obs.faces.length; i++) {
+      const at = fill[obs.faces[i]]++;
+      views[at] = obs.view;
+      quality[at] = obs.quality[i];
+      colours.set(obs.colours.subarray(3 * i, 3 * i + 3), 3 * at);
+    }
+  }
+  const cost = new Float32Array(total);
+  for (let f = 0; f < faceCount; f++) {
+    let best = 0;
+    for (let i = offsets[f]; i < offsets[f + 1]; i++) best = Math.max(best, quality[i]);
+    for (let i = offsets[f]; i < offsets[f + 1]; i++) cost[i] = best > 0 ? 1 - quality[i] / best : 1;
+  }
+  return { offsets, views, cost, colours };
+}
+
+/** Marks the candidates whose colour is an outlier for their face; returns how many were dropped. */
+export function rejectInconsistent(candidates: FaceCandidates, consistencyRadius: number): { keep: Uint8Array; dropped: number } {
+  const { offsets, colours } = candidates;
+  const keep = new Uint8Array(candidates.views.length).fill(1);
+  let dropped = 0;
+  const faceCount = offsets.length - 1;
+  const scratch: number[] = [];
+  const sigma2 = (consistencyRadius / 2) ** 2;
+  for (let f = 0; f < faceCount; f++) {
+    const start = offsets[f], end = offsets[f + 1];
+    if (end - start < 3) continue;
+    const mode = [0, 0, 0];
+    for (let ch = 0; ch < 3; ch++) {
+      scratch.length = 0;
+      for (let i = start; i < end; i++) scratch.push(colours[3 * i + ch]);
+      scratch.sort((x, y) => x - y);
+      mode[ch] = scratch[scratch.length >> 1];
+    }
+    // Mean shift with a Gaussian kernel: converges to the densest cluster of colours.
+    for (let iteration = 0; iteration < 8; iteration++) {
+      const sum = [0, 0, 0];
+      let weight = 0;
+      for (let i = start; i < end; i++) {
+        const d2 = (colours[3 * i] - mode[0]) ** 2 + (colours[3 * i + 1] - mode[1]) ** 2 + (colours[3 * i + 2] - mode[2]) ** 2;
+        const w = Math.exp(-d2 / (2 * sigma2));
+        weight += w;
+        for (let ch = 0; ch < 3; ch++) sum[ch] += w * colours[3 * i + ch];
+      }
+      if (weight < 1e-12) break;
+      for (let ch = 0; ch < 3; ch++) mode[ch] = sum[ch] / weight;
+    }
+    let kept = 0;
+    for (let i = start; i < end; i++) {
+      const d = Math.hypot(colours[3 * i] - mode[0], colours[3 * i + 1] - mode[1], colours[3 * i + 2] - mode[2]);
+      if (d > consistencyRadius) keep[i] = 0;
+      else kept++;
+    }
+    // Never drop every view of a face: without a mode that two views share, keep them all.
+    if (kept < 2) { for (let i = start; i < end; i++) keep[i] = 1; continue; }
+    dropped += end - start - kept;
+  }
+  return { keep, dropped };
+}
+
+/** Faces sharing an edge, in CSR form. */
+export function faceAdjacency(indices: Uint32Array, faceCount: number): { offsets: Uint32Array; neighbours: Uint32Array } {
+  const edgeOwner = new Map<number, number>();
+  const pairs: number[] = [];
+  const vertexCount = indices.reduce((m, v) => Math.max(m, v), 0) + 1;
+  for (let f = 0; f < faceCount; f++) {
+    for (let k = 0; k < 3; k++) {
+      const a = indices[3 * f + k], b = indices[3 * f + ((k + 1) % 3)];
+      const key = Math.min(a, b) * vertexCount + Math.max(a, b);
+      const other = edgeOwner.get(key);
+      if (other === undefined) edgeOwner.set(key, f);
+      else pairs.push(other, f);
+    }
+  }
+  const offsets = new Uint32Array(faceCount + 1);
+  for (let i = 0; i < pairs.length; i++) offsets[pairs[i] + 1]++;
+  for (let f = 0; f < faceCount; f++) offsets[f + 1] += offsets[f];
+  const fill = offsets.slice(0, faceCount);
+  const neighbours = new Uint32Array(pairs.length);
+  for (let i = 0; i < pairs.length; i += 2) {
+    neighbours[fill[pairs[i]]++] = pairs[i + 1];
+    neighbours[fill[pairs[i + 1]]++] = pairs[i];
+  }
+  return { offsets, neighbours };
+}
+
+/** No view: the face keeps its vertex colours. */
+export const UNSEEN = 0xffffffff;
+
+/** Labels every face with a view (or UNSEEN); returns the labels and the sweeps run. */
+export function selectViews(candidates: FaceCandidates, keep: Uint8Array, adjacency: { offsets: Uint32Array; neighbours: Uint32Array }, smoothness: number, maxSweeps: number): { labels: Uint32Array; sweeps: number; changed: number } {
+  const faceCount = candidates.offsets.length - 1;
+  const labels = new Uint32Array(faceCount).fill(UNSEEN);
+  for (let f = 0; f < faceCount; f++) {
+    let best = Infinity;
+    for (let i = candidates.offsets[f]; i < candidates.offsets[f + 1]; i++) {
+      if (keep[i] && candidates.cost[i] < best) { best = candidates.cost[i]; labels[f] = candidates.views[i]; }
+    }
+  }
+  let sweeps = 0, changedTotal = 0;
+  for (; sweeps < maxSweeps; sweeps++) {
+    let changed = 0;
+    for (let f = 0; f < faceCount; f++) {
+      let bestLabel = labels[f], bestEnergy = Infinity;
+      for (let i = candidates.offsets[f]; i < candidates.offsets[f + 1]; i++) {
+        if (!keep[i]) continue;
+        const label = candidates.views[i];
+        let disagree = 0;
+        for (let j = adjacency.offsets[f]; j < adjacency.offsets[f + 1]; j++) if (labels[adjacency.neighbours[j]] !== label) disagree++;
+        const energy = candidates.cost[i] + smoothness * disagree;
+        if (energy < bestEnergy) { bestEnergy = energy; bestLabel = label; }
+      }
+      if (bestLabel !== labels[f]) { labels[f] = bestLabel; changed++; }
+    }
+    changedTotal += changed;
+    if (changed === 0) { sweeps++; break; }
+  }
+  return { labels, sweeps, changed: changedTotal };
+}

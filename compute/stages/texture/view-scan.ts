@@ -1,0 +1,120 @@
+/**
+ * @module What each photo can give each face: the faces a view sees (z-buffered against the
+ * mesh itself), a data term measuring how well it sees them, and the face's mean colour there.
+ *
+ * The data term is Waechter, Moehrle and Goesele's gradient magnitude integral ("Let There Be
+ * Color!", ECCV 2014, §4.1): the sum of the image's gradient magnitude over the face's
+ * projection. It grows with the face's projected size (close, frontal views) and with the
+ * photo's sharpness there (a blurred or downscaled view has weaker gradients). We approximate
+ * the integral by projected area × the mean gradient magnitude at the corners and centroid,
+ * plus a small floor so that a textureless face still prefers its largest projection.
+ */
+import type { Mesh, RegisteredView } from "../../scene/index.js";
+import { projectVertices, rasterizeDepth, sampleRgb, type VertexProjection } from "../../geometry/mesh-raster.js";
+
+/** One view's observations of the faces it sees. */
+export interface ViewObservations {
+  /** Index into the views array. */
+  view: number;
+  faces: Uint32Array;
+  /** Data term per seen face (larger is better). */
+  quality: Float32Array;
+  /** Mean RGB (0–255, sRGB) of the face in this photo, 3 per seen face. */
+  colours: Float32Array;
+}
+
+export interface ScanOptions {
+  /** A face is seen when its corners and centroid lie within this depth of the z-buffer, in model units. */
+  depthTolerance: number;
+  /** Faces seen more obliquely than this |cosine| are not textured from this view. */
+  minCosine: number;
+  /** Pixels kept clear of the image border (bilinear taps and padding stay inside). */
+  borderPixels: number;
+}
+
+/** Per-face unit normal (unnormalised winding ignored: |cos| is used) and centroid. */
+export function faceGeometry(mesh: Mesh): { normals: Float32Array; centroids: Float32Array } {
+  const normals = new Float32Array(3 * mesh.faceCount);
+  const centroids = new Float32Array(3 * mesh.faceCount);
+  const p = mesh.positions;
+  for (let f = 0; f < mesh.faceCount; f++) {
+    const a = 3 * mesh.indices[3 * f], b = 3 * mesh.indices[3 * f + 1], c = 3 * mesh.indices[3 * f + 2];
+    const ux = p[b] - p[a], uy = p[b + 1] - p[a + 1], uz = p[b + 2] - p[a + 2];
+    const vx = p[c] - p[a], vy = p[c + 1] - p[a + 1], vz = p[c + 2] - p[a + 2];
+    const nx = uy * vz - uz * vy, ny = uz * vx - ux * vz, nz = ux * vy - uy * vx;
+    const len = Math.hypot(nx, ny, nz) || 1;
+    normals[3 * f] = nx / len; normals[3 * f + 1] = ny / len; normals[3 * f + 2] = nz / len;
+    for (let k = 0; k < 3; k++) centroids[3 * f + k] = (p[a + k] + p[b + k] + p[c + k]) / 3;
+  }
+  return { normals, centroids };
+}
+
+/** Gradient magnitude (central differences on luma, 0–255 scale) of an RGB image. */
+export function gradientMagnitude(rgb: Uint8Array, width: number, height: number): Float32Array {
+  const luma = new Float32Array(width * height);
+  for (let i = 0; i < width * height; i++) luma[i] = 0.299 * rgb[3 * i] + 0.587 * rgb[3 * i + 1] + 0.114 * rgb[3 * i + 2];
+  const out = new Float32Array(width * height);
+  for (let y = 1; y < height - 1; y++) {
+    for (let x = 1; x < width - 1; x++) {
+      const i = y * width + x;
+      const gx = (luma[i + 1] - luma[i - 1]) / 2, gy = (luma[i + width] - luma[i - width]) / 2;
+      out[i] = Math.hypot(gx, gy);
+    }
+  }
+  return out;
+}
+
+/** A photo decoded at the texture stage's working scale. */
+export interface LoadedPhoto {
+  rgb: Uint8Array;
+  width: number;
+  height: number;
+  /** Image pixels per pixel of the view's intrinsics. */
+  scale: number;
+}
+
+/** Gradient floor (luma units) so a face on a flat wall still ranks views by projected area. */
+const GRADIENT_FLOOR = 2;
+
+function inside(proj: VertexProjection, v: number, width: number, height: number, border: number): boolean {
+  return proj.depth[v] > 0 && proj.px[v] >= border && proj.py[v] >= border && proj.px[v] <= width - border && proj.py[v] <= height - border;
+}
+
+/** Observations of every face by one view, from its photo. */
+export function scanView(mesh: Mesh, faces: { normals: Float32Array; centroids: Float32Array }, view: RegisteredView, viewIndex: number, photo: LoadedPhoto, options: ScanOptions): ViewObservations {
+  const { width, height, rgb } = photo;
+  const proj = projectVertices(mesh.positions, view.camFromWorld, view.intrinsics, photo.scale);
+  const zbuf = rasterizeDepth(mesh.indices, proj, width, height);
+  const gradient = gradientMagnitude(rgb, width, height);
+  const { R, t } = view.camFromWorld;
+  const centre = [-(R[0] * t[0] + R[3] * t[1] + R[6] * t[2]), -(R[1] * t[0] + R[4] * t[1] + R[7] * t[2]), -(R[2] * t[0] + R[5] * t[1] + R[8] * t[2])];
+  const seen: number[] = [];
+  const quality: number[] = [];
+  const colours: number[] = [];
+  const texel = new Float64Array(3);
+  const visibleAt = (x: number, y: number, z: number): boolean => z <= zbuf[Math.min(height - 1, Math.floor(y)) * width + Math.min(width - 1, Math.floor(x))] + options.depthTolerance;
+  for (let f = 0; f < mesh.faceCount; f++) {
+    const a = mesh.indices[3 * f], b = mesh.indices[3 * f + 1], c = mesh.indices[3 * f + 2];
+    if (!inside(proj, a, width, height, options.borderPixels) || !inside(proj, b, width, height, options.borderPixels) || !inside(proj, c, width, height, options.borderPixels)) continue;
+    const dx = centre[0] - faces.centroids[3 * f], dy = centre[1] - faces.centroids[3 * f + 1], dz = centre[2] - faces.centroids[3 * f + 2];
+    const cosine = Math.abs(faces.normals[3 * f] * dx + faces.normals[3 * f + 1] * dy + faces.normals[3 * f + 2] * dz) / Math.hypot(dx, dy, dz);
+    if (cosine < options.minCosine) continue;
+    const gx = (proj.px[a] + proj.px[b] + proj.px[c]) / 3, gy = (proj.py[a] + proj.py[b] + proj.py[c]) / 3;
+    const gz = 3 / (1 / proj.depth[a] + 1 / proj.depth[b] + 1 / proj.depth[c]);
+    if (!visibleAt(gx, gy, gz) || !visibleAt(proj.px[a], proj.py[a], proj.depth[a]) || !visibleAt(proj.px[b], proj.py[b], proj.depth[b]) || !visibleAt(proj.px[c], proj.py[c], proj.depth[c])) continue;
+    const area = Math.abs((proj.px[b] - proj.px[a]) * (proj.py[c] - proj.py[a]) - (proj.py[b] - proj.py[a]) * (proj.px[c] - proj.px[a])) / 2;
+    const at = (x: number, y: number): number => gradient[Math.floor(y) * width + Math.floor(x)];
+    const sharpness = (at(gx, gy) + at(proj.px[a], proj.py[a]) + at(proj.px[b], proj.py[b]) + at(proj.px[c], proj.py[c])) / 4;
+    seen.push(f);
+    quality.push(Math.max(area, 0.25) * (sharpness + GRADIENT_FLOOR));
+    // Mean colour: centroid and the three points halfway to the corners.
+    let r = 0, g = 0, bl = 0;
+    const taps: Array<[number, number]> = [[gx, gy], [(gx + proj.px[a]) / 2, (gy + proj.py[a]) / 2], [(gx + proj.px[b]) / 2, (gy + proj.py[b]) / 2], [(gx + proj.px[c]) / 2, (gy + proj.py[c]) / 2]];
+    for (const [x, y] of taps) {
+      sampleRgb(rgb, width, height, x, y, texel);
+      r += texel[0]; g += texel[1]; bl += texel[2];
+    }
+    colours.push(r / 4, g / 4, bl / 4);
+  }
+  return { view: viewIndex, faces: Uint32Array.from(seen), quality: Float32Array.from(quality), colours: Float32Array.from(colours) };
+}
