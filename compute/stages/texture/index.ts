@@ -22,7 +22,7 @@ import { layoutAtlas } from "./atlas-layout.js";
 import { buildCharts, splitVertices, type ChartedMesh } from "./charts.js";
 import { solveLevelling } from "./levelling.js";
 import { paintChart } from "./paint.js";
-import { faceAdjacency, gatherCandidates, rejectInconsistent, selectViews, UNSEEN } from "./select-views.js";
+import { faceAdjacency, gatherCandidates, mergeRegions, rejectInconsistent, selectViews, UNSEEN } from "./select-views.js";
 import { faceGeometry, scanView, type LoadedPhoto, type ViewObservations } from "./view-scan.js";
 
 export const NAME = "texture";
@@ -36,6 +36,8 @@ export interface Options {
   /** Potts weight λ per neighbour on another view (data costs are in [0, 1]). */
   smoothness: number;
   maxSweeps: number;
+  /** Regions of up to this many faces may change view as a whole after ICM (select-views.ts mergeRegions). */
+  regionMoveFaces: number;
   /** Views whose mean colour of a face is farther than this (RGB, 0–255) from the consensus are dropped. */
   consistencyRadius: number;
   /** Faces seen more obliquely than this |cosine| are not textured from that view. */
@@ -53,8 +55,9 @@ export const DEFAULTS: Options = {
   maxPageSize: 4096,
   maxPages: 4,
   padding: 4,
-  smoothness: 0.5,
+  smoothness: 1,
   maxSweeps: 10,
+  regionMoveFaces: 5000,
   consistencyRadius: 48,
   minCosine: 0.1,
   depthToleranceEdges: 2,
@@ -197,6 +200,13 @@ export async function run(input: Input, options?: Partial<Options>, progress?: P
   const consistency = rejectInconsistent(candidates, opts.consistencyRadius);
   const adjacency = faceAdjacency(mesh.indices, mesh.faceCount);
   const selection = selectViews(candidates, consistency.keep, adjacency, opts.smoothness, opts.maxSweeps);
+  let regionMoves = 0;
+  for (let pass = 0; pass < 4; pass++) {
+    const moved = mergeRegions(selection.labels, candidates, consistency.keep, adjacency, opts.smoothness, opts.regionMoveFaces);
+    regionMoves += moved;
+    if (moved === 0) break;
+  }
+  counts.regionMoves = regionMoves;
   let unseenFaces = 0;
   for (const label of selection.labels) if (label === UNSEEN) unseenFaces++;
   Object.assign(counts, { candidateViews: candidates.views.length, inconsistentViewsDropped: consistency.dropped, labelSweeps: selection.sweeps, labelChanges: selection.changed, untexturedFaces: unseenFaces });

@@ -139,19 +139,79 @@ export function selectViews(candidates: FaceCandidates, keep: Uint8Array, adjace
   for (; sweeps < maxSweeps; sweeps++) {
     let changed = 0;
     for (let f = 0; f < faceCount; f++) {
-      let bestLabel = labels[f], bestEnergy = Infinity;
+      let bestLabel = labels[f], bestEnergy = Infinity, currentEnergy = Infinity;
       for (let i = candidates.offsets[f]; i < candidates.offsets[f + 1]; i++) {
         if (!keep[i]) continue;
         const label = candidates.views[i];
         let disagree = 0;
         for (let j = adjacency.offsets[f]; j < adjacency.offsets[f + 1]; j++) if (labels[adjacency.neighbours[j]] !== label) disagree++;
         const energy = candidates.cost[i] + smoothness * disagree;
+        if (label === labels[f]) currentEnergy = energy;
         if (energy < bestEnergy) { bestEnergy = energy; bestLabel = label; }
       }
+      // Move only for a strict decrease: ties would flip back and forth between sweeps.
+      if (bestEnergy > currentEnergy - 1e-6) bestLabel = labels[f];
       if (bestLabel !== labels[f]) { labels[f] = bestLabel; changed++; }
     }
     changedTotal += changed;
     if (changed === 0) { sweeps++; break; }
   }
   return { labels, sweeps, changed: changedTotal };
+}
+
+/**
+ * Region moves after ICM: a connected region of equally labelled faces takes the label of its
+ * neighbours when that lowers the energy as a whole. ICM changes one face at a time and stops
+ * at clusters of a few faces whose members each agree with most of their neighbours; the
+ * change of the whole cluster, ΔE = Σ_f [D_f(L) − D_f(cur)] − λ·(boundary edges to L), is the
+ * move α-expansion would make there. Smallest regions first; returns the regions relabelled.
+ */
+export function mergeRegions(labels: Uint32Array, candidates: FaceCandidates, keep: Uint8Array, adjacency: { offsets: Uint32Array; neighbours: Uint32Array }, smoothness: number, maxRegionFaces: number): number {
+  const faceCount = labels.length;
+  const region = new Int32Array(faceCount).fill(-1);
+  const regions: number[][] = [];
+  for (let seed = 0; seed < faceCount; seed++) {
+    if (region[seed] >= 0 || labels[seed] === UNSEEN) continue;
+    const members = [seed];
+    region[seed] = regions.length;
+    for (let k = 0; k < members.length; k++) {
+      const f = members[k];
+      for (let j = adjacency.offsets[f]; j < adjacency.offsets[f + 1]; j++) {
+        const g = adjacency.neighbours[j];
+        if (region[g] < 0 && labels[g] === labels[seed]) { region[g] = regions.length; members.push(g); }
+      }
+    }
+    regions.push(members);
+  }
+  const costOf = (f: number, label: number): number => {
+    for (let i = candidates.offsets[f]; i < candidates.offsets[f + 1]; i++) if (candidates.views[i] === label) return keep[i] ? candidates.cost[i] : Infinity;
+    return Infinity;
+  };
+  const order = regions.map((_, r) => r).filter((r) => regions[r].length <= maxRegionFaces).sort((a, b) => regions[a].length - regions[b].length);
+  let moved = 0;
+  const edgesTo = new Map<number, number>();
+  for (const r of order) {
+    const members = regions[r];
+    const current = labels[members[0]];
+    edgesTo.clear();
+    for (const f of members) {
+      for (let j = adjacency.offsets[f]; j < adjacency.offsets[f + 1]; j++) {
+        const other = labels[adjacency.neighbours[j]];
+        if (other !== current && other !== UNSEEN) edgesTo.set(other, (edgesTo.get(other) ?? 0) + 1);
+      }
+    }
+    let bestLabel = current, bestDelta = -1e-6;
+    for (const [label, edges] of edgesTo) {
+      let delta = -smoothness * edges;
+      for (const f of members) {
+        delta += costOf(f, label) - costOf(f, current);
+        if (!(delta < bestDelta)) break;
+      }
+      if (delta < bestDelta) { bestDelta = delta; bestLabel = label; }
+    }
+    if (bestLabel === current) continue;
+    for (const f of members) labels[f] = bestLabel;
+    moved++;
+  }
+  return moved;
 }
