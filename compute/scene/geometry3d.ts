@@ -51,5 +51,7 @@ export interface TexturedMesh {
   uvs: Float32Array;
   /** Which page each face samples; `pages.length` for untextured faces. */
   facePage: Uint16Array;
+  /** Which registered view (index into the views) textures each face; −1 for untextured faces. */
+  faceView: Int32Array;
   pages: TexturePage[];
 }

@@ -289,7 +289,12 @@ export async function run(input: Input, options?: Partial<Options>, progress?: P
     uvs[2 * v + 1] = (placement.pageY + atlasPixels[2 * v + 1] - placement.photoY) / page.height;
   }
   const facePage = new Uint16Array(mesh.faceCount);
-  for (let f = 0; f < mesh.faceCount; f++) facePage[f] = layout.placements[faceChart[f]]?.page ?? pages.length;
+  const faceView = new Int32Array(mesh.faceCount).fill(-1);
+  for (let f = 0; f < mesh.faceCount; f++) {
+    const placement = layout.placements[faceChart[f]];
+    facePage[f] = placement?.page ?? pages.length;
+    if (placement) faceView[f] = charts[faceChart[f]].view;
+  }
   const positions = new Float32Array(3 * vertexCount), normals = new Float32Array(3 * vertexCount), colors = new Uint8Array(3 * vertexCount);
   for (let v = 0; v < vertexCount; v++) {
     const s = charted.sourceVertex[v];
@@ -302,5 +307,5 @@ export async function run(input: Input, options?: Partial<Options>, progress?: P
   const split: Mesh = { vertexCount, faceCount: mesh.faceCount, positions, normals, colors, indices: charted.indices };
   lap("assemble");
   progress?.(1);
-  return { textured: { mesh: split, uvs, facePage, pages }, report: report() };
+  return { textured: { mesh: split, uvs, facePage, faceView, pages }, report: report() };
 }
