@@ -46,38 +46,38 @@ function correctionField(placement: ChartPlacement, chart: ChartFaces, spreadPas
   return field;
 }
 
-/** Uncovered texels take the mean of covered 4-neighbours, pass after pass; the rest the chart's mean. */
+/**
+ * Uncovered texels within `passes` steps of a face take the correction of the nearest covered
+ * texel (breadth-first, so in one pass over the rectangle); the rest the chart's mean.
+ */
 function spreadIntoGaps(field: Float32Array, covered: Uint8Array, width: number, height: number, passes: number): void {
   const mean = [0, 0, 0];
   let count = 0;
-  for (let i = 0; i < covered.length; i++) if (covered[i]) { for (let ch = 0; ch < 3; ch++) mean[ch] += field[3 * i + ch]; count++; }
+  const queue = new Int32Array(width * height);
+  const steps = new Uint16Array(width * height);
+  let head = 0, tail = 0;
+  for (let i = 0; i < covered.length; i++) {
+    if (!covered[i]) continue;
+    for (let ch = 0; ch < 3; ch++) mean[ch] += field[3 * i + ch];
+    count++;
+    queue[tail++] = i;
+  }
   for (let ch = 0; ch < 3; ch++) mean[ch] = count > 0 ? mean[ch] / count : 0;
-  const next: number[] = [];
-  for (let pass = 0; pass < passes; pass++) {
-    next.length = 0;
-    for (let y = 0; y < height; y++) {
-      for (let x = 0; x < width; x++) {
-        const at = y * width + x;
-        if (covered[at]) continue;
-        let n = 0; const sum = [0, 0, 0];
-        for (const [nx, ny] of [[x - 1, y], [x + 1, y], [x, y - 1], [x, y + 1]]) {
-          if (nx < 0 || ny < 0 || nx >= width || ny >= height) continue;
-          const j = ny * width + nx;
-          if (covered[j] !== 1) continue;
-          n++;
-          for (let ch = 0; ch < 3; ch++) sum[ch] += field[3 * j + ch];
-        }
-        if (n > 0) next.push(at, sum[0] / n, sum[1] / n, sum[2] / n);
-      }
-    }
-    if (next.length === 0) break;
-    for (let k = 0; k < next.length; k += 4) {
-      const at = next[k];
-      field[3 * at] = next[k + 1]; field[3 * at + 1] = next[k + 2]; field[3 * at + 2] = next[k + 3];
-      covered[at] = 2;
-    }
-    // Texels filled in this pass become sources for the next.
-    for (let i = 0; i < covered.length; i++) if (covered[i] === 2) covered[i] = 1;
+  while (head < tail) {
+    const at = queue[head++];
+    if (steps[at] >= passes) continue;
+    const x = at % width, y = (at - x) / width;
+    const visit = (next: number): void => {
+      if (covered[next]) return;
+      covered[next] = 1;
+      steps[next] = steps[at] + 1;
+      field[3 * next] = field[3 * at]; field[3 * next + 1] = field[3 * at + 1]; field[3 * next + 2] = field[3 * at + 2];
+      queue[tail++] = next;
+    };
+    if (x > 0) visit(at - 1);
+    if (x + 1 < width) visit(at + 1);
+    if (y > 0) visit(at - width);
+    if (y + 1 < height) visit(at + width);
   }
   for (let i = 0; i < covered.length; i++) if (!covered[i]) for (let ch = 0; ch < 3; ch++) field[3 * i + ch] = mean[ch];
 }
