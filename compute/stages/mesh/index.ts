@@ -59,7 +59,11 @@ export interface Options {
    * pinholes; 2.5 closed every test surface.
    */
   supportRadius: number;
-  /** Connected pieces with fewer than this fraction of all faces are dropped. */
+  /**
+   * Connected pieces with fewer than this fraction of all faces are dropped. At 1 % the ground
+   * of fountain-P11, broken into pieces by holes, lost 391 of 394 pieces; 0.05 % keeps real
+   * patches of ground and wall and still drops the specks of stray points.
+   */
   minComponentFraction: number;
   /** How many times the budget the extraction may produce before simplification. */
   oversample: number;
@@ -75,7 +79,7 @@ export const DEFAULTS: Options = {
   resolution: 2,
   trimDistance: 1.5,
   supportRadius: 2.5,
-  minComponentFraction: 0.01,
+  minComponentFraction: 0.0005,
   oversample: 2,
   colorImageSize: 1024,
 };
