@@ -23,11 +23,11 @@ import * as mesh from "../stages/mesh/index.js";
 import * as sfm from "../stages/sfm/index.js";
 import * as texture from "../stages/texture/index.js";
 import { FRESH_FRONT, type FrontLease } from "./front-pool.js";
-import { QUALITY_PRESETS } from "./presets.js";
+import { faceBudgetFor, QUALITY_PRESETS } from "./presets.js";
 import { FULL_WEIGHTS, ProgressTracker, SPARSE_WEIGHTS, type ProgressEvent } from "./progress.js";
 import { writeReport, type PipelineOutput, type PipelineReport } from "./report.js";
 
-export { QUALITY_PRESETS } from "./presets.js";
+export { faceBudgetFor, QUALITY_PRESETS } from "./presets.js";
 export type { PipelineOutput, PipelineReport } from "./report.js";
 export type { ProgressEvent } from "./progress.js";
 
@@ -142,7 +142,7 @@ async function execute(input: PipelineInput, timeline: Timeline, run: RunState):
     const densified = await stage(timeline, "dense", (p) => dense.run({ images, model }, preset.dense, p));
     timeline.reports.push(densified.report);
     cloud = densified.cloud;
-    const meshed = await stage(timeline, "mesh", (p) => mesh.run({ cloud, views: model.views, images }, preset.mesh, p));
+    const meshed = await stage(timeline, "mesh", (p) => mesh.run({ cloud, views: model.views, images }, { ...preset.mesh, faceBudget: faceBudgetFor(input.quality, model.views.map((v) => v.intrinsics)) }, p));
     timeline.reports.push(meshed.report);
     surface = meshed.mesh;
     const meshDone = meshed.mesh;

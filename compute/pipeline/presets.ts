@@ -45,6 +45,30 @@ export interface StagePresets {
   texture: Partial<TextureOptions>;
 }
 
+/**
+ * Mesh faces for a capture: the preset's floor, plus `facesPerMegapixel` for every megapixel
+ * of the registered photos, up to the preset's ceiling. A capture of many or large photos
+ * holds more surface detail than the floor can show (fountain-P11: 11 × 3.8 MP stored at
+ * standard stays at the floor; 100 such photos get 1M faces).
+ */
+export interface FaceBudget {
+  floor: number;
+  facesPerMegapixel: number;
+  ceiling: number;
+}
+
+export const FACE_BUDGETS: Record<Quality, FaceBudget> = {
+  preview: { floor: 50_000, facesPerMegapixel: 1_500, ceiling: 200_000 },
+  standard: { floor: 200_000, facesPerMegapixel: 4_000, ceiling: 1_000_000 },
+  high: { floor: 1_000_000, facesPerMegapixel: 12_000, ceiling: 3_000_000 },
+};
+
+export function faceBudgetFor(quality: Quality, photos: Array<{ width: number; height: number }>): number {
+  const budget = FACE_BUDGETS[quality];
+  const megapixels = photos.reduce((sum, p) => sum + (p.width * p.height) / 1e6, 0);
+  return Math.round(Math.min(budget.ceiling, Math.max(budget.floor, budget.facesPerMegapixel * megapixels)));
+}
+
 export const QUALITY_PRESETS: Record<Quality, StagePresets> = {
   preview: {
     ingest: { maxImageSide: 1600, videoMaxKeyframes: 40 },
