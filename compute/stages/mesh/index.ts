@@ -12,7 +12,7 @@
  *
  * First, normals facing away from every camera are flipped (orient.ts). Then, after
  * extraction: faces farther than `trimDistance` from every point are cut, small disconnected
- * pieces dropped, the mesh simplified to `faceBudget` with meshoptimizer, vertices given
+ * pieces dropped, small flat holes closed (fill-holes.ts), the mesh simplified to `faceBudget` with meshoptimizer, vertices given
  * area-weighted normals and coloured from the photos where a registered view sees them
  * (z-buffered, project-colors.ts), else from the nearby points. Faces are
  * counter-clockwise seen from outside, outside being where the point normals point.
@@ -36,6 +36,7 @@
 import type { ImageRef, Mesh, PointCloud, ProgressFn, RegisteredView, StageReport } from "../../scene/index.js";
 import { vertexColors, vertexNormals } from "./attributes.js";
 import { compactVertices, dropDegenerateFaces, removeSmallComponents, trimFaces } from "./cleanup.js";
+import { fillSmallHoles } from "./fill-holes.js";
 import { orientTowardCameras } from "./orient.js";
 import { colorFromImages } from "./project-colors.js";
 import { medianSpacing, occupiedCells, PointGrid } from "./point-grid.js";
@@ -65,6 +66,9 @@ export interface Options {
    * patches of ground and wall and still drops the specks of stray points.
    */
   minComponentFraction: number;
+  /** Holes closed before simplification: longest boundary loop (edges at the lattice size) and its flatness (fill-holes.ts). */
+  maxHoleEdges: number;
+  maxHoleFlatness: number;
   /** How many times the budget the extraction may produce before simplification. */
   oversample: number;
   /**
@@ -80,6 +84,8 @@ export const DEFAULTS: Options = {
   trimDistance: 1.5,
   supportRadius: 2.5,
   minComponentFraction: 0.0005,
+  maxHoleEdges: 300,
+  maxHoleFlatness: 0.2,
   oversample: 2,
   colorImageSize: 1024,
 };
@@ -193,6 +199,11 @@ export async function run(input: Input, options?: Partial<Options>, progress?: P
   const pieces = removeSmallComponents(raw, opts.minComponentFraction);
   raw = compactVertices(pieces.mesh);
   Object.assign(counts, { components: pieces.components, componentsRemoved: pieces.removed });
+  if (opts.maxHoleEdges > 0) {
+    const closed = fillSmallHoles(raw, { maxEdges: opts.maxHoleEdges, maxFlatness: opts.maxHoleFlatness });
+    raw = closed.mesh;
+    Object.assign(counts, { holesFilled: closed.filled, holeFillFaces: closed.fillFaces });
+  }
   lap("cleanup");
   progress?.(0.7);
 

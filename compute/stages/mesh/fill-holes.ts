@@ -1,0 +1,122 @@
+/**
+ * @module Closing small, flat holes: a loop of boundary edges short enough and close enough
+ * to a plane is closed by a fan around a new vertex at its centroid.
+ *
+ * Why: the surface stops wherever the dense cloud has no points, and small gaps open where
+ * stereo fails for a reason that has nothing to do with the shape: a specular or moving patch
+ * (water, a window, a car that moved), a shadow without texture, an occluded corner. Seen from
+ * a photo such a gap is a hole through the model. Metashape and RealityCapture close them by
+ * default; we close only loops that are short and nearly planar (a tent over a real opening
+ * or across the outer border of the model would invent geometry), and the texture stage then
+ * paints the fill from the photos like any other face.
+ */
+import type { RawMesh } from "./surface-nets.js";
+
+export interface HoleOptions {
+  /** Longest loop closed, in boundary edges. */
+  maxEdges: number;
+  /** Largest distance of a loop vertex from the loop's best plane, as a fraction of its radius. */
+  maxFlatness: number;
+}
+
+/** Boundary loops: sequences of vertices along edges used by exactly one face, in the faces' winding. */
+function boundaryLoops(indices: Uint32Array, vertexCount: number): number[][] {
+  const edgeKey = (a: number, b: number): number => (a < b ? a * vertexCount + b : b * vertexCount + a);
+  const edgeCount = new Map<number, number>();
+  for (let f = 0; f < indices.length; f += 3) {
+    for (let k = 0; k < 3; k++) {
+      const key = edgeKey(indices[f + k], indices[f + ((k + 1) % 3)]);
+      edgeCount.set(key, (edgeCount.get(key) ?? 0) + 1);
+    }
+  }
+  // next[a] = b for each boundary edge a→b (in the winding of its face); a vertex with two
+  // outgoing boundary edges (two holes touching) makes its loops ambiguous, and they are skipped.
+  const next = new Map<number, number>();
+  const ambiguous = new Set<number>();
+  for (let f = 0; f < indices.length; f += 3) {
+    for (let k = 0; k < 3; k++) {
+      const a = indices[f + k], b = indices[f + ((k + 1) % 3)];
+      if (edgeCount.get(edgeKey(a, b)) !== 1) continue;
+      if (next.has(a)) ambiguous.add(a);
+      next.set(a, b);
+    }
+  }
+  const loops: number[][] = [];
+  const visited = new Set<number>();
+  for (const start of next.keys()) {
+    if (visited.has(start)) continue;
+    const loop: number[] = [];
+    let at: number | undefined = start;
+    let valid = true;
+    while (at !== undefined && !visited.has(at)) {
+      visited.add(at);
+      if (ambiguous.has(at)) valid = false;
+      loop.push(at);
+      at = next.get(at);
+    }
+    if (valid && at === start && loop.length >= 3) loops.push(loop);
+  }
+  return loops;
+}
+
+/** Centroid, radius (RMS distance to it) and largest distance from the least-squares plane. */
+function loopShape(positions: Float32Array, loop: number[]): { centroid: number[]; radius: number; flatness: number } {
+  const centroid = [0, 0, 0];
+  for (const v of loop) for (let a = 0; a < 3; a++) centroid[a] += positions[3 * v + a] / loop.length;
+  const cov = [0, 0, 0, 0, 0, 0, 0, 0, 0];
+  let radius2 = 0;
+  for (const v of loop) {
+    const d = [0, 1, 2].map((a) => positions[3 * v + a] - centroid[a]);
+    radius2 += (d[0] ** 2 + d[1] ** 2 + d[2] ** 2) / loop.length;
+    for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) cov[3 * i + j] += d[i] * d[j];
+  }
+  // Plane normal: the covariance's eigenvector of least eigenvalue, by inverse power iteration
+  // on cov + ε·I (a few steps are plenty for a 3×3 matrix).
+  const eps = 1e-9 * (cov[0] + cov[4] + cov[8] + 1e-30);
+  const m = cov.map((c, i) => c + (i % 4 === 0 ? eps : 0));
+  let n = [0.577, 0.577, 0.577];
+  for (let iteration = 0; iteration < 20; iteration++) n = normalise(solve3(m, n));
+  let flatness = 0;
+  for (const v of loop) {
+    const d = [0, 1, 2].map((a) => positions[3 * v + a] - centroid[a]);
+    flatness = Math.max(flatness, Math.abs(d[0] * n[0] + d[1] * n[1] + d[2] * n[2]));
+  }
+  const radius = Math.sqrt(radius2);
+  return { centroid, radius, flatness: radius > 0 ? flatness / radius : Infinity };
+}
+
+function normalise(v: number[]): number[] {
+  const len = Math.hypot(v[0], v[1], v[2]) || 1;
+  return v.map((x) => x / len);
+}
+
+/** Solves the 3×3 system m·x = b by Cramer's rule. */
+function solve3(m: number[], b: number[]): number[] {
+  const det = (a: number[]): number => a[0] * (a[4] * a[8] - a[5] * a[7]) - a[1] * (a[3] * a[8] - a[5] * a[6]) + a[2] * (a[3] * a[7] - a[4] * a[6]);
+  const d = det(m) || 1e-300;
+  return [0, 1, 2].map((col) => {
+    const replaced = m.slice();
+    for (let row = 0; row < 3; row++) replaced[3 * row + col] = b[row];
+    return det(replaced) / d;
+  });
+}
+
+/** The mesh with its small flat holes closed, and how many were closed. */
+export function fillSmallHoles(mesh: RawMesh, options: HoleOptions): { mesh: RawMesh; filled: number; fillFaces: number } {
+  const loops = boundaryLoops(mesh.indices, mesh.positions.length / 3);
+  const positions: number[] = Array.from(mesh.positions);
+  const indices: number[] = Array.from(mesh.indices);
+  let filled = 0, fillFaces = 0;
+  for (const loop of loops) {
+    if (loop.length > options.maxEdges) continue;
+    const shape = loopShape(mesh.positions, loop);
+    if (!(shape.flatness <= options.maxFlatness)) continue;
+    const centre = positions.length / 3;
+    positions.push(...shape.centroid);
+    // Boundary edge a→b runs along its face's winding; the fill face runs the other way.
+    for (let i = 0; i < loop.length; i++) indices.push(loop[(i + 1) % loop.length], loop[i], centre);
+    filled++;
+    fillFaces += loop.length;
+  }
+  return { mesh: { positions: new Float32Array(positions), indices: new Uint32Array(indices) }, filled, fillFaces };
+}

@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import { fillSmallHoles } from "../../../compute/stages/mesh/fill-holes.js";
+
+/**
+ * An n×n grid of unit squares (two CCW triangles each, seen from +z), without the squares for
+ * which `skip` is true; `lift` maps (x, y) to the vertex position (to fold the sheet).
+ */
+function grid(n: number, skip: (i: number, j: number) => boolean, lift: (x: number, y: number) => [number, number, number]) {
+  const positions: number[] = [];
+  for (let j = 0; j <= n; j++) for (let i = 0; i <= n; i++) positions.push(...lift(i, j));
+  const at = (i: number, j: number): number => j * (n + 1) + i;
+  const indices: number[] = [];
+  for (let j = 0; j < n; j++) for (let i = 0; i < n; i++) {
+    if (skip(i, j)) continue;
+    indices.push(at(i, j), at(i + 1, j), at(i + 1, j + 1), at(i, j), at(i + 1, j + 1), at(i, j + 1));
+  }
+  return { positions: new Float32Array(positions), indices: new Uint32Array(indices) };
+}
+
+/** Edges used by exactly one face. */
+function boundaryEdges(indices: Uint32Array): number {
+  const count = new Map<string, number>();
+  for (let f = 0; f < indices.length; f += 3) for (let k = 0; k < 3; k++) {
+    const a = indices[f + k], b = indices[f + ((k + 1) % 3)];
+    const key = `${Math.min(a, b)},${Math.max(a, b)}`;
+    count.set(key, (count.get(key) ?? 0) + 1);
+  }
+  return [...count.values()].filter((c) => c === 1).length;
+}
+
+describe("mesh/fill-holes", () => {
+  it("closes a small flat hole with consistently wound faces and leaves the outer border open", () => {
+    const flat = grid(10, (i, j) => i >= 4 && i <= 5 && j >= 4 && j <= 5, (x, y) => [x, y, 0]);
+    expect(boundaryEdges(flat.indices)).toBe(40 + 8);
+    const { mesh, filled, fillFaces } = fillSmallHoles(flat, { maxEdges: 20, maxFlatness: 0.2 });
+    expect(filled).toBe(1);
+    expect(fillFaces).toBe(8);
+    // Only the outer border (40 edges) is left, and every new face faces +z like the sheet.
+    expect(boundaryEdges(mesh.indices)).toBe(40);
+    const p = mesh.positions;
+    for (let f = flat.indices.length; f < mesh.indices.length; f += 3) {
+      const [a, b, c] = [mesh.indices[f], mesh.indices[f + 1], mesh.indices[f + 2]];
+      const nz = (p[3 * b] - p[3 * a]) * (p[3 * c + 1] - p[3 * a + 1]) - (p[3 * b + 1] - p[3 * a + 1]) * (p[3 * c] - p[3 * a]);
+      expect(nz).toBeGreaterThan(0);
+    }
+    // The new centre vertex sits in the middle of the hole.
+    expect(Array.from(p.subarray(p.length - 3))).toEqual([5, 5, 0]);
+  });
+
+  it("leaves holes that are too long or not flat open", () => {
+    const flat = grid(10, (i, j) => i >= 4 && i <= 5 && j >= 4 && j <= 5, (x, y) => [x, y, 0]);
+    expect(fillSmallHoles(flat, { maxEdges: 6, maxFlatness: 0.2 }).filled).toBe(0);
+    // A sheet folded by 90° along x = 5, the hole straddling the fold: its border is bent.
+    const folded = grid(10, (i, j) => i >= 3 && i <= 6 && j >= 4 && j <= 5, (x, y) => (x <= 5 ? [x, y, 0] : [5, y, x - 5]));
+    expect(fillSmallHoles(folded, { maxEdges: 40, maxFlatness: 0.2 }).filled).toBe(0);
+  });
+});
