@@ -93,6 +93,7 @@ export function scanView(mesh: Mesh, faces: { normals: Float32Array; centroids: 
   const colours: number[] = [];
   const texel = new Float64Array(3);
   const visibleAt = (x: number, y: number, z: number): boolean => z <= zbuf[Math.min(height - 1, Math.floor(y)) * width + Math.min(width - 1, Math.floor(x))] + options.depthTolerance;
+  const at = (x: number, y: number): number => gradient[Math.floor(y) * width + Math.floor(x)];
   for (let f = 0; f < mesh.faceCount; f++) {
     const a = mesh.indices[3 * f], b = mesh.indices[3 * f + 1], c = mesh.indices[3 * f + 2];
     if (!inside(proj, a, width, height, options.borderPixels) || !inside(proj, b, width, height, options.borderPixels) || !inside(proj, c, width, height, options.borderPixels)) continue;
@@ -103,15 +104,15 @@ export function scanView(mesh: Mesh, faces: { normals: Float32Array; centroids: 
     const gz = 3 / (1 / proj.depth[a] + 1 / proj.depth[b] + 1 / proj.depth[c]);
     if (!visibleAt(gx, gy, gz) || !visibleAt(proj.px[a], proj.py[a], proj.depth[a]) || !visibleAt(proj.px[b], proj.py[b], proj.depth[b]) || !visibleAt(proj.px[c], proj.py[c], proj.depth[c])) continue;
     const area = Math.abs((proj.px[b] - proj.px[a]) * (proj.py[c] - proj.py[a]) - (proj.py[b] - proj.py[a]) * (proj.px[c] - proj.px[a])) / 2;
-    const at = (x: number, y: number): number => gradient[Math.floor(y) * width + Math.floor(x)];
     const sharpness = (at(gx, gy) + at(proj.px[a], proj.py[a]) + at(proj.px[b], proj.py[b]) + at(proj.px[c], proj.py[c])) / 4;
     seen.push(f);
     quality.push(Math.max(area, 0.25) * (sharpness + GRADIENT_FLOOR));
     // Mean colour: centroid and the three points halfway to the corners.
-    let r = 0, g = 0, bl = 0;
-    const taps: Array<[number, number]> = [[gx, gy], [(gx + proj.px[a]) / 2, (gy + proj.py[a]) / 2], [(gx + proj.px[b]) / 2, (gy + proj.py[b]) / 2], [(gx + proj.px[c]) / 2, (gy + proj.py[c]) / 2]];
-    for (const [x, y] of taps) {
-      sampleRgb(rgb, width, height, x, y, texel);
+    sampleRgb(rgb, width, height, gx, gy, texel);
+    let r = texel[0], g = texel[1], bl = texel[2];
+    for (let k = 0; k < 3; k++) {
+      const v = k === 0 ? a : k === 1 ? b : c;
+      sampleRgb(rgb, width, height, (gx + proj.px[v]) / 2, (gy + proj.py[v]) / 2, texel);
       r += texel[0]; g += texel[1]; bl += texel[2];
     }
     colours.push(r / 4, g / 4, bl / 4);
