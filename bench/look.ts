@@ -1,16 +1,18 @@
 /**
- * @module Looks at a glb: splats its first mesh's vertices (with their colours, z-buffered) as
+ * @module Looks at a glb: splats its first mesh's vertices (with their COLOR_0, z-buffered) as
  * seen from one of its camera nodes into a PNG, so a person can check a reconstruction without
  * a 3D viewer. `npx tsx bench/look.ts <model.glb> [camera index] <out.png>`; the dense
  * benchmark calls `renderGlbView` for every set it runs.
  */
 import { pathToFileURL } from "node:url";
 import { NodeIO } from "@gltf-transform/core";
+import { KHRMaterialsUnlit } from "@gltf-transform/extensions";
+import { linearToSrgb } from "../compute/stages/export/colour-space.js";
 import sharp from "sharp";
 
 /** Renders `glbPath` from its camera node `cameraIndex` into a PNG of `width` pixels; returns the vertex count drawn. */
 export async function renderGlbView(glbPath: string, cameraIndex: number, outPath: string, width = 800): Promise<number> {
-  const root = (await new NodeIO().read(glbPath)).getRoot();
+  const root = (await new NodeIO().registerExtensions([KHRMaterialsUnlit]).read(glbPath)).getRoot();
   const primitive = root.listMeshes()[0]?.listPrimitives()[0];
   const positions = primitive?.getAttribute("POSITION")?.getArray();
   const colourAccessor = primitive?.getAttribute("COLOR_0");
@@ -23,8 +25,9 @@ export async function renderGlbView(glbPath: string, cameraIndex: number, outPat
   const m = cameraNode.getWorldMatrix();
   const colours = colourAccessor.getArray()!;
   const colourSize = colourAccessor.getElementSize();
-  // COLOR_0 may be unsigned bytes, unsigned shorts (both normalized) or floats in [0, 1].
-  const toByte = colours instanceof Uint8Array ? 1 : colours instanceof Uint16Array ? 1 / 257 : 255;
+  // COLOR_0 is linear (glTF 2.0): unsigned bytes, unsigned shorts (both normalized) or floats
+  // in [0, 1], encoded to sRGB for the PNG.
+  const toUnit = colours instanceof Uint8Array ? 1 / 255 : colours instanceof Uint16Array ? 1 / 65535 : 1;
   const image = new Uint8Array(width * height * 3).fill(255);
   const nearest = new Float32Array(width * height).fill(Infinity);
   let drawn = 0;
@@ -39,7 +42,7 @@ export async function renderGlbView(glbPath: string, cameraIndex: number, outPat
     const v = Math.round(height / 2 - (focalPx * y) / depth);
     if (u < 0 || v < 0 || u >= width || v >= height || depth >= nearest[v * width + u]) continue;
     nearest[v * width + u] = depth;
-    for (let a = 0; a < 3; a++) image[3 * (v * width + u) + a] = Math.round(colours[colourSize * i + a] * toByte);
+    for (let a = 0; a < 3; a++) image[3 * (v * width + u) + a] = Math.round(255 * linearToSrgb(colours[colourSize * i + a] * toUnit));
     drawn++;
   }
   await sharp(Buffer.from(image), { raw: { width, height, channels: 3 } }).png().toFile(outPath);
