@@ -74,7 +74,7 @@ export const DEFAULTS: Options = {
   maxRelativeDepthError: 0.01,
   minConsistentViews: 2,
   maxNormalAngleDeg: 15,
-  minFusedViews: 3,
+  minFusedViews: 2,
   kernel: "wasm",
   workers: availableParallelism(),
   keepDepthMaps: false,

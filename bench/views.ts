@@ -1,0 +1,296 @@
+/**
+ * @module `npm run bench -- views [set filters] [--quality=q] [--root=<checkout>] [--docs] [--keep=<dir>]`:
+ * how the delivered model looks from photos it never saw (issue 13).
+ *
+ * For each set with ground-truth cameras (image sets only): every 8th photo by sorted name is
+ * held back (0-based positions 4, 12, 20, …: the middle of each block of eight, so that a
+ * held-back photo is never the end of a capture sequence, whose margins no other photo sees),
+ * the rest go through the normal pipeline (`compute/cli.ts` of `--root`, default this
+ * checkout, run as its own process so an older commit's pipeline can be measured the same
+ * way), and the delivered model.glb is rendered from each held-back photo's camera by a real
+ * glTF viewer (three.js in headless Chromium, bench/three-render.ts). The held-back camera
+ * comes from the ground truth, carried into the model frame by the similarity that maps the
+ * true centres of the other photos onto the reconstructed ones (robust, LMedS + Umeyama);
+ * its intrinsics are the published K.
+ *
+ * Figures per held-back photo, at 768 px wide:
+ * - coverage: share of the photo's pixels the model covers; on synthetic sets, share of the
+ *   pixels of the true surface (gt/mesh.ply rendered from the same camera) that it covers;
+ * - PSNR (RGB) and SSIM (luma; Wang, Bovik, Sheikh and Simoncelli, IEEE TIP 2004: 11×11
+ *   Gaussian window σ = 1.5, K1 = 0.01, K2 = 0.03) over the covered pixels. For SSIM the
+ *   uncovered pixels of the render are filled with the photo's, so a window that straddles
+ *   the model's border scores the covered part and not the background.
+ * Side-by-side pictures (photo | render | |difference|) go to bench/out/views/; with --docs
+ * those of fountain-P11 and synthetic/facade also go to docs/views/<set>-<commit>.jpg.
+ */
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { NodeIO } from "@gltf-transform/core";
+import { KHRMaterialsUnlit } from "@gltf-transform/extensions";
+import sharp from "sharp";
+import { robustSimilarity, type Similarity } from "../compute/geometry/similarity.js";
+import { datasetInputs, datasetsRoot, listDatasets, repoRoot } from "./datasets.js";
+import { ThreeRenderer, type RenderCamera, type RenderedImage } from "./three-render.js";
+
+const RENDER_WIDTH = 768;
+const HOLD_BACK_EVERY = 8;
+const HOLD_BACK_OFFSET = 4;
+
+interface TrueCamera {
+  file: string;
+  width: number;
+  height: number;
+  K: number[][];
+  R: number[];
+  t: number[];
+}
+
+interface ViewScore {
+  photo: string;
+  coverage: number;
+  psnr: number;
+  ssim: number;
+}
+
+interface SetScore {
+  set: string;
+  root: string;
+  commit: string;
+  uploaded: number;
+  registered: number;
+  seconds: number;
+  peakRssMiB: number;
+  views: ViewScore[];
+  error?: string;
+}
+
+async function loadTruth(setDir: string): Promise<{ cameras: TrueCamera[]; pixelCentreOffset: number } | null> {
+  const file = path.join(setDir, "gt/cameras.json");
+  if (!existsSync(file)) return null;
+  const gt = JSON.parse(await readFile(file, "utf8")) as { convention: string; images?: Array<{ file: string; width: number; height: number; K: number[][]; R: number[][]; t: number[]; outlier?: boolean }> };
+  if (!gt.images || gt.images.length === 0) return null;
+  // As bench/published.ts: sets that publish OpenCV's integer pixel centres sit half a pixel before ours.
+  const pixelCentreOffset = /centers at integer coordinates \+ 0\.5/.test(gt.convention) ? 0 : 0.5;
+  return { cameras: gt.images.filter((i) => !i.outlier).map((i) => ({ file: i.file, width: i.width, height: i.height, K: i.K, R: i.R.flat(), t: i.t })), pixelCentreOffset };
+}
+
+/** Runs `<root>/compute/cli.ts` on `files` and returns its wall time and peak RSS (GNU time's %M). */
+async function reconstruct(root: string, files: string[], outDir: string, quality: string): Promise<{ seconds: number; peakRssMiB: number }> {
+  const node = path.join(repoRoot, "node_modules/.bin/node");
+  const started = performance.now();
+  const child = spawn("/usr/bin/time", ["-f", "PEAK_RSS_KB %M", node, "--import", "tsx", path.join(root, "compute/cli.ts"), ...files, "--out", outDir, "--quality", quality], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+  let log = "";
+  child.stdout.on("data", (d: Buffer) => (log = (log + d.toString()).slice(-20_000)));
+  child.stderr.on("data", (d: Buffer) => (log = (log + d.toString()).slice(-20_000)));
+  const code = await new Promise<number>((resolve) => child.on("close", (c) => resolve(c ?? 1)));
+  if (code !== 0) throw new Error(`reconstruct exited ${code}:\n${log.slice(-2000)}`);
+  const peak = Number(/PEAK_RSS_KB (\d+)/.exec(log)?.[1] ?? NaN);
+  return { seconds: (performance.now() - started) / 1000, peakRssMiB: peak / 1024 };
+}
+
+/** camFromWorld of each camera node of the glb, by node name (glTF cameras look down −z, +y up). */
+async function modelCameras(glbPath: string): Promise<Map<string, { R: Float64Array; t: Float64Array; centre: number[] }>> {
+  const doc = await new NodeIO().registerExtensions([KHRMaterialsUnlit]).read(glbPath);
+  const out = new Map<string, { R: Float64Array; t: Float64Array; centre: number[] }>();
+  for (const node of doc.getRoot().listNodes()) {
+    if (!node.getCamera()) continue;
+    const m = node.getWorldMatrix(); // column-major worldFromGltfCam
+    // worldFromCv = worldFromGltfCam · diag(1, −1, −1); camFromWorld rotation is its transpose.
+    const R = new Float64Array([m[0], m[1], m[2], -m[4], -m[5], -m[6], -m[8], -m[9], -m[10]]);
+    const centre = [m[12], m[13], m[14]];
+    const t = new Float64Array([0, 1, 2].map((i) => -(R[3 * i] * centre[0] + R[3 * i + 1] * centre[1] + R[3 * i + 2] * centre[2])));
+    out.set(node.getName(), { R, t, centre });
+  }
+  return out;
+}
+
+function trueCentre(cam: TrueCamera): number[] {
+  const { R, t } = cam;
+  return [0, 1, 2].map((k) => -(R[k] * t[0] + R[3 + k] * t[1] + R[6 + k] * t[2]));
+}
+
+/** The held-back camera in the model frame: x_model = s·Rs·x_true + ts, so camFromModel = R·Rsᵀ, centre mapped. */
+function intoModel(cam: TrueCamera, sim: Similarity, pixelCentreOffset: number, width: number): RenderCamera {
+  const Rs = sim.R;
+  const R = new Float64Array(9);
+  for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) R[3 * i + j] = cam.R[3 * i] * Rs[3 * j] + cam.R[3 * i + 1] * Rs[3 * j + 1] + cam.R[3 * i + 2] * Rs[3 * j + 2];
+  const c = trueCentre(cam);
+  const C = [0, 1, 2].map((i) => sim.s * (Rs[3 * i] * c[0] + Rs[3 * i + 1] * c[1] + Rs[3 * i + 2] * c[2]) + sim.t[i]);
+  const t = [0, 1, 2].map((i) => -(R[3 * i] * C[0] + R[3 * i + 1] * C[1] + R[3 * i + 2] * C[2]));
+  const scale = width / cam.width;
+  const height = Math.round(cam.height * scale);
+  return { width, height, fx: scale * cam.K[0][0], fy: scale * cam.K[1][1], cx: scale * (cam.K[0][2] + pixelCentreOffset), cy: scale * (cam.K[1][2] + pixelCentreOffset), R, t };
+}
+
+function luma(rgb: ArrayLike<number>, stride: number, n: number): Float64Array {
+  const out = new Float64Array(n);
+  for (let i = 0; i < n; i++) out[i] = 0.299 * rgb[stride * i] + 0.587 * rgb[stride * i + 1] + 0.114 * rgb[stride * i + 2];
+  return out;
+}
+
+/** Separable Gaussian blur (σ 1.5, radius 5) with clamped borders. */
+function blur(image: Float64Array, width: number, height: number): Float64Array {
+  const weights = Array.from({ length: 11 }, (_, k) => Math.exp(-((k - 5) ** 2) / (2 * 1.5 * 1.5)));
+  const total = weights.reduce((a, b) => a + b, 0);
+  const tmp = new Float64Array(image.length), out = new Float64Array(image.length);
+  for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) {
+    let s = 0;
+    for (let k = -5; k <= 5; k++) s += weights[k + 5] * image[y * width + Math.min(width - 1, Math.max(0, x + k))];
+    tmp[y * width + x] = s / total;
+  }
+  for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) {
+    let s = 0;
+    for (let k = -5; k <= 5; k++) s += weights[k + 5] * tmp[Math.min(height - 1, Math.max(0, y + k)) * width + x];
+    out[y * width + x] = s / total;
+  }
+  return out;
+}
+
+/** Mean SSIM map (luma) over the pixels where `mask` is set. */
+function ssimOver(a: Float64Array, b: Float64Array, width: number, height: number, mask: Uint8Array): number {
+  const C1 = (0.01 * 255) ** 2, C2 = (0.03 * 255) ** 2;
+  const n = a.length;
+  const product = (x: Float64Array, y: Float64Array): Float64Array => { const o = new Float64Array(n); for (let i = 0; i < n; i++) o[i] = x[i] * y[i]; return o; };
+  const muA = blur(a, width, height), muB = blur(b, width, height);
+  const aa = blur(product(a, a), width, height), bb = blur(product(b, b), width, height), ab = blur(product(a, b), width, height);
+  let sum = 0, count = 0;
+  for (let i = 0; i < n; i++) {
+    if (!mask[i]) continue;
+    const varA = aa[i] - muA[i] ** 2, varB = bb[i] - muB[i] ** 2, cov = ab[i] - muA[i] * muB[i];
+    sum += ((2 * muA[i] * muB[i] + C1) * (2 * cov + C2)) / ((muA[i] ** 2 + muB[i] ** 2 + C1) * (varA + varB + C2));
+    count++;
+  }
+  return count > 0 ? sum / count : NaN;
+}
+
+function score(render: RenderedImage, photo: Uint8Array, truthMask: Uint8Array | null): { coverage: number; psnr: number; ssim: number; covered: Uint8Array } {
+  const n = render.width * render.height;
+  const covered = new Uint8Array(n);
+  let coveredCount = 0, squared = 0, truthCount = 0, coveredTruth = 0;
+  for (let i = 0; i < n; i++) {
+    covered[i] = render.rgba[4 * i + 3] > 127 ? 1 : 0;
+    if (truthMask) { truthCount += truthMask[i]; coveredTruth += truthMask[i] & covered[i]; }
+    if (!covered[i]) continue;
+    coveredCount++;
+    for (let ch = 0; ch < 3; ch++) squared += (render.rgba[4 * i + ch] - photo[3 * i + ch]) ** 2;
+  }
+  const filled = new Uint8Array(3 * n);
+  for (let i = 0; i < n; i++) for (let ch = 0; ch < 3; ch++) filled[3 * i + ch] = covered[i] ? render.rgba[4 * i + ch] : photo[3 * i + ch];
+  const ssim = ssimOver(luma(filled, 3, n), luma(photo, 3, n), render.width, render.height, covered);
+  return {
+    coverage: truthMask ? (truthCount > 0 ? coveredTruth / truthCount : NaN) : coveredCount / n,
+    psnr: coveredCount > 0 ? 10 * Math.log10((255 * 255) / (squared / (3 * coveredCount))) : NaN,
+    ssim,
+    covered,
+  };
+}
+
+async function sideBySide(photo: Uint8Array, render: RenderedImage, covered: Uint8Array, outPath: string): Promise<void> {
+  const { width, height } = render;
+  const canvas = new Uint8Array(3 * 3 * width * height);
+  for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) {
+    const i = y * width + x;
+    for (let ch = 0; ch < 3; ch++) {
+      const p = photo[3 * i + ch];
+      const r = covered[i] ? render.rgba[4 * i + ch] : ch === 1 ? 0 : 255; // magenta where the model is missing
+      canvas[3 * (y * 3 * width + x) + ch] = p;
+      canvas[3 * (y * 3 * width + width + x) + ch] = r;
+      canvas[3 * (y * 3 * width + 2 * width + x) + ch] = covered[i] ? Math.min(255, 3 * Math.abs(r - p)) : 0;
+    }
+  }
+  await sharp(canvas, { raw: { width: 3 * width, height, channels: 3 } }).jpeg({ quality: 85 }).toFile(outPath);
+}
+
+async function benchSet(set: string, renderer: ThreeRenderer, root: string, commit: string, quality: string, keepDir: string | null, docs: boolean): Promise<SetScore | null> {
+  const setDir = path.join(datasetsRoot, set);
+  const truth = await loadTruth(setDir);
+  if (!truth || !existsSync(path.join(setDir, "images"))) return null;
+  const inputs = await datasetInputs(setDir);
+  const held = inputs.filter((_, i) => i % HOLD_BACK_EVERY === HOLD_BACK_OFFSET);
+  const kept = inputs.filter((_, i) => i % HOLD_BACK_EVERY !== HOLD_BACK_OFFSET);
+  const result: SetScore = { set, root, commit, uploaded: kept.length, registered: 0, seconds: 0, peakRssMiB: 0, views: [] };
+  const outDir = keepDir ? path.join(keepDir, `${set.replace("/", "_")}-${commit}`) : await mkdtemp(path.join(tmpdir(), "views-"));
+  try {
+    Object.assign(result, await reconstruct(root, kept.map((k) => k.path), outDir, quality));
+    const glb = path.join(outDir, "model.glb");
+    const cameras = await modelCameras(glb);
+    result.registered = cameras.size;
+    const byFile = new Map(truth.cameras.map((c) => [c.file, c]));
+    const pairs = [...cameras.entries()].filter(([name]) => byFile.has(name));
+    const src = pairs.flatMap(([name]) => trueCentre(byFile.get(name)!));
+    const dst = pairs.flatMap(([, cam]) => cam.centre);
+    const sim = robustSimilarity(src, dst, pairs.length);
+    if (!sim) throw new Error(`only ${pairs.length} registered cameras to align`);
+    // Near and far planes from the spread of the cameras (the scene lies within a few times it).
+    const spread = Math.max(...pairs.map(([, cam]) => Math.hypot(cam.centre[0] - dst[0], cam.centre[1] - dst[1], cam.centre[2] - dst[2])), 1e-6);
+    const mesh = path.join(setDir, "gt/mesh.ply");
+    for (const photo of held) {
+      const cam = intoModel(byFile.get(photo.name)!, sim, truth.pixelCentreOffset, RENDER_WIDTH);
+      const render = await renderer.render(glb, cam, 0.005 * spread, 200 * spread);
+      const pixels = new Uint8Array(await sharp(photo.path).removeAlpha().resize(cam.width, cam.height, { fit: "fill" }).raw().toBuffer());
+      let truthMask: Uint8Array | null = null;
+      if (set.startsWith("synthetic/") && existsSync(mesh)) {
+        // The true mesh is in the true frame: render it from the true camera itself.
+        const trueCam = intoModel(byFile.get(photo.name)!, { R: new Float64Array([1, 0, 0, 0, 1, 0, 0, 0, 1]), t: new Float64Array(3), s: 1, scale: 1 }, truth.pixelCentreOffset, RENDER_WIDTH);
+        const surface = await renderer.render(mesh, trueCam, 0.005 * spread / sim.s, 200 * spread / sim.s);
+        truthMask = new Uint8Array(cam.width * cam.height);
+        for (let i = 0; i < truthMask.length; i++) truthMask[i] = surface.rgba[4 * i + 3] > 127 ? 1 : 0;
+      }
+      const s = score(render, pixels, truthMask);
+      result.views.push({ photo: photo.name, coverage: s.coverage, psnr: s.psnr, ssim: s.ssim });
+      const pictures = path.join(repoRoot, "bench/out/views");
+      await mkdir(pictures, { recursive: true });
+      const picture = path.join(pictures, `${set.replace("/", "_")}-${path.parse(photo.name).name}-${commit}.jpg`);
+      await sideBySide(pixels, render, s.covered, picture);
+      if (docs && (set === "real/fountain-P11" || set === "synthetic/facade") && photo === held[0]) {
+        await mkdir(path.join(repoRoot, "docs/views"), { recursive: true });
+        await sharp(picture).toFile(path.join(repoRoot, "docs/views", `${set.split("/")[1]}-${commit}.jpg`));
+      }
+    }
+  } catch (err) {
+    result.error = err instanceof Error ? err.message : String(err);
+  } finally {
+    if (!keepDir) await rm(outDir, { recursive: true, force: true });
+  }
+  return result;
+}
+
+function fmt(value: number, digits: number): string {
+  return Number.isFinite(value) ? value.toFixed(digits) : "-";
+}
+
+export async function run(args: string[]): Promise<void> {
+  const quality = args.find((a) => a.startsWith("--quality="))?.split("=")[1] ?? "standard";
+  const root = path.resolve(args.find((a) => a.startsWith("--root="))?.split("=")[1] ?? repoRoot);
+  const keep = args.find((a) => a.startsWith("--keep="))?.split("=")[1] ?? null;
+  const docs = args.includes("--docs");
+  const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root }).toString().trim();
+  const sets = await listDatasets(args.filter((a) => !a.startsWith("--")));
+  const renderer = await ThreeRenderer.launch();
+  const results: SetScore[] = [];
+  try {
+    for (const set of sets) {
+      console.log(`views: ${set} (pipeline of ${root} at ${commit}, ${quality})…`);
+      const result = await benchSet(set, renderer, root, commit, quality, keep, docs);
+      if (result) results.push(result);
+    }
+  } finally {
+    await renderer.close();
+  }
+  console.log(`\ncommit ${commit}, quality ${quality}; held back: every ${HOLD_BACK_EVERY}th photo (0-based ${HOLD_BACK_OFFSET}, ${HOLD_BACK_OFFSET + HOLD_BACK_EVERY}, …); render ${RENDER_WIDTH} px wide`);
+  console.log("set | uploaded | registered | held-back photo | coverage | PSNR dB | SSIM | pipeline s | peak RSS MiB");
+  for (const r of results) {
+    if (r.error) console.log(`${r.set} | ${r.uploaded} | ${r.registered} | failed: ${r.error.split("\n")[0]}`);
+    for (const v of r.views) console.log([r.set, r.uploaded, r.registered, v.photo, fmt(v.coverage, 3), fmt(v.psnr, 2), fmt(v.ssim, 3), fmt(r.seconds, 1), fmt(r.peakRssMiB, 0)].join(" | "));
+    if (r.views.length > 1) {
+      const mean = (f: (v: ViewScore) => number): number => r.views.reduce((s, v) => s + f(v), 0) / r.views.length;
+      console.log([r.set, "", "", "mean", fmt(mean((v) => v.coverage), 3), fmt(mean((v) => v.psnr), 2), fmt(mean((v) => v.ssim), 3), "", ""].join(" | "));
+    }
+  }
+  const outDir = path.join(repoRoot, "bench/out");
+  await mkdir(outDir, { recursive: true });
+  await writeFile(path.join(outDir, `views-${commit}.json`), JSON.stringify(results, null, 2));
+}
