@@ -92,7 +92,16 @@ function summarizeCounts(counts: Record<string, number>): string {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(new URL(import.meta.url).pathname)) {
-  main().catch((err: unknown) => {
+  let finished = false;
+  // The event loop emptied while the pipeline was still waiting (a worker thread gone without
+  // a word): that is a failure, never a silent exit with status 0.
+  process.on("beforeExit", () => {
+    if (finished) return;
+    console.error("reconstruct failed: the pipeline stopped without finishing (a worker thread exited without reporting); no files were written");
+    process.exit(1);
+  });
+  main().then(() => { finished = true; }, (err: unknown) => {
+    finished = true;
     if (err instanceof PipelineError) console.error(`reconstruct failed: ${err.code}: ${err.message}\n  suggestion: ${err.suggestion}`);
     else console.error(err);
     process.exit(1);

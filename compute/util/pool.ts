@@ -34,6 +34,8 @@ export class WorkerPool<T, R> implements TaskRunner<T, R> {
   private readonly queue: Pending<R>[] = [];
   private readonly busy = new Map<Worker, Pending<R>>();
   private closed = false;
+  /** Why the last worker was lost, for tasks that arrive once none is left. */
+  private lastFailure: Error | null = null;
 
   constructor(moduleUrl: URL, options: PoolOptions = {}) {
     const size = Math.max(1, options.size ?? availableParallelism());
@@ -42,6 +44,12 @@ export class WorkerPool<T, R> implements TaskRunner<T, R> {
       const worker = new Worker(moduleUrl, { execArgv: ["--import", "tsx"], workerData: options.workerData });
       worker.on("message", (msg: { ok: boolean; value?: R; error?: string }) => this.settle(worker, msg));
       worker.on("error", (err) => this.fail(worker, err));
+      // A worker that exits without an 'error' (its module failed to load under this Node,
+      // process.exit in a native module, an out-of-memory kill of the thread) must fail its
+      // task too: otherwise the job waits forever, or the process ends with nothing to do.
+      worker.on("exit", (code) => {
+        if (!this.closed) this.fail(worker, new Error(`pool: a worker thread exited (code ${code}) before finishing its task; ${moduleUrl.pathname.split("/").slice(-2).join("/")} could not run under Node ${process.versions.node}`));
+      });
       worker.unref();
       this.all.push(worker);
       this.idle.push(worker);
@@ -54,6 +62,7 @@ export class WorkerPool<T, R> implements TaskRunner<T, R> {
 
   run(task: T, transfer: TransferListItem[] = []): Promise<R> {
     if (this.closed) return Promise.reject(new Error("pool: closed"));
+    if (this.all.length === 0) return Promise.reject(this.lastFailure ?? new Error("pool: no worker thread is running"));
     return new Promise<R>((resolve, reject) => {
       this.queue.push({ task, transfer, resolve, reject });
       this.pump();
@@ -92,6 +101,9 @@ export class WorkerPool<T, R> implements TaskRunner<T, R> {
     this.busy.delete(worker);
     const index = this.all.indexOf(worker);
     if (index >= 0) this.all.splice(index, 1);
+    this.lastFailure = err;
+    const idleAt = this.idle.indexOf(worker);
+    if (idleAt >= 0) this.idle.splice(idleAt, 1);
     job?.reject(err);
     // Fail everything queued when no worker is left, rather than hang.
     if (this.all.length === 0) for (const queued of this.queue.splice(0)) queued.reject(err);

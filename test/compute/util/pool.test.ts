@@ -13,4 +13,25 @@ describe("util/pool", () => {
       await pool.close();
     }
   });
+
+  it("fails a task at once when its worker thread exits without an error", async () => {
+    const pool = new WorkerPool<{ exit: boolean }, string>(new URL("./exiting-worker.ts", import.meta.url), { size: 1 });
+    try {
+      expect(await pool.run({ exit: false })).toBe("ok");
+      await expect(pool.run({ exit: true })).rejects.toThrow(/worker thread exited \(code 3\)/);
+      // No worker is left: what comes next fails too instead of waiting.
+      await expect(pool.run({ exit: false })).rejects.toThrow();
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it("fails queued tasks when every worker dies while loading its module", async () => {
+    const pool = new WorkerPool<unknown, unknown>(new URL("./broken-worker.ts", import.meta.url), { size: 2 });
+    try {
+      await expect(pool.run({})).rejects.toThrow(/cannot load|exited/);
+    } finally {
+      await pool.close();
+    }
+  });
 });
