@@ -224,8 +224,11 @@ async function benchSet(set: string, renderer: ThreeRenderer, root: string, comm
     const dst = pairs.flatMap(([, cam]) => cam.centre);
     const sim = robustSimilarity(src, dst, pairs.length);
     if (!sim) throw new Error(`only ${pairs.length} registered cameras to align`);
-    // Near and far planes from the spread of the cameras (the scene lies within a few times it).
-    const spread = Math.max(...pairs.map(([, cam]) => Math.hypot(cam.centre[0] - dst[0], cam.centre[1] - dst[1], cam.centre[2] - dst[2])), 1e-6);
+    // Near and far planes from the spread of the cameras the similarity agrees with (the scene
+    // lies within a few times it); a wrongly placed camera far away must not push them out.
+    const inliers = pairs.filter((_, k) => sim.inliers[k]).map(([, cam]) => cam.centre);
+    const middle = [0, 1, 2].map((a) => inliers.reduce((sum, c) => sum + c[a], 0) / inliers.length);
+    const spread = Math.max(...inliers.map((c) => Math.hypot(c[0] - middle[0], c[1] - middle[1], c[2] - middle[2])), 1e-6);
     const mesh = path.join(setDir, "gt/mesh.ply");
     for (const photo of held) {
       const cam = intoModel(byFile.get(photo.name)!, sim, truth.pixelCentreOffset, RENDER_WIDTH);

@@ -7,6 +7,7 @@ import { PipelineError, type ImageFeatures, type ImageRef, type ProgressFn, type
 import type { BundleSummary } from "./bundle.js";
 import type { ClosureSummary } from "./closure.js";
 import { applyAlignment, computeAlignment } from "./frame.js";
+import { implausibleViews, withoutViews } from "./plausible.js";
 import { assignIntrinsicsGroups, type IntrinsicsGroups } from "./groups.js";
 import { emptyTimings, growModel, type GrowContext, type Timings } from "./incremental.js";
 import { initializeModel, resetModel, type InitAttempt } from "./initialize.js";
@@ -196,6 +197,8 @@ export function run(input: Input, options: Partial<Options> = {}, progress: Prog
   const registered = new Set(best.model.views.map((v) => v.imageIndex));
   best.model.unregistered = images.filter((img) => !registered.has(img.index)).map((img) => ({ imageIndex: img.index, name: img.name, reason: unregisteredReason(img.index, best, models.slice(1), pairs, components) }));
   best.model.otherModelSizes = others;
+  const implausible = implausibleViews(best.model);
+  best.model = withoutViews(best.model, implausible);
   applyAlignment(best.model, computeAlignment(best.model));
   progress(1, images.length);
   const report = buildReport(best, others, ctx, images, performance.now() - started);
