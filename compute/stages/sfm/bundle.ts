@@ -23,7 +23,21 @@ export interface BundleSummary {
   finalRmsPx: number;
   iterations: number;
   wallMs: number;
+  /** The solution ended with a higher RMS than it started from and was not kept. */
+  rejected: boolean;
+  /** Robust cost at the start and the end, and which intrinsics were free. */
+  initialCost: number;
+  finalCost: number;
+  refined: string[];
 }
+
+/**
+ * A bundle adjustment whose RMS rises by more than this (relative, plus 0.01 px) is not kept.
+ * The robust (Cauchy) cost it minimises can fall while the RMS rises: a runaway camera (a
+ * focal growing without bound) moves into the loss's flat tail, so the solver "explains" its
+ * observations by ignoring them. Keeping the previous state is never worse.
+ */
+const MAX_RMS_RISE = 0.02;
 
 interface Selection {
   /** Image index of each BA camera. */
@@ -203,7 +217,9 @@ function solve(state: SfmState, sel: Selection, kind: "local" | "global", option
     refinePrincipalPoint: refine.principalPoint,
     maxIterations: kind === "local" ? options.localBaIterations : options.globalBaIterations,
   });
-  writeBack(state, sel, problem, groupIds);
+  const rejected = !(report.finalRmsePx <= report.initialRmsePx * (1 + MAX_RMS_RISE) + 0.01);
+  if (!rejected) writeBack(state, sel, problem, groupIds);
+  const refined = ["poses", ...(refine.focal ? ["focal"] : []), ...(refine.distortion ? ["k1", "k2"] : []), ...(refine.principalPoint ? ["principal point"] : [])];
   return {
     kind,
     cameras: problem.cameraCount,
@@ -213,6 +229,10 @@ function solve(state: SfmState, sel: Selection, kind: "local" | "global", option
     finalRmsPx: report.finalRmsePx,
     iterations: report.iterations,
     wallMs: performance.now() - started,
+    rejected,
+    initialCost: report.initialCost,
+    finalCost: report.finalCost,
+    refined,
   };
 }
 

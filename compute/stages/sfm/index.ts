@@ -27,6 +27,8 @@ export interface Input {
 /** The stage report plus the initial-pair attempts (which pairs were tried and why they failed). */
 export interface Report extends StageReport {
   initialPairAttempts: InitAttempt[];
+  /** The last global bundle adjustment: its rounds, robust cost and RMS before and after, what it refined, whether it was kept. */
+  finalBundleAdjustment: { iterations: number; initialCost: number; finalCost: number; initialRmsPx: number; finalRmsPx: number; refined: string[]; kept: boolean } | null;
 }
 
 export interface Output {
@@ -119,6 +121,11 @@ function buildReport(best: Attempted, others: number[], ctx: GrowContext, images
     globalBundleAdjustments: globals.length,
     finalBaInitialRmsPx: last?.initialRmsPx ?? 0,
     finalBaFinalRmsPx: last?.finalRmsPx ?? 0,
+    finalBaIterations: last?.iterations ?? 0,
+    finalBaInitialCost: last?.initialCost ?? 0,
+    finalBaFinalCost: last?.finalCost ?? 0,
+    finalBaRejected: last?.rejected ? 1 : 0,
+    bundleAdjustmentsRejected: bundles.filter((b) => b.rejected).length,
     otherModels: others.length,
     mergedIntrinsicsGroups: ctx.mergedGroups,
     principalPointRefined: ctx.principalPointRefined ? 1 : 0,
@@ -136,7 +143,9 @@ function buildReport(best: Attempted, others: number[], ctx: GrowContext, images
       : { name: img.name, registered: false, reason: model.unregistered.find((u) => u.imageIndex === img.index)?.reason ?? "" };
   });
   const warnings = others.length > 0 ? [`the scene fell apart into ${others.length + 1} models; kept the largest (${registered.size} images)`] : [];
-  return { stage: NAME, wallMs, counts, perImage, warnings, initialPairAttempts: best.init };
+  if (last?.rejected) warnings.push(`the final bundle adjustment raised the RMS from ${last.initialRmsPx.toFixed(3)} to ${last.finalRmsPx.toFixed(3)} px and was not kept`);
+  const finalBundleAdjustment = last ? { iterations: last.iterations, initialCost: last.initialCost, finalCost: last.finalCost, initialRmsPx: last.initialRmsPx, finalRmsPx: last.finalRmsPx, refined: last.refined, kept: !last.rejected } : null;
+  return { stage: NAME, wallMs, counts, perImage, warnings, initialPairAttempts: best.init, finalBundleAdjustment };
 }
 
 export function run(input: Input, options: Partial<Options> = {}, progress: ProgressFn = () => {}): Output {
