@@ -1,6 +1,6 @@
 /**
  * @module `npm run bench -- dense [set-name-filter...] [--quality=preview|standard|high]
- * [--true-cameras] [--dense-side=px] [--colmap]`:
+ * [--true-cameras] [--dense-side=px] [--dense=<json of dense options>] [--colmap]`:
  * the whole chain ingest → features → matching → sfm → dense → mesh → texture → export (all six files)
  * on each dataset in ../shared/datasets, with the stage options of the pipeline's quality
  * preset (compute/pipeline QUALITY_PRESETS). The stages are called one by one rather than
@@ -251,13 +251,15 @@ interface BenchFlags {
   trueCameras: boolean;
   /** Override of the preset's dense working resolution (quick runs). */
   denseSide?: number;
+  /** Overrides of any dense option (`--dense={"minFusedViews":2}`), for experiments. */
+  denseOverrides?: Record<string, unknown>;
   colmap: boolean;
 }
 
 async function benchSet(set: string, quality: Quality, workRoot: string, flags: BenchFlags): Promise<SetResult> {
   const setDir = path.join(datasetsRoot, set);
   const base = QUALITY_PRESETS[quality];
-  const preset = flags.denseSide ? { ...base, dense: { ...base.dense, maxImageSide: flags.denseSide } } : base;
+  const preset = { ...base, dense: { ...base.dense, ...(flags.denseSide ? { maxImageSide: flags.denseSide } : {}), ...flags.denseOverrides } };
   const seconds: Record<string, number> = {};
   const result: SetResult = { set, images: 0, registered: 0, points: 0, faces: 0, stageSeconds: seconds, totalSeconds: 0, peakRssMiB: 0, denseKernel: "-", surface: null };
   const started = performance.now();
@@ -360,7 +362,8 @@ export async function run(args: string[]): Promise<void> {
   if (!(quality in QUALITY_PRESETS)) throw new Error(`bench dense: unknown quality ${quality}`);
   const filters = args.filter((a) => !a.startsWith("--"));
   const side = args.find((a) => a.startsWith("--dense-side="))?.split("=")[1];
-  const flags: BenchFlags = { trueCameras: args.includes("--true-cameras"), denseSide: side ? Number(side) : undefined, colmap: args.includes("--colmap") };
+  const overrides = args.find((a) => a.startsWith("--dense="))?.slice("--dense=".length);
+  const flags: BenchFlags = { trueCameras: args.includes("--true-cameras"), denseSide: side ? Number(side) : undefined, denseOverrides: overrides ? JSON.parse(overrides) : undefined, colmap: args.includes("--colmap") };
   const chosen = await listDatasets(filters);
   const workRoot = await mkdtemp(path.join(tmpdir(), "bench-dense-"));
   const results: SetResult[] = [];
