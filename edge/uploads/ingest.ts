@@ -117,12 +117,18 @@ class IngestSession {
   ) {}
 
   async run(): Promise<IngestResult> {
+    // An unknown text field is refused only once the body shows there were files: a form with
+    // no file part at all answers no_files whatever text fields it carries (API.md precedence
+    // as clients read it: the missing files are the error to fix first).
+    let unknownField: ApiError | undefined;
     for (let part = await this.reader.nextPart(); part; part = await this.reader.nextPart()) {
       if (part.name === FILES_FIELD && part.fileName !== undefined) await this.readFile(part.fileName);
       else if (part.name === QUALITY_FIELD && part.fileName === undefined) await this.readQuality();
+      else if (part.fileName === undefined && part.name !== FILES_FIELD) unknownField ??= unexpectedPart(part);
       else throw unexpectedPart(part);
     }
     if (this.inputs.length === 0) throw new ApiError("no_files", "The request has no file part.", "Add one `files` part per image or video.");
+    if (unknownField) throw unknownField;
     return { inputs: this.inputs, quality: this.quality ?? "standard" };
   }
 
