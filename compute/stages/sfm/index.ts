@@ -8,6 +8,7 @@ import type { BundleSummary } from "./bundle.js";
 import type { ClosureSummary } from "./closure.js";
 import { applyAlignment, computeAlignment } from "./frame.js";
 import { implausibleViews, withoutViews } from "./plausible.js";
+import { viewResiduals } from "./view-residuals.js";
 import { assignIntrinsicsGroups, type IntrinsicsGroups } from "./groups.js";
 import { emptyTimings, growModel, type GrowContext, type Timings } from "./incremental.js";
 import { initializeModel, resetModel, type InitAttempt } from "./initialize.js";
@@ -136,10 +137,15 @@ function buildReport(best: Attempted, others: number[], ctx: GrowContext, images
     loopMatchesApplied: best.closure?.applied ?? 0,
   };
   for (const [key, ms] of Object.entries(timings)) counts[`${key}Ms`] = Math.round(ms);
+  const residuals = viewResiduals(model, ctx.state.features);
   const perImage = images.map((img) => {
-    const view = model.views.find((v) => v.imageIndex === img.index);
+    const v = model.views.findIndex((view) => view.imageIndex === img.index);
+    const view = model.views[v];
     return view
-      ? { name: img.name, registered: true, registeredBy: best.registeredBy.get(img.index) ?? "", focalPx: view.intrinsics.focal, k1: view.intrinsics.k1, k2: view.intrinsics.k2 }
+      ? {
+          name: img.name, registered: true, registeredBy: best.registeredBy.get(img.index) ?? "", intrinsicsGroup: ctx.state.groupOfImage[img.index],
+          observations: residuals[v].observations, reprojectionRmsPx: residuals[v].rmsPx, focalPx: view.intrinsics.focal, k1: view.intrinsics.k1, k2: view.intrinsics.k2,
+        }
       : { name: img.name, registered: false, reason: model.unregistered.find((u) => u.imageIndex === img.index)?.reason ?? "" };
   });
   const warnings = others.length > 0 ? [`the scene fell apart into ${others.length + 1} models; kept the largest (${registered.size} images)`] : [];

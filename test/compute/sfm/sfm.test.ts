@@ -33,6 +33,22 @@ describe("sfm.run on synthetic tracks", () => {
     expect(report.counts.meanReprojectionErrorPx).toBeLessThan(1);
   });
 
+  it("reports per registered image its intrinsics group, observations and reprojection RMS, and the final BA", () => {
+    const registered = (report.perImage ?? []).filter((p) => p.registered);
+    expect(registered).toHaveLength(10);
+    for (const image of registered) {
+      expect(typeof image.intrinsicsGroup).toBe("number");
+      expect(image.observations as number).toBeGreaterThan(50);
+      // 0.5 px noise per coordinate: an RMS of the 2-D error near 0.7 px.
+      expect(image.reprojectionRmsPx as number).toBeGreaterThan(0.3);
+      expect(image.reprojectionRmsPx as number).toBeLessThan(1.5);
+    }
+    const last = report.finalBundleAdjustment!;
+    expect(last.kept).toBe(true);
+    expect(last.finalRmsPx).toBeLessThanOrEqual(last.initialRmsPx * 1.02 + 0.01);
+    expect(last.refined).toContain("poses");
+  });
+
   it("expresses the model with +Y up and the points centred at the origin", () => {
     // The true up is world +Z; after alignment every camera's −y axis must point along +Y.
     for (const v of model.views) expect(-v.camFromWorld.R[4]).toBeGreaterThan(0.9);
