@@ -23,7 +23,7 @@ export interface BundleSummary {
   finalRmsPx: number;
   iterations: number;
   wallMs: number;
-  /** The solution ended with a higher RMS than it started from and was not kept. */
+  /** The solution ended above its starting robust cost and was not kept. */
   rejected: boolean;
   /** Robust cost at the start and the end, and which intrinsics were free. */
   initialCost: number;
@@ -32,13 +32,14 @@ export interface BundleSummary {
 }
 
 /**
- * A bundle adjustment whose RMS rises by more than this (relative, plus 0.01 px) is not kept.
- * The robust (Cauchy) cost it minimises can fall while the RMS rises: a runaway camera (a
- * focal growing without bound) moves into the loss's flat tail, so the solver "explains" its
- * observations by ignoring them. Keeping the previous state is never worse.
+ * A bundle adjustment that ends above its starting robust cost is not kept (the solver's
+ * steps only lower it, so this guards against a numerical failure, never against a normal
+ * run). The RMS is reported but is not the test: under the Cauchy loss a better solution can
+ * have a higher RMS (outliers pushed into the loss's tail while inliers fit better), and
+ * rejecting on the RMS made templeSparseRing's cameras worse (median rotation error 0.358° →
+ * 0.893°, `npm run bench -- sfm temple --no-colmap`). Runaway cameras are caught by the
+ * model check in plausible.ts instead.
  */
-const MAX_RMS_RISE = 0.02;
-
 interface Selection {
   /** Image index of each BA camera. */
   cameraImages: number[];
@@ -217,7 +218,7 @@ function solve(state: SfmState, sel: Selection, kind: "local" | "global", option
     refinePrincipalPoint: refine.principalPoint,
     maxIterations: kind === "local" ? options.localBaIterations : options.globalBaIterations,
   });
-  const rejected = !(report.finalRmsePx <= report.initialRmsePx * (1 + MAX_RMS_RISE) + 0.01);
+  const rejected = !(report.finalCost <= report.initialCost);
   if (!rejected) writeBack(state, sel, problem, groupIds);
   const refined = ["poses", ...(refine.focal ? ["focal"] : []), ...(refine.distortion ? ["k1", "k2"] : []), ...(refine.principalPoint ? ["principal point"] : [])];
   return {

@@ -149,7 +149,7 @@ function buildReport(best: Attempted, others: number[], ctx: GrowContext, images
       : { name: img.name, registered: false, reason: model.unregistered.find((u) => u.imageIndex === img.index)?.reason ?? "" };
   });
   const warnings = others.length > 0 ? [`the scene fell apart into ${others.length + 1} models; kept the largest (${registered.size} images)`] : [];
-  if (last?.rejected) warnings.push(`the final bundle adjustment raised the RMS from ${last.initialRmsPx.toFixed(3)} to ${last.finalRmsPx.toFixed(3)} px and was not kept`);
+  if (last?.rejected) warnings.push(`the final bundle adjustment ended above its starting cost (${last.initialCost.toPrecision(4)} → ${last.finalCost.toPrecision(4)}) and was not kept`);
   const finalBundleAdjustment = last ? { iterations: last.iterations, initialCost: last.initialCost, finalCost: last.finalCost, initialRmsPx: last.initialRmsPx, finalRmsPx: last.finalRmsPx, refined: last.refined, kept: !last.rejected } : null;
   return { stage: NAME, wallMs, counts, perImage, warnings, initialPairAttempts: best.init, finalBundleAdjustment };
 }
