@@ -185,11 +185,15 @@ export async function run(input: Input, options?: Partial<Options>, progress?: P
   for (let v = 0; v < views.length; v++) {
     const image = imageByIndex.get(views[v].imageIndex);
     if (!image) continue;
+    let photo: LoadedPhoto;
     try {
-      observations.push(scanView(mesh, geometry, views[v], v, await loadPhoto(image, views[v], baseScale[v]), scan));
+      photo = await loadPhoto(image, views[v], baseScale[v]);
     } catch {
+      // A photo is one colour source among several: one that cannot be decoded is left out.
       unreadable.push(views[v].name);
+      continue;
     }
+    observations.push(scanView(mesh, geometry, views[v], v, photo, scan));
     progress?.(0.5 * (v + 1) / views.length);
   }
   if (unreadable.length > 0) warnings.push(`could not read ${unreadable.join(", ")}; not used for the texture`);
