@@ -1,6 +1,6 @@
 /** @module The Hono application: routes mounted in one place, one error handler. */
 import { Hono } from "hono";
-import type { Env } from "./env.js";
+import type { AppEnv } from "./app-env.js";
 import { ApiError } from "./errors.js";
 import { ensureRateLimitHeaders } from "./rate-limit.js";
 import { accountRoutes } from "./routes/account.js";
@@ -11,7 +11,6 @@ import { docsRoutes } from "./routes/docs.js";
 import { internalRoutes } from "./routes/internal.js";
 import { reconstructionsRoutes } from "./routes/reconstructions.js";
 
-export type AppEnv = { Bindings: Env; Variables: { requestId: string; accountId?: string } };
 
 export function createApp(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();

@@ -1,6 +1,6 @@
 /** @module GET /v1/account: the caller's balance, trial state and usage. */
 import { Hono } from "hono";
-import type { AppEnv } from "../app.js";
+import type { AppEnv } from "../app-env.js";
 import { requireApiKey } from "../auth.js";
 import { ApiError } from "../errors.js";
 import { rateLimit } from "../rate-limit.js";

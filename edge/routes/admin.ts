@@ -7,7 +7,7 @@
 import { Hono } from "hono";
 import type { Context } from "hono";
 import { z } from "zod";
-import type { AppEnv } from "../app.js";
+import type { AppEnv } from "../app-env.js";
 import { requireAdmin } from "../auth.js";
 import { configOf } from "../env.js";
 import { ApiError } from "../errors.js";

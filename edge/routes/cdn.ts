@@ -8,7 +8,7 @@
  * rate-limit headers here: these are file downloads, not API calls.
  */
 import { Hono, type Context } from "hono";
-import type { AppEnv } from "../app.js";
+import type { AppEnv } from "../app-env.js";
 import { configOf } from "../env.js";
 import { ApiError } from "../errors.js";
 import { parseRange } from "../downloads/range.js";

@@ -6,7 +6,7 @@
  * and counted per client address like any other unauthenticated request.
  */
 import { Hono } from "hono";
-import type { AppEnv } from "../app.js";
+import type { AppEnv } from "../app-env.js";
 import { configOf, type Config } from "../env.js";
 import { buildOpenApiDocument } from "../openapi.js";
 import { rateLimit } from "../rate-limit.js";

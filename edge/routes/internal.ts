@@ -7,7 +7,7 @@
 import { Hono, type MiddlewareHandler } from "hono";
 import { CompletionReport, FailureReport, ProgressReport } from "../../shared/jobs.js";
 import { ReconstructionId } from "../../shared/records.js";
-import type { AppEnv } from "../app.js";
+import type { AppEnv } from "../app-env.js";
 import { configOf } from "../env.js";
 import { ApiError } from "../errors.js";
 import { z } from "zod";

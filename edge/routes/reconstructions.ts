@@ -6,7 +6,7 @@
  * deletes what was written; success turns the hold into exactly one ledger debit.
  */
 import { Hono, type Context } from "hono";
-import type { AppEnv } from "../app.js";
+import type { AppEnv } from "../app-env.js";
 import { requireApiKey } from "../auth.js";
 import { configOf, type Config } from "../env.js";
 import { ApiError } from "../errors.js";

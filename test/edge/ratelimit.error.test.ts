@@ -1,7 +1,7 @@
 import { createExecutionContext, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import type { AppEnv } from "../../edge/app.js";
+import type { AppEnv } from "../../edge/app-env.js";
 import { requireApiKey } from "../../edge/auth.js";
 import type { Env } from "../../edge/env.js";
 import { ApiError } from "../../edge/errors.js";

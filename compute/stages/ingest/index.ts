@@ -8,39 +8,13 @@ import { mkdir } from "node:fs/promises";
 import type { ImageRef, SkippedInput } from "../../scene/images.js";
 import { PipelineError, type ProgressFn, type StageReport } from "../../scene/report.js";
 import { ingestStill, type IngestedImage } from "./image.js";
+import { DEFAULTS, type Options } from "./options.js";
 import { sniffFile } from "./sniff.js";
 import { ingestVideo } from "./video.js";
 
 export const NAME = "ingest";
 
-export interface Options {
-  /** Long side of the stored images; larger inputs are downscaled (focal prior scaled with them). */
-  maxImageSide: number;
-  /** Smaller images are skipped: too few pixels to match reliably. */
-  minImageSide: number;
-  /** Keyframe bounds per video. */
-  videoMaxKeyframes: number;
-  videoMinKeyframes: number;
-  /** A keyframe window closes when the image has moved this fraction of the frame width since the last keyframe. */
-  videoMaxMotion: number;
-  /** Long side of the grey frames used to score sharpness and motion. */
-  videoAnalysisSide: number;
-  /** Focal prior without EXIF: factor · max(w, h). 1.2 ≈ 45° horizontal FOV for 4:3 (see focal.ts). */
-  defaultFocalFactor: number;
-  /** Quality of the JPEGs written to the work directory (4:4:4 chroma). */
-  jpegQuality: number;
-}
-
-export const DEFAULTS: Options = {
-  maxImageSide: 4096,
-  minImageSide: 64,
-  videoMaxKeyframes: 120,
-  videoMinKeyframes: 8,
-  videoMaxMotion: 0.1,
-  videoAnalysisSide: 320,
-  defaultFocalFactor: 1.2,
-  jpegQuality: 95,
-};
+export { DEFAULTS, type Options } from "./options.js";
 
 export interface Input {
   files: Array<{ path: string; name: string }>;

@@ -12,7 +12,7 @@ import ffprobeInstaller from "@ffprobe-installer/ffprobe";
 import sharp from "sharp";
 import type { IngestedImage } from "./image.js";
 import { laplacianVariance, selectKeyframes } from "./keyframes.js";
-import type { Options } from "./index.js";
+import type { Options } from "./options.js";
 import { halve, meanBlockMotion } from "./motion.js";
 
 /** The ingest stage's options (type-only import: no runtime cycle with index.ts). */
