@@ -88,7 +88,7 @@ function errorResponses(codes: ErrorCode[]): Json {
 
 const ERROR_MESSAGES: Record<ErrorCode, string> = {
   invalid_file_format: 'The file "notes.txt" is not JPEG, PNG, HEIC, MP4 or MOV (judged by its bytes).',
-  no_files: 'The request has no part named "files".',
+  no_files: "The request has no file part.",
   invalid_request: "The request or its body is malformed.",
   unsupported_format: `The file type must be one of ${FORMATS.join(", ")}.`,
   missing_api_key: 'No API key: send "Authorization: Bearer <API_KEY>".',

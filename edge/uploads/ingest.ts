@@ -117,15 +117,16 @@ class IngestSession {
   ) {}
 
   async run(): Promise<IngestResult> {
-    // An unknown text field is refused only once the body shows there were files: a form with
-    // no file part at all answers no_files whatever text fields it carries (API.md precedence
+    // A bad text field (unknown, a bad or repeated quality, `files` without a filename) is
+    // refused only once the body shows there were files: a form with no file part at all
+    // answers no_files whatever text fields it carries (API.md precedence
     // as clients read it: the missing files are the error to fix first).
     let unknownField: ApiError | undefined;
     for (let part = await this.reader.nextPart(); part; part = await this.reader.nextPart()) {
       if (part.name === FILES_FIELD && part.fileName !== undefined) await this.readFile(part.fileName);
-      else if (part.name === QUALITY_FIELD && part.fileName === undefined) await this.readQuality();
-      else if (part.fileName === undefined && part.name !== FILES_FIELD) unknownField ??= unexpectedPart(part);
-      else throw unexpectedPart(part);
+      else if (part.fileName !== undefined) throw unexpectedPart(part);
+      else if (part.name === QUALITY_FIELD) unknownField ??= await this.readQuality().then(() => undefined, (err: unknown) => deferrable(err));
+      else unknownField ??= unexpectedPart(part);
     }
     if (this.inputs.length === 0) throw new ApiError("no_files", "The request has no file part.", "Add one `files` part per image or video.");
     if (unknownField) throw unknownField;
@@ -217,6 +218,12 @@ class PrefixProbe {
   bytes(): Uint8Array {
     return this.buffer.subarray(0, this.filled);
   }
+}
+
+/** A bad text field's invalid_request, kept until the body shows whether any file came; anything else is thrown. */
+function deferrable(err: unknown): ApiError {
+  if (err instanceof ApiError && err.code === "invalid_request") return err;
+  throw err;
 }
 
 function unexpectedPart(part: PartHeaders): ApiError {

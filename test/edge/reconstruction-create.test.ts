@@ -110,6 +110,8 @@ describe("POST /v1/reconstruction: rejections take no credit and leave nothing b
     ["a truncated JPEG header", fileParts([validJpeg, { fileName: "cut.jpg", data: new Uint8Array([0xff, 0xd8]) }]), 400, "invalid_file_format", "cut.jpg"],
     ["an empty part", fileParts([validJpeg, { fileName: "empty.jpg", data: new Uint8Array(0) }]), 400, "invalid_request", "empty.jpg"],
     ["a zero-file request", [{ name: "quality", data: "preview" }], 400, "no_files"],
+    ["a zero-file request with an unknown quality", [{ name: "quality", data: "ultra" }], 400, "no_files"],
+    ["a zero-file request with a repeated quality and a files part without a filename", [{ name: "quality", data: "preview" }, { name: "quality", data: "high" }, { name: "files", data: "x" }], 400, "no_files"],
     ["a zero-file request with unknown text fields", [{ name: "colour", data: "red" }, { name: "quality", data: "preview" }, { name: "note", data: "x" }], 400, "no_files"],
     ["a file under another field name", [...fileParts([validJpeg]), { name: "file", fileName: "x.jpg", data: jpeg(8, 8) }], 400, "invalid_request", "file"],
     ["an unknown form field", [...fileParts([validJpeg]), { name: "colour", data: "red" }], 400, "invalid_request", "colour"],
