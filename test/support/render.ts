@@ -57,9 +57,13 @@ export interface RenderedScene {
 // Primitives. Each intersect() returns the ray parameter of the nearest hit with tMin < t < tMax
 // (or Infinity) and writes the world-frame unit normal into `normalOut`.
 
-interface Primitive {
+export interface Primitive {
   /** Base colour (0..1 per channel) multiplied by the texture. */
   colour: [number, number, number];
+  /** Share of the brightness the texture modulates (default 0.85; a plain surface is ~0.1). */
+  contrast?: number;
+  /** Period of the texture along world x in units of the radius (a tiled, repeating surface). */
+  periodX?: number;
   intersect(o: Float64Array, d: Float64Array, tMax: number, normalOut: Float64Array): number;
   area(): number;
   /** A uniformly distributed point on the surface from two uniform numbers in [0,1). */
@@ -69,7 +73,7 @@ interface Primitive {
 const EPS = 1e-9;
 
 /** Axis-aligned rectangle in the plane `axis = value`, visible from the side `facing` (±1). */
-function rectangle(axis: 0 | 1 | 2, value: number, facing: 1 | -1, lo: [number, number], hi: [number, number], colour: [number, number, number]): Primitive {
+export function rectangle(axis: 0 | 1 | 2, value: number, facing: 1 | -1, lo: [number, number], hi: [number, number], colour: [number, number, number]): Primitive {
   const u = axis === 0 ? 1 : 0;
   const v = axis === 2 ? 1 : 2;
   return {
@@ -95,7 +99,7 @@ function rectangle(axis: 0 | 1 | 2, value: number, facing: 1 | -1, lo: [number, 
 }
 
 /** Box standing on z = zMin, rotated by `yaw` radians about the vertical through its centre. */
-function box(centre: [number, number], half: [number, number], zRange: [number, number], yaw: number, colour: [number, number, number]): Primitive {
+export function box(centre: [number, number], half: [number, number], zRange: [number, number], yaw: number, colour: [number, number, number]): Primitive {
   const c = Math.cos(yaw);
   const s = Math.sin(yaw);
   const lo = [-half[0], -half[1], zRange[0]];
@@ -170,7 +174,7 @@ function box(centre: [number, number], half: [number, number], zRange: [number, 
   };
 }
 
-function sphere(centre: [number, number, number], radius: number, colour: [number, number, number]): Primitive {
+export function sphere(centre: [number, number, number], radius: number, colour: [number, number, number]): Primitive {
   return {
     colour,
     intersect(o, d, tMax, n) {
@@ -202,7 +206,7 @@ function sphere(centre: [number, number, number], radius: number, colour: [numbe
 }
 
 /** Vertical cylinder on the ground with a top cap. */
-function cylinder(base: [number, number], radius: number, height: number, colour: [number, number, number]): Primitive {
+export function cylinder(base: [number, number], radius: number, height: number, colour: [number, number, number]): Primitive {
   const sideArea = 2 * Math.PI * radius * height;
   const capArea = Math.PI * radius * radius;
   return {
@@ -308,10 +312,13 @@ function fractal(x: number, y: number, z: number, baseFrequency: number, seed: n
 // ---------------------------------------------------------------------------------------------
 // Scenes and cameras.
 
-interface SceneDef {
+export interface SceneDef {
   primitives: Primitive[];
   center: [number, number, number];
-  cameras: Array<{ eye: [number, number, number]; target: [number, number, number] }>;
+  /** Per camera: where it is, what it looks at, and its focal length in image widths (default 1.1). */
+  cameras: Array<{ eye: [number, number, number]; target: [number, number, number]; focal?: number }>;
+  /** Colour of rays that hit nothing (default a pale sky). */
+  background?: [number, number, number];
 }
 
 function objectScene(r: number, views: number, stepDegrees: number): SceneDef {
@@ -364,7 +371,7 @@ function facadeScene(r: number, views: number): SceneDef {
 }
 
 /** camFromWorld looking from `eye` at `target` with world +Z up (OpenCV axes). */
-function lookAt(eye: [number, number, number], target: [number, number, number]): { R: Float64Array; t: Float64Array } {
+export function lookAt(eye: [number, number, number], target: [number, number, number]): { R: Float64Array; t: Float64Array } {
   const f = normalize([target[0] - eye[0], target[1] - eye[1], target[2] - eye[2]]);
   const right = normalize(cross(f, [0, 0, 1]));
   const down = cross(f, right);
@@ -402,29 +409,33 @@ function trace(scene: SceneDef, o: Float64Array, d: Float64Array, seed: number, 
     }
   }
   if (hit < 0) {
-    rgbOut[0] = 0.55;
-    rgbOut[1] = 0.7;
-    rgbOut[2] = 0.9;
+    const sky = scene.background ?? [0.55, 0.7, 0.9];
+    rgbOut[0] = sky[0];
+    rgbOut[1] = sky[1];
+    rgbOut[2] = sky[2];
     return Infinity;
   }
-  const x = (o[0] + best * d[0]) / r;
+  const period = scene.primitives[hit].periodX;
+  const xWorld = (o[0] + best * d[0]) / r;
+  const x = period === undefined ? xWorld : xWorld - period * Math.floor(xWorld / period);
   const y = (o[1] + best * d[1]) / r;
   const z = (o[2] + best * d[2]) / r;
   const shade = 0.3 + 0.7 * Math.max(0, normal[0] * LIGHT[0] + normal[1] * LIGHT[1] + normal[2] * LIGHT[2]);
   const colour = scene.primitives[hit].colour;
+  const contrast = scene.primitives[hit].contrast ?? 0.85;
   const coarse = fractal(x, y, z, 3, seed + 7);
   for (let ch = 0; ch < 3; ch++) {
     const fine = fractal(x + 17.3 * ch, y - 5.1 * ch, z + 2.7 * ch, 12, seed + 1000 * (ch + 1));
-    rgbOut[ch] = shade * colour[ch] * (0.15 + 0.85 * (0.45 * coarse + 0.55 * fine));
+    rgbOut[ch] = shade * colour[ch] * (1 - contrast + contrast * (0.45 * coarse + 0.55 * fine));
   }
   return best;
 }
 
-function renderView(scene: SceneDef, index: number, options: RenderOptions, r: number, prefix: string): RenderedView {
+function renderView(scene: SceneDef, index: number, options: Omit<RenderOptions, "scene" | "views">, r: number, prefix: string): RenderedView {
   const { width, height, seed } = options;
   const ss = Math.max(1, Math.round(options.supersample ?? 2));
   const noiseAmp = options.noise ?? 2;
-  const focal = 1.1 * width;
+  const focal = (scene.cameras[index].focal ?? 1.1) * width;
   const cx = width / 2;
   const cy = height / 2;
   const { R, t } = lookAt(scene.cameras[index].eye, scene.cameras[index].target);
@@ -477,6 +488,13 @@ export function renderScene(options: RenderOptions): RenderedScene {
     center: scene.center,
     samplePoints: (n) => samplePrimitives(scene.primitives, n, options.seed),
   };
+}
+
+/** Render every camera of a scene defined by the caller (primitives, cameras, background). */
+export function renderDefinedScene(def: SceneDef, options: Omit<RenderOptions, "scene" | "views"> & { prefix: string; sceneRadius: number }): RenderedScene {
+  const r = options.radius ?? 1;
+  const views = def.cameras.map((_, i) => renderView(def, i, options, r, options.prefix));
+  return { views, sceneRadius: options.sceneRadius, center: def.center, samplePoints: (n) => samplePrimitives(def.primitives, n, options.seed) };
 }
 
 function samplePrimitives(primitives: Primitive[], n: number, seed: number): Float64Array {

@@ -6,9 +6,16 @@
  * camera does not skew the rest), then each camera's rotation error (degrees) and centre
  * error (% of the scene radius) — over all matched cameras, outliers of the fit included.
  * Cameras are matched by name.
+ *
+ * When the true centres are nearly collinear or coincide (a camera panning in place, one pass
+ * along a facade), centres alone leave the rotation about their line free, and a good
+ * reconstruction could be reported 120° off: the alignment's rotation then comes from the
+ * cameras' orientations (the chordal mean of R_gtᵀ·R_est, Hartley et al. 2013, "Rotation
+ * averaging"), and its scale and translation from the centres under that rotation.
  */
 import { robustSimilarity, type Similarity } from "../../geometry/similarity.js";
-import { rotationAngleDeg } from "../../geometry/rotation.js";
+import { orthonormalize, rotationAngleDeg } from "../../geometry/rotation.js";
+import { svd } from "../../math/linalg.js";
 import type { RigidTransform } from "../../scene/index.js";
 
 export interface NamedPose {
@@ -39,6 +46,43 @@ function median(values: number[]): number {
   return sorted.length === 0 ? NaN : sorted[sorted.length >> 1];
 }
 
+/** Below this ratio of the centres' second to first principal spread, they are taken as a line. */
+const COLLINEAR_SPREAD_RATIO = 0.1;
+
+/** Ratio of the second to the first singular value of the centred point set (0 for a line). */
+function spreadRatio(points: number[][]): number {
+  const n = points.length;
+  const mean = [0, 1, 2].map((a) => points.reduce((sum, p) => sum + p[a], 0) / n);
+  const centred = points.flatMap((p) => [p[0] - mean[0], p[1] - mean[1], p[2] - mean[2]]);
+  const { S } = svd(centred, n, 3);
+  return S[0] > 0 ? S[1] / S[0] : 0;
+}
+
+/** Rotation from the orientations, then scale and translation from the centres under it. */
+function poseSimilarity(pairs: Array<{ est: RigidTransform; gt: RigidTransform }>, src: number[][], dst: number[][]): Similarity {
+  const sum = new Float64Array(9);
+  for (const { est, gt } of pairs) {
+    // Rₐ = R_gtᵀ·R_est for a perfect estimate.
+    for (let r = 0; r < 3; r++) for (let c = 0; c < 3; c++) for (let k = 0; k < 3; k++) sum[3 * r + c] += gt.R[3 * k + r] * est.R[3 * k + c];
+  }
+  const R = orthonormalize(sum);
+  const n = src.length;
+  const muS = [0, 1, 2].map((a) => src.reduce((acc, p) => acc + p[a], 0) / n);
+  const muD = [0, 1, 2].map((a) => dst.reduce((acc, p) => acc + p[a], 0) / n);
+  let dot = 0;
+  let norm = 0;
+  src.forEach((p, i) => {
+    const rotated = [0, 1, 2].map((r) => R[3 * r] * (p[0] - muS[0]) + R[3 * r + 1] * (p[1] - muS[1]) + R[3 * r + 2] * (p[2] - muS[2]));
+    for (let a = 0; a < 3; a++) {
+      dot += rotated[a] * (dst[i][a] - muD[a]);
+      norm += rotated[a] * rotated[a];
+    }
+  });
+  const scale = norm > 0 ? dot / norm : 1;
+  const t = new Float64Array([0, 1, 2].map((r) => muD[r] - scale * (R[3 * r] * muS[0] + R[3 * r + 1] * muS[1] + R[3 * r + 2] * muS[2])));
+  return { R, t, s: scale, scale };
+}
+
 export function cameraAccuracy(estimated: NamedPose[], truth: NamedPose[], sceneRadius: number): CameraAccuracy {
   const truthByName = new Map(truth.map((p) => [p.name, p.camFromWorld]));
   const pairs = estimated.flatMap((e) => {
@@ -47,7 +91,8 @@ export function cameraAccuracy(estimated: NamedPose[], truth: NamedPose[], scene
   });
   const src = pairs.map((p) => center(p.est));
   const dst = pairs.map((p) => center(p.gt));
-  const sim = robustSimilarity(new Float64Array(src.flat()), new Float64Array(dst.flat()), pairs.length);
+  const collinear = pairs.length >= 2 && spreadRatio(dst) < COLLINEAR_SPREAD_RATIO;
+  const sim = collinear ? poseSimilarity(pairs, src, dst) : robustSimilarity(new Float64Array(src.flat()), new Float64Array(dst.flat()), pairs.length);
   if (sim === null) {
     return { matched: pairs.length, medianRotationErrorDeg: NaN, maxRotationErrorDeg: NaN, medianCenterErrorPercent: NaN, maxCenterErrorPercent: NaN, perCamera: [] };
   }

@@ -1,0 +1,37 @@
+/**
+ * @module `npm run bench -- stress [scene...] [--width=W]`: the camera stress scenes of
+ * test/compute/sfm/stress.test.ts, with every camera's error printed (the test only asserts
+ * the bounds). Writes the rendered photos to bench-out/stress/<scene>/ for a look.
+ */
+import path from "node:path";
+import { renderStressScene, STRESS_SCENES, type StressSceneName } from "../test/support/stress-scenes.js";
+import { runSfmOnViews } from "../test/support/sfm-run.js";
+import { writeViewsAsImages } from "../test/support/render.js";
+
+export async function run(args: string[]): Promise<void> {
+  const width = Number(args.find((a) => a.startsWith("--width="))?.slice(8) ?? 400);
+  const picked = args.filter((a) => (STRESS_SCENES as readonly string[]).includes(a)) as StressSceneName[];
+  for (const name of picked.length > 0 ? picked : STRESS_SCENES) {
+    const started = performance.now();
+    const scene = renderStressScene(name, { width, height: Math.round((width * 3) / 4), seed: 5 });
+    await writeViewsAsImages(scene.views, path.join("bench-out", "stress", name));
+    const renderS = (performance.now() - started) / 1000;
+    let outcome;
+    try {
+      outcome = await runSfmOnViews(scene.views, scene.truthNames, scene.sceneRadius);
+    } catch (err) {
+      console.log(`\n${name}: failed: ${(err as Error).message}`);
+      continue;
+    }
+    const { result, accuracy, registeredWithoutTruth } = outcome;
+    const a = accuracy;
+    console.log(`\n${name}: ${result.model.views.length}/${scene.views.length} registered (render ${renderS.toFixed(1)} s, total ${((performance.now() - started) / 1000).toFixed(1)} s); rotation median ${a.medianRotationErrorDeg.toFixed(3)}° max ${a.maxRotationErrorDeg.toFixed(3)}°, centre median ${a.medianCenterErrorPercent.toFixed(3)} % max ${a.maxCenterErrorPercent.toFixed(3)} %`);
+    if (registeredWithoutTruth.length > 0) console.log(`  registered photos of another scene: ${registeredWithoutTruth.join(", ")}`);
+    for (const c of a.perCamera) console.log(`  ${c.name.padEnd(16)} rot ${c.rotationErrorDeg.toFixed(3)}°  centre ${c.centerErrorPercent.toFixed(3)} %`);
+    for (const img of result.report.perImage ?? []) {
+      const r = img as { name: string; registered: boolean; reason?: string; focalPx?: number; registeredBy?: string; reprojectionRmsPx?: number };
+      console.log(r.registered ? `  ${r.name.padEnd(16)} by ${r.registeredBy} f=${r.focalPx?.toFixed(1)} rms=${r.reprojectionRmsPx?.toFixed(3)}` : `  ${r.name.padEnd(16)} unregistered: ${r.reason}`);
+    }
+    console.log(`  warnings: ${result.report.warnings.join(" | ") || "none"}; final BA ${JSON.stringify(result.report.finalBundleAdjustment)}`);
+  }
+}

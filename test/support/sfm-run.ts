@@ -1,0 +1,48 @@
+/**
+ * @module Runs rendered views through the real front of the pipeline (ingest → features →
+ * matching → sfm) as the service would for an upload of JPEG photos without EXIF, and measures
+ * the registered cameras against the renderer's.
+ */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import * as features from "../../compute/stages/features/index.js";
+import * as ingest from "../../compute/stages/ingest/index.js";
+import * as matching from "../../compute/stages/matching/index.js";
+import { cameraAccuracy, type CameraAccuracy } from "../../compute/stages/sfm/accuracy.js";
+import * as sfm from "../../compute/stages/sfm/index.js";
+import { encodeJpeg } from "./fixtures.js";
+import type { RenderedView } from "./render.js";
+
+export interface SfmRun {
+  result: sfm.Output;
+  accuracy: CameraAccuracy;
+  /** Registered photos that have no ground truth (photos of another scene). */
+  registeredWithoutTruth: string[];
+}
+
+export async function runSfmOnViews(views: RenderedView[], truthNames: Set<string>, sceneRadius: number, sfmOptions: Partial<sfm.Options> = {}): Promise<SfmRun> {
+  const dir = await mkdtemp(path.join(tmpdir(), "sfm-run-"));
+  try {
+    const files = [];
+    for (const view of views) {
+      const file = path.join(dir, `${view.name}.jpg`);
+      await writeFile(file, await encodeJpeg(Buffer.from(view.rgb), view.width, view.height, {}));
+      files.push({ path: file, name: `${view.name}.jpg` });
+    }
+    const { images } = await ingest.run({ files, workDir: path.join(dir, "work") });
+    const detected = await features.run({ images }, { workers: 1 });
+    const matched = await matching.run({ images, features: detected.features });
+    const result = sfm.run({ images, features: detected.features, pairs: matched.pairs, tracks: matched.tracks }, sfmOptions);
+    const truth = views.filter((v) => truthNames.has(v.name)).map((v) => ({ name: `${v.name}.jpg`, camFromWorld: { R: v.R, t: v.t } }));
+    const estimated = result.model.views.map((v) => ({ name: v.name, camFromWorld: v.camFromWorld }));
+    const known = new Set(truth.map((t) => t.name));
+    return {
+      result,
+      accuracy: cameraAccuracy(estimated, truth, sceneRadius),
+      registeredWithoutTruth: estimated.filter((e) => !known.has(e.name)).map((e) => e.name),
+    };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
