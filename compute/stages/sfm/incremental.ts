@@ -188,7 +188,39 @@ export function growModel(ctx: GrowContext): void {
   globalRefinement(ctx, true);
   if (closeLoopsOnce(ctx)) globalRefinement(ctx, true);
   globalRefinement(ctx, true);
+  refineUntilStable(ctx);
   refinePrincipalPoints(ctx);
+}
+
+/** Observations of triangulated points in registered images that are not rejected. */
+function liveObservations(state: SfmState): number {
+  const { tracks } = state;
+  let live = 0;
+  for (let k = 0; k < tracks.count; k++) {
+    if (state.hasPoint[k] !== 1) continue;
+    for (let j = tracks.trackOffsets[k]; j < tracks.trackOffsets[k + 1]; j++) {
+      if (state.obsRejected[j] === 0 && state.registered[tracks.trackImages[j]] === 1) live++;
+    }
+  }
+  return live;
+}
+
+/** Relative change of the live observations below which another refinement round stops. */
+const STABLE_OBSERVATION_CHANGE = 0.001;
+
+/**
+ * COLMAP's iterative global refinement (Schönberger & Frahm 2016, §4.5): bundle adjustment,
+ * outlier filtering and re-triangulation change each other's input, so repeat the round until
+ * the set of observations stops changing (a round that only re-adjusts the same points is the
+ * fixed point), at most `finalRefinementRounds` more times.
+ */
+function refineUntilStable(ctx: GrowContext): void {
+  for (let round = 0; round < ctx.options.finalRefinementRounds; round++) {
+    const before = liveObservations(ctx.state);
+    globalRefinement(ctx, true);
+    const after = liveObservations(ctx.state);
+    if (Math.abs(after - before) <= STABLE_OBSERVATION_CHANGE * Math.max(1, before)) break;
+  }
 }
 
 /**

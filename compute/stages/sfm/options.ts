@@ -72,6 +72,8 @@ export interface Options {
   loopClosureMinMatches: number;
   /** Passes over the failed images after the model grows (COLMAP retries registration too). */
   registrationRetries: number;
+  /** Extra final refinement rounds (BA, filter, re-triangulation) while the observations still change. */
+  finalRefinementRounds: number;
   /**
    * Models to seed at most, each on images no earlier model took, while some group of
    * connected images is larger than the largest model so far (an upload of several scenes,
@@ -107,6 +109,7 @@ export const DEFAULTS: Options = {
   loopClosureThresholdPx: 2,
   loopClosureMinMatches: 30,
   registrationRetries: 2,
+  finalRefinementRounds: 3,
   maxModels: 6,
   seed: 1,
 };

@@ -14,11 +14,21 @@ describe("mergeConsistentGroups", () => {
 
   it("merges the agreeing majority of EXIF-less same-size images and leaves the outlier alone", () => {
     const state = stateWithFocals([500, 505, 498, 502, 560, 610], [0, 1, 2, 3, 4]);
-    expect(mergeConsistentGroups(state)).toBe(4);
+    expect(mergeConsistentGroups(state)).toBe(3);
     const group = state.groupOfImage[0];
-    // Image 5 is not registered: it joins the majority's camera; image 4 disagrees by 11 %.
-    expect(Array.from(state.groupOfImage)).toEqual([group, group, group, group, 4, group]);
+    // Image 4 disagrees by 11 %; image 5 is not registered, so nothing says which camera took
+    // it (a second camera of the same image size is common): it keeps its own group for now.
+    expect(Array.from(state.groupOfImage)).toEqual([group, group, group, group, 4, 5]);
     expect(state.intrinsics[5 * group]).toBe(502);
+  });
+
+  it("takes in an image registered later once its own refined focal agrees", () => {
+    const state = stateWithFocals([500, 505, 498, 502, 560, 499], [0, 1, 2, 3, 4]);
+    mergeConsistentGroups(state);
+    const group = state.groupOfImage[0];
+    registerImage(state, 5);
+    expect(mergeConsistentGroups(state)).toBe(1);
+    expect(state.groupOfImage[5]).toBe(group);
   });
 
   it("merges nothing when no majority agrees", () => {

@@ -1,0 +1,45 @@
+/**
+ * The camera stress suite (issue "Cameras you can trust"): rendered captures that each break
+ * one assumption of incremental SfM (test/support/stress-scenes.ts), through ingest → features
+ * → matching → sfm. In every one, no registered camera may be off by more than 1° or 1 % of the
+ * scene radius after similarity alignment, photos of another scene must stay unregistered with
+ * a reason, and the registration count may not fall below what the suite recorded when it
+ * landed. `npm run bench -- stress` prints every camera's error.
+ *
+ * Not in this suite yet, because the pipeline does not pass them (see bench stress): the sparse
+ * ring of 16 views around a dull object on black (2/16 registered at contrast 0.45; 7/16 with
+ * errors up to 2.4° at full contrast) and a wall whose own texture repeats exactly (70 % of the
+ * verified matches land on the wrong period).
+ */
+import { describe, expect, it } from "vitest";
+import { runSfmOnViews } from "../../support/sfm-run.js";
+import { renderStressScene, type StressSceneName } from "../../support/stress-scenes.js";
+
+/** Registrations measured when the suite landed (commit of this file), per scene. */
+const RECORDED: Array<{ scene: StressSceneName; registered: number; photos: number }> = [
+  { scene: "doorway", registered: 10, photos: 10 },
+  { scene: "panning", registered: 3, photos: 9 },
+  { scene: "tiled", registered: 10, photos: 10 },
+  { scene: "twoFocal", registered: 12, photos: 12 },
+  { scene: "mixed", registered: 8, photos: 11 },
+];
+
+describe("camera stress suite", () => {
+  for (const { scene: name, registered, photos } of RECORDED) {
+    it(`${name}: ≥ ${registered}/${photos} registered, none off by more than 1° or 1 % of the radius`, async () => {
+      const scene = renderStressScene(name, { width: 400, height: 300, seed: 5 });
+      expect(scene.views.length).toBe(photos);
+      const { result, accuracy, registeredWithoutTruth } = await runSfmOnViews(scene.views, scene.truthNames, scene.sceneRadius);
+      expect(registeredWithoutTruth).toEqual([]);
+      expect(result.model.views.length).toBeGreaterThanOrEqual(registered);
+      if (accuracy.matched >= 3) {
+        expect(accuracy.maxRotationErrorDeg).toBeLessThan(1);
+        expect(accuracy.maxCenterErrorPercent).toBeLessThan(1);
+      }
+      for (const image of result.report.perImage ?? []) {
+        const entry = image as unknown as { registered: boolean; reason?: string };
+        if (!entry.registered) expect(entry.reason?.length ?? 0).toBeGreaterThan(10);
+      }
+    }, 180_000);
+  }
+});
