@@ -27,7 +27,7 @@ import { datasetInputs, datasetsRoot, listDatasets, repoRoot } from "./datasets.
 import { runFront } from "./pipeline-front.js";
 
 
-interface GroundTruth {
+export interface GroundTruth {
   radius: number;
   cameras: NamedPose[];
   outliers: string[];
@@ -55,7 +55,7 @@ function poseOf(entry: { R: number[][]; t: number[] }): RigidTransform {
   return { R: Float64Array.from(entry.R.flat()), t: Float64Array.from(entry.t) };
 }
 
-async function loadGroundTruth(setDir: string): Promise<GroundTruth | null> {
+export async function loadGroundTruth(setDir: string): Promise<GroundTruth | null> {
   const file = path.join(setDir, "gt/cameras.json");
   if (!existsSync(file)) return null;
   const gt = JSON.parse(await readFile(file, "utf8")) as {

@@ -1,0 +1,108 @@
+/**
+ * @module `npm run bench -- subsets [set-name-filter...] [--no-colmap] [--k=2,3,4,6]`: how camera
+ * accuracy holds up when a capture overlaps less (issue "Accuracy that survives fewer photos").
+ * For every image set in ../shared/datasets with ground-truth cameras, reconstruct (ingest →
+ * features → matching → sfm, standard preset) the full set, the subsets that leave out every
+ * k-th photo, and each half; report median and maximum rotation and centre errors, and the same
+ * subsets through COLMAP (Debian's `colmap`, installed by bench sfm's ensureColmap) beside them.
+ * Acceptance per subset: our median errors ≤ 2× the full set's and below COLMAP's.
+ * Writes bench/out/subsets.json.
+ */
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { FRESH_FRONT } from "../compute/pipeline/front-pool.js";
+import { QUALITY_PRESETS } from "../compute/pipeline/presets.js";
+import { cameraAccuracy, type CameraAccuracy } from "../compute/stages/sfm/accuracy.js";
+import * as sfm from "../compute/stages/sfm/index.js";
+import { datasetInputs, datasetsRoot, listDatasets, repoRoot } from "./datasets.js";
+import { runFront } from "./pipeline-front.js";
+import { ensureColmap, loadGroundTruth, runColmap } from "./sfm.js";
+
+interface Subset {
+  name: string;
+  files: Array<{ path: string; name: string }>;
+}
+
+interface SubsetResult {
+  set: string;
+  subset: string;
+  photos: number;
+  ours: { registered: number; accuracy: CameraAccuracy | null; error?: string; seconds: number };
+  colmap?: { registered: number; accuracy: CameraAccuracy | null; error?: string; seconds: number };
+}
+
+/** Full set, every k-th photo left out (1-based: the k-th, 2k-th, …), first and second half. */
+function subsetsOf(files: Subset["files"], ks: number[]): Subset[] {
+  const half = Math.ceil(files.length / 2);
+  return [
+    { name: "full", files },
+    ...ks.map((k) => ({ name: `without every ${k}th`, files: files.filter((_, i) => (i + 1) % k !== 0) })),
+    { name: "first half", files: files.slice(0, half) },
+    { name: "second half", files: files.slice(half) },
+  ];
+}
+
+async function runOurs(subset: Subset, workDir: string, truth: NonNullable<Awaited<ReturnType<typeof loadGroundTruth>>>): Promise<SubsetResult["ours"]> {
+  const started = performance.now();
+  const preset = QUALITY_PRESETS.standard;
+  try {
+    const { images, detected, matched } = await runFront(subset.files, workDir, preset, {}, FRESH_FRONT);
+    const { model } = sfm.run({ images, features: detected.features, pairs: matched.pairs, tracks: matched.tracks }, preset.sfm);
+    const estimated = model.views.map((v) => ({ name: v.name, camFromWorld: v.camFromWorld }));
+    return { registered: model.views.length, accuracy: cameraAccuracy(estimated, truth.cameras, truth.radius), seconds: (performance.now() - started) / 1000 };
+  } catch (err) {
+    return { registered: 0, accuracy: null, error: (err as Error).message, seconds: (performance.now() - started) / 1000 };
+  }
+}
+
+function fmt(a: CameraAccuracy | null | undefined): string {
+  if (!a || !Number.isFinite(a.medianRotationErrorDeg)) return "- | -";
+  return `${a.medianRotationErrorDeg.toFixed(3)}/${a.maxRotationErrorDeg.toFixed(3)} | ${a.medianCenterErrorPercent.toFixed(2)}/${a.maxCenterErrorPercent.toFixed(2)}`;
+}
+
+function verdict(r: SubsetResult, full: SubsetResult | undefined): string {
+  const a = r.ours.accuracy;
+  const f = full?.ours.accuracy;
+  if (!a || !f || r.subset === "full") return "";
+  const withinTwice = a.medianRotationErrorDeg <= 2 * f.medianRotationErrorDeg && a.medianCenterErrorPercent <= 2 * f.medianCenterErrorPercent;
+  const c = r.colmap?.accuracy;
+  const belowColmap = c ? a.medianRotationErrorDeg < c.medianRotationErrorDeg && a.medianCenterErrorPercent < c.medianCenterErrorPercent : null;
+  return `${withinTwice ? "≤2× full" : "MORE than 2× full"}${belowColmap === null ? "" : belowColmap ? ", below COLMAP" : ", NOT below COLMAP"}`;
+}
+
+export async function run(args: string[]): Promise<void> {
+  const ks = (args.find((a) => a.startsWith("--k="))?.slice(4) ?? "2,3,4,6").split(",").map(Number);
+  const withColmap = !args.includes("--no-colmap") && (await ensureColmap());
+  const filters = args.filter((a) => !a.startsWith("--"));
+  const workRoot = await mkdtemp(path.join(tmpdir(), "bench-subsets-"));
+  const results: SubsetResult[] = [];
+  console.log("set | subset | photos | ours reg | ours rot med/max ° | ours ctr med/max %r | COLMAP reg | COLMAP rot med/max ° | COLMAP ctr med/max %r | verdict");
+  try {
+    for (const set of await listDatasets(filters)) {
+      const setDir = path.join(datasetsRoot, set);
+      const truth = await loadGroundTruth(setDir);
+      const files = (await datasetInputs(setDir)).filter((f) => !/\.(mp4|mov)$/i.test(f.name));
+      if (!truth || files.length < 6) continue;
+      const inputs = files.filter((f) => !truth.outliers.includes(f.name));
+      let full: SubsetResult | undefined;
+      for (const subset of subsetsOf(inputs, ks)) {
+        const workDir = path.join(workRoot, `${set.replace(/\//g, "_")}-${subset.name.replace(/\s+/g, "-")}`);
+        const result: SubsetResult = { set, subset: subset.name, photos: subset.files.length, ours: await runOurs(subset, workDir, truth) };
+        if (withColmap) {
+          const colmap = await runColmap(subset.files, workRoot);
+          result.colmap = { registered: colmap.poses.length, accuracy: colmap.poses.length >= 3 ? cameraAccuracy(colmap.poses, truth.cameras, truth.radius) : null, error: colmap.error, seconds: colmap.seconds };
+        }
+        if (subset.name === "full") full = result;
+        results.push(result);
+        const c = result.colmap;
+        console.log(`${set} | ${subset.name} | ${result.photos} | ${result.ours.registered} | ${fmt(result.ours.accuracy)} | ${c ? c.registered : "n/a"} | ${fmt(c?.accuracy)} | ${verdict(result, full)}${result.ours.error ? ` (ours failed: ${result.ours.error})` : ""}`);
+      }
+    }
+  } finally {
+    await rm(workRoot, { recursive: true, force: true });
+  }
+  const outDir = path.join(repoRoot, "bench/out");
+  await mkdir(outDir, { recursive: true });
+  await writeFile(path.join(outDir, "subsets.json"), JSON.stringify(results, null, 2));
+}
