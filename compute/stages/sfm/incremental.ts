@@ -22,10 +22,10 @@ import { applyPairRegistration, bestRegisteredPartner, planPairRegistration, typ
 import { registerImage, type SfmState } from "./state.js";
 import { clearNormalizedCache, retriangulateAll, triangulateImage } from "./triangulate.js";
 
-export type Timings = Record<"init" | "pnp" | "closure" | "triangulation" | "localBa" | "globalBa" | "filter" | "retriangulation" | "output", number>;
+export type Timings = Record<"init" | "pnp" | "closure" | "triangulation" | "localBa" | "globalBa" | "filter" | "retriangulation" | "focalProfile" | "output", number>;
 
 export function emptyTimings(): Timings {
-  return { init: 0, pnp: 0, closure: 0, triangulation: 0, localBa: 0, globalBa: 0, filter: 0, retriangulation: 0, output: 0 };
+  return { init: 0, pnp: 0, closure: 0, triangulation: 0, localBa: 0, globalBa: 0, filter: 0, retriangulation: 0, focalProfile: 0, output: 0 };
 }
 
 export interface GrowContext {

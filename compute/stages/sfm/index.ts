@@ -8,6 +8,7 @@ import type { BundleSummary } from "./bundle.js";
 import type { ClosureSummary } from "./closure.js";
 import { applyAlignment, computeAlignment } from "./frame.js";
 import { implausibleViews, withoutViews } from "./plausible.js";
+import { MIN_CHI2_RISE, profileGuessedFocals, undeterminedReason, type FocalProfile } from "./focal-support.js";
 import { viewResiduals } from "./view-residuals.js";
 import { assignIntrinsicsGroups, type IntrinsicsGroups } from "./groups.js";
 import { emptyTimings, growModel, type GrowContext, type Timings } from "./incremental.js";
@@ -43,6 +44,8 @@ interface Attempted {
   registeredBy: Map<number, string>;
   init: InitAttempt[];
   closure: ClosureSummary | null;
+  /** How well the photos fix each guessed focal (focal-support.ts). */
+  focalProfiles: FocalProfile[];
 }
 
 /** Seed one model on a pair of `seedable` images and grow it; null when no pair gives a seed. */
@@ -65,10 +68,13 @@ function reconstructOne(ctx: GrowContext, base: SfmState, pairs: VerifiedPair[],
   if (init.pair === null) return null;
   for (const image of init.pair) ctx.registeredBy.set(image, "seed");
   growModel(ctx);
+  const profileStart = performance.now();
+  const focalProfiles = profileGuessedFocals(ctx.state, options);
+  ctx.timings.focalProfile += performance.now() - profileStart;
   const snapStart = performance.now();
   const model = snapshotModel(ctx.state);
   ctx.timings.output += performance.now() - snapStart;
-  return { model, reasons: new Map(ctx.reasons), registeredBy: new Map(ctx.registeredBy), init: init.attempts, closure: ctx.closure };
+  return { model, reasons: new Map(ctx.reasons), registeredBy: new Map(ctx.registeredBy), init: init.attempts, closure: ctx.closure, focalProfiles };
 }
 
 /**
@@ -135,6 +141,8 @@ function buildReport(best: Attempted, others: number[], ctx: GrowContext, images
     loopMatchedPairs: best.closure?.matchedPairs ?? 0,
     loopMatches: best.closure?.matches ?? 0,
     loopMatchesApplied: best.closure?.applied ?? 0,
+    guessedFocalGroups: best.focalProfiles.length,
+    minFocalChi2Rise: best.focalProfiles.length > 0 ? Math.min(...best.focalProfiles.map((p) => p.chi2Rise)) : 0,
   };
   for (const [key, ms] of Object.entries(timings)) counts[`${key}Ms`] = Math.round(ms);
   const residuals = viewResiduals(model, ctx.state.features);
@@ -213,7 +221,20 @@ export function run(input: Input, options: Partial<Options> = {}, progress: Prog
   best.model.unregistered = images.filter((img) => !registered.has(img.index)).map((img) => ({ imageIndex: img.index, name: img.name, reason: unregisteredReason(img.index, best, models.slice(1), pairs, components) }));
   best.model.otherModelSizes = others;
   const implausible = implausibleViews(best.model);
+  for (const profile of best.focalProfiles) {
+    if (profile.chi2Rise >= MIN_CHI2_RISE) continue;
+    best.model.views.forEach((view, v) => {
+      if (profile.images.includes(view.imageIndex) && !implausible.has(v)) implausible.set(v, undeterminedReason(profile));
+    });
+  }
   best.model = withoutViews(best.model, implausible);
+  if (best.model.views.length < 2) {
+    throw new PipelineError(
+      "not_enough_overlap",
+      `sfm: no camera could be placed reliably (${best.model.unregistered.find((u) => u.reason.startsWith("its focal"))?.reason ?? "too little overlap"})`,
+      "Take photos with about 60–80% overlap between neighbours, so that each part of the scene appears in at least three photos.",
+    );
+  }
   applyAlignment(best.model, computeAlignment(best.model));
   progress(1, images.length);
   const report = buildReport(best, others, ctx, images, performance.now() - started);
