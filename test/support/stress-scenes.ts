@@ -100,6 +100,33 @@ function panningDef(views: number): SceneDef {
   return { primitives, center: [0, 1, 1.2], cameras };
 }
 
+/**
+ * A closed courtyard 7 × 7 (four walls, the ground, a few boxes) seen from its middle: the
+ * cameras stand on a circle of radius 1 and look outward, 360° in `views` steps, so each photo
+ * overlaps its neighbours and, barely, their neighbours (a sparse capture when `views` is small).
+ */
+function courtyardDef(views: number): SceneDef {
+  const h = 3.5;
+  const primitives: Primitive[] = [
+    rectangle(1, h, -1, [-h, 0], [h, 2.4], WALL),
+    rectangle(1, -h, 1, [-h, 0], [h, 2.4], [0.8, 0.72, 0.66]),
+    rectangle(0, h, -1, [-h, 0], [h, 2.4], [0.75, 0.7, 0.62]),
+    rectangle(0, -h, 1, [-h, 0], [h, 2.4], [0.7, 0.76, 0.64]),
+    rectangle(2, 0, 1, [-h, -h], [h, h], GROUND),
+    box([2.2, 1.6], [0.4, 0.3], [0, 0.9], 0.3, [0.9, 0.5, 0.35]),
+    box([-2.0, -2.3], [0.5, 0.35], [0, 0.7], -0.4, [0.5, 0.6, 0.85]),
+    cylinder([-2.4, 2.1], 0.25, 1.8, [0.55, 0.8, 0.5]),
+  ];
+  const cameras: SceneDef["cameras"] = [];
+  for (let i = 0; i < views; i++) {
+    const angle = (2 * Math.PI * i) / views;
+    const eye: [number, number, number] = [Math.cos(angle), Math.sin(angle), 1.4 + 0.1 * (i % 2)];
+    // A phone's wide lens (71° across): neighbours overlap by 68 %, every second photo by 37 %.
+    cameras.push({ eye, target: [3 * Math.cos(angle), 3 * Math.sin(angle), 1.0], focal: 0.7 });
+  }
+  return { primitives, center: [0, 0, 1.2], cameras };
+}
+
 /** A wall of 14 identical windows (boxes, the same texture in each) every 0.8 along x. */
 function tiledDef(views: number): SceneDef {
   const period = 0.8;
@@ -144,7 +171,7 @@ function named(views: RenderedView[]): Set<string> {
   return new Set(views.map((v) => v.name));
 }
 
-export const STRESS_SCENES = ["doorway", "ring", "panning", "tiled", "twoFocal", "mixed"] as const;
+export const STRESS_SCENES = ["doorway", "ring", "panning", "tiled", "twoFocal", "mixed", "courtyard"] as const;
 export type StressSceneName = (typeof STRESS_SCENES)[number];
 
 export function renderStressScene(name: StressSceneName, options: StressOptions): StressScene {
@@ -168,6 +195,10 @@ export function renderStressScene(name: StressSceneName, options: StressOptions)
     }
     case "twoFocal": {
       const s = render(twoFocalDef(12), 1);
+      return { name, views: s.views, truthNames: named(s.views), sceneRadius: s.sceneRadius };
+    }
+    case "courtyard": {
+      const s = render(courtyardDef(16), 3.5);
       return { name, views: s.views, truthNames: named(s.views), sceneRadius: s.sceneRadius };
     }
     case "mixed": {

@@ -9,7 +9,9 @@
  * Not in this suite yet, because the pipeline does not pass them (see bench stress): the sparse
  * ring of 16 views around a dull object on black (2/16 registered at contrast 0.45; 7/16 with
  * errors up to 2.4° at full contrast) and a wall whose own texture repeats exactly (70 % of the
- * verified matches land on the wrong period).
+ * verified matches land on the wrong period), and a courtyard seen from its middle with a wide
+ * lens (10/16 registered with the focal 25 % long and rotations off by 150°+, at 0.23 px RMS:
+ * a wrong model the cost cannot tell from the right one).
  */
 import { describe, expect, it } from "vitest";
 import { PipelineError } from "../../../compute/scene/index.js";
