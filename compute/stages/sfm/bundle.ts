@@ -287,7 +287,7 @@ export function distortionObservable(state: SfmState): boolean {
 
 export function globalBundleAdjustment(state: SfmState, options: Options, refineIntrinsics: boolean, refinePrincipalPoint = false): BundleSummary {
   const refine = refineIntrinsics && options.refineIntrinsics;
-  const lens = refine && distortionObservable(state);
+  const lens = refine && options.refineDistortion && distortionObservable(state);
   const principalPoint = refine && refinePrincipalPoint && groupsWellViewed(state);
   return solve(state, selectGlobal(state), "global", options, { focal: refine, distortion: lens, principalPoint });
 }

@@ -20,6 +20,7 @@ import type { Options } from "./options.js";
 import { registerByPnp, rankCandidates } from "./register.js";
 import { applyPairRegistration, bestRegisteredPartner, planPairRegistration, type PairRegistration } from "./register-pair.js";
 import { registerImage, type SfmState } from "./state.js";
+import { chooseDistortion, effectiveOptions, type DistortionChoice } from "./distortion-select.js";
 import { clearNormalizedCache, retriangulateAll, triangulateImage } from "./triangulate.js";
 
 export type Timings = Record<"init" | "pnp" | "closure" | "triangulation" | "localBa" | "globalBa" | "filter" | "retriangulation" | "focalProfile" | "output", number>;
@@ -42,6 +43,8 @@ export interface GrowContext {
   registeredBy: Map<number, "seed" | "pnp" | "pair">;
   /** Whether the final principal-point refinement was kept. */
   principalPointRefined: boolean;
+  /** The distortion test of the current model (distortion-select.ts); null until it ran. */
+  distortion: DistortionChoice | null;
   /** Intrinsics groups merged because their focals agreed (see groups.ts). */
   mergedGroups: number;
   /** What the loop closure of the current model found (null until it ran). */
@@ -65,7 +68,8 @@ const MIN_CAMERAS_FOR_INTRINSICS = 3;
 
 /** Global BA, then filter, re-triangulate, and drop normalized keypoints if intrinsics moved. */
 export function globalRefinement(ctx: GrowContext, refineIntrinsics: boolean): void {
-  const { state, options } = ctx;
+  const { state } = ctx;
+  const options = effectiveOptions(ctx);
   const refine = refineIntrinsics && state.order.length >= MIN_CAMERAS_FOR_INTRINSICS;
   ctx.bundles.push(timed(ctx, "globalBa", () => globalBundleAdjustment(state, options, refine)));
   if (refine) {
@@ -188,6 +192,7 @@ export function growModel(ctx: GrowContext): void {
   globalRefinement(ctx, true);
   if (closeLoopsOnce(ctx)) globalRefinement(ctx, true);
   globalRefinement(ctx, true);
+  ctx.distortion = timed(ctx, "globalBa", () => chooseDistortion(ctx.state, ctx.options));
   refineUntilStable(ctx);
   refinePrincipalPoints(ctx);
 }
@@ -278,7 +283,8 @@ const PRINCIPAL_POINT_SCREEN_ITERATIONS = 3;
  * the rotation trade-off, and the model goes back to the fixed-centre solution.
  */
 export function refinePrincipalPoints(ctx: GrowContext): void {
-  const { state, options } = ctx;
+  const { state } = ctx;
+  const options = effectiveOptions(ctx);
   ctx.principalPointRefined = false;
   if (options.principalPointMaxShift <= 0 || !options.refineIntrinsics || !groupsWellViewed(state)) return;
   const saved = snapshot(state);

@@ -53,6 +53,7 @@ function reconstructOne(ctx: GrowContext, base: SfmState, pairs: VerifiedPair[],
   // Loop closure may have moved the previous model onto extended tracks: start from the matcher's.
   ctx.state = base;
   ctx.closure = null;
+  ctx.distortion = null;
   const { state, options } = ctx;
   resetModel(state);
   ctx.reasons.clear();
@@ -141,6 +142,10 @@ function buildReport(best: Attempted, others: number[], ctx: GrowContext, images
     loopMatchedPairs: best.closure?.matchedPairs ?? 0,
     loopMatches: best.closure?.matches ?? 0,
     loopMatchesApplied: best.closure?.applied ?? 0,
+    distortionTested: ctx.distortion ? 1 : 0,
+    distortionKept: ctx.distortion?.kept ? 1 : 0,
+    distortionRmsWithPx: ctx.distortion?.withRmsPx ?? 0,
+    distortionRmsWithoutPx: ctx.distortion?.withoutRmsPx ?? 0,
     guessedFocalGroups: best.focalProfiles.length,
     minFocalChi2Rise: best.focalProfiles.length > 0 ? Math.min(...best.focalProfiles.map((p) => p.chi2Rise)) : 0,
   };
@@ -189,6 +194,7 @@ export function run(input: Input, options: Partial<Options> = {}, progress: Prog
     registeredBy: new Map(),
     mergedGroups: 0,
     principalPointRefined: false,
+    distortion: null,
     closure: null,
     available: new Uint8Array(images.length).fill(1),
     onRegistered: () => progress(Math.min(0.95, (registeredSoFar + state.order.length) / images.length), Math.min(images.length, registeredSoFar + state.order.length)),

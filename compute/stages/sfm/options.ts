@@ -51,6 +51,8 @@ export interface Options {
   globalBaIterations: number;
   /** Refine focal and k1, k2 per intrinsics group in global BA. */
   refineIntrinsics: boolean;
+  /** Refine radial distortion (k1, k2) when it is observable (bundle.ts distortionObservable); false keeps it at 0. */
+  refineDistortion: boolean;
   /**
    * Try refining the principal point in the last global BA; the result is kept only when no
    * group's principal point moved more than this fraction of its image diagonal (0 = never try).
@@ -103,6 +105,7 @@ export const DEFAULTS: Options = {
   localBaIterations: 12,
   globalBaIterations: 40,
   refineIntrinsics: true,
+  refineDistortion: true,
   principalPointMaxShift: 0.04,
   loopClosureMaxPairs: 40,
   loopClosureMaxAngleDeg: 60,
