@@ -11,6 +11,7 @@ import { CREATE_FORM_SCHEMA } from "./uploads/ingest.js";
 import { ERROR_CODES, ErrorBody, statusOf, type ErrorCode } from "../shared/errors.js";
 import { FORMATS } from "../shared/formats.js";
 import { AccountRecord, CreationRecord, DownloadRecord, ReconstructionId, StatusRecord } from "../shared/records.js";
+import { mergePaths, wave2Components, wave2Paths } from "./openapi-wave2.js";
 import { CreateAccountBody, CreateAccountResponse, CreateKeyResponse, CreditsBody, CreditsResponse } from "./routes/admin.js";
 
 type Json = Record<string, unknown>;
@@ -36,6 +37,7 @@ const COMPONENTS = {
   CreateKeyResponse,
   CreditsBody,
   CreditsResponse,
+  ...wave2Components,
 };
 
 /** JSON Schemas of all components, with refs pointing into `#/components/schemas`. */
@@ -98,6 +100,9 @@ const ERROR_MESSAGES: Record<ErrorCode, string> = {
   not_found: "No such reconstruction.",
   not_ready: "The reconstruction is still processing.",
   reconstruction_failed: "The reconstruction failed; see its status for the reason.",
+  already_terminal: "The reconstruction is already completed or failed; there is nothing to cancel.",
+  idempotency_in_progress: "A request with this Idempotency-Key is still being processed.",
+  idempotency_key_reused: "This Idempotency-Key was used with a different request.",
   payload_too_large: "The file exceeds the per-file limit.",
   range_not_satisfiable: "The requested range is outside the file.",
   rate_limited: "Too many requests; retry after the number of seconds in Retry-After.",
@@ -293,7 +298,7 @@ export function buildOpenApiDocument(s: OpenApiSettings): Json {
       { name: "Downloads", description: "Model files behind signed links on the CDN address." },
     ],
     security: [{ apiKey: [] }],
-    paths: { ...publicPaths(s), ...adminPaths(s), ...cdnPaths(s) },
+    paths: mergePaths(publicPaths(s), wave2Paths({ ok, errorResponses, rateLimitHeaders, jsonBody, ID_PARAM, AUTH }), adminPaths(s), cdnPaths(s)),
     components: {
       schemas: componentSchemas(),
       headers: headerComponents(s),

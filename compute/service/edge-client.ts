@@ -23,6 +23,11 @@ export interface EdgeClient {
   fail(reconstructionId: string, report: FailureReport): Promise<ReportAnswer>;
 }
 
+/** The edge told compute to stop this job (cancelled, ended or deleted): not an error to report. */
+export class StoppedByEdge extends Error {
+  override readonly name = "StoppedByEdge";
+}
+
 /** What the state machine said: `accepted: false` means the attempt is stale or the job already ended. */
 export interface ReportAnswer {
   accepted: boolean;
@@ -80,6 +85,8 @@ export function createEdgeClient(edgeUrl: string, secret: string, fetchImpl: typ
           1,
         ).catch((err: unknown) => err as Error);
         if (res instanceof Response && res.ok) return size;
+        // The state machine refuses outputs of a cancelled or finished job: stop, do not retry.
+        if (res instanceof Response && res.status === 409) throw new StoppedByEdge(`edge refused output ${key}: the job was cancelled or has ended`);
         if (i === 2) throw res instanceof Error ? res : new Error(`edge: upload of ${key} failed (HTTP ${res.status})`);
         await new Promise((r) => setTimeout(r, 500 * 2 ** i));
       }

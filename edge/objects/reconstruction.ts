@@ -19,6 +19,7 @@ import type { Env } from "../env.js";
 import { CompletionReport, FailureReport, JobInput, JobMessage, ProgressReport, Quality } from "../../shared/jobs.js";
 import { ReconstructionId, StatusRecord, type FailureInfo, type ReconstructionStatus } from "../../shared/records.js";
 import { SCHEMA_SQL, canTransition, isTerminal, type ReconstructionRow } from "./reconstruction-state.js";
+import { CANCELLED_FAILURE, TOMBSTONE_SQL, type CancelOutcome } from "./reconstruction-cancel.js";
 
 /** What the create route hands the object once the inputs are in R2 and the credit is taken. */
 export const ReconstructionInit = z.object({
@@ -164,9 +165,36 @@ export class ReconstructionObject extends DurableObject<Env> {
 
   /** The public record for its owner; null for anyone else (the route answers 404 either way). */
   async status(accountId: string): Promise<StatusRecord | null> {
+    const row = this.ownedRow(accountId);
+    return row ? toStatusRecord(row) : null;
+  }
+
+  /**
+   * The owner stops the job: pending or processing → failed (`cancelled`), credit refunded once
+   * by settle(). Compute learns it from the refusal of its next heartbeat or progress report.
+   */
+  async cancel(accountId: string): Promise<CancelOutcome> {
+    const row = this.ownedRow(accountId);
+    if (!row) return { kind: "not_found" };
+    if (isTerminal(row.status)) return { kind: "already_terminal", record: toStatusRecord(row) };
+    await this.failNow(row, CANCELLED_FAILURE);
+    return { kind: "cancelled", record: toStatusRecord(this.row()!) };
+  }
+
+  /** Marks a terminal reconstruction deleted: it answers as unknown from now on. False if not the owner's or not terminal. */
+  async markDeleted(accountId: string): Promise<boolean> {
+    const row = this.ownedRow(accountId);
+    if (!row || !isTerminal(row.status)) return false;
+    this.sql.exec(TOMBSTONE_SQL);
+    this.sql.exec(`INSERT OR IGNORE INTO tombstone (singleton, deleted_at) VALUES (1, ?)`, new Date().toISOString());
+    this.log(row.status, row.status, row.attempt, "deleted by its owner");
+    return true;
+  }
+
+  /** Whether compute may still write outputs: only while the job can still complete. */
+  async acceptsOutputs(): Promise<boolean> {
     const row = this.row();
-    if (!row || row.account_id !== accountId) return null;
-    return toStatusRecord(row);
+    return !!row && !isTerminal(row.status) && !this.isDeleted();
   }
 
   /** The watchdog (see the module comment). */
@@ -198,6 +226,17 @@ export class ReconstructionObject extends DurableObject<Env> {
   /** A malformed report is refused as data, not thrown: errors cross boundaries as values. */
   private invalid(error: z.ZodError): ReportOutcome {
     return { accepted: false, status: this.row()?.status, reason: `invalid report: ${z.prettifyError(error).replace(/\s+/g, " ")}` };
+  }
+
+  /** The row when it exists, belongs to `accountId` and is not deleted. */
+  private ownedRow(accountId: string): ReconstructionRow | undefined {
+    const row = this.row();
+    if (!row || row.account_id !== accountId || this.isDeleted()) return undefined;
+    return row;
+  }
+
+  private isDeleted(): boolean {
+    return this.sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'tombstone'`).toArray().length > 0;
   }
 
   private row(): ReconstructionRow | undefined {

@@ -41,6 +41,10 @@ internalRoutes.get("/objects/*", async (c) => {
 internalRoutes.put("/objects/*", async (c) => {
   const key = objectKey(new URL(c.req.url).pathname);
   if (!key.startsWith("outputs/")) throw new ApiError("invalid_request", "Only outputs may be written.", "");
+  // A cancelled, finished or deleted job writes nothing more (its objects may be being deleted).
+  const id = key.split("/")[1]!;
+  const writable = await c.env.RECONSTRUCTIONS.get(c.env.RECONSTRUCTIONS.idFromName(id)).acceptsOutputs();
+  if (!writable) return c.json({ accepted: false, reason: "the reconstruction no longer accepts outputs" }, 409);
   const length = Number(c.req.header("content-length"));
   if (!c.req.raw.body || !Number.isFinite(length)) throw new ApiError("invalid_request", "A body with Content-Length is required.", "");
   const stored = await c.env.BUCKET.put(key, c.req.raw.body, { httpMetadata: { contentType: c.req.header("content-type") ?? "application/octet-stream" } });

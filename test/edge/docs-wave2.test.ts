@@ -1,0 +1,26 @@
+/** The wave-2 endpoints of the hooks branch appear in the OpenAPI document with their error codes. */
+import { describe, expect, it } from "vitest";
+import { request } from "./helpers.js";
+
+type Json = Record<string, any>;
+
+async function openapi(): Promise<Json> {
+  const res = await request("/v1/openapi.json");
+  expect(res.status).toBe(200);
+  return (await res.json()) as Json;
+}
+
+function codesOf(operation: Json): string[] {
+  return Object.values(operation.responses as Json).flatMap((r: Json) => Object.keys(r.content?.["application/json"]?.examples ?? {}));
+}
+
+describe("OpenAPI: cancel, delete", () => {
+  it("documents cancel (409 already_terminal) and delete (204) beside the existing reconstruction paths", async () => {
+    const doc = await openapi();
+    const cancel = doc.paths["/v1/reconstruction/{id}/cancel"].post;
+    expect(Object.keys(cancel.responses)).toEqual(expect.arrayContaining(["200", "404", "409", "401", "429"]));
+    expect(codesOf(cancel)).toEqual(expect.arrayContaining(["already_terminal", "not_found"]));
+    expect(doc.paths["/v1/reconstruction/{id}"].delete.responses["204"]).toBeTruthy();
+    expect(doc.paths["/v1/reconstruction"].post.operationId).toBe("createReconstruction");
+  });
+});
