@@ -5,4 +5,9 @@
  */
 import type { Env } from "./env.js";
 
-export type AppEnv = { Bindings: Env; Variables: { requestId: string; accountId?: string } };
+import type { MultipartReader } from "./uploads/multipart.js";
+
+/** How the create route opens its multipart body; set by the Idempotency-Key middleware to fingerprint it. */
+export type MultipartReaderFactory = (body: ReadableStream<Uint8Array>, boundary: string) => MultipartReader;
+
+export type AppEnv = { Bindings: Env; Variables: { requestId: string; accountId?: string; multipartReader?: MultipartReaderFactory } };

@@ -27,6 +27,40 @@ export function mergePaths(...groups: Json[]): Json {
   return merged;
 }
 
+/** Adds the `Idempotency-Key` header and its two errors to the create operation of `paths`. */
+export function withIdempotencyKey(paths: Json, h: OpenApiHelpers): Json {
+  const create = (paths["/v1/reconstruction"] as Json | undefined)?.post as Json | undefined;
+  if (!create) return paths;
+  const header = {
+    name: "Idempotency-Key",
+    in: "header",
+    required: false,
+    schema: { type: "string", minLength: 1, maxLength: 255 },
+    example: '"8e03978e-40d5-43e8-bc93-6894a57f9324"',
+    description:
+      "Makes a retried creation safe (IETF draft \"The Idempotency-Key HTTP Header Field\", Stripe's semantics). An sf-string (`\"…\"`) or the bare value, 1–255 visible ASCII characters, unique per logical request and per account. " +
+      "The same key with the same request (the same parts: names, filenames, bytes, in order; the multipart boundary may differ) within 24 h answers the first 202 again, with `Idempotent-Replayed: true`, and creates and charges nothing; " +
+      "with a different request it answers 422 `idempotency_key_reused`; while the first request is still uploading, 409 `idempotency_in_progress` (with `Retry-After`). " +
+      "A first request that was refused (any 4xx) does not keep the key, so a corrected retry may reuse it. Checked after 401 and 429, before 402.",
+  };
+  const errors = h.errorResponses(["idempotency_in_progress", "idempotency_key_reused"]) as Record<string, Json>;
+  const responses = { ...(create.responses as Record<string, Json>) };
+  for (const [status, response] of Object.entries(errors)) {
+    const existing = responses[status];
+    if (!existing) responses[status] = response;
+    else {
+      // Same status already documented (409 may be): merge the examples and name all codes.
+      const content = (existing.content as Json | undefined)?.["application/json"] as Json | undefined;
+      const added = ((response.content as Json)["application/json"] as Json).examples as Json;
+      if (content) content.examples = { ...((content.examples as Json) ?? {}), ...added };
+      existing.description = `${String(existing.description)} Also: ${Object.keys(added).map((c) => `\`${c}\``).join(", ")}.`;
+    }
+  }
+  const parameters = [...((create.parameters as Json[] | undefined) ?? []), header];
+  const sorted = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
+  return { ...paths, "/v1/reconstruction": { ...(paths["/v1/reconstruction"] as Json), post: { ...create, parameters, responses: sorted } } };
+}
+
 export function wave2Paths(h: OpenApiHelpers): Json {
   const { ok, errorResponses, rateLimitHeaders, ID_PARAM, AUTH } = h;
   const security = [{ apiKey: [] }];

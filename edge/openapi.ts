@@ -11,7 +11,7 @@ import { CREATE_FORM_SCHEMA } from "./uploads/ingest.js";
 import { ERROR_CODES, ErrorBody, statusOf, type ErrorCode } from "../shared/errors.js";
 import { FORMATS } from "../shared/formats.js";
 import { AccountRecord, CreationRecord, DownloadRecord, ReconstructionId, StatusRecord } from "../shared/records.js";
-import { mergePaths, wave2Components, wave2Paths } from "./openapi-wave2.js";
+import { mergePaths, wave2Components, wave2Paths, withIdempotencyKey } from "./openapi-wave2.js";
 import { CreateAccountBody, CreateAccountResponse, CreateKeyResponse, CreditsBody, CreditsResponse } from "./routes/admin.js";
 
 type Json = Record<string, unknown>;
@@ -275,6 +275,12 @@ function adminPaths(s: OpenApiSettings): Json {
   };
 }
 
+/** The wave-2 paths of edge/openapi-wave2.ts merged into `paths`, with the create operation's Idempotency-Key. */
+function wave2(merge: typeof mergePaths, paths: Json): Json {
+  const helpers = { ok, errorResponses, rateLimitHeaders, jsonBody, ID_PARAM, AUTH };
+  return withIdempotencyKey(merge(paths, wave2Paths(helpers)), helpers);
+}
+
 /** The whole document for one configuration. */
 export function buildOpenApiDocument(s: OpenApiSettings): Json {
   return {
@@ -298,7 +304,7 @@ export function buildOpenApiDocument(s: OpenApiSettings): Json {
       { name: "Downloads", description: "Model files behind signed links on the CDN address." },
     ],
     security: [{ apiKey: [] }],
-    paths: mergePaths(publicPaths(s), wave2Paths({ ok, errorResponses, rateLimitHeaders, jsonBody, ID_PARAM, AUTH }), adminPaths(s), cdnPaths(s)),
+    paths: wave2(mergePaths, { ...publicPaths(s), ...adminPaths(s), ...cdnPaths(s) }),
     components: {
       schemas: componentSchemas(),
       headers: headerComponents(s),

@@ -16,6 +16,7 @@ import { z } from "zod";
 import { ReconstructionId } from "../../shared/records.js";
 import type { AccountRecord } from "../../shared/records.js";
 import type { Env } from "../env.js";
+import { claimKey, completeKey, releaseKey, type IdempotencyClaim } from "../idempotency/store.js";
 
 export const LEDGER_KINDS = ["debit", "refund", "topup", "trial", "adjustment"] as const;
 export type LedgerKind = (typeof LEDGER_KINDS)[number];
@@ -47,6 +48,7 @@ const KeyHash = z.string().regex(/^[0-9a-f]{64}$/);
 const Reason = z.string().min(1).max(500);
 const Amount = z.number().int().refine((n) => n !== 0, "amount must not be 0");
 const Outcome = z.enum(["completed", "failed"]);
+const IdempotencyKeyValue = z.string().min(1).max(255);
 
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS account (
@@ -182,6 +184,22 @@ export class AccountObject extends DurableObject<Env> {
       outcome,
       new Date().toISOString(),
     );
+  }
+
+  /** Idempotency-Key of a creation (edge/idempotency/store.ts): claim before the body is read. */
+  claimIdempotencyKey(key: string): IdempotencyClaim | null {
+    IdempotencyKeyValue.parse(key);
+    return this.exists() ? claimKey(this.sql, key) : null;
+  }
+
+  completeIdempotencyKey(key: string, fingerprint: string, status: number, body: string): void {
+    IdempotencyKeyValue.parse(key);
+    if (this.exists()) completeKey(this.sql, key, fingerprint, status, body);
+  }
+
+  releaseIdempotencyKey(key: string): void {
+    IdempotencyKeyValue.parse(key);
+    if (this.exists()) releaseKey(this.sql, key);
   }
 
   ledger(): LedgerRow[] {

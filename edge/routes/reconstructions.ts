@@ -12,6 +12,7 @@ import { configOf, type Config } from "../env.js";
 import { ApiError } from "../errors.js";
 import { estimateCompletion } from "../estimate.js";
 import { rateLimit } from "../rate-limit.js";
+import { idempotentCreate } from "../idempotency/middleware.js";
 import { signedUrl } from "../downloads/signing.js";
 import { deleteInputs, ingestUpload, mib, type IngestResult } from "../uploads/ingest.js";
 import { boundaryOf } from "../uploads/multipart.js";
@@ -31,7 +32,7 @@ export function newReconstructionId(): string {
   return id;
 }
 
-reconstructionsRoutes.post("/", requireApiKey(), rateLimit("create"), async function createReconstruction(c) {
+reconstructionsRoutes.post("/", requireApiKey(), rateLimit("create"), idempotentCreate(), async function createReconstruction(c) {
   const config = configOf(c.env);
   const accountId = c.get("accountId")!;
   const id = newReconstructionId();
@@ -88,7 +89,7 @@ async function receiveFiles(c: Context<AppEnv>, id: string, config: Config): Pro
     maxImageBytes: config.MAX_IMAGE_BYTES,
     maxVideoBytes: config.MAX_VIDEO_BYTES,
     maxRequestBytes: config.MAX_REQUEST_BYTES,
-  });
+  }, c.get("multipartReader"));
 }
 
 reconstructionsRoutes.get("/:id/status", requireApiKey(), rateLimit("request"), async function getStatus(c) {

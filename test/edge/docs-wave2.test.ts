@@ -24,3 +24,13 @@ describe("OpenAPI: cancel, delete", () => {
     expect(doc.paths["/v1/reconstruction"].post.operationId).toBe("createReconstruction");
   });
 });
+
+describe("OpenAPI: Idempotency-Key", () => {
+  it("documents the header and the 409/422 codes on creation", async () => {
+    const doc = await openapi();
+    const create = doc.paths["/v1/reconstruction"].post;
+    expect(create.parameters.map((p: Json) => `${p.in}:${p.name}`)).toContain("header:Idempotency-Key");
+    expect(codesOf(create)).toEqual(expect.arrayContaining(["idempotency_in_progress", "idempotency_key_reused", "no_files", "insufficient_credits"]));
+    expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(["202", "409", "422"]));
+  });
+});
