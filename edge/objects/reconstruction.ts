@@ -20,6 +20,7 @@ import { CompletionReport, FailureReport, JobInput, JobMessage, ProgressReport, 
 import { ReconstructionId, StatusRecord, type FailureInfo, type ReconstructionStatus } from "../../shared/records.js";
 import { SCHEMA_SQL, canTransition, isTerminal, type ReconstructionRow } from "./reconstruction-state.js";
 import { CANCELLED_FAILURE, TOMBSTONE_SQL, type CancelOutcome } from "./reconstruction-cancel.js";
+import { emitOnce } from "./reconstruction-events.js";
 
 /** What the create route hands the object once the inputs are in R2 and the credit is taken. */
 export const ReconstructionInit = z.object({
@@ -99,6 +100,9 @@ export class ReconstructionObject extends DurableObject<Env> {
     this.sql.exec(`UPDATE reconstruction SET status = 'processing', started_at = COALESCE(started_at, ?), last_seen_at = ? WHERE id = ?`, now, now, row.id);
     this.log(row.status, "processing", row.attempt, "started");
     await this.armWatchdog(this.watchdog.WATCHDOG_PROCESSING_SECONDS);
+    await emitOnce(this.sql, this.env, row.account_id, "reconstruction.processing", toStatusRecord(this.row()!)).catch((err: unknown) =>
+      console.error(JSON.stringify({ level: "error", reconstruction_id: row.id, msg: "webhook event not emitted", error: String(err) })),
+    );
     return { accepted: true, status: "processing" };
   }
 
@@ -302,6 +306,9 @@ export class ReconstructionObject extends DurableObject<Env> {
         await account.recordOutcome(row.id, row.status === "completed" ? "completed" : "failed");
         this.sql.exec(`UPDATE reconstruction SET outcome_recorded = 1 WHERE id = ?`, row.id);
       }
+      // After the refund, so a failed event's data says credit_refunded: true.
+      const type = row.status === "completed" ? "reconstruction.completed" : "reconstruction.failed";
+      await emitOnce(this.sql, this.env, row.account_id, type, toStatusRecord(this.row()!));
       await this.ctx.storage.deleteAlarm();
     } catch (err) {
       console.error(JSON.stringify({ level: "error", reconstruction_id: row.id, msg: "account settlement failed, retrying", error: String(err) }));
