@@ -299,6 +299,7 @@ export function buildOpenApiDocument(s: OpenApiSettings): Json {
     tags: [
       { name: "Reconstructions", description: "Create a reconstruction, follow it, download its models." },
       { name: "Account", description: "The caller's credits and usage." },
+      { name: "Webhooks", description: "Endpoints that receive signed reconstruction events (Standard Webhooks)." },
       { name: "Operator", description: "Accounts, keys and credits; authorised by the ADMIN_TOKEN secret, not by an API key." },
       { name: "Docs", description: "Public, no key needed." },
       { name: "Downloads", description: "Model files behind signed links on the CDN address." },

@@ -34,3 +34,19 @@ describe("OpenAPI: Idempotency-Key", () => {
     expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(["202", "409", "422"]));
   });
 });
+
+describe("OpenAPI: webhooks", () => {
+  it("documents the four webhook operations, their schemas and the signature scheme", async () => {
+    const doc = await openapi();
+    expect(doc.paths["/v1/webhooks"].post.responses["201"].content["application/json"].schema.$ref).toBe("#/components/schemas/WebhookCreated");
+    expect(doc.paths["/v1/webhooks"].post.description).toMatch(/webhook-signature/);
+    expect(doc.paths["/v1/webhooks"].get.operationId).toBe("listWebhooks");
+    expect(doc.paths["/v1/webhooks/{id}"].delete.responses["204"]).toBeTruthy();
+    expect(codesOf(doc.paths["/v1/webhooks/{id}/deliveries"].get)).toContain("not_found");
+    for (const name of ["CreateWebhookBody", "WebhookCreated", "WebhookList", "WebhookDeliveryList", "WebhookPayload", "StatusRecord"]) expect(doc.components.schemas[name], name).toBeTruthy();
+    expect(doc.components.schemas.WebhookPayload.properties.data.$ref).toBe("#/components/schemas/StatusRecord");
+    const docs = await (await request("/docs")).text();
+    expect(docs).toContain("/v1/webhooks/{id}/deliveries");
+    expect(docs).toContain("/v1/reconstruction/{id}/cancel");
+  });
+});
