@@ -230,7 +230,14 @@ export class AccountObject extends DurableObject<Env> {
     if (!this.exists()) return 0;
     const accountId = this.sql.exec<{ account_id: string }>("SELECT account_id FROM account").one().account_id;
     const ids = webhooks.enqueueEvent(this.sql, event, () => randomId("msg_"));
-    if (ids.length > 0) await this.env.WEBHOOKS.sendBatch(ids.map((id) => ({ body: { account_id: accountId, delivery_id: id } })));
+    if (ids.length === 0) return 0;
+    try {
+      await this.env.WEBHOOKS.sendBatch(ids.map((id) => ({ body: { account_id: accountId, delivery_id: id } })));
+    } catch (err) {
+      // Unqueued deliveries would wait forever: drop them so the caller's retry creates them again.
+      webhooks.forgetDeliveries(this.sql, ids);
+      throw err;
+    }
     return ids.length;
   }
 

@@ -100,9 +100,7 @@ export class ReconstructionObject extends DurableObject<Env> {
     this.sql.exec(`UPDATE reconstruction SET status = 'processing', started_at = COALESCE(started_at, ?), last_seen_at = ? WHERE id = ?`, now, now, row.id);
     this.log(row.status, "processing", row.attempt, "started");
     await this.armWatchdog(this.watchdog.WATCHDOG_PROCESSING_SECONDS);
-    await emitOnce(this.sql, this.env, row.account_id, "reconstruction.processing", toStatusRecord(this.row()!)).catch((err: unknown) =>
-      console.error(JSON.stringify({ level: "error", reconstruction_id: row.id, msg: "webhook event not emitted", error: String(err) })),
-    );
+    await this.emitProcessing();
     return { accepted: true, status: "processing" };
   }
 
@@ -122,6 +120,7 @@ export class ReconstructionObject extends DurableObject<Env> {
       data.progress, Math.min(data.files_processed, row.total_files), data.stage, estimate, new Date().toISOString(), row.id,
     );
     await this.armWatchdog(this.watchdog.WATCHDOG_PROCESSING_SECONDS);
+    await this.emitProcessing(); // a no-op once emitted; retries one that failed at start
     return { accepted: true, status: "processing" };
   }
 
@@ -225,6 +224,14 @@ export class ReconstructionObject extends DurableObject<Env> {
     return this.sql.exec<{ at: string; from_status: string; to_status: string; attempt: number; note: string }>(
       `SELECT at, from_status, to_status, attempt, note FROM transitions ORDER BY seq`,
     ).toArray();
+  }
+
+  /** The `reconstruction.processing` webhook event, once; a failure is logged and retried by the next progress report. */
+  private async emitProcessing(): Promise<void> {
+    const row = this.row()!;
+    await emitOnce(this.sql, this.env, row.account_id, "reconstruction.processing", toStatusRecord(row)).catch((err: unknown) =>
+      console.error(JSON.stringify({ level: "error", reconstruction_id: row.id, msg: "webhook event not emitted", error: String(err) })),
+    );
   }
 
   /** A malformed report is refused as data, not thrown: errors cross boundaries as values. */

@@ -48,6 +48,12 @@ internalRoutes.put("/objects/*", async (c) => {
   const length = Number(c.req.header("content-length"));
   if (!c.req.raw.body || !Number.isFinite(length)) throw new ApiError("invalid_request", "A body with Content-Length is required.", "");
   const stored = await c.env.BUCKET.put(key, c.req.raw.body, { httpMetadata: { contentType: c.req.header("content-type") ?? "application/octet-stream" } });
+  // Cancelled or deleted while this upload streamed: the delete may already have listed the
+  // prefix, so this object would be left behind. Remove it.
+  if (!(await c.env.RECONSTRUCTIONS.get(c.env.RECONSTRUCTIONS.idFromName(id)).acceptsOutputs())) {
+    await c.env.BUCKET.delete(key);
+    return c.json({ accepted: false, reason: "the reconstruction no longer accepts outputs" }, 409);
+  }
   return c.json({ key, size: stored?.size ?? length }, 201);
 });
 

@@ -98,6 +98,11 @@ export function enqueueEvent(sql: SqlStorage, event: { type: WebhookEventType; r
   return created;
 }
 
+/** Removes deliveries never attempted (their queue messages could not be sent). */
+export function forgetDeliveries(sql: SqlStorage, ids: string[]): void {
+  for (const id of ids) sql.exec(`DELETE FROM webhook_deliveries WHERE id = ? AND attempts = 0`, id);
+}
+
 export type AttemptPlan =
   | { action: "send"; url: string; secret: string; body: string; id: string; attempt: number }
   | { action: "wait"; seconds: number }

@@ -65,6 +65,23 @@ describe("POST /v1/reconstruction/{id}/cancel", () => {
     expect(await refunds(account.accountId)).toHaveLength(1);
   });
 
+  it("removes an output whose upload was streaming when the job was cancelled", async () => {
+    const { account, id } = await createReconstruction();
+    expect((await reconstructionStub(id).start(1)).accepted).toBe(true);
+    // A body of known length (R2 needs one) that the test releases in two halves.
+    const { readable, writable } = new FixedLengthStream(8);
+    const writer = writable.getWriter();
+    const headers = { ...compute, "content-type": "application/octet-stream", "content-length": "8" };
+    const put = request(`/internal/objects/${outputKey(id, "glb")}`, { method: "PUT", headers, body: readable, duplex: "half" } as RequestInit);
+    void writer.write(new Uint8Array([1, 2, 3, 4]));
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await cancel(id, account.apiKey)).status).toBe(200);
+    void writer.write(new Uint8Array([5, 6, 7, 8]));
+    void writer.close();
+    expect((await put).status).toBe(409);
+    expect(await env.BUCKET.head(outputKey(id, "glb"))).toBeNull();
+  });
+
   it("answers 409 already_terminal for a failed or completed one, and refunds nothing more", async () => {
     const { account, id } = await createReconstruction();
     expect((await cancel(id, account.apiKey)).status).toBe(200);
