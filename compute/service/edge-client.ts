@@ -32,6 +32,8 @@ export class StoppedByEdge extends Error {
 export interface ReportAnswer {
   accepted: boolean;
   status?: string;
+  /** Why a report was refused (e.g. "already failed" after a cancel); the job must stop. */
+  reason?: string;
 }
 
 export function createEdgeClient(edgeUrl: string, secret: string, fetchImpl: typeof fetch = fetch): EdgeClient {
@@ -61,8 +63,8 @@ export function createEdgeClient(edgeUrl: string, secret: string, fetchImpl: typ
       body: JSON.stringify(body),
     });
     if (res.status === 409) {
-      const body = (await res.json().catch(() => ({}))) as { status?: string };
-      return { accepted: false, status: body.status };
+      const body = (await res.json().catch(() => ({}))) as { status?: string; reason?: string };
+      return { accepted: false, status: body.status, reason: body.reason };
     }
     if (!res.ok) throw new Error(`edge ${verb} for ${id}: HTTP ${res.status} ${await res.text()}`);
     return (await res.json()) as ReportAnswer;

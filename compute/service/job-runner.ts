@@ -78,7 +78,7 @@ async function runJob(job: JobMessage, handle: RunningJob, ctx: JobContext, setC
     if (reporter.refresh()) return;
     ctx.edge.heartbeat(id, handle.attempt).then(
       (answer) => {
-        if (!answer.accepted) handle.cancel(`state machine refused heartbeat (${answer.status ?? "stale attempt"})`);
+        if (!answer.accepted) handle.cancel(`state machine refused heartbeat (${answer.status ?? "stale attempt"}: ${answer.reason ?? "no reason"})`);
       },
       (err: unknown) => ctx.log({ level: "warn", job: id, event: "heartbeat_failed", error: String(err) }),
     );
@@ -204,7 +204,7 @@ function createProgressReporter(job: JobMessage, handle: RunningJob, ctx: JobCon
     pending = pending
       .then(() => ctx.edge.progress(job.reconstruction_id, body))
       .then((answer) => {
-        if (!answer.accepted) handle.cancel(`state machine refused progress (${answer.status ?? "stale attempt"})`);
+        if (!answer.accepted) handle.cancel(`state machine refused progress (${answer.status ?? "stale attempt"}: ${answer.reason ?? "no reason"})`);
       })
       .catch((err: unknown) => ctx.log({ level: "warn", job: job.reconstruction_id, event: "progress_failed", error: String(err) }));
   }

@@ -100,5 +100,6 @@ internalRoutes.post("/reconstructions/:id/:verb", async (c) => {
       break;
     }
   }
-  return c.json(answer, answer.accepted ? 200 : 409);
+  // A refusal means "stop this job": it was cancelled, ended, deleted, or a newer attempt owns it.
+  return c.json({ ...answer, stop: !answer.accepted }, answer.accepted ? 200 : 409);
 });

@@ -54,7 +54,7 @@ describe("POST /v1/reconstruction/{id}/cancel", () => {
     for (const [verb, body] of [["heartbeat", { attempt: 1 }], ["progress", { attempt: 1, stage: "features", progress: 30, files_processed: 1 }]] as const) {
       const res = await request(`/internal/reconstructions/${id}/${verb}`, { method: "POST", headers: compute, body: JSON.stringify(body) });
       expect(res.status, verb).toBe(409);
-      expect(await res.json()).toMatchObject({ accepted: false, status: "failed" });
+      expect(await res.json()).toMatchObject({ accepted: false, status: "failed", stop: true });
     }
     const put = await request(`/internal/objects/${outputKey(id, "ply")}`, { method: "PUT", headers: { ...compute, "content-length": "3" }, body: new Uint8Array([1, 2, 3]) });
     expect(put.status).toBe(409);
