@@ -4,7 +4,6 @@
  * importing the app that mounts them (imports stay one way: app → routes → app-env).
  */
 import type { Env } from "./env.js";
-
 import type { MultipartReader } from "./uploads/multipart.js";
 
 /** How the create route opens its multipart body; set by the Idempotency-Key middleware to fingerprint it. */

@@ -10,7 +10,8 @@
  * The alarm is the watchdog: it is re-armed on every sign of life, so when it fires the
  * deadline has passed. It then re-dispatches the job with attempt + 1, up to a bounded number
  * of attempts, and finally fails the reconstruction with `processing_timeout` and refunds the
- * credit. Side effects on the AccountObject (refund, outcome) are retried by the alarm until
+ * credit. The owner may cancel (→ failed, `cancelled`) and delete (a tombstone: the id then
+ * answers as unknown). Side effects on the AccountObject (refund, outcome, webhook events) are retried by the alarm until
  * they succeed; the AccountObject makes each of them idempotent per reconstruction id.
  */
 import { DurableObject } from "cloudflare:workers";

@@ -35,10 +35,19 @@ export async function handleWebhookBatch(batch: MessageBatch<unknown>, env: Env)
     else {
       const result = await attempt(env, plan);
       const next = await account.recordWebhookAttempt(plan.id, result);
-      if (next.next === "retry") message.retry({ delaySeconds: Math.min(next.delaySeconds, MAX_QUEUE_DELAY_SECONDS) });
+      if (next.next === "retry") message.retry({ delaySeconds: Math.min(withJitter(next.delaySeconds), MAX_QUEUE_DELAY_SECONDS) });
       else message.ack();
     }
   }
+}
+
+/**
+ * Up to 10 % later than scheduled (Standard Webhooks recommends jitter, so endpoints that failed
+ * together are not retried together). The recorded next_attempt_at stays the schedule's time;
+ * the consumer never attempts earlier than it.
+ */
+function withJitter(seconds: number): number {
+  return seconds + Math.floor(Math.random() * seconds * 0.1);
 }
 
 /** POSTs one signed attempt; never throws (a network error is a failed attempt with its reason). */
