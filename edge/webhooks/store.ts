@@ -25,6 +25,8 @@ const SCHEMA = `
 
 export const MAX_ENDPOINTS_PER_ACCOUNT = 20;
 const DELIVERIES_LISTED = 100;
+/** Longer than one attempt can take (15 s timeout); a consumer that died mid-attempt is retried after it. */
+const ATTEMPT_LEASE_MS = 60_000;
 
 interface EndpointRow {
   id: string;
@@ -120,6 +122,8 @@ export function planAttempt(sql: SqlStorage, deliveryId: string, nowMs = Date.no
   }
   const wait = (delivery.next_attempt_at_ms ?? nowMs) - nowMs;
   if (wait > 1000) return { action: "wait", seconds: Math.ceil(wait / 1000) };
+  // A lease: a duplicate message arriving while this attempt runs waits instead of sending twice.
+  sql.exec(`UPDATE webhook_deliveries SET next_attempt_at_ms = ? WHERE id = ?`, nowMs + ATTEMPT_LEASE_MS, deliveryId);
   return { action: "send", url: endpoint.url, secret: endpoint.secret, body: delivery.body, id: delivery.id, attempt: delivery.attempts + 1 };
 }
 

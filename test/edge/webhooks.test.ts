@@ -145,6 +145,7 @@ describe("webhook events and deliveries", () => {
       expect(enqueueEvent(sql, { type: "reconstruction.failed", reconstructionId: "rec_AAAAAAAAAAAAAAAAAAAAAAAA", body: "{}" }, () => a, t0)).toEqual([a]);
       expect(enqueueEvent(sql, { type: "reconstruction.failed", reconstructionId: "rec_AAAAAAAAAAAAAAAAAAAAAAAA", body: "{}" }, () => "msg_dup_dup_dup_dup_dup_dup", t0)).toEqual([]);
       expect(planAttempt(sql, a, t0)).toMatchObject({ action: "send", id: a, attempt: 1 });
+      expect(planAttempt(sql, a, t0)).toEqual({ action: "wait", seconds: 60 }); // a duplicate message while it runs
       expect(recordAttempt(sql, a, { responseStatus: 500, error: null, durationMs: 3 }, schedule, t0)).toEqual({ next: "retry", delaySeconds: 5 });
       expect(planAttempt(sql, a, t0 + 1000)).toEqual({ action: "wait", seconds: 4 });
       expect(recordAttempt(sql, a, { responseStatus: 204, error: null, durationMs: 3 }, schedule, t0 + 5000)).toEqual({ next: "done" });
