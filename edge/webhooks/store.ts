@@ -86,6 +86,7 @@ export function deleteEndpoint(sql: SqlStorage, id: string): boolean {
 /** One delivery per enabled endpoint subscribed to `type`; returns the ids of those new now. */
 export function enqueueEvent(sql: SqlStorage, event: { type: WebhookEventType; reconstructionId: string; body: string }, newId: () => string, nowMs = Date.now()): string[] {
   sql.exec(SCHEMA);
+  pruneFinished(sql, nowMs);
   const endpoints = rows<EndpointRow>(sql.exec(`SELECT * FROM webhook_endpoints WHERE disabled_at IS NULL`)).filter((e) => (JSON.parse(e.events) as string[]).includes(event.type));
   const created: string[] = [];
   for (const endpoint of endpoints) {
@@ -98,6 +99,15 @@ export function enqueueEvent(sql: SqlStorage, event: { type: WebhookEventType; r
     if (inserted > 0) created.push(id);
   }
   return created;
+}
+
+/** Finished deliveries are kept this long for the deliveries list, then dropped with their attempts. */
+export const DELIVERY_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+
+function pruneFinished(sql: SqlStorage, nowMs: number): void {
+  const before = new Date(nowMs - DELIVERY_RETENTION_MS).toISOString();
+  sql.exec(`DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries WHERE status != 'pending' AND created_at < ?)`, before);
+  sql.exec(`DELETE FROM webhook_deliveries WHERE status != 'pending' AND created_at < ?`, before);
 }
 
 /** Removes deliveries never attempted (their queue messages could not be sent). */

@@ -7,7 +7,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { WebhookCreated, WebhookDelivery, WebhookEndpoint } from "../../shared/webhooks.js";
 import { signWebhook } from "../../edge/webhooks/signing.js";
-import { enqueueEvent, listDeliveries, listEndpoints, planAttempt, recordAttempt } from "../../edge/webhooks/store.js";
+import { DELIVERY_RETENTION_MS, enqueueEvent, listDeliveries, listEndpoints, planAttempt, recordAttempt } from "../../edge/webhooks/store.js";
 import { accountStub, createAccount, keyHeaders, request, requestWithVars, type TestAccount } from "./helpers.js";
 import { createReconstruction, reconstructionStub } from "./reconstruction-support.js";
 
@@ -157,6 +157,10 @@ describe("webhook events and deliveries", () => {
       const listed = listDeliveries(sql, hook.id)!;
       expect(Object.fromEntries(listed.map((d) => [d.id, [d.status, d.attempts.map((x) => x.response_status)]]))).toEqual({ [a]: ["succeeded", [500, 204]], [b]: ["failed", [null, 302, 503]] });
       expect(listEndpoints(sql)[0]).toMatchObject({ disabled: false });
+      // Finished deliveries are kept 30 days, then pruned when a new event is recorded (its event key is new).
+      enqueueEvent(sql, { type: "reconstruction.failed", reconstructionId: "rec_EEEEEEEEEEEEEEEEEEEEEEEE", body: "{}" }, () => "msg_EEEEEEEEEEEEEEEEEEEEEEEE", t0 + DELIVERY_RETENTION_MS + 10_000);
+      expect(listDeliveries(sql, hook.id)!.map((d) => d.id)).toEqual(["msg_EEEEEEEEEEEEEEEEEEEEEEEE"]);
+      expect(sql.exec(`SELECT COUNT(*) AS n FROM webhook_attempts`).one().n).toBe(0);
     });
   });
 
