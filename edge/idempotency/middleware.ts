@@ -93,7 +93,7 @@ async function fingerprintOf(c: Context<AppEnv>): Promise<string> {
   if (!boundary) {
     const declared = Number(c.req.header("content-length"));
     if (Number.isFinite(declared) && declared > MAX_TEXT_BODY_BYTES) throw new ApiError("payload_too_large", "A JSON creation body must be under 1 MiB.", "Send the files as multipart/form-data.");
-    return fingerprintText(contentType, await c.req.raw.clone().text());
+    return fingerprintText(contentType, await readCapped(c.req.raw.clone().body!, MAX_TEXT_BODY_BYTES));
   }
   try {
     return await fingerprintOnly(body, boundary, configOf(c.env).MAX_REQUEST_BYTES);
@@ -101,5 +101,23 @@ async function fingerprintOf(c: Context<AppEnv>): Promise<string> {
     if (err instanceof MultipartError) throw new ApiError("invalid_request", `Malformed multipart body: ${err.message}.`, "Send multipart/form-data with one `files` part per file.");
     if (err instanceof RangeError) throw new ApiError("payload_too_large", "The request is larger than the per-request limit.", "Split the upload or send smaller files.");
     throw err;
+  }
+}
+
+/** The text of a small body; a body over `maxBytes` (even without Content-Length) is refused, never buffered. */
+async function readCapped(body: ReadableStream<Uint8Array>, maxBytes: number): Promise<string> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return text + decoder.decode();
+    bytes += value.byteLength;
+    if (bytes > maxBytes) {
+      await reader.cancel();
+      throw new ApiError("payload_too_large", "A JSON creation body must be under 1 MiB.", "Send the files as multipart/form-data.");
+    }
+    text += decoder.decode(value, { stream: true });
   }
 }

@@ -161,3 +161,30 @@ describe("Idempotency-Key: expiry", () => {
     expect(first.id).toMatch(/^rec_/);
   });
 });
+
+describe("Idempotency-Key: bodies that are not multipart", () => {
+  it("fingerprints a small JSON body (replay / 422 follow the handler's answer) and refuses a huge one without buffering it", async () => {
+    const account = await createAccount(1);
+    const json = (body: string, key: string) =>
+      request("/v1/reconstruction", { method: "POST", headers: keyHeaders(account.apiKey, { "Content-Type": "application/json", "Idempotency-Key": key }), body });
+    // This branch has no JSON creation: the handler refuses it, so the key is released each time.
+    await expectError(await json('{"uploads":["up_1"]}', "j1"), 400, "invalid_request");
+    await expectError(await json('{"uploads":["up_1"]}', "j1"), 400, "invalid_request");
+    // 2 MiB without Content-Length (a stream): refused with 413 once the first MiB is passed.
+    const chunk = new Uint8Array(64 * 1024).fill(32);
+    let sent = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent >= 32) return controller.close();
+        sent++;
+        controller.enqueue(chunk);
+      },
+    });
+    const first = await create(account.apiKey, "j2", photos());
+    expect(first.status).toBe(202);
+    const huge = await request("/v1/reconstruction", { method: "POST", headers: keyHeaders(account.apiKey, { "Content-Type": "application/json", "Idempotency-Key": "j2" }), body: stream, duplex: "half" } as RequestInit);
+    await expectError(huge, 413, "payload_too_large");
+    expect(sent).toBeLessThan(32);
+    expect(await debits(account.accountId)).toHaveLength(1);
+  });
+});
