@@ -3,6 +3,7 @@ import { createApp } from "./app.js";
 import { DEAD_LETTER_QUEUE, handleDeadLetters, handleJobBatch } from "./dispatch.js";
 import type { Env } from "./env.js";
 import type { JobMessage } from "../shared/jobs.js";
+import { WEBHOOK_QUEUE, handleWebhookBatch } from "./webhooks/consumer.js";
 
 export { AccountObject } from "./objects/account.js";
 export { ReconstructionObject } from "./objects/reconstruction.js";
@@ -14,7 +15,8 @@ const app = createApp();
 export default {
   fetch: app.fetch,
   async queue(batch: MessageBatch<unknown>, env: Env): Promise<void> {
-    if (batch.queue === DEAD_LETTER_QUEUE) await handleDeadLetters(batch, env);
+    if (batch.queue === WEBHOOK_QUEUE) await handleWebhookBatch(batch, env);
+    else if (batch.queue === DEAD_LETTER_QUEUE) await handleDeadLetters(batch, env);
     else await handleJobBatch(batch, env);
   },
 } satisfies ExportedHandler<Env, JobMessage | unknown>;

@@ -11,6 +11,7 @@ import { CREATE_FORM_SCHEMA } from "./uploads/ingest.js";
 import { ERROR_CODES, ErrorBody, statusOf, type ErrorCode } from "../shared/errors.js";
 import { FORMATS } from "../shared/formats.js";
 import { AccountRecord, CreationRecord, DownloadRecord, ReconstructionId, StatusRecord } from "../shared/records.js";
+import { mergePaths, wave2Components, wave2Paths, withIdempotencyKey } from "./openapi-wave2.js";
 import { CreateAccountBody, CreateAccountResponse, CreateKeyResponse, CreditsBody, CreditsResponse } from "./routes/admin.js";
 
 type Json = Record<string, unknown>;
@@ -36,6 +37,7 @@ const COMPONENTS = {
   CreateKeyResponse,
   CreditsBody,
   CreditsResponse,
+  ...wave2Components,
 };
 
 /** JSON Schemas of all components, with refs pointing into `#/components/schemas`. */
@@ -98,6 +100,9 @@ const ERROR_MESSAGES: Record<ErrorCode, string> = {
   not_found: "No such reconstruction.",
   not_ready: "The reconstruction is still processing.",
   reconstruction_failed: "The reconstruction failed; see its status for the reason.",
+  already_terminal: "The reconstruction is already completed or failed; there is nothing to cancel.",
+  idempotency_in_progress: "A request with this Idempotency-Key is still being processed.",
+  idempotency_key_reused: "This Idempotency-Key was used with a different request.",
   payload_too_large: "The file exceeds the per-file limit.",
   range_not_satisfiable: "The requested range is outside the file.",
   rate_limited: "Too many requests; retry after the number of seconds in Retry-After.",
@@ -270,6 +275,12 @@ function adminPaths(s: OpenApiSettings): Json {
   };
 }
 
+/** The wave-2 paths of edge/openapi-wave2.ts merged into `paths`, with the create operation's Idempotency-Key. */
+function wave2(merge: typeof mergePaths, paths: Json): Json {
+  const helpers = { ok, errorResponses, rateLimitHeaders, jsonBody, ID_PARAM, AUTH };
+  return withIdempotencyKey(merge(paths, wave2Paths(helpers)), helpers);
+}
+
 /** The whole document for one configuration. */
 export function buildOpenApiDocument(s: OpenApiSettings): Json {
   return {
@@ -288,12 +299,13 @@ export function buildOpenApiDocument(s: OpenApiSettings): Json {
     tags: [
       { name: "Reconstructions", description: "Create a reconstruction, follow it, download its models." },
       { name: "Account", description: "The caller's credits and usage." },
+      { name: "Webhooks", description: "Endpoints that receive signed reconstruction events (Standard Webhooks)." },
       { name: "Operator", description: "Accounts, keys and credits; authorised by the ADMIN_TOKEN secret, not by an API key." },
       { name: "Docs", description: "Public, no key needed." },
       { name: "Downloads", description: "Model files behind signed links on the CDN address." },
     ],
     security: [{ apiKey: [] }],
-    paths: { ...publicPaths(s), ...adminPaths(s), ...cdnPaths(s) },
+    paths: wave2(mergePaths, { ...publicPaths(s), ...adminPaths(s), ...cdnPaths(s) }),
     components: {
       schemas: componentSchemas(),
       headers: headerComponents(s),

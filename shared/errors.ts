@@ -13,6 +13,9 @@ export const ERROR_CODES = [
   "not_found",
   "not_ready",
   "reconstruction_failed",
+  "already_terminal",
+  "idempotency_in_progress",
+  "idempotency_key_reused",
   "payload_too_large",
   "range_not_satisfiable",
   "rate_limited",
@@ -30,6 +33,7 @@ export const FAILURE_CODES = [
   "processing_timeout",
   "processing_error",
   "dispatch_failed",
+  "cancelled",
 ] as const;
 export type FailureCode = (typeof FAILURE_CODES)[number];
 
@@ -51,7 +55,11 @@ export function statusOf(code: ErrorCode): number {
       return 404;
     case "not_ready":
     case "reconstruction_failed":
+    case "already_terminal":
+    case "idempotency_in_progress":
       return 409;
+    case "idempotency_key_reused":
+      return 422;
     case "payload_too_large":
       return 413;
     case "range_not_satisfiable":

@@ -1,7 +1,8 @@
 /**
  * @module Routes of /v1/reconstruction: create (streaming upload), status, download link.
  *
- * Creation order (API.md): 401 and 429 in middleware, then a credit hold (402) before a single
+ * Creation order (API.md): 401 and 429 in middleware, then an `Idempotency-Key` when sent
+ * (edge/idempotency/middleware.ts: 409 while the first runs, replay or 422 after it), then a credit hold (402) before a single
  * body byte is read, then the streamed upload (413/400). Any rejection releases the hold and
  * deletes what was written; success turns the hold into exactly one ledger debit.
  */
@@ -12,6 +13,7 @@ import { configOf, type Config } from "../env.js";
 import { ApiError } from "../errors.js";
 import { estimateCompletion } from "../estimate.js";
 import { rateLimit } from "../rate-limit.js";
+import { idempotentCreate } from "../idempotency/middleware.js";
 import { signedUrl } from "../downloads/signing.js";
 import { deleteInputs, ingestUpload, mib, type IngestResult } from "../uploads/ingest.js";
 import { boundaryOf } from "../uploads/multipart.js";
@@ -31,7 +33,7 @@ export function newReconstructionId(): string {
   return id;
 }
 
-reconstructionsRoutes.post("/", requireApiKey(), rateLimit("create"), async function createReconstruction(c) {
+reconstructionsRoutes.post("/", requireApiKey(), rateLimit("create"), idempotentCreate(), async function createReconstruction(c) {
   const config = configOf(c.env);
   const accountId = c.get("accountId")!;
   const id = newReconstructionId();
@@ -88,7 +90,7 @@ async function receiveFiles(c: Context<AppEnv>, id: string, config: Config): Pro
     maxImageBytes: config.MAX_IMAGE_BYTES,
     maxVideoBytes: config.MAX_VIDEO_BYTES,
     maxRequestBytes: config.MAX_REQUEST_BYTES,
-  });
+  }, c.get("multipartReader"));
 }
 
 reconstructionsRoutes.get("/:id/status", requireApiKey(), rateLimit("request"), async function getStatus(c) {
