@@ -10,6 +10,7 @@ import { configOf } from "./env.js";
 import { docsRoutes } from "./routes/docs.js";
 import { internalRoutes } from "./routes/internal.js";
 import { reconstructionsRoutes } from "./routes/reconstructions.js";
+import { uploadsRoutes } from "./routes/uploads.js";
 
 
 export function createApp(): Hono<AppEnv> {
@@ -30,6 +31,8 @@ export function createApp(): Hono<AppEnv> {
   // Public API (API key, rate-limited). Mount order matters only for middleware declared here.
   app.route("/v1/reconstruction", reconstructionsRoutes);
   app.route("/v1/account", accountRoutes);
+  // tus 1.0 resumable uploads (wave 2).
+  app.route("/v1/uploads", uploadsRoutes);
   // Operator API (ADMIN_TOKEN, not rate-limited per account).
   app.route("/v1/admin", adminRoutes);
   // Public docs: GET /v1/openapi.json and GET /docs.

@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { AccountObject } from "./objects/account.js";
 import type { ReconstructionObject } from "./objects/reconstruction.js";
 import type { RateLimiterObject } from "./objects/rate-limiter.js";
+import type { UploadObject } from "./objects/upload.js";
 import type { ComputeContainer } from "./container.js";
 import type { JobMessage } from "../shared/jobs.js";
 
@@ -10,6 +11,8 @@ export interface Env {
   ACCOUNTS: DurableObjectNamespace<AccountObject>;
   RECONSTRUCTIONS: DurableObjectNamespace<ReconstructionObject>;
   RATE_LIMITER: DurableObjectNamespace<RateLimiterObject>;
+  /** tus uploads, one object per upload (edge/objects/upload.ts). */
+  UPLOADS: DurableObjectNamespace<UploadObject>;
   BUCKET: R2Bucket;
   JOBS: Queue<JobMessage>;
   BASE_URL: string;
@@ -31,6 +34,8 @@ export interface Env {
   DOWNLOAD_TTL_SECONDS?: string;
   DISPATCH_TIMEOUT_SECONDS?: string;
   DISPATCH_MAX_BACKOFF_SECONDS?: string;
+  /** tus expiration: an upload untouched this long is deleted (read by UploadObject). */
+  UPLOAD_TTL_SECONDS?: string;
 }
 
 const intVar = (fallback: number) => z.coerce.number().int().positive().default(fallback);

@@ -103,6 +103,12 @@ const ERROR_MESSAGES: Record<ErrorCode, string> = {
   rate_limited: "Too many requests; retry after the number of seconds in Retry-After.",
   internal_error: "Something went wrong on our side.",
   service_unavailable: "The service is temporarily unavailable.",
+  offset_mismatch: "Upload-Offset is 0 but the upload is at 5242880.",
+  upload_incomplete: 'The upload "upl_…" has 1048576 of 5242880 bytes; finish it first.',
+  upload_locked: "Another request is writing this upload.",
+  unsupported_tus_version: "The Tus-Resumable header is missing.",
+  unsupported_media_type: "A PATCH body must be application/offset+octet-stream.",
+  checksum_mismatch: "The PATCH body does not match its Upload-Checksum; nothing of it was stored.",
 };
 
 /** A JSON success response with the rate-limit headers. */
