@@ -18,7 +18,7 @@ import { signedUrl } from "../downloads/signing.js";
 import { deleteInputs, ingestUpload, mib, type IngestResult } from "../uploads/ingest.js";
 import { boundaryOf } from "../uploads/multipart.js";
 import { UploadClaims, isJsonRequest } from "../uploads/from-uploads.js";
-import { isFormat } from "../../shared/formats.js";
+import { FORMATS, isFormat } from "../../shared/formats.js";
 import { CreationRecord, DownloadRecord, ReconstructionId, StatusRecord } from "../../shared/records.js";
 
 export const reconstructionsRoutes = new Hono<AppEnv>();
@@ -108,7 +108,7 @@ reconstructionsRoutes.get("/:id/download/:format", requireApiKey(), rateLimit("r
   const config = configOf(c.env);
   const record = await ownedStatus(c, c.req.param("id"));
   const format = c.req.param("format");
-  if (!isFormat(format)) throw new ApiError("unsupported_format", `"${format}" is not a downloadable format.`, "Use one of obj, ply, gltf, glb, stl, las.");
+  if (!isFormat(format)) throw new ApiError("unsupported_format", `"${format}" is not a downloadable format.`, `Use one of ${FORMATS.join(", ")}.`);
   if (record.status === "failed") {
     throw new ApiError("reconstruction_failed", `The reconstruction failed (${record.error?.code ?? "failed"}); it has no files.`, record.error?.suggestion ?? "Submit the files again.");
   }
