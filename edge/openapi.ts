@@ -12,10 +12,14 @@ import { ERROR_CODES, ErrorBody, statusOf, type ErrorCode } from "../shared/erro
 import { FORMATS } from "../shared/formats.js";
 import { AccountRecord, CreationRecord, DownloadRecord, ReconstructionId, StatusRecord } from "../shared/records.js";
 import { CreateAccountBody, CreateAccountResponse, CreateKeyResponse, CreditsBody, CreditsResponse } from "./routes/admin.js";
+import { CreateFromUploads, UploadRecord } from "../shared/uploads.js";
+import { uploadPaths } from "./openapi-uploads.js";
 
 type Json = Record<string, unknown>;
 
 export interface OpenApiSettings {
+  /** Largest tus Upload-Length (the per-video limit); defaults to 500 MiB. */
+  maxVideoBytes?: number;
   baseUrl: string;
   cdnUrl: string;
   requestLimit: number;
@@ -36,6 +40,8 @@ const COMPONENTS = {
   CreateKeyResponse,
   CreditsBody,
   CreditsResponse,
+  UploadRecord,
+  CreateFromUploads,
 };
 
 /** JSON Schemas of all components, with refs pointing into `#/components/schemas`. */
@@ -175,11 +181,13 @@ function publicPaths(s: OpenApiSettings): Json {
               schema: CREATE_FORM_SCHEMA,
               encoding: { files: { contentType: "image/jpeg, image/png, image/heic, video/mp4, video/quicktime" } },
             },
+            // Wave 2: finished tus uploads of the caller instead of a form (same checks, limits and credit).
+            "application/json": { schema: ref("CreateFromUploads") },
           },
         },
         responses: {
           "202": ok("Accepted; processing runs in the background. Poll `status_url`.", "CreationRecord"),
-          ...errorResponses(["invalid_file_format", "no_files", "invalid_request", "insufficient_credits", "payload_too_large", ...AUTH]),
+          ...errorResponses(["invalid_file_format", "no_files", "invalid_request", "insufficient_credits", "payload_too_large", "not_found", "upload_incomplete", "upload_locked", ...AUTH]),
         },
       },
     },
@@ -198,7 +206,7 @@ function publicPaths(s: OpenApiSettings): Json {
         operationId: "getReconstructionDownload",
         tags: ["Reconstructions"],
         summary: "A signed, time-limited link to one model file",
-        description: `Never the binary: \`download_url\` points at ${s.cdnUrl}, is signed and expires after ${s.downloadTtlSeconds} s; call again for a fresh link. Error precedence: 404, then 400 \`unsupported_format\`, then 409.`,
+        description: `\`colmap\` is a zip of COLMAP's text model (cameras.txt, images.txt, points3D.txt), \`transforms\` a nerfstudio / instant-ngp transforms.json; both hold the cameras in the frame of the model formats. Never the binary: \`download_url\` points at ${s.cdnUrl}, is signed and expires after ${s.downloadTtlSeconds} s; call again for a fresh link. Error precedence: 404, then 400 \`unsupported_format\`, then 409.`,
         security: apiKey,
         parameters: [ID_PARAM, { name: "file-type", in: "path", required: true, schema: { type: "string", enum: [...FORMATS] } }],
         responses: { "200": ok("The download record.", "DownloadRecord"), ...errorResponses(["unsupported_format", "not_found", "not_ready", "reconstruction_failed", ...AUTH]) },
@@ -297,9 +305,15 @@ export function buildOpenApiDocument(s: OpenApiSettings): Json {
       { name: "Operator", description: "Accounts, keys and credits; authorised by the ADMIN_TOKEN secret, not by an API key." },
       { name: "Docs", description: "Public, no key needed." },
       { name: "Downloads", description: "Model files behind signed links on the CDN address." },
+      { name: "Uploads", description: "Resumable uploads (tus 1.0) for large captures; their ids create a reconstruction." },
     ],
     security: [{ apiKey: [] }],
-    paths: { ...publicPaths(s), ...adminPaths(s), ...cdnPaths(s) },
+    paths: {
+      ...publicPaths(s),
+      ...uploadPaths(s.maxVideoBytes ?? 500 * 1024 * 1024, { ok, errorResponses, rateLimitHeaders, auth: AUTH }),
+      ...adminPaths(s),
+      ...cdnPaths(s),
+    },
     components: {
       schemas: componentSchemas(),
       headers: headerComponents(s),
