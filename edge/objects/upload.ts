@@ -54,6 +54,8 @@ export interface UploadState extends UploadInit, UploadUpdate {
   expires_at: number;
   /** The reconstruction taking the finished upload over, until it consumes or releases it. */
   claimed_by: string | null;
+  /** Epoch ms after which a claim whose creation never finished (the Worker died) lapses. */
+  claimed_until?: number;
   lock: { token: string; until: number } | null;
 }
 
@@ -65,6 +67,11 @@ export type LockOutcome =
 export type ClaimOutcome = { ok: true; state: UploadState } | { ok: false; reason: "not_found" | "incomplete" | "claimed" };
 
 const STATE_KEY = "state";
+
+/** Whether a creation holds the upload now (a lapsed claim counts as none). */
+export function isClaimed(state: UploadState, now = Date.now()): boolean {
+  return state.claimed_by !== null && (state.claimed_until ?? Infinity) > now;
+}
 
 export class UploadObject extends DurableObject<Env> {
   private readonly ttlMs: number;
@@ -109,7 +116,7 @@ export class UploadObject extends DurableObject<Env> {
     if (!state) return { ok: false, reason: "not_found" };
     const now = Date.now();
     if (state.lock && state.lock.until > now) return { ok: false, reason: "locked", state };
-    if (state.complete || state.claimed_by) return { ok: false, reason: "complete", state };
+    if (state.complete || isClaimed(state)) return { ok: false, reason: "complete", state };
     if (state.offset !== offset) return { ok: false, reason: "offset_mismatch", state };
     const token = crypto.randomUUID();
     state.lock = { token, until: now + LOCK_LEASE_MS };
@@ -146,7 +153,7 @@ export class UploadObject extends DurableObject<Env> {
   /** tus termination: the owner deletes the upload and all its bytes. */
   async terminate(accountId: string): Promise<boolean> {
     const state = await this.view(accountId);
-    if (!state || state.claimed_by) return false;
+    if (!state || isClaimed(state)) return false;
     await this.destroy(state);
     return true;
   }
@@ -157,8 +164,9 @@ export class UploadObject extends DurableObject<Env> {
     const state = await this.view(accountId);
     if (!state) return { ok: false, reason: "not_found" };
     if (!state.complete) return { ok: false, reason: "incomplete" };
-    if (state.claimed_by && state.claimed_by !== reconstructionId) return { ok: false, reason: "claimed" };
+    if (state.claimed_by !== reconstructionId && isClaimed(state)) return { ok: false, reason: "claimed" };
     state.claimed_by = reconstructionId;
+    state.claimed_until = Date.now() + CLAIM_LEASE_MS;
     state.expires_at = Math.max(state.expires_at, Date.now() + CLAIM_LEASE_MS);
     await this.save(state);
     return { ok: true, state };

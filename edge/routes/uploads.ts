@@ -14,7 +14,7 @@ import { requireApiKey } from "../auth.js";
 import { configOf } from "../env.js";
 import { ApiError } from "../errors.js";
 import { rateLimit } from "../rate-limit.js";
-import type { UploadState } from "../objects/upload.js";
+import { isClaimed, type UploadState } from "../objects/upload.js";
 import { mib } from "../uploads/ingest.js";
 import {
   OFFSET_CONTENT_TYPE, discoveryHeaders, expiresHeader, parseByteCount, parseChecksum, parseMetadata, requireTusVersion, tusHeaders,
@@ -168,7 +168,7 @@ function progressAnswer(c: Context<AppEnv>, state: UploadState): Response {
 async function ownedUpload(c: Context<AppEnv>): Promise<UploadState> {
   const id = UploadId.safeParse(c.req.param("id"));
   const state = id.success ? await uploadStub(c, id.data).view(c.get("accountId")!) : null;
-  if (!state || state.claimed_by) throw notFound();
+  if (!state || isClaimed(state)) throw notFound();
   return state;
 }
 

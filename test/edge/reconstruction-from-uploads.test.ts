@@ -1,4 +1,6 @@
+import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import type { UploadState } from "../../edge/objects/upload.js";
 import type { CreationRecord } from "../../shared/records.js";
 import { accountStub, createAccount, env, keyHeaders, request, requestWithVars } from "./helpers.js";
 import { filler, jpeg, mp4 } from "./upload-fixtures.js";
@@ -121,5 +123,26 @@ describe("POST /v1/reconstruction with {uploads}", () => {
     await expectRefused(await createFrom(account.apiKey, { uploads: ids }, { MAX_FILES_PER_REQUEST: "1" }), 413, "payload_too_large", account.accountId, before);
     await expectRefused(await createFrom(account.apiKey, { uploads: ids }, { MAX_REQUEST_BYTES: "1000" }), 413, "payload_too_large", account.accountId, before);
     expect((await createFrom(account.apiKey, { uploads: ids })).status).toBe(202);
+  });
+});
+
+describe("POST /v1/reconstruction with {uploads}: claims", () => {
+  it("an upload held by a creation in progress is 423 for another; a claim whose creation died lapses and the upload is usable again", async () => {
+    const account = await createAccount(2);
+    const path = await finishedUpload(account.apiKey, jpeg(800, 600, 500), "a.jpg");
+    const stub = env.UPLOADS.get(env.UPLOADS.idFromName(uploadIdOf(path)));
+    const held = await stub.claim(account.accountId, "rec_ZZZZZZZZZZZZZZZZZZZZZZZZ");
+    expect(held.ok).toBe(true);
+    const before = await inputKeys();
+    await expectRefused(await createFrom(account.apiKey, { uploads: [uploadIdOf(path)] }), 423, "upload_locked", account.accountId, before);
+    expect((await head(account.apiKey, path)).status).toBe(404);
+    await runInDurableObject(stub, async (_o, state) => {
+      const stored = (await state.storage.get<UploadState>("state"))!;
+      await state.storage.put("state", { ...stored, claimed_until: Date.now() - 1 });
+    });
+    expect((await head(account.apiKey, path)).status).toBe(200);
+    expect((await createFrom(account.apiKey, { uploads: [uploadIdOf(path)] })).status).toBe(202);
+    // The dead creation's late consume no longer touches it (nothing to check beyond no error).
+    await stub.consume("rec_ZZZZZZZZZZZZZZZZZZZZZZZZ");
   });
 });
