@@ -95,7 +95,7 @@ export function uploadPaths(maxVideoBytes: number, h: OpenApiHelpers): Json {
         summary: "tus core: append bytes at Upload-Offset",
         description:
           "Any amount per request; an interrupted request keeps the bytes that arrived (ask HEAD, then resume). With `Upload-Checksum` (checksum extension) " +
-          "a body that does not match is discarded with 460. A body whose first bytes are not an accepted kind, or an image over the per-image limit, ends the upload (it is deleted).",
+          "a body that does not match is discarded with 460. Each PATCH counts against the request budget: prefer chunks of several MiB. A body whose first bytes are not an accepted kind, or an image over the per-image limit, ends the upload (it is deleted).",
         security,
         parameters: [
           UPLOAD_ID,

@@ -106,16 +106,19 @@ describe("tus at /v1/uploads: happy paths", () => {
     expect(new Uint8Array(await stored!.arrayBuffer())).toEqual(data);
   });
 
-  it("a PATCH with a matching Upload-Checksum (sha1, sha256) is accepted", async () => {
+  it("a PATCH with a matching Upload-Checksum (sha1, md5, sha256) is accepted", async () => {
     const account = await createAccount(1);
     const photo = jpeg(640, 480, 2_000);
     const path = await createUpload(account.apiKey, photo.length);
     const first = photo.slice(0, 1000);
     const res = await patch(account.apiKey, path, 0, first, { "Upload-Checksum": `sha1 ${await sha1Base64(first)}` });
     expect(res.status).toBe(204);
-    const rest = photo.slice(1000);
+    const middle = photo.slice(1000, 1500);
+    const md5 = btoa(String.fromCharCode(...new Uint8Array(await crypto.subtle.digest("MD5", middle))));
+    expect((await patch(account.apiKey, path, 1000, middle, { "Upload-Checksum": `md5 ${md5}` })).status).toBe(204);
+    const rest = photo.slice(1500);
     const sha256 = btoa(String.fromCharCode(...new Uint8Array(await crypto.subtle.digest("SHA-256", rest))));
-    const done = await patch(account.apiKey, path, 1000, rest, { "Upload-Checksum": `sha256 ${sha256}` });
+    const done = await patch(account.apiKey, path, 1500, rest, { "Upload-Checksum": `sha256 ${sha256}` });
     expect(done.status).toBe(204);
     expect(done.headers.get("Upload-Offset")).toBe(String(photo.length));
   });
