@@ -13,6 +13,12 @@
  * With `Upload-Checksum` the body is verified before the upload is completed or committed, and
  * an interrupted body is discarded (it cannot be verified). Without one, an interrupted body
  * keeps every byte that arrived (tus core: the server should store as much as it received).
+ *
+ * CONTRIBUTOR NOTES: the tail costs each PATCH one read and one write of at most a part
+ * (5 MiB), whatever the chunk size; tiny chunks therefore multiply R2 traffic, but they are
+ * bounded by the request rate limit anyway. Keeping the tail in the UploadObject's storage
+ * instead was considered: it saves the R2 round trips but moves up to 5 MiB through DO RPC per
+ * PATCH and needs splitting into ≤ 2 MB rows; R2 keeps one code path for parts and tail.
  */
 import { ApiError } from "../../errors.js";
 import type { InputKind } from "../../../shared/jobs.js";
