@@ -1,4 +1,6 @@
+import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import type { UploadState } from "../../edge/objects/upload.js";
 import { createAccount, env, keyHeaders, request, requestWithVars } from "./helpers.js";
 import { filler, jpeg, mp4, pdf } from "./upload-fixtures.js";
 import { OFFSET_TYPE, TUS, createUpload, head, patch, sha1Base64, storedKeys, uploadIdOf, uploadStub } from "./tus-support.js";
@@ -177,5 +179,45 @@ describe("tus at /v1/uploads: errors", () => {
     const limited = await requestWithVars("/v1/uploads", { RATE_LIMIT_REQUESTS: "1" }, init);
     await expectError(limited, 429, "rate_limited");
     expect(Number(limited.headers.get("Retry-After"))).toBeGreaterThan(0);
+  });
+});
+
+describe("tus at /v1/uploads: concurrent PATCHes", () => {
+  it("a second PATCH while one is streaming is 423; the first completes; a lease whose Worker died lapses", async () => {
+    const account = await createAccount(1);
+    const photo = jpeg(640, 480, 3000);
+    const path = await createUpload(account.apiKey, photo.length);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let step = 0;
+    const slow = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        if (step === 0) controller.enqueue(photo.slice(0, 1000));
+        else if (step === 1) {
+          await gate;
+          controller.enqueue(photo.slice(1000));
+        } else controller.close();
+        step++;
+      },
+    });
+    const first = patch(account.apiKey, path, 0, slow);
+    // Wait until the first PATCH holds the lease.
+    for (let i = 0; i < 100 && !(await uploadStub(path).view(account.accountId))?.lock; i++) await new Promise((r) => setTimeout(r, 20));
+    await expectError(await patch(account.apiKey, path, 0, photo), 423, "upload_locked");
+    release();
+    const done = await first;
+    expect(done.status).toBe(204);
+    expect(done.headers.get("Upload-Offset")).toBe(String(photo.length));
+
+    // A lease left by a Worker that died mid-PATCH stops blocking once it lapses.
+    const other = await createUpload(account.apiKey, photo.length);
+    const stub = uploadStub(other);
+    expect((await stub.lock(account.accountId, 0)).ok).toBe(true);
+    await expectError(await patch(account.apiKey, other, 0, photo), 423, "upload_locked");
+    await runInDurableObject(stub, async (_o, state) => {
+      const stored = (await state.storage.get<UploadState>("state"))!;
+      await state.storage.put("state", { ...stored, lock: { ...stored.lock!, until: Date.now() - 1 } });
+    });
+    expect((await patch(account.apiKey, other, 0, photo)).status).toBe(204);
   });
 });
