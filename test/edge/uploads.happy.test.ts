@@ -57,7 +57,12 @@ describe("tus at /v1/uploads: happy paths", () => {
     const account = await createAccount(1);
     const photo = jpeg(1600, 1200, 30_000);
     const path = await createUpload(account.apiKey, photo.length);
-    await patchAll(account.apiKey, path, photo, [7, 100, 4_093, 11_000]);
+    await patchAll(account.apiKey, path, photo.slice(0, 107), [7, 100]);
+    const keysMidway = await storedKeys(path);
+    const empty = await patch(account.apiKey, path, 107, new Uint8Array(0));
+    expect([empty.status, empty.headers.get("Upload-Offset")]).toEqual([204, "107"]);
+    expect(await storedKeys(path)).toEqual(keysMidway);
+    await patchAll(account.apiKey, path, photo, [4_093, 11_000], 107);
     expect(await storedKeys(path)).toEqual([`uploads/${uploadIdOf(path)}/data`]);
     const stored = await env.BUCKET.get(`uploads/${uploadIdOf(path)}/data`);
     expect(stored!.httpMetadata?.contentType).toBe("image/jpeg");

@@ -113,6 +113,8 @@ class PatchWriter {
         throw new ApiError("checksum_mismatch", "The PATCH body does not match its Upload-Checksum; nothing of it was stored.", "Send the chunk again from the offset HEAD reports.");
       }
     }
+    // An empty PATCH (a probe, or a request cut before its first byte) changes nothing stored.
+    if (this.offset === this.state.offset) return { update: unchanged(this.state), staleTailKey: undefined, newTailKey: undefined, interrupted };
     const complete = this.offset === this.state.length;
     if (complete) this.judge(true);
     this.measure(complete);
@@ -237,6 +239,11 @@ class PatchWriter {
     if (this.filled > 0) await this.flushPart();
     await (await this.multipart()).complete(this.parts);
   }
+}
+
+function unchanged(state: UploadState): UploadUpdate {
+  const { offset, multipart_id, parts, tail_generation, kind, pixels, complete } = state;
+  return { offset, multipart_id, parts, tail_generation, kind, pixels, complete };
 }
 
 function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
