@@ -11,7 +11,7 @@
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../app-env.js";
 import { requireApiKey } from "../auth.js";
-import { configOf } from "../env.js";
+import { configOf, type Config } from "../env.js";
 import { ApiError } from "../errors.js";
 import { rateLimit } from "../rate-limit.js";
 import { isClaimed, type UploadState } from "../objects/upload.js";
@@ -19,7 +19,7 @@ import { mib } from "../uploads/ingest.js";
 import {
   OFFSET_CONTENT_TYPE, discoveryHeaders, expiresHeader, parseByteCount, parseChecksum, parseMetadata, requireTusVersion, tusHeaders,
 } from "../uploads/tus/headers.js";
-import { UploadRejected, receivePatch, type PatchResult } from "../uploads/tus/receive-patch.js";
+import { UploadRejected, receivePatch, type Checksum, type PatchResult } from "../uploads/tus/receive-patch.js";
 import { UploadId, UploadRecord } from "../../shared/uploads.js";
 import { uploadDataKey, uploadTailKey } from "../../shared/storage-keys.js";
 
@@ -122,7 +122,8 @@ uploadsRoutes.delete("/:id", async function terminateUpload(c) {
   return c.body(null, 204);
 });
 
-async function writePatch(c: Context<AppEnv>, token: string, state: UploadState, checksum: ReturnType<typeof parseChecksum>, config: ReturnType<typeof configOf>): Promise<UploadState> {
+/** Streams the body into R2 under the lease, then commits the new offset; the lease is always given back. */
+async function writePatch(c: Context<AppEnv>, token: string, state: UploadState, checksum: Checksum | undefined, config: Config): Promise<UploadState> {
   const stub = uploadStub(c, state.id);
   let result: PatchResult;
   try {
