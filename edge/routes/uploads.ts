@@ -122,7 +122,7 @@ uploadsRoutes.delete("/:id", async function terminateUpload(c) {
   return c.body(null, 204);
 });
 
-/** Streams the body into R2 under the lease, then commits the new offset; the lease is always given back. */
+/** Streams the body into R2 under the lease, then commits the new offset; the lease is given back (or lapses if this Worker dies). */
 async function writePatch(c: Context<AppEnv>, token: string, state: UploadState, checksum: Checksum | undefined, config: Config): Promise<UploadState> {
   const stub = uploadStub(c, state.id);
   let result: PatchResult;
