@@ -12,6 +12,7 @@ import { internalRoutes } from "./routes/internal.js";
 import { reconstructionsRoutes } from "./routes/reconstructions.js";
 import { reconstructionLifecycleRoutes } from "./routes/reconstruction-lifecycle.js";
 import { webhookRoutes } from "./routes/webhooks.js";
+import { uploadsRoutes } from "./routes/uploads.js";
 
 
 export function createApp(): Hono<AppEnv> {
@@ -34,6 +35,8 @@ export function createApp(): Hono<AppEnv> {
   app.route("/v1/reconstruction", reconstructionLifecycleRoutes);
   app.route("/v1/account", accountRoutes);
   app.route("/v1/webhooks", webhookRoutes);
+  // tus 1.0 resumable uploads (wave 2).
+  app.route("/v1/uploads", uploadsRoutes);
   // Operator API (ADMIN_TOKEN, not rate-limited per account).
   app.route("/v1/admin", adminRoutes);
   // Public docs: GET /v1/openapi.json and GET /docs.

@@ -8,6 +8,7 @@ import { WEBHOOK_QUEUE, handleWebhookBatch } from "./webhooks/consumer.js";
 export { AccountObject } from "./objects/account.js";
 export { ReconstructionObject } from "./objects/reconstruction.js";
 export { RateLimiterObject } from "./objects/rate-limiter.js";
+export { UploadObject } from "./objects/upload.js";
 export { ComputeContainer } from "./container.js";
 
 const app = createApp();

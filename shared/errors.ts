@@ -21,6 +21,13 @@ export const ERROR_CODES = [
   "rate_limited",
   "internal_error",
   "service_unavailable",
+  // tus uploads (wave 2)
+  "offset_mismatch",
+  "upload_incomplete",
+  "upload_locked",
+  "unsupported_tus_version",
+  "unsupported_media_type",
+  "checksum_mismatch",
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
@@ -70,6 +77,17 @@ export function statusOf(code: ErrorCode): number {
       return 500;
     case "service_unavailable":
       return 503;
+    case "offset_mismatch":
+    case "upload_incomplete":
+      return 409;
+    case "unsupported_tus_version":
+      return 412;
+    case "unsupported_media_type":
+      return 415;
+    case "upload_locked":
+      return 423;
+    case "checksum_mismatch":
+      return 460; // tus checksum extension: "460 Checksum Mismatch"
   }
 }
 
