@@ -67,3 +67,45 @@ export async function filesOf(request: RecordedRequest): Promise<Array<{ name: s
   const files = form.getAll("files") as File[];
   return Promise.all(files.map(async (f) => ({ name: f.name, bytes: Buffer.from(await f.arrayBuffer()) })));
 }
+
+export interface FaultyProxy {
+  url: string;
+  /** Idempotency-Key of every create that reached the proxy, dropped or forwarded. */
+  createKeys: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * A loopback proxy in front of the real edge that drops the first `dropCreates` creation
+ * requests (after reading their whole body, as a connection lost mid-answer would) and
+ * forwards everything else untouched.
+ */
+export async function faultyProxy(target: string, dropCreates: number): Promise<FaultyProxy> {
+  const createKeys: string[] = [];
+  const server = http.createServer((req, res) => {
+    const isCreate = req.method === "POST" && req.url === "/v1/reconstruction";
+    if (isCreate) createKeys.push(String(req.headers["idempotency-key"]));
+    if (isCreate && dropCreates > 0) {
+      dropCreates--;
+      req.resume();
+      req.on("end", () => req.socket.destroy());
+      return;
+    }
+    const upstream = http.request(new URL(req.url!, target), { method: req.method, headers: { ...req.headers, host: new URL(target).host } }, (answer) => {
+      res.writeHead(answer.statusCode!, answer.headers);
+      answer.pipe(res);
+    });
+    upstream.on("error", () => req.socket.destroy());
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    createKeys,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
