@@ -63,7 +63,7 @@ export function errorBody(code: string, message = code): { error: { code: string
 
 /** The files of a multipart body as the server would parse them (undici's own parser). */
 export async function filesOf(request: RecordedRequest): Promise<Array<{ name: string; bytes: Buffer }>> {
-  const form = await new Response(request.body, { headers: { "content-type": String(request.headers["content-type"]) } }).formData();
+  const form = await new Response(new Uint8Array(request.body), { headers: { "content-type": String(request.headers["content-type"]) } }).formData();
   const files = form.getAll("files") as File[];
   return Promise.all(files.map(async (f) => ({ name: f.name, bytes: Buffer.from(await f.arrayBuffer()) })));
 }
