@@ -47,6 +47,8 @@ export interface FuzzCase {
 /** What a generator needs from the test: an account to send as. */
 export interface FuzzContext {
   apiKey: string;
+  /** Paths of tus uploads the test created beforehand (`/v1/uploads/<id>`), for PATCH/HEAD cases. */
+  uploadPaths?: string[];
 }
 
 export type CaseGenerator = (rng: Rng, ctx: FuzzContext) => FuzzCase;

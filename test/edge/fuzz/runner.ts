@@ -31,8 +31,10 @@ export interface FuzzSettings {
   checkpoint?: { every: number; run: (sent: number) => Promise<string | undefined> };
 }
 
-async function problemWith(res: Response): Promise<string | undefined> {
+async function problemWith(res: Response, method: string): Promise<string | undefined> {
   if (res.status < 400 || res.status > 499) return `status ${res.status}: ${(await res.text()).slice(0, 200)}`;
+  // A HEAD answer has no body to carry the envelope (RFC 9110 §9.3.2).
+  if (method === "HEAD") return undefined;
   if (!res.headers.get("content-type")?.startsWith("application/json")) return `content-type ${res.headers.get("content-type")}`;
   let body: { error?: { code?: unknown; message?: unknown; suggestion?: unknown } };
   try {
@@ -57,8 +59,9 @@ export async function runFuzz(settings: FuzzSettings): Promise<FuzzRun> {
     try {
       const res = await settings.send(fuzzCase);
       const copy = res.clone();
-      problem = await problemWith(res);
-      const code = problem ? "?" : ((await copy.json()) as { error: { code: string } }).error.code;
+      const method = fuzzCase.init.method ?? "GET";
+      problem = await problemWith(res, method);
+      const code = problem || method === "HEAD" ? "-" : ((await copy.json()) as { error: { code: string } }).error.code;
       run.tally[`${res.status} ${code}`] = (run.tally[`${res.status} ${code}`] ?? 0) + 1;
     } catch (error) {
       problem = `threw ${(error as Error).stack ?? String(error)}`;
