@@ -76,22 +76,26 @@ export interface FaultyProxy {
 }
 
 /**
- * A loopback proxy in front of the real edge that drops the first `dropCreates` creation
- * requests (after reading their whole body, as a connection lost mid-answer would) and
- * forwards everything else untouched.
+ * A loopback proxy in front of the real edge that loses the first `dropCreates` creation
+ * requests and forwards everything else untouched: `drop-request` reads the whole body and
+ * closes the connection without forwarding; `drop-response` forwards, lets the server answer,
+ * then closes the connection before the answer reaches the client.
  */
-export async function faultyProxy(target: string, dropCreates: number): Promise<FaultyProxy> {
+export async function faultyProxy(target: string, dropCreates: number, mode: "drop-request" | "drop-response" = "drop-request"): Promise<FaultyProxy> {
   const createKeys: string[] = [];
   const server = http.createServer((req, res) => {
     const isCreate = req.method === "POST" && req.url === "/v1/reconstruction";
     if (isCreate) createKeys.push(String(req.headers["idempotency-key"]));
-    if (isCreate && dropCreates > 0) {
-      dropCreates--;
+    const dropThis = isCreate && dropCreates > 0;
+    if (dropThis) dropCreates--;
+    if (dropThis && mode === "drop-request") {
       req.resume();
       req.on("end", () => req.socket.destroy());
       return;
     }
     const upstream = http.request(new URL(req.url!, target), { method: req.method, headers: { ...req.headers, host: new URL(target).host } }, (answer) => {
+      // The server did the work; its answer is lost on the way back.
+      if (dropThis) return void answer.resume().on("end", () => req.socket.destroy());
       res.writeHead(answer.statusCode!, answer.headers);
       answer.pipe(res);
     });

@@ -62,6 +62,23 @@ describe("SDK against the real stack", () => {
     expect((await client.account()).balance).toBe(2);
   }, 900_000);
 
+  // SKIPPED until idempotency (wave 2) is merged: today the retry creates a second
+  // reconstruction. The merger: remove `.skip`; it must pass.
+  it.skip("retries a create whose answer was lost with the same key and gets the first answer again (needs server idempotency)", async () => {
+    const api = await createAccount(system.baseUrl, system.adminToken, 3);
+    const lossy = await faultyProxy(system.baseUrl, 1, "drop-response");
+    try {
+      const created = await clientOf(api, lossy.url).createReconstruction(photos.slice(0, 2), { quality: "preview" });
+      expect(lossy.createKeys).toHaveLength(2);
+      expect(lossy.createKeys[1]).toBe(lossy.createKeys[0]);
+      const account = await clientOf(api).account();
+      expect(account.usage.reconstructions).toBe(1);
+      expect(created.id).toMatch(/^rec_/);
+    } finally {
+      await lossy.close();
+    }
+  });
+
   it("throws typed errors with the API's codes", async () => {
     const api = await createAccount(system.baseUrl, system.adminToken, 0);
     const client = clientOf(api);
