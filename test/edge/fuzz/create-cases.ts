@@ -146,6 +146,11 @@ function withNoise(rng: Rng, draft: Draft, ctx: FuzzContext): FuzzCase {
     headers["Content-Type"] = `${draft.contentType ?? "multipart/form-data"}; charset=${rng.pick(["utf-8", "latin1", "utf-16;;", "\"x\""])}`;
     notes.push("charset parameter");
   }
+  if (rng.chance(0.15) && !draft.extraHeaders?.["Content-Length"]) {
+    // A Content-Length that disagrees with the body (under the request limit).
+    headers["Content-Length"] = String(rng.pick([0, 1, Math.max(0, draft.body.length - rng.int(1, 50)), draft.body.length + rng.int(1, 5000)]));
+    notes.push(`Content-Length ${headers["Content-Length"]} for ${draft.body.length} bytes`);
+  }
   Object.assign(headers, draft.extraHeaders);
   let body: BodyInit;
   if (draft.failAt !== undefined) body = failingStream(draft.body, draft.failAt);
