@@ -13,7 +13,8 @@ import { resolveSource, type InputSource } from "./sources.js";
 import { streamToFile, type DownloadProgress } from "./download.js";
 import { tusUploadAll, type TusOptions } from "./tus.js";
 import { TERMINAL_STATUSES, type AccountRecord, type CreationRecord, type DownloadRecord, type Format, type Quality, type StatusRecord } from "./types.js";
-import type { CreateFromUploadsBody, ListParams, ReconstructionList, WebhookEndpointCreated, WebhookEvent } from "./wave2-types.js";
+import type { CreateFromUploadsBody, WebhookCreated, WebhookEvent } from "./types.js";
+import type { ListParams, ReconstructionList } from "./wave2-types.js";
 
 export type ClientOptions = TransportOptions;
 
@@ -148,8 +149,8 @@ export class PhotogrammetryClient {
   }
 
   /** Registers a webhook endpoint; keep the returned `secret`, it is shown once (wave 2). */
-  createWebhook(url: string, events?: WebhookEvent[]): Promise<WebhookEndpointCreated> {
-    return this.transport.json<WebhookEndpointCreated>("/v1/webhooks", {
+  createWebhook(url: string, events?: WebhookEvent[]): Promise<WebhookCreated> {
+    return this.transport.json<WebhookCreated>("/v1/webhooks", {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: () => JSON.stringify({ url, ...(events ? { events } : {}) }),

@@ -1,6 +1,6 @@
 /** @module Typed errors: every failure the SDK throws says whether the API or the network spoke. */
 
-/** The API's error codes (API.md), plus wave-2 codes; any other string is possible from a newer server. */
+/** The API's error codes (shared/errors.ts, API.md, wave 2 included); any other string is possible from a newer server. */
 export type ApiErrorCode =
   | "invalid_file_format"
   | "no_files"
@@ -21,6 +21,12 @@ export type ApiErrorCode =
   | "already_terminal"
   | "idempotency_key_reused"
   | "idempotency_in_progress"
+  | "offset_mismatch"
+  | "upload_incomplete"
+  | "upload_locked"
+  | "unsupported_tus_version"
+  | "unsupported_media_type"
+  | "checksum_mismatch"
   | (string & {});
 
 /** Base class, so `catch (e) { if (e instanceof PhotogrammetryError) ... }` catches all of ours. */

@@ -1,17 +1,13 @@
 /**
- * @module Hand-written types for the wave-2 endpoints of API.md ("Wave 2 additions"), which
- * this branch's OpenAPI document does not describe yet.
+ * @module Hand-written types for the one wave-2 endpoint of API.md ("Wave 2 additions") that the
+ * OpenAPI document does not describe yet: `GET /v1/reconstructions` (the dashboard branch).
+ * Everything else of wave 2 (idempotency, cancel/delete, webhooks, tus uploads, camera exports)
+ * is generated from edge/openapi.ts into ./generated/openapi.ts and named in ./types.ts.
  *
- * TODO(merge): once idempotency, cancel/delete, webhooks, tus uploads, camera exports and the
- * list endpoint are merged into edge/openapi.ts, replace each type below with its generated
- * counterpart from ./generated/openapi.ts and delete this file.
+ * TODO(merge): once the list endpoint is in edge/openapi.ts, replace these with the generated
+ * types and delete this file (and its re-export in ./index.ts).
  */
-import type { components } from "./generated/openapi.js";
-
-type StatusRecord = components["schemas"]["StatusRecord"];
-
-/** Camera exports (wave 2) on top of the six model formats. */
-export type Wave2Format = "colmap" | "transforms";
+import type { StatusRecord } from "./types.js";
 
 /** `GET /v1/reconstructions?limit=&cursor=&status=` */
 export interface ReconstructionList {
@@ -24,27 +20,4 @@ export interface ListParams {
   limit?: number;
   cursor?: string;
   status?: StatusRecord["status"];
-}
-
-export type WebhookEvent = "reconstruction.processing" | "reconstruction.completed" | "reconstruction.failed";
-
-/** `POST /v1/webhooks` → 201; `secret` is shown only here. */
-export interface WebhookEndpointCreated {
-  id: string;
-  url: string;
-  events: WebhookEvent[];
-  secret: string;
-}
-
-/** The body a webhook delivers (Standard Webhooks: `type`, `timestamp`, `data`). */
-export interface WebhookPayload {
-  type: WebhookEvent;
-  timestamp?: string;
-  data: StatusRecord;
-}
-
-/** `POST /v1/reconstruction` with `application/json`: finished tus uploads. */
-export interface CreateFromUploadsBody {
-  uploads: string[];
-  quality?: "preview" | "standard" | "high";
 }

@@ -9,7 +9,7 @@
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { WebhookVerificationError } from "./errors.js";
-import type { WebhookPayload } from "./wave2-types.js";
+import type { WebhookPayload } from "./types.js";
 
 export const WEBHOOK_TOLERANCE_SECONDS = 5 * 60;
 
