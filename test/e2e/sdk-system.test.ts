@@ -62,9 +62,9 @@ describe("SDK against the real stack", () => {
     expect((await client.account()).balance).toBe(2);
   }, 900_000);
 
-  // SKIPPED until idempotency (wave 2) is merged: today the retry creates a second
-  // reconstruction. The merger: remove `.skip`; it must pass.
-  it.skip("retries a create whose answer was lost with the same key and gets the first answer again (needs server idempotency)", async () => {
+  // The server did the work and the answer was lost: the retry with the same Idempotency-Key
+  // gets the first reconstruction back (server idempotency, wave 2), charged once.
+  it("retries a create whose answer was lost with the same key and gets the first answer again, charged once", async () => {
     const api = await createAccount(system.baseUrl, system.adminToken, 3);
     const lossy = await faultyProxy(system.baseUrl, 1, "drop-response");
     try {

@@ -3,11 +3,9 @@
  * invariants as fuzz-create.test.ts — every answer a 4xx with the error envelope, no credit
  * taken, nothing left in R2 once the test's own uploads are terminated.
  *
- * SKIPPED ON PURPOSE: written on the `sdk` branch against API.md's "Wave 2 additions" before
- * those endpoints existed here. Whoever merges tus + webhooks: remove `.skip`, run
- * `npx vitest run --config vitest.edge.config.ts test/edge/fuzz-wave2.test.ts`, and fix what it
- * finds (or the cases, where API.md was read wrongly). The runner also checks that each code is
- * in shared/errors.ts's ERROR_CODES with its status, so new wave-2 codes must be listed there.
+ * Written on the `sdk` branch against API.md's "Wave 2 additions"; enabled when tus and
+ * webhooks merged. The runner also checks that each code is in shared/errors.ts's ERROR_CODES
+ * with its status, so new wave-2 codes must be listed there.
  */
 import { describe, expect, it } from "vitest";
 import { accountStub, createAccount, env, request, requestWithVars } from "./helpers.js";
@@ -30,7 +28,7 @@ async function startUploads(apiKey: string, count: number): Promise<string[]> {
   return paths;
 }
 
-describe.skip("fuzz: wave-2 endpoints (enable after merging tus and webhooks)", () => {
+describe("fuzz: wave-2 endpoints", () => {
   it(`answers ${CASES} malformed tus, JSON-create and webhook requests with 4xx envelopes (seed ${SEED})`, async () => {
     const account = await createAccount(5);
     const uploadPaths = await startUploads(account.apiKey, 3);
