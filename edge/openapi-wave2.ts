@@ -40,7 +40,7 @@ export function withIdempotencyKey(paths: Json, h: OpenApiHelpers): Json {
     example: '"8e03978e-40d5-43e8-bc93-6894a57f9324"',
     description:
       "Makes a retried creation safe (IETF draft \"The Idempotency-Key HTTP Header Field\", Stripe's semantics). An sf-string (`\"…\"`) or the bare value, 1–255 visible ASCII characters, unique per logical request and per account. " +
-      "The same key with the same request (the same parts: names, filenames, bytes, in order; the multipart boundary may differ) within 24 h answers the first 202 again, with `Idempotent-Replayed: true`, and creates and charges nothing; " +
+      "Covers both creation bodies. The same key with the same request (a form: the same parts, names, filenames, bytes, in order, the multipart boundary may differ; JSON from uploads: the same body, at most 1 MiB) within 24 h answers the first 202 again, with `Idempotent-Replayed: true`, and creates and charges nothing; " +
       "with a different request it answers 422 `idempotency_key_reused`; while the first request is still uploading, 409 `idempotency_in_progress` (with `Retry-After`). " +
       "A first request that was refused (any 4xx) does not keep the key, so a corrected retry may reuse it. Checked after 401 and 429, before 402.",
   };
