@@ -53,8 +53,10 @@ uploadsRoutes.use("*", requireApiKey(), rateLimit("request"));
 uploadsRoutes.post("/", async function createUpload(c) {
   const config = configOf(c.env);
   requireTusVersion(c.req.header("Tus-Resumable"));
-  if (c.req.header("Upload-Defer-Length") !== undefined && c.req.header("Upload-Length") === undefined) {
-    throw new ApiError("invalid_request", "Deferred upload lengths are not supported.", "Send Upload-Length with the file's size.");
+  // creation-defer-length is not offered; with Upload-Length too the request is ambiguous (tus
+  // says one of the two; tusd answers 400 to both together), so any Upload-Defer-Length is refused.
+  if (c.req.header("Upload-Defer-Length") !== undefined) {
+    throw new ApiError("invalid_request", "Deferred upload lengths are not supported.", "Send only Upload-Length with the file's size.");
   }
   const length = parseByteCount(c.req.header("Upload-Length"), "Upload-Length");
   if (length === 0) throw new ApiError("invalid_request", "Upload-Length is 0; an empty file cannot be reconstructed.", "Upload files with content.");

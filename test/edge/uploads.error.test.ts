@@ -56,6 +56,7 @@ describe("tus at /v1/uploads: errors", () => {
     }
     expect(await expectError(await post(account.apiKey, { ...TUS, "Upload-Length": "0" }), 400, "invalid_request")).toMatch(/empty/);
     expect(await expectError(await post(account.apiKey, { ...TUS, "Upload-Defer-Length": "1" }), 400, "invalid_request")).toMatch(/Deferred/);
+    expect(await expectError(await post(account.apiKey, { ...TUS, "Upload-Length": "1000", "Upload-Defer-Length": "1" }), 400, "invalid_request")).toMatch(/Deferred/);
     for (const metadata of ["filename", "filename !!notbase64", "filename YQ== extra", "filename YQ==,filename Yg==", "filename /w==", "x".repeat(5000)]) {
       const res = await post(account.apiKey, { ...TUS, "Upload-Length": "10", "Upload-Metadata": metadata });
       if (metadata === "filename") expect(res.status).toBe(201); // a key without a value is allowed by tus

@@ -23,7 +23,7 @@ function tusCreation(rng: Rng, ctx: FuzzContext): FuzzCase {
   if (variant === 3) headers["Upload-Length"] = String(-rng.int(1, 1e9));
   if (variant === 4) headers["Upload-Length"] = String(2 ** rng.int(40, 52));
   if (variant === 5) headers["Upload-Defer-Length"] = "1";
-  if (variant === 6) headers["Upload-Metadata"] = rng.pick(["filename ***", "filename", ",,,", `filename ${"A".repeat(20000)}=`]);
+  if (variant === 6) headers["Upload-Metadata"] = rng.pick(["filename ***", "filename a b", ",,,", `filename ${"A".repeat(20000)}=`]);
   return { label: `tus creation: ${label}`, path: "/v1/uploads", init: { method: "POST", headers } };
 }
 
