@@ -79,6 +79,22 @@ describe("SDK against the real stack", () => {
     }
   });
 
+  it("creates through tus uploads and the JSON creation against the real server, then cancels (refund) and deletes", async () => {
+    const api = await createAccount(system.baseUrl, system.adminToken, 2);
+    const client = clientOf(api);
+    const uploads: UploadProgress[] = [];
+    const created = await client.createReconstruction(photos.slice(0, 3), { upload: "tus", quality: "preview", onUploadProgress: (p) => uploads.push(p) });
+    expect(created.files_uploaded).toBe(3);
+    const total = (await Promise.all(photos.slice(0, 3).map((p) => stat(p)))).reduce((a, s) => a + s.size, 0);
+    expect(uploads.at(-1)).toMatchObject({ sentBytes: total, totalBytes: total });
+    expect((await client.account()).balance).toBe(1);
+    const cancelled = await client.cancel(created.id);
+    expect(cancelled).toMatchObject({ status: "failed", error: { code: "cancelled" } });
+    expect((await client.account()).balance).toBe(2);
+    await client.delete(created.id);
+    await expect(client.get(created.id)).rejects.toMatchObject({ status: 404, code: "not_found" });
+  }, 120_000);
+
   it("throws typed errors with the API's codes", async () => {
     const api = await createAccount(system.baseUrl, system.adminToken, 0);
     const client = clientOf(api);
