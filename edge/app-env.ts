@@ -4,5 +4,9 @@
  * importing the app that mounts them (imports stay one way: app → routes → app-env).
  */
 import type { Env } from "./env.js";
+import type { MultipartReader } from "./uploads/multipart.js";
 
-export type AppEnv = { Bindings: Env; Variables: { requestId: string; accountId?: string } };
+/** How the create route opens its multipart body; set by the Idempotency-Key middleware to fingerprint it. */
+export type MultipartReaderFactory = (body: ReadableStream<Uint8Array>, boundary: string) => MultipartReader;
+
+export type AppEnv = { Bindings: Env; Variables: { requestId: string; accountId?: string; multipartReader?: MultipartReaderFactory } };

@@ -10,6 +10,9 @@ import { configOf } from "./env.js";
 import { docsRoutes } from "./routes/docs.js";
 import { internalRoutes } from "./routes/internal.js";
 import { reconstructionsRoutes } from "./routes/reconstructions.js";
+import { reconstructionLifecycleRoutes } from "./routes/reconstruction-lifecycle.js";
+import { webhookRoutes } from "./routes/webhooks.js";
+import { uploadsRoutes } from "./routes/uploads.js";
 
 
 export function createApp(): Hono<AppEnv> {
@@ -29,7 +32,11 @@ export function createApp(): Hono<AppEnv> {
   app.use("/v1/*", ensureRateLimitHeaders());
   // Public API (API key, rate-limited). Mount order matters only for middleware declared here.
   app.route("/v1/reconstruction", reconstructionsRoutes);
+  app.route("/v1/reconstruction", reconstructionLifecycleRoutes);
   app.route("/v1/account", accountRoutes);
+  app.route("/v1/webhooks", webhookRoutes);
+  // tus 1.0 resumable uploads (wave 2).
+  app.route("/v1/uploads", uploadsRoutes);
   // Operator API (ADMIN_TOKEN, not rate-limited per account).
   app.route("/v1/admin", adminRoutes);
   // Public docs: GET /v1/openapi.json and GET /docs.

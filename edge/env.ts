@@ -3,15 +3,21 @@ import { z } from "zod";
 import type { AccountObject } from "./objects/account.js";
 import type { ReconstructionObject } from "./objects/reconstruction.js";
 import type { RateLimiterObject } from "./objects/rate-limiter.js";
+import type { UploadObject } from "./objects/upload.js";
 import type { ComputeContainer } from "./container.js";
 import type { JobMessage } from "../shared/jobs.js";
+import type { WebhookMessage } from "../shared/webhooks.js";
 
 export interface Env {
   ACCOUNTS: DurableObjectNamespace<AccountObject>;
   RECONSTRUCTIONS: DurableObjectNamespace<ReconstructionObject>;
   RATE_LIMITER: DurableObjectNamespace<RateLimiterObject>;
+  /** tus uploads, one object per upload (edge/objects/upload.ts). */
+  UPLOADS: DurableObjectNamespace<UploadObject>;
   BUCKET: R2Bucket;
   JOBS: Queue<JobMessage>;
+  /** Webhook deliveries (edge/webhooks/consumer.ts). */
+  WEBHOOKS: Queue<WebhookMessage>;
   BASE_URL: string;
   CDN_URL: string;
   ADMIN_TOKEN: string;
@@ -31,6 +37,12 @@ export interface Env {
   DOWNLOAD_TTL_SECONDS?: string;
   DISPATCH_TIMEOUT_SECONDS?: string;
   DISPATCH_MAX_BACKOFF_SECONDS?: string;
+  /** "true" / "false"; unset: private webhook URLs allowed only when BASE_URL is on loopback (edge/webhooks/url-policy.ts). */
+  WEBHOOK_ALLOW_PRIVATE_URLS?: string;
+  WEBHOOK_RETRY_SCHEDULE_SECONDS?: string;
+  WEBHOOK_DISABLE_AFTER_SECONDS?: string;
+  /** tus expiration: an upload untouched this long is deleted (read by UploadObject). */
+  UPLOAD_TTL_SECONDS?: string;
 }
 
 const intVar = (fallback: number) => z.coerce.number().int().positive().default(fallback);

@@ -11,11 +11,16 @@ import { CREATE_FORM_SCHEMA } from "./uploads/ingest.js";
 import { ERROR_CODES, ErrorBody, statusOf, type ErrorCode } from "../shared/errors.js";
 import { FORMATS } from "../shared/formats.js";
 import { AccountRecord, CreationRecord, DownloadRecord, ReconstructionId, StatusRecord } from "../shared/records.js";
+import { mergePaths, wave2Components, wave2Paths, withIdempotencyKey } from "./openapi-wave2.js";
 import { CreateAccountBody, CreateAccountResponse, CreateKeyResponse, CreditsBody, CreditsResponse } from "./routes/admin.js";
+import { CreateFromUploads, UploadRecord } from "../shared/uploads.js";
+import { uploadPaths } from "./openapi-uploads.js";
 
 type Json = Record<string, unknown>;
 
 export interface OpenApiSettings {
+  /** Largest tus Upload-Length (the per-video limit); defaults to 500 MiB. */
+  maxVideoBytes?: number;
   baseUrl: string;
   cdnUrl: string;
   requestLimit: number;
@@ -36,6 +41,9 @@ const COMPONENTS = {
   CreateKeyResponse,
   CreditsBody,
   CreditsResponse,
+  ...wave2Components,
+  UploadRecord,
+  CreateFromUploads,
 };
 
 /** JSON Schemas of all components, with refs pointing into `#/components/schemas`. */
@@ -98,11 +106,20 @@ const ERROR_MESSAGES: Record<ErrorCode, string> = {
   not_found: "No such reconstruction.",
   not_ready: "The reconstruction is still processing.",
   reconstruction_failed: "The reconstruction failed; see its status for the reason.",
+  already_terminal: "The reconstruction is already completed or failed; there is nothing to cancel.",
+  idempotency_in_progress: "A request with this Idempotency-Key is still being processed.",
+  idempotency_key_reused: "This Idempotency-Key was used with a different request.",
   payload_too_large: "The file exceeds the per-file limit.",
   range_not_satisfiable: "The requested range is outside the file.",
   rate_limited: "Too many requests; retry after the number of seconds in Retry-After.",
   internal_error: "Something went wrong on our side.",
   service_unavailable: "The service is temporarily unavailable.",
+  offset_mismatch: "Upload-Offset is 0 but the upload is at 5242880.",
+  upload_incomplete: 'The upload "upl_…" has 1048576 of 5242880 bytes; finish it first.',
+  upload_locked: "Another request is writing this upload.",
+  unsupported_tus_version: "The Tus-Resumable header is missing.",
+  unsupported_media_type: "A PATCH body must be application/offset+octet-stream.",
+  checksum_mismatch: "The PATCH body does not match its Upload-Checksum; nothing of it was stored.",
 };
 
 /** A JSON success response with the rate-limit headers. */
@@ -169,11 +186,13 @@ function publicPaths(s: OpenApiSettings): Json {
               schema: CREATE_FORM_SCHEMA,
               encoding: { files: { contentType: "image/jpeg, image/png, image/heic, video/mp4, video/quicktime" } },
             },
+            // Wave 2: finished tus uploads of the caller instead of a form (same checks, limits and credit).
+            "application/json": { schema: ref("CreateFromUploads") },
           },
         },
         responses: {
           "202": ok("Accepted; processing runs in the background. Poll `status_url`.", "CreationRecord"),
-          ...errorResponses(["invalid_file_format", "no_files", "invalid_request", "insufficient_credits", "payload_too_large", ...AUTH]),
+          ...errorResponses(["invalid_file_format", "no_files", "invalid_request", "insufficient_credits", "payload_too_large", "not_found", "upload_incomplete", "upload_locked", ...AUTH]),
         },
       },
     },
@@ -192,7 +211,7 @@ function publicPaths(s: OpenApiSettings): Json {
         operationId: "getReconstructionDownload",
         tags: ["Reconstructions"],
         summary: "A signed, time-limited link to one model file",
-        description: `Never the binary: \`download_url\` points at ${s.cdnUrl}, is signed and expires after ${s.downloadTtlSeconds} s; call again for a fresh link. Error precedence: 404, then 400 \`unsupported_format\`, then 409.`,
+        description: `\`colmap\` is a zip of COLMAP's text model (cameras.txt, images.txt, points3D.txt), \`transforms\` a nerfstudio / instant-ngp transforms.json; both hold the cameras in the frame of the model formats. Never the binary: \`download_url\` points at ${s.cdnUrl}, is signed and expires after ${s.downloadTtlSeconds} s; call again for a fresh link. Error precedence: 404, then 400 \`unsupported_format\`, then 409.`,
         security: apiKey,
         parameters: [ID_PARAM, { name: "file-type", in: "path", required: true, schema: { type: "string", enum: [...FORMATS] } }],
         responses: { "200": ok("The download record.", "DownloadRecord"), ...errorResponses(["unsupported_format", "not_found", "not_ready", "reconstruction_failed", ...AUTH]) },
@@ -270,6 +289,12 @@ function adminPaths(s: OpenApiSettings): Json {
   };
 }
 
+/** The wave-2 paths of edge/openapi-wave2.ts merged into `paths`, with the create operation's Idempotency-Key. */
+function wave2(merge: typeof mergePaths, paths: Json): Json {
+  const helpers = { ok, errorResponses, rateLimitHeaders, jsonBody, ID_PARAM, AUTH };
+  return withIdempotencyKey(merge(paths, wave2Paths(helpers)), helpers);
+}
+
 /** The whole document for one configuration. */
 export function buildOpenApiDocument(s: OpenApiSettings): Json {
   return {
@@ -288,12 +313,19 @@ export function buildOpenApiDocument(s: OpenApiSettings): Json {
     tags: [
       { name: "Reconstructions", description: "Create a reconstruction, follow it, download its models." },
       { name: "Account", description: "The caller's credits and usage." },
+      { name: "Webhooks", description: "Endpoints that receive signed reconstruction events (Standard Webhooks)." },
       { name: "Operator", description: "Accounts, keys and credits; authorised by the ADMIN_TOKEN secret, not by an API key." },
       { name: "Docs", description: "Public, no key needed." },
       { name: "Downloads", description: "Model files behind signed links on the CDN address." },
+      { name: "Uploads", description: "Resumable uploads (tus 1.0) for large captures; their ids create a reconstruction." },
     ],
     security: [{ apiKey: [] }],
-    paths: { ...publicPaths(s), ...adminPaths(s), ...cdnPaths(s) },
+    paths: wave2(mergePaths, {
+      ...publicPaths(s),
+      ...uploadPaths(s.maxVideoBytes ?? 500 * 1024 * 1024, { ok, errorResponses, rateLimitHeaders, auth: AUTH }),
+      ...adminPaths(s),
+      ...cdnPaths(s),
+    }),
     components: {
       schemas: componentSchemas(),
       headers: headerComponents(s),

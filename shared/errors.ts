@@ -13,11 +13,21 @@ export const ERROR_CODES = [
   "not_found",
   "not_ready",
   "reconstruction_failed",
+  "already_terminal",
+  "idempotency_in_progress",
+  "idempotency_key_reused",
   "payload_too_large",
   "range_not_satisfiable",
   "rate_limited",
   "internal_error",
   "service_unavailable",
+  // tus uploads (wave 2)
+  "offset_mismatch",
+  "upload_incomplete",
+  "upload_locked",
+  "unsupported_tus_version",
+  "unsupported_media_type",
+  "checksum_mismatch",
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
@@ -30,6 +40,7 @@ export const FAILURE_CODES = [
   "processing_timeout",
   "processing_error",
   "dispatch_failed",
+  "cancelled",
 ] as const;
 export type FailureCode = (typeof FAILURE_CODES)[number];
 
@@ -51,7 +62,11 @@ export function statusOf(code: ErrorCode): number {
       return 404;
     case "not_ready":
     case "reconstruction_failed":
+    case "already_terminal":
+    case "idempotency_in_progress":
       return 409;
+    case "idempotency_key_reused":
+      return 422;
     case "payload_too_large":
       return 413;
     case "range_not_satisfiable":
@@ -62,6 +77,17 @@ export function statusOf(code: ErrorCode): number {
       return 500;
     case "service_unavailable":
       return 503;
+    case "offset_mismatch":
+    case "upload_incomplete":
+      return 409;
+    case "unsupported_tus_version":
+      return 412;
+    case "unsupported_media_type":
+      return 415;
+    case "upload_locked":
+      return 423;
+    case "checksum_mismatch":
+      return 460; // tus checksum extension: "460 Checksum Mismatch"
   }
 }
 

@@ -1,7 +1,8 @@
-/** @module The six downloadable model formats and their media types. */
+/** @module The downloadable formats (six model formats, two camera exports) and their media types. */
 import { z } from "zod";
 
-export const FORMATS = ["obj", "ply", "gltf", "glb", "stl", "las"] as const;
+// colmap and transforms (wave 2) are the cameras, for splatting and NeRF tools.
+export const FORMATS = ["obj", "ply", "gltf", "glb", "stl", "las", "colmap", "transforms"] as const;
 export const Format = z.enum(FORMATS);
 export type Format = z.infer<typeof Format>;
 
@@ -13,6 +14,9 @@ export const CONTENT_TYPES: Record<Format, string> = {
   glb: "model/gltf-binary",
   stl: "model/stl",
   las: "application/vnd.las",
+  // A zip of COLMAP's cameras.txt, images.txt and points3D.txt.
+  colmap: "application/zip",
+  transforms: "application/json",
 };
 
 export function isFormat(value: string): value is Format {
@@ -20,9 +24,12 @@ export function isFormat(value: string): value is Format {
 }
 
 /**
- * File name of a format's download (`<base>.<ext>`; the OBJ bundle is `<base>-obj.zip`), used
- * both for the compute's output files and the download's Content-Disposition.
+ * File name of a format's download (`<base>.<ext>`; the OBJ bundle is `<base>-obj.zip`, the
+ * COLMAP model `<base>-colmap.zip`, the nerfstudio file `<base>-transforms.json`), used both
+ * for the compute's output files and the download's Content-Disposition.
  */
 export function downloadFileName(base: string, format: Format): string {
-  return format === "obj" ? `${base}-obj.zip` : `${base}.${format}`;
+  if (format === "obj" || format === "colmap") return `${base}-${format}.zip`;
+  if (format === "transforms") return `${base}-transforms.json`;
+  return `${base}.${format}`;
 }

@@ -27,3 +27,17 @@ export function safeName(fileName: string): string {
   const cleaned = fileName.replace(/[^A-Za-z0-9._-]+/g, "_").replace(/^\.+/, "_");
   return cleaned.slice(-120) || "file";
 }
+
+/** A tus upload's object while it is being written and until a reconstruction claims it. */
+export function uploadDataKey(uploadId: string): string {
+  return `uploads/${uploadId}/data`;
+}
+
+/** The bytes after the last full R2 part, kept until the next PATCH fills a part (`generation` never repeats). */
+export function uploadTailKey(uploadId: string, generation: number): string {
+  return `uploads/${uploadId}/tail-${generation}`;
+}
+
+export function uploadPrefix(uploadId: string): string {
+  return `uploads/${uploadId}/`;
+}

@@ -49,7 +49,7 @@ export interface PipelineResult {
 }
 
 /** Formats written from a sparse model (points + cameras, no surface). */
-const SPARSE_FORMATS: Format[] = ["glb", "ply"];
+const SPARSE_FORMATS: Format[] = ["glb", "ply", "colmap", "transforms"];
 
 /** The sparse points as a point cloud (normals point from the points towards the cameras that see them). */
 export function sparseCloud(model: SparseModel): PointCloud {
@@ -153,7 +153,7 @@ async function execute(input: PipelineInput, timeline: Timeline, run: RunState):
     }
   }
   const formats = input.sparseOnly ? SPARSE_FORMATS : [...FORMATS];
-  const exported = await stage(timeline, "export", () => exporter.run({ views: model.views, cloud, mesh: surface, textured: atlas, images }, { formats, outDir: input.outDir }));
+  const exported = await stage(timeline, "export", () => exporter.run({ views: model.views, cloud, mesh: surface, textured: atlas, images, sparse: model.points }, { formats, outDir: input.outDir }));
   timeline.reports.push(exported.report);
   run.outputs = exported.files;
 }

@@ -23,10 +23,17 @@ export interface EdgeClient {
   fail(reconstructionId: string, report: FailureReport): Promise<ReportAnswer>;
 }
 
+/** The edge told compute to stop this job (cancelled, ended or deleted): not an error to report. */
+export class StoppedByEdge extends Error {
+  override readonly name = "StoppedByEdge";
+}
+
 /** What the state machine said: `accepted: false` means the attempt is stale or the job already ended. */
 export interface ReportAnswer {
   accepted: boolean;
   status?: string;
+  /** Why a report was refused (e.g. "already failed" after a cancel); the job must stop. */
+  reason?: string;
 }
 
 export function createEdgeClient(edgeUrl: string, secret: string, fetchImpl: typeof fetch = fetch): EdgeClient {
@@ -56,8 +63,8 @@ export function createEdgeClient(edgeUrl: string, secret: string, fetchImpl: typ
       body: JSON.stringify(body),
     });
     if (res.status === 409) {
-      const body = (await res.json().catch(() => ({}))) as { status?: string };
-      return { accepted: false, status: body.status };
+      const body = (await res.json().catch(() => ({}))) as { status?: string; reason?: string };
+      return { accepted: false, status: body.status, reason: body.reason };
     }
     if (!res.ok) throw new Error(`edge ${verb} for ${id}: HTTP ${res.status} ${await res.text()}`);
     return (await res.json()) as ReportAnswer;
@@ -80,6 +87,8 @@ export function createEdgeClient(edgeUrl: string, secret: string, fetchImpl: typ
           1,
         ).catch((err: unknown) => err as Error);
         if (res instanceof Response && res.ok) return size;
+        // The state machine refuses outputs of a cancelled or finished job: stop, do not retry.
+        if (res instanceof Response && res.status === 409) throw new StoppedByEdge(`edge refused output ${key}: the job was cancelled or has ended`);
         if (i === 2) throw res instanceof Error ? res : new Error(`edge: upload of ${key} failed (HTTP ${res.status})`);
         await new Promise((r) => setTimeout(r, 500 * 2 ** i));
       }

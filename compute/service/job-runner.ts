@@ -13,7 +13,7 @@ import type { JobMessage } from "../../shared/jobs.js";
 import type { Stage } from "../../shared/records.js";
 import { outputKey, reportKey } from "../../shared/storage-keys.js";
 import type { ComputeConfig } from "./config.js";
-import type { EdgeClient } from "./edge-client.js";
+import { StoppedByEdge, type EdgeClient } from "./edge-client.js";
 import type { PipelineThreadCommand, PipelineThreadInput, PipelineThreadMessage } from "./pipeline-messages.js";
 import type { PipelineThreads } from "./pipeline-threads.js";
 
@@ -32,6 +32,8 @@ export interface RunningJob {
   startedAt: number;
   stage: Stage | null;
   progress: number;
+  /** Set once the job must stop (the edge refused a report, or shutdown); checked at every checkpoint. */
+  cancelReason: string | null;
   cancel(reason: string): void;
 }
 
@@ -41,7 +43,6 @@ type Outcome =
   | { type: "cancelled"; reason: string };
 
 export function startJob(job: JobMessage, ctx: JobContext): { handle: RunningJob; finished: Promise<void> } {
-  let cancelReason: string | null = null;
   let onCancel: (reason: string) => void = () => {};
   const handle: RunningJob = {
     id: job.reconstruction_id,
@@ -49,14 +50,15 @@ export function startJob(job: JobMessage, ctx: JobContext): { handle: RunningJob
     startedAt: Date.now(),
     stage: null,
     progress: 0,
+    cancelReason: null,
     cancel(reason) {
-      cancelReason ??= reason;
+      handle.cancelReason ??= reason;
       onCancel(reason);
     },
   };
   const finished = runJob(job, handle, ctx, (fn) => {
     onCancel = fn;
-    if (cancelReason) fn(cancelReason);
+    if (handle.cancelReason) fn(handle.cancelReason);
   }).catch((err: unknown) => ctx.log({ level: "error", job: job.reconstruction_id, event: "job_crashed", error: String(err) }));
   return { handle, finished };
 }
@@ -76,7 +78,7 @@ async function runJob(job: JobMessage, handle: RunningJob, ctx: JobContext, setC
     if (reporter.refresh()) return;
     ctx.edge.heartbeat(id, handle.attempt).then(
       (answer) => {
-        if (!answer.accepted) handle.cancel(`state machine refused heartbeat (${answer.status ?? "stale attempt"})`);
+        if (!answer.accepted) handle.cancel(`state machine refused heartbeat (${answer.status ?? "stale attempt"}: ${answer.reason ?? "no reason"})`);
       },
       (err: unknown) => ctx.log({ level: "warn", job: id, event: "heartbeat_failed", error: String(err) }),
     );
@@ -85,6 +87,10 @@ async function runJob(job: JobMessage, handle: RunningJob, ctx: JobContext, setC
     const outcome = await execute(job, handle, ctx, jobDir, reporter, setCancel);
     await finish(job, handle, ctx, outcome, jobDir);
   } catch (err) {
+    if (err instanceof StoppedByEdge || handle.cancelReason) {
+      ctx.log({ level: "info", job: id, event: "cancelled", reason: handle.cancelReason ?? String(err) });
+      return;
+    }
     ctx.log({ level: "error", job: id, event: "job_error", error: err instanceof Error ? err.stack : String(err) });
     await ctx.edge
       .fail(id, { attempt: handle.attempt, code: "processing_error", message: "The reconstruction failed because of an internal error.", suggestion: "Retry the upload; if it fails again, contact support with the reconstruction id." })
@@ -112,6 +118,8 @@ async function execute(
   const files: PipelineThreadInput["files"] = [];
   for (const [index, input] of job.inputs.entries()) {
     const localPath = path.join(inputDir, `${String(index).padStart(4, "0")}${extensionOf(input.kind)}`);
+    // Checkpoint: a cancelled job downloads nothing more.
+    if (handle.cancelReason) return { type: "cancelled", reason: handle.cancelReason };
     await ctx.edge.downloadObject(input.key, localPath);
     files.push({ path: localPath, name: input.name });
     reporter.report("ingest", Math.floor((2 * (index + 1)) / job.inputs.length), 0);
@@ -168,6 +176,8 @@ async function finish(job: JobMessage, handle: RunningJob, ctx: JobContext, outc
   handle.stage = "export";
   const formats: Array<{ format: keyof typeof CONTENT_TYPES; file_size: number }> = [];
   for (const output of outcome.outputs) {
+    // Checkpoint: once cancelled, no output is written (the edge refuses them too).
+    if (handle.cancelReason) throw new StoppedByEdge(handle.cancelReason);
     const bytes = await ctx.edge.uploadObject(outputKey(id, output.format), output.path, CONTENT_TYPES[output.format]);
     formats.push({ format: output.format, file_size: bytes });
   }
@@ -194,7 +204,7 @@ function createProgressReporter(job: JobMessage, handle: RunningJob, ctx: JobCon
     pending = pending
       .then(() => ctx.edge.progress(job.reconstruction_id, body))
       .then((answer) => {
-        if (!answer.accepted) handle.cancel(`state machine refused progress (${answer.status ?? "stale attempt"})`);
+        if (!answer.accepted) handle.cancel(`state machine refused progress (${answer.status ?? "stale attempt"}: ${answer.reason ?? "no reason"})`);
       })
       .catch((err: unknown) => ctx.log({ level: "warn", job: job.reconstruction_id, event: "progress_failed", error: String(err) }));
   }

@@ -16,6 +16,11 @@ import { z } from "zod";
 import { ReconstructionId } from "../../shared/records.js";
 import type { AccountRecord } from "../../shared/records.js";
 import type { Env } from "../env.js";
+import { claimKey, completeKey, releaseKey, type IdempotencyClaim } from "../idempotency/store.js";
+import * as webhooks from "../webhooks/store.js";
+import { scheduleOf } from "../webhooks/schedule.js";
+import { randomId } from "../webhooks/signing.js";
+import { WebhookEventType, type WebhookEndpoint } from "../../shared/webhooks.js";
 
 export const LEDGER_KINDS = ["debit", "refund", "topup", "trial", "adjustment"] as const;
 export type LedgerKind = (typeof LEDGER_KINDS)[number];
@@ -47,6 +52,7 @@ const KeyHash = z.string().regex(/^[0-9a-f]{64}$/);
 const Reason = z.string().min(1).max(500);
 const Amount = z.number().int().refine((n) => n !== 0, "amount must not be 0");
 const Outcome = z.enum(["completed", "failed"]);
+const IdempotencyKeyValue = z.string().min(1).max(255);
 
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS account (
@@ -182,6 +188,65 @@ export class AccountObject extends DurableObject<Env> {
       outcome,
       new Date().toISOString(),
     );
+  }
+
+  /** Idempotency-Key of a creation (edge/idempotency/store.ts): claim before the body is read. */
+  claimIdempotencyKey(key: string): IdempotencyClaim | null {
+    IdempotencyKeyValue.parse(key);
+    return this.exists() ? claimKey(this.sql, key) : null;
+  }
+
+  completeIdempotencyKey(key: string, fingerprint: string, status: number, body: string): void {
+    IdempotencyKeyValue.parse(key);
+    if (this.exists()) completeKey(this.sql, key, fingerprint, status, body);
+  }
+
+  releaseIdempotencyKey(key: string): void {
+    IdempotencyKeyValue.parse(key);
+    if (this.exists()) releaseKey(this.sql, key);
+  }
+
+  /** Webhooks (edge/webhooks/store.ts); null when the account does not exist. */
+  createWebhook(input: { id: string; url: string; events: WebhookEventType[]; secret: string }): WebhookEndpoint | "too_many" | null {
+    return this.exists() ? webhooks.createEndpoint(this.sql, input) : null;
+  }
+
+  listWebhooks(): WebhookEndpoint[] {
+    return this.exists() ? webhooks.listEndpoints(this.sql) : [];
+  }
+
+  deleteWebhook(id: string): boolean {
+    return this.exists() && webhooks.deleteEndpoint(this.sql, id);
+  }
+
+  listWebhookDeliveries(endpointId: string) {
+    return this.exists() ? webhooks.listDeliveries(this.sql, endpointId) : null;
+  }
+
+  /** Records one delivery per subscribed endpoint (once per reconstruction and type) and queues them. */
+  async emitWebhookEvent(event: { type: WebhookEventType; reconstructionId: string; body: string }): Promise<number> {
+    WebhookEventType.parse(event.type);
+    ReconstructionId.parse(event.reconstructionId);
+    if (!this.exists()) return 0;
+    const accountId = this.sql.exec<{ account_id: string }>("SELECT account_id FROM account").one().account_id;
+    const ids = webhooks.enqueueEvent(this.sql, event, () => randomId("msg_"));
+    if (ids.length === 0) return 0;
+    try {
+      await this.env.WEBHOOKS.sendBatch(ids.map((id) => ({ body: { account_id: accountId, delivery_id: id } })));
+    } catch (err) {
+      // Unqueued deliveries would wait forever: drop them so the caller's retry creates them again.
+      webhooks.forgetDeliveries(this.sql, ids);
+      throw err;
+    }
+    return ids.length;
+  }
+
+  planWebhookAttempt(deliveryId: string): webhooks.AttemptPlan {
+    return this.exists() ? webhooks.planAttempt(this.sql, deliveryId) : { action: "done" };
+  }
+
+  recordWebhookAttempt(deliveryId: string, result: webhooks.AttemptResult): ReturnType<typeof webhooks.recordAttempt> {
+    return this.exists() ? webhooks.recordAttempt(this.sql, deliveryId, result, scheduleOf(this.env)) : { next: "done" };
   }
 
   ledger(): LedgerRow[] {

@@ -10,7 +10,8 @@
  * The alarm is the watchdog: it is re-armed on every sign of life, so when it fires the
  * deadline has passed. It then re-dispatches the job with attempt + 1, up to a bounded number
  * of attempts, and finally fails the reconstruction with `processing_timeout` and refunds the
- * credit. Side effects on the AccountObject (refund, outcome) are retried by the alarm until
+ * credit. The owner may cancel (→ failed, `cancelled`) and delete (a tombstone: the id then
+ * answers as unknown). Side effects on the AccountObject (refund, outcome, webhook events) are retried by the alarm until
  * they succeed; the AccountObject makes each of them idempotent per reconstruction id.
  */
 import { DurableObject } from "cloudflare:workers";
@@ -19,6 +20,8 @@ import type { Env } from "../env.js";
 import { CompletionReport, FailureReport, JobInput, JobMessage, ProgressReport, Quality } from "../../shared/jobs.js";
 import { ReconstructionId, StatusRecord, type FailureInfo, type ReconstructionStatus } from "../../shared/records.js";
 import { SCHEMA_SQL, canTransition, isTerminal, type ReconstructionRow } from "./reconstruction-state.js";
+import { CANCELLED_FAILURE, TOMBSTONE_SQL, type CancelOutcome } from "./reconstruction-cancel.js";
+import { emitOnce } from "./reconstruction-events.js";
 
 /** What the create route hands the object once the inputs are in R2 and the credit is taken. */
 export const ReconstructionInit = z.object({
@@ -98,6 +101,7 @@ export class ReconstructionObject extends DurableObject<Env> {
     this.sql.exec(`UPDATE reconstruction SET status = 'processing', started_at = COALESCE(started_at, ?), last_seen_at = ? WHERE id = ?`, now, now, row.id);
     this.log(row.status, "processing", row.attempt, "started");
     await this.armWatchdog(this.watchdog.WATCHDOG_PROCESSING_SECONDS);
+    await this.emitProcessing();
     return { accepted: true, status: "processing" };
   }
 
@@ -117,6 +121,7 @@ export class ReconstructionObject extends DurableObject<Env> {
       data.progress, Math.min(data.files_processed, row.total_files), data.stage, estimate, new Date().toISOString(), row.id,
     );
     await this.armWatchdog(this.watchdog.WATCHDOG_PROCESSING_SECONDS);
+    await this.emitProcessing(); // a no-op once emitted; retries one that failed at start
     return { accepted: true, status: "processing" };
   }
 
@@ -164,9 +169,36 @@ export class ReconstructionObject extends DurableObject<Env> {
 
   /** The public record for its owner; null for anyone else (the route answers 404 either way). */
   async status(accountId: string): Promise<StatusRecord | null> {
+    const row = this.ownedRow(accountId);
+    return row ? toStatusRecord(row) : null;
+  }
+
+  /**
+   * The owner stops the job: pending or processing → failed (`cancelled`), credit refunded once
+   * by settle(). Compute learns it from the refusal of its next heartbeat or progress report.
+   */
+  async cancel(accountId: string): Promise<CancelOutcome> {
+    const row = this.ownedRow(accountId);
+    if (!row) return { kind: "not_found" };
+    if (isTerminal(row.status)) return { kind: "already_terminal", record: toStatusRecord(row) };
+    await this.failNow(row, CANCELLED_FAILURE);
+    return { kind: "cancelled", record: toStatusRecord(this.row()!) };
+  }
+
+  /** Marks a terminal reconstruction deleted: it answers as unknown from now on. False if not the owner's or not terminal. */
+  async markDeleted(accountId: string): Promise<boolean> {
+    const row = this.ownedRow(accountId);
+    if (!row || !isTerminal(row.status)) return false;
+    this.sql.exec(TOMBSTONE_SQL);
+    this.sql.exec(`INSERT OR IGNORE INTO tombstone (singleton, deleted_at) VALUES (1, ?)`, new Date().toISOString());
+    this.log(row.status, row.status, row.attempt, "deleted by its owner");
+    return true;
+  }
+
+  /** Whether compute may still write outputs: only while the job can still complete. */
+  async acceptsOutputs(): Promise<boolean> {
     const row = this.row();
-    if (!row || row.account_id !== accountId) return null;
-    return toStatusRecord(row);
+    return !!row && !isTerminal(row.status) && !this.isDeleted();
   }
 
   /** The watchdog (see the module comment). */
@@ -195,9 +227,28 @@ export class ReconstructionObject extends DurableObject<Env> {
     ).toArray();
   }
 
+  /** The `reconstruction.processing` webhook event, once; a failure is logged and retried by the next progress report. */
+  private async emitProcessing(): Promise<void> {
+    const row = this.row()!;
+    await emitOnce(this.sql, this.env, row.account_id, "reconstruction.processing", toStatusRecord(row)).catch((err: unknown) =>
+      console.error(JSON.stringify({ level: "error", reconstruction_id: row.id, msg: "webhook event not emitted", error: String(err) })),
+    );
+  }
+
   /** A malformed report is refused as data, not thrown: errors cross boundaries as values. */
   private invalid(error: z.ZodError): ReportOutcome {
     return { accepted: false, status: this.row()?.status, reason: `invalid report: ${z.prettifyError(error).replace(/\s+/g, " ")}` };
+  }
+
+  /** The row when it exists, belongs to `accountId` and is not deleted. */
+  private ownedRow(accountId: string): ReconstructionRow | undefined {
+    const row = this.row();
+    if (!row || row.account_id !== accountId || this.isDeleted()) return undefined;
+    return row;
+  }
+
+  private isDeleted(): boolean {
+    return this.sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'tombstone'`).toArray().length > 0;
   }
 
   private row(): ReconstructionRow | undefined {
@@ -263,6 +314,9 @@ export class ReconstructionObject extends DurableObject<Env> {
         await account.recordOutcome(row.id, row.status === "completed" ? "completed" : "failed");
         this.sql.exec(`UPDATE reconstruction SET outcome_recorded = 1 WHERE id = ?`, row.id);
       }
+      // After the refund, so a failed event's data says credit_refunded: true.
+      const type = row.status === "completed" ? "reconstruction.completed" : "reconstruction.failed";
+      await emitOnce(this.sql, this.env, row.account_id, type, toStatusRecord(this.row()!));
       await this.ctx.storage.deleteAlarm();
     } catch (err) {
       console.error(JSON.stringify({ level: "error", reconstruction_id: row.id, msg: "account settlement failed, retrying", error: String(err) }));

@@ -26,6 +26,7 @@ function documentFor(config: Config): Json {
       windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
       trialCredits: config.TRIAL_CREDITS,
       downloadTtlSeconds: config.DOWNLOAD_TTL_SECONDS,
+      maxVideoBytes: config.MAX_VIDEO_BYTES,
     });
     documents.set(config, document);
   }

@@ -41,9 +41,19 @@ internalRoutes.get("/objects/*", async (c) => {
 internalRoutes.put("/objects/*", async (c) => {
   const key = objectKey(new URL(c.req.url).pathname);
   if (!key.startsWith("outputs/")) throw new ApiError("invalid_request", "Only outputs may be written.", "");
+  // A cancelled, finished or deleted job writes nothing more (its objects may be being deleted).
+  const id = key.split("/")[1]!;
+  const writable = await c.env.RECONSTRUCTIONS.get(c.env.RECONSTRUCTIONS.idFromName(id)).acceptsOutputs();
+  if (!writable) return c.json({ accepted: false, reason: "the reconstruction no longer accepts outputs" }, 409);
   const length = Number(c.req.header("content-length"));
   if (!c.req.raw.body || !Number.isFinite(length)) throw new ApiError("invalid_request", "A body with Content-Length is required.", "");
   const stored = await c.env.BUCKET.put(key, c.req.raw.body, { httpMetadata: { contentType: c.req.header("content-type") ?? "application/octet-stream" } });
+  // Cancelled or deleted while this upload streamed: the delete may already have listed the
+  // prefix, so this object would be left behind. Remove it.
+  if (!(await c.env.RECONSTRUCTIONS.get(c.env.RECONSTRUCTIONS.idFromName(id)).acceptsOutputs())) {
+    await c.env.BUCKET.delete(key);
+    return c.json({ accepted: false, reason: "the reconstruction no longer accepts outputs" }, 409);
+  }
   return c.json({ key, size: stored?.size ?? length }, 201);
 });
 
@@ -90,5 +100,6 @@ internalRoutes.post("/reconstructions/:id/:verb", async (c) => {
       break;
     }
   }
-  return c.json(answer, answer.accepted ? 200 : 409);
+  // A refusal means "stop this job": it was cancelled, ended, deleted, or a newer attempt owns it.
+  return c.json({ ...answer, stop: !answer.accepted }, answer.accepted ? 200 : 409);
 });

@@ -1,9 +1,12 @@
 /**
  * @module Routes of /v1/reconstruction: create (streaming upload), status, download link.
  *
- * Creation order (API.md): 401 and 429 in middleware, then a credit hold (402) before a single
+ * Creation order (API.md): 401 and 429 in middleware, then an `Idempotency-Key` when sent
+ * (edge/idempotency/middleware.ts: 409 while the first runs, replay or 422 after it), then a credit hold (402) before a single
  * body byte is read, then the streamed upload (413/400). Any rejection releases the hold and
  * deletes what was written; success turns the hold into exactly one ledger debit.
+ * A JSON body `{"uploads": [ids]}` takes finished tus uploads instead of a form
+ * (edge/uploads/from-uploads.ts), under the same order and rules.
  */
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../app-env.js";
@@ -12,10 +15,12 @@ import { configOf, type Config } from "../env.js";
 import { ApiError } from "../errors.js";
 import { estimateCompletion } from "../estimate.js";
 import { rateLimit } from "../rate-limit.js";
+import { idempotentCreate } from "../idempotency/middleware.js";
 import { signedUrl } from "../downloads/signing.js";
 import { deleteInputs, ingestUpload, mib, type IngestResult } from "../uploads/ingest.js";
 import { boundaryOf } from "../uploads/multipart.js";
-import { isFormat } from "../../shared/formats.js";
+import { UploadClaims, isJsonRequest } from "../uploads/from-uploads.js";
+import { FORMATS, isFormat } from "../../shared/formats.js";
 import { CreationRecord, DownloadRecord, ReconstructionId, StatusRecord } from "../../shared/records.js";
 
 export const reconstructionsRoutes = new Hono<AppEnv>();
@@ -31,7 +36,7 @@ export function newReconstructionId(): string {
   return id;
 }
 
-reconstructionsRoutes.post("/", requireApiKey(), rateLimit("create"), async function createReconstruction(c) {
+reconstructionsRoutes.post("/", requireApiKey(), rateLimit("create"), idempotentCreate(), async function createReconstruction(c) {
   const config = configOf(c.env);
   const accountId = c.get("accountId")!;
   const id = newReconstructionId();
@@ -39,13 +44,14 @@ reconstructionsRoutes.post("/", requireApiKey(), rateLimit("create"), async func
   const hold = await account.reserveCredit(id);
   if (!hold.ok) throw new ApiError("insufficient_credits", "Your balance is 0 credits; a reconstruction costs 1.", "Ask the operator to add credits to your account.");
   let upload: IngestResult;
+  const claims = isJsonRequest(c) ? new UploadClaims(c, id) : undefined;
   try {
-    upload = await receiveFiles(c, id, config);
+    upload = claims ? await claims.take(config) : await receiveFiles(c, id, config);
     await account.commitReservation(id);
   } catch (err) {
     // The rejection the client sees is `err`; a failing clean-up is logged, not substituted
     // (an unreleased hold lapses by itself, see RESERVATION_TTL_MS in the AccountObject).
-    await Promise.all([account.releaseReservation(id), deleteInputs(c.env.BUCKET, id)]).catch((cleanupError: unknown) =>
+    await Promise.all([account.releaseReservation(id), deleteInputs(c.env.BUCKET, id), claims?.release()]).catch((cleanupError: unknown) =>
       console.error(JSON.stringify({ level: "error", request_id: c.get("requestId"), reconstruction_id: id, msg: "creation clean-up failed", error: String(cleanupError) })),
     );
     throw err;
@@ -60,8 +66,13 @@ reconstructionsRoutes.post("/", requireApiKey(), rateLimit("create"), async func
     // Without a state machine nothing would ever finish or refund: undo the charge and the files.
     await account.refund(id, "internal_error");
     await deleteInputs(c.env.BUCKET, id);
+    await claims?.release();
     throw err;
   }
+  // The inputs are the reconstruction's own copies now; a failure here only leaves uploads to expire.
+  await claims?.consume().catch((err: unknown) =>
+    console.error(JSON.stringify({ level: "error", request_id: c.get("requestId"), reconstruction_id: id, msg: "consuming uploads failed", error: String(err) })),
+  );
   const record = CreationRecord.parse({
     id,
     status: "pending",
@@ -88,7 +99,7 @@ async function receiveFiles(c: Context<AppEnv>, id: string, config: Config): Pro
     maxImageBytes: config.MAX_IMAGE_BYTES,
     maxVideoBytes: config.MAX_VIDEO_BYTES,
     maxRequestBytes: config.MAX_REQUEST_BYTES,
-  });
+  }, c.get("multipartReader"));
 }
 
 reconstructionsRoutes.get("/:id/status", requireApiKey(), rateLimit("request"), async function getStatus(c) {
@@ -99,7 +110,7 @@ reconstructionsRoutes.get("/:id/download/:format", requireApiKey(), rateLimit("r
   const config = configOf(c.env);
   const record = await ownedStatus(c, c.req.param("id"));
   const format = c.req.param("format");
-  if (!isFormat(format)) throw new ApiError("unsupported_format", `"${format}" is not a downloadable format.`, "Use one of obj, ply, gltf, glb, stl, las.");
+  if (!isFormat(format)) throw new ApiError("unsupported_format", `"${format}" is not a downloadable format.`, `Use one of ${FORMATS.join(", ")}.`);
   if (record.status === "failed") {
     throw new ApiError("reconstruction_failed", `The reconstruction failed (${record.error?.code ?? "failed"}); it has no files.`, record.error?.suggestion ?? "Submit the files again.");
   }

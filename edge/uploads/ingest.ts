@@ -73,8 +73,9 @@ export async function ingestUpload(
   bucket: R2Bucket,
   reconstructionId: string,
   limits: UploadLimits,
+  openReader: (body: ReadableStream<Uint8Array>, boundary: string) => MultipartReader = (b, s) => new MultipartReader(b, s),
 ): Promise<IngestResult> {
-  const reader = new MultipartReader(body, boundary);
+  const reader = openReader(body, boundary);
   reader.onRead = (bytesRead) => {
     if (bytesRead > limits.maxRequestBytes) throw tooLarge(`The request is larger than the limit of ${mib(limits.maxRequestBytes)} per request.`);
   };

@@ -153,6 +153,8 @@ export class MultipartReader {
   private async readUntil(marker: Uint8Array, maxBytes: number): Promise<Uint8Array> {
     for (;;) {
       const at = indexOf(this.pending, marker, 0);
+      // The limit holds however the body is chunked, also when the marker came in one chunk.
+      if (at > maxBytes) throw new MultipartError("part headers are too long or not terminated");
       if (at >= 0) {
         const head = this.pending.slice(0, at);
         this.pending = this.pending.subarray(at + marker.length);
@@ -179,7 +181,13 @@ export class MultipartReader {
     while (!this.sourceDone) {
       // `pending` is at most a delimiter's length in a body (headers: at most MAX_HEADER_BYTES).
       if (this.source.reusesBuffer && this.pending.length > 0) this.pending = this.pending.slice();
-      const value = await this.source.read();
+      let value: Uint8Array | undefined;
+      try {
+        value = await this.source.read();
+      } catch {
+        // The client's connection broke off mid-body: its request is incomplete, not our fault.
+        throw new MultipartError("the body broke off before its end (connection lost)");
+      }
       if (!value) {
         this.sourceDone = true;
         return undefined;

@@ -24,6 +24,8 @@ export interface RunningSystem {
   baseUrl: string;
   computeUrl: string;
   adminToken: string;
+  /** wrangler's --persist-to folder (local R2 and Durable Object SQLite), removed by stop(). */
+  persistDir: string;
   startCompute(): Promise<void>;
   killCompute(signal?: NodeJS.Signals): Promise<void>;
   stop(): Promise<void>;
@@ -116,6 +118,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
     baseUrl,
     computeUrl,
     adminToken: secrets.ADMIN_TOKEN,
+    persistDir: persist,
     startCompute,
     killCompute,
     logs: () => output,

@@ -1,4 +1,4 @@
-/** @module Independent readers for the six downloadable files (what a client's tools would use). */
+/** @module Independent readers for the downloadable files (what a client's tools would use). */
 import { parse } from "@loaders.gl/core";
 import { LAZRsLoader } from "@loaders.gl/las";
 import { OBJLoader } from "@loaders.gl/obj";
@@ -47,6 +47,10 @@ export async function checkFile(format: string, bytes: Uint8Array): Promise<File
     }
     case "stl":
       return checkStl(bytes);
+    case "colmap":
+      return checkColmap(bytes);
+    case "transforms":
+      return checkTransforms(bytes);
     default:
       return { format, ok: false, detail: "unknown format", count: 0 };
   }
@@ -63,6 +67,29 @@ function checkStl(bytes: Uint8Array): FileCheck {
     for (let k = 0; k < 12; k++) if (!Number.isFinite(view.getFloat32(84 + 50 * i + 4 * k, true))) return { format: "stl", ok: false, detail: `non-finite value in triangle ${i}`, count };
   }
   return { format: "stl", ok: count > 0, detail: `${count} triangles`, count };
+}
+
+/** COLMAP text model: the three files, one image line pair per image, every number finite. */
+function checkColmap(bytes: Uint8Array): FileCheck {
+  const files = unzipSync(bytes);
+  const names = Object.keys(files).sort().join(", ");
+  if (names !== "cameras.txt, images.txt, points3D.txt") return { format: "colmap", ok: false, detail: `zip holds ${names}`, count: 0 };
+  const data = (name: string) => new TextDecoder().decode(files[name]).split("\n").filter((l) => !l.startsWith("#"));
+  const imageLines = data("images.txt");
+  const cameras = data("cameras.txt").filter((l) => l.trim() !== "");
+  const images = imageLines.filter((_, i) => i % 2 === 0 && imageLines[i]!.trim() !== "");
+  const poseNumbers = images.flatMap((l) => l.trim().split(/\s+/).slice(1, 8).map(Number));
+  const ok = cameras.length > 0 && images.length === cameras.length && allFinite(poseNumbers);
+  return { format: "colmap", ok, detail: `${cameras.length} cameras, ${images.length} images`, count: images.length };
+}
+
+/** nerfstudio transforms.json: frames with a file path and a finite 4×4 matrix whose last row is 0 0 0 1. */
+function checkTransforms(bytes: Uint8Array): FileCheck {
+  const doc = JSON.parse(new TextDecoder().decode(bytes)) as { fl_x?: number; frames?: { file_path?: string; transform_matrix?: number[][] }[] };
+  const frames = doc.frames ?? [];
+  const ok = typeof doc.fl_x === "number" && frames.length > 0 && frames.every((f) =>
+    typeof f.file_path === "string" && f.transform_matrix?.length === 4 && allFinite(f.transform_matrix.flat()) && f.transform_matrix[3]!.join(" ") === "0 0 0 1");
+  return { format: "transforms", ok, detail: `${frames.length} frames`, count: frames.length };
 }
 
 function allFinite(values: ArrayLike<number>): boolean {

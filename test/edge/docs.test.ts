@@ -69,7 +69,7 @@ describe("GET /v1/openapi.json", () => {
     const create = doc.paths["/v1/reconstruction"].post;
     expect(create.requestBody.content["multipart/form-data"].schema.properties.files.type).toBe("array");
     expect(doc.components.securitySchemes.apiKey).toMatchObject({ type: "http", scheme: "bearer" });
-    expect(Object.keys(create.responses)).toEqual(["202", "400", "401", "402", "413", "429", "500"]);
+    expect(Object.keys(create.responses)).toEqual(["202", "400", "401", "402", "404", "409", "413", "422", "423", "429", "500"]);
     expect(Object.keys(create.responses["400"].content["application/json"].examples)).toEqual(["invalid_file_format", "no_files", "invalid_request"]);
     expect(create.responses["429"].headers["Retry-After"]).toBeDefined();
     expect(create.responses["202"].headers["RateLimit-Policy"]).toBeDefined();

@@ -126,10 +126,11 @@ describe("POST /v1/reconstruction: rejections take no credit and leave nothing b
     if (mentioned) expect(message).toContain(mentioned);
   });
 
-  it("a non-multipart body", async () => {
+  it("a body neither multipart nor JSON", async () => {
+    // JSON is the creation from tus uploads (reconstruction-from-uploads.test.ts: `{}` is no_files there).
     const account = await createAccount(2);
     const keysBefore = await inputKeys();
-    const res = await request("/v1/reconstruction", { method: "POST", headers: keyHeaders(account.apiKey, { "Content-Type": "application/json" }), body: "{}" });
+    const res = await request("/v1/reconstruction", { method: "POST", headers: keyHeaders(account.apiKey, { "Content-Type": "text/plain" }), body: "{}" });
     await expectRejected(res, 400, "invalid_request", account.accountId, keysBefore, 2);
   });
 

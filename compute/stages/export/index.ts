@@ -4,7 +4,8 @@
  * (`<baseName>-obj.zip` for the OBJ bundle).
  *
  * obj is a zip (model.obj, model.mtl, the texture pages); glb, gltf and obj carry the photo
- * texture when the texture stage made one.
+ * texture when the texture stage made one. colmap (a zip of COLMAP's text model) and
+ * transforms (nerfstudio / instant-ngp transforms.json) hold the cameras, in the same frame.
  *
  * Without a mesh (sparse-only jobs) glb/gltf hold the points as a POINTS primitive, ply/las the
  * cloud as always, and obj/stl — surface formats with nothing to hold — are not written (the
@@ -13,7 +14,9 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { downloadFileName, type Format } from "../../../shared/formats.js";
-import type { ImageRef, Mesh, PointCloud, RegisteredView, StageReport, TexturedMesh } from "../../scene/index.js";
+import type { ImageRef, Mesh, PointCloud, RegisteredView, SparsePoints, StageReport, TexturedMesh } from "../../scene/index.js";
+import { writeColmapZip } from "./colmap.js";
+import { writeTransformsJson } from "./transforms.js";
 import { buildGltfDocument, writeGlb, writeGltf } from "./gltf.js";
 import { writeLas } from "./las.js";
 import { writeObjZip } from "./obj.js";
@@ -27,6 +30,8 @@ export { srgbToLinear, linearToSrgb, linearColours } from "./colour-space.js";
 export { writePly } from "./ply.js";
 export { writeStl } from "./stl.js";
 export { cameraNodePose, verticalFov } from "./camera-nodes.js";
+export { writeColmapZip, projectPoint } from "./colmap.js";
+export { writeTransformsJson, openGlCamToWorld } from "./transforms.js";
 
 export const NAME = "export";
 
@@ -46,6 +51,8 @@ export interface Input {
   /** The mesh with its photo texture atlas (glb, gltf and obj carry it). */
   textured?: TexturedMesh | null;
   images?: ImageRef[];
+  /** SfM's sparse points with their observations (COLMAP's points3D.txt); none: an empty one. */
+  sparse?: SparsePoints;
 }
 
 export interface ExportedFile {
@@ -65,6 +72,8 @@ async function encode(format: Format, input: Input): Promise<Uint8Array | string
     case "stl": return writeStl(input.mesh as Mesh);
     case "glb": return writeGlb(await buildGltfDocument(input));
     case "gltf": return writeGltf(await buildGltfDocument(input));
+    case "colmap": return writeColmapZip(input.views, input.sparse);
+    case "transforms": return writeTransformsJson(input.views);
   }
 }
 

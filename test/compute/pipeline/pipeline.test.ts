@@ -5,7 +5,11 @@
 import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { NodeIO } from "@gltf-transform/core";
+import { KHRMaterialsUnlit } from "@gltf-transform/extensions";
+import { unzipSync } from "fflate";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { downloadFileName } from "../../../shared/formats.js";
 import { KeptFrontWorkers } from "../../../compute/pipeline/front-pool.js";
 import { runPipeline, type PipelineResult, type ProgressEvent } from "../../../compute/pipeline/index.js";
 import { PipelineError } from "../../../compute/scene/index.js";
@@ -62,13 +66,43 @@ describe("runPipeline (sparse only)", () => {
     expect(result.report.registered).toBe(report.registered);
   });
 
-  it("writes the sparse model as model.glb and model.ply", async () => {
-    expect(result.outputs.map((o) => o.format).sort()).toEqual(["glb", "ply"]);
+  it("writes the sparse model as model.glb and model.ply, and the cameras as colmap and transforms", async () => {
+    expect(result.outputs.map((o) => o.format).sort()).toEqual(["colmap", "glb", "ply", "transforms"]);
     for (const output of result.outputs) {
-      expect(path.basename(output.path)).toBe(`model.${output.format}`);
+      expect(path.basename(output.path)).toBe(downloadFileName("model", output.format));
       expect((await stat(output.path)).size).toBe(output.bytes);
       expect(output.bytes).toBeGreaterThan(1000);
     }
+  });
+
+  it("the colmap cameras of a real SfM run sit where the glb's camera nodes are, with tracks in points3D", async () => {
+    const file = (format: string) => readFile(result.outputs.find((o) => o.format === format)!.path);
+    const doc = await new NodeIO().registerExtensions([KHRMaterialsUnlit]).readBinary(await file("glb"));
+    const nodes = new Map(doc.getRoot().listNodes().filter((n) => n.getCamera()).map((n) => [n.getName(), n.getTranslation()]));
+    const zip = unzipSync(await file("colmap"));
+    const lines = new TextDecoder().decode(zip["images.txt"]).split("\n").filter((l) => !l.startsWith("#"));
+    const imageLines = lines.filter((_, i) => i % 2 === 0 && lines[i]!.trim() !== "");
+    expect(imageLines.length).toBe(nodes.size);
+    for (const line of imageLines) {
+      const [, qw, qx, qy, qz, tx, ty, tz, , name] = line.split(" ");
+      const [w, x, y, z] = [qw, qx, qy, qz].map(Number) as [number, number, number, number];
+      // Written out from the quaternion here: R (camFromWorld), then the centre −Rᵀt.
+      const R = [
+        [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+        [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+        [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
+      ];
+      const t = [tx, ty, tz].map(Number);
+      const centre = [0, 1, 2].map((c) => -(R[0]![c]! * t[0]! + R[1]![c]! * t[1]! + R[2]![c]! * t[2]!));
+      const node = nodes.get(name!)!;
+      for (let a = 0; a < 3; a++) expect(node[a]).toBeCloseTo(centre[a]!, 4);
+    }
+    const points = new TextDecoder().decode(zip["points3D.txt"]).split("\n").filter((l) => l.trim() !== "" && !l.startsWith("#"));
+    expect(points.length).toBeGreaterThan(50);
+    // Every track has at least two observations (a triangulated point).
+    for (const line of points) expect(line.split(" ").length - 8).toBeGreaterThanOrEqual(4);
+    const transforms = JSON.parse((await file("transforms")).toString("utf8"));
+    expect(transforms.frames).toHaveLength(nodes.size);
   });
 
   it("fails with a PipelineError when fewer than two files are images", async () => {

@@ -1,0 +1,28 @@
+/** @module The public records, named: generated from the OpenAPI document (edge/openapi.ts). */
+import type { components } from "./generated/openapi.js";
+
+type Schemas = components["schemas"];
+
+export type CreationRecord = Schemas["CreationRecord"];
+export type StatusRecord = Schemas["StatusRecord"];
+export type DownloadRecord = Schemas["DownloadRecord"];
+export type AccountRecord = Schemas["AccountRecord"];
+/** Every downloadable format: the six model formats and the camera exports (colmap, transforms). */
+export type Format = DownloadRecord["format"];
+export type Quality = "preview" | "standard" | "high";
+export type Stage = NonNullable<StatusRecord["stage"]>;
+
+/** `POST /v1/reconstruction` with `application/json`: finished tus uploads. */
+export type CreateFromUploadsBody = Schemas["CreateFromUploads"];
+/** A tus upload's record (`POST /v1/uploads`, `GET /v1/uploads/{id}`). */
+export type UploadRecord = Schemas["UploadRecord"];
+
+export type WebhookEvent = Schemas["WebhookPayload"]["type"];
+/** `POST /v1/webhooks` → 201; `secret` is shown only here. */
+export type WebhookCreated = Schemas["WebhookCreated"];
+export type WebhookEndpoint = Schemas["WebhookEndpoint"];
+export type WebhookDelivery = Schemas["WebhookDelivery"];
+/** The body a webhook delivers (Standard Webhooks: `type`, `timestamp`, `data`). */
+export type WebhookPayload = Schemas["WebhookPayload"];
+
+export const TERMINAL_STATUSES: ReadonlyArray<StatusRecord["status"]> = ["completed", "failed"];
