@@ -27,7 +27,11 @@ export const MIN_CHI2_RISE = 25;
 export interface FocalProfile {
   group: number;
   images: number[];
-  /** Smaller of the χ² rises at focal·(1 + step) and focal/(1 + step). */
+  /**
+   * Larger of the χ² rises at focal·(1 + step) and focal/(1 + step): the focal is fixed when
+   * either side costs clearly more (a side that costs less means the adjustment had not quite
+   * reached the optimum, which says nothing about how loosely it is held).
+   */
   chi2Rise: number;
 }
 
@@ -52,7 +56,8 @@ export function profileGuessedFocals(state: SfmState, options: Options): FocalPr
     const g = state.groupOfImage[image];
     members.set(g, [...(members.get(g) ?? []), image]);
   }
-  if (members.size === 0 || state.order.length < 3) return [];
+  // With intrinsics held (options.refineIntrinsics false) the focal is the prior by choice.
+  if (!options.refineIntrinsics || members.size === 0 || state.order.length < 3) return [];
   const saved = snapshot(state);
   const base = globalBundleAdjustment(state, options, false);
   restore(state, saved);
@@ -60,13 +65,13 @@ export function profileGuessedFocals(state: SfmState, options: Options): FocalPr
   const variance = Math.max(1e-12, (2 * base.finalCost) / Math.max(1, 2 * base.observations));
   const profiles: FocalProfile[] = [];
   for (const [group, images] of members) {
-    let rise = Infinity;
+    let rise = -Infinity;
     for (const factor of [1 + FOCAL_STEP, 1 / (1 + FOCAL_STEP)]) {
       state.intrinsics[5 * group] *= factor;
       clearNormalizedCache(state);
       const probed = globalBundleAdjustment(state, options, false);
       restore(state, saved);
-      rise = Math.min(rise, (2 * (probed.finalCost - base.finalCost)) / variance);
+      rise = Math.max(rise, (2 * (probed.finalCost - base.finalCost)) / variance);
     }
     profiles.push({ group, images, chi2Rise: rise });
   }
