@@ -43,6 +43,8 @@ export interface SyntheticOptions {
   heightWave?: number;
   /** Principal point offset from the image centre (pixels, x then y); default none. */
   principalPointOffset?: [number, number];
+  /** Radial distortion of the lens: normalised x, y scaled by 1 + k1·r² (default 0). */
+  k1?: number;
 }
 
 const WIDTH = 640;
@@ -127,8 +129,9 @@ export function makeSyntheticScene(opts: SyntheticOptions): SyntheticScene {
       const X = pointsWorld.subarray(3 * p, 3 * p + 3);
       const cam = [0, 1, 2].map((r) => pose.R[3 * r] * X[0] + pose.R[3 * r + 1] * X[1] + pose.R[3 * r + 2] * X[2] + pose.t[r]);
       const [offsetX, offsetY] = opts.principalPointOffset ?? [0, 0];
-      let u = (focal * cam[0]) / cam[2] + WIDTH / 2 + offsetX + opts.noisePx * gaussian(rand);
-      let v = (focal * cam[1]) / cam[2] + HEIGHT / 2 + offsetY + opts.noisePx * gaussian(rand);
+      const radial = 1 + (opts.k1 ?? 0) * ((cam[0] / cam[2]) ** 2 + (cam[1] / cam[2]) ** 2);
+      let u = (focal * radial * cam[0]) / cam[2] + WIDTH / 2 + offsetX + opts.noisePx * gaussian(rand);
+      let v = (focal * radial * cam[1]) / cam[2] + HEIGHT / 2 + offsetY + opts.noisePx * gaussian(rand);
       if (u < 0 || v < 0 || u >= WIDTH || v >= HEIGHT) continue;
       if (rand() < opts.outlierShare) {
         u = rand() * WIDTH;
