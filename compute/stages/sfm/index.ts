@@ -234,6 +234,17 @@ export function run(input: Input, options: Partial<Options> = {}, progress: Prog
     });
   }
   best.model = withoutViews(best.model, implausible);
+  // Two cameras out of a larger upload are only the seed pair: nothing checked them against a
+  // third view, and on sparse captures such pairs were wrong (templeSparseRing without every
+  // second photo: 2 of 8 registered, 14.8° off). Refuse rather than deliver a wrong model; an
+  // upload of exactly two photos is still reconstructed from them.
+  if (best.model.views.length === 2 && images.length > 2) {
+    throw new PipelineError(
+      "not_enough_overlap",
+      `sfm: only 2 of ${images.length} photos could be placed together, too few to check the cameras against each other`,
+      "Take photos with about 60–80% overlap between neighbours, so that each part of the scene appears in at least three photos.",
+    );
+  }
   if (best.model.views.length < 2) {
     throw new PipelineError(
       "not_enough_overlap",
