@@ -10,6 +10,7 @@ import { configOf } from "./env.js";
 import { docsRoutes } from "./routes/docs.js";
 import { internalRoutes } from "./routes/internal.js";
 import { reconstructionsRoutes } from "./routes/reconstructions.js";
+import { reconstructionListRoutes, reconstructionReportRoutes } from "./routes/reconstruction-list.js";
 
 
 export function createApp(): Hono<AppEnv> {
@@ -29,6 +30,8 @@ export function createApp(): Hono<AppEnv> {
   app.use("/v1/*", ensureRateLimitHeaders());
   // Public API (API key, rate-limited). Mount order matters only for middleware declared here.
   app.route("/v1/reconstruction", reconstructionsRoutes);
+  app.route("/v1/reconstruction", reconstructionReportRoutes);
+  app.route("/v1/reconstructions", reconstructionListRoutes);
   app.route("/v1/account", accountRoutes);
   // Operator API (ADMIN_TOKEN, not rate-limited per account).
   app.route("/v1/admin", adminRoutes);

@@ -194,6 +194,26 @@ export class AccountObject extends DurableObject<Env> {
       .map((row) => ({ ...row, kind: row.kind as LedgerKind }));
   }
 
+  /**
+   * The account's charged reconstructions, newest first: its debit rows (a debit row is written
+   * exactly once per created reconstruction), below ledger row `beforeRow` (the list cursor).
+   * `outcomes` narrows by recorded outcome; null matches those with none recorded yet (still
+   * running, or settled but not yet told), so callers confirm the status with each object.
+   */
+  chargedReconstructions(limit: number, beforeRow: number | null, outcomes: Array<"completed" | "failed" | null>): Array<{ row: number; reconstruction_id: string }> {
+    const size = z.number().int().min(1).max(1000).parse(limit);
+    if (!this.exists()) return [];
+    const wanted = outcomes.length === 0 ? "1" : outcomes.map((o) => (o === null ? "o.outcome IS NULL" : `o.outcome = '${Outcome.parse(o)}'`)).join(" OR ");
+    return this.sql
+      .exec<{ row: number; reconstruction_id: string }>(
+        `SELECT l.id AS row, l.reconstruction_id FROM ledger l LEFT JOIN outcomes o ON o.reconstruction_id = l.reconstruction_id
+         WHERE l.kind = 'debit' AND l.reconstruction_id IS NOT NULL AND l.id < ? AND (${wanted}) ORDER BY l.id DESC LIMIT ?`,
+        beforeRow ?? Number.MAX_SAFE_INTEGER,
+        size,
+      )
+      .toArray();
+  }
+
   /** Available credits: the ledger sum minus reservations still open. */
   balance(): number {
     return this.exists() ? this.availableBalance() : 0;

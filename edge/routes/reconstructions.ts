@@ -114,7 +114,7 @@ reconstructionsRoutes.get("/:id/download/:format", requireApiKey(), rateLimit("r
 });
 
 /** The caller's reconstruction, or 404 — identical for malformed, unknown and foreign ids. */
-async function ownedStatus(c: Context<AppEnv>, rawId: string): Promise<StatusRecord> {
+export async function ownedStatus(c: Context<AppEnv>, rawId: string): Promise<StatusRecord> {
   const id = ReconstructionId.safeParse(rawId);
   const record = id.success ? await c.env.RECONSTRUCTIONS.get(c.env.RECONSTRUCTIONS.idFromName(id.data)).status(c.get("accountId")!) : null;
   if (!record) throw new ApiError("not_found", "No reconstruction with this id.", "Check the id returned when the reconstruction was created.");
