@@ -9,6 +9,7 @@ import { cdnRoutes, isCdnHostRequest, serveCdn } from "./routes/cdn.js";
 import { configOf } from "./env.js";
 import { docsRoutes } from "./routes/docs.js";
 import { internalRoutes } from "./routes/internal.js";
+import { dashboardRoutes } from "./dashboard/index.js";
 import { reconstructionsRoutes } from "./routes/reconstructions.js";
 import { reconstructionListRoutes, reconstructionReportRoutes } from "./routes/reconstruction-list.js";
 
@@ -41,6 +42,8 @@ export function createApp(): Hono<AppEnv> {
   app.route("/cdn", cdnRoutes);
   // Compute's way to inputs, outputs and the state machine (Bearer COMPUTE_SECRET).
   app.route("/internal", internalRoutes);
+  // The dashboard: pages, its session endpoints and assets (edge/dashboard/index.ts).
+  app.route("/", dashboardRoutes);
   app.notFound((c) =>
     c.json({ error: { code: "not_found", message: `No route for ${c.req.method} ${new URL(c.req.url).pathname}`, suggestion: "See GET /docs for the API." } }, 404),
   );

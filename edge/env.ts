@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { AccountObject } from "./objects/account.js";
 import type { ReconstructionObject } from "./objects/reconstruction.js";
 import type { RateLimiterObject } from "./objects/rate-limiter.js";
+import type { UserObject } from "./objects/user.js";
 import type { ComputeContainer } from "./container.js";
 import type { JobMessage } from "../shared/jobs.js";
 
@@ -10,6 +11,10 @@ export interface Env {
   ACCOUNTS: DurableObjectNamespace<AccountObject>;
   RECONSTRUCTIONS: DurableObjectNamespace<ReconstructionObject>;
   RATE_LIMITER: DurableObjectNamespace<RateLimiterObject>;
+  /** Dashboard users and their sessions, one object per email (edge/dashboard/users.ts). */
+  USERS: DurableObjectNamespace<UserObject>;
+  /** Workers static assets: the dashboard's bundled scripts and styles (scripts/build-dashboard.mjs). */
+  ASSETS: Fetcher;
   BUCKET: R2Bucket;
   JOBS: Queue<JobMessage>;
   BASE_URL: string;
@@ -31,6 +36,9 @@ export interface Env {
   DOWNLOAD_TTL_SECONDS?: string;
   DISPATCH_TIMEOUT_SECONDS?: string;
   DISPATCH_MAX_BACKOFF_SECONDS?: string;
+  SIGNIN_LIMIT_PER_ADDRESS?: string;
+  SIGNIN_LIMIT_PER_ACCOUNT?: string;
+  SIGNIN_LIMIT_WINDOW_SECONDS?: string;
 }
 
 const intVar = (fallback: number) => z.coerce.number().int().positive().default(fallback);
@@ -56,6 +64,10 @@ export const ConfigSchema = z.object({
   DISPATCH_TIMEOUT_SECONDS: intVar(15),
   /** Cap of the exponential backoff between dispatch tries (and of compute's Retry-After). */
   DISPATCH_MAX_BACKOFF_SECONDS: intVar(300),
+  /** Dashboard sign-in attempts per client address and per email, per window. */
+  SIGNIN_LIMIT_PER_ADDRESS: intVar(20),
+  SIGNIN_LIMIT_PER_ACCOUNT: intVar(10),
+  SIGNIN_LIMIT_WINDOW_SECONDS: intVar(900),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 

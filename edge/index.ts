@@ -7,6 +7,7 @@ import type { JobMessage } from "../shared/jobs.js";
 export { AccountObject } from "./objects/account.js";
 export { ReconstructionObject } from "./objects/reconstruction.js";
 export { RateLimiterObject } from "./objects/rate-limiter.js";
+export { UserObject } from "./objects/user.js";
 export { ComputeContainer } from "./container.js";
 
 const app = createApp();

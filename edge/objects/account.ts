@@ -16,6 +16,7 @@ import { z } from "zod";
 import { ReconstructionId } from "../../shared/records.js";
 import type { AccountRecord } from "../../shared/records.js";
 import type { Env } from "../env.js";
+import { labelKey, listKeys, touchKey, type KeyListing } from "./account-keys.js";
 
 export const LEDGER_KINDS = ["debit", "refund", "topup", "trial", "adjustment"] as const;
 export type LedgerKind = (typeof LEDGER_KINDS)[number];
@@ -39,7 +40,8 @@ const CreateInput = z.object({
   accountId: z.string().regex(/^acc_[0-9A-Za-z]{22}$/),
   email: z.email(),
   grant: z.object({ kind: z.enum(["trial", "topup"]), amount: z.number().int().nonnegative() }),
-  key: z.object({ keyId: z.string().regex(/^key_[0-9A-Za-z]{16}$/), hash: z.string().regex(/^[0-9a-f]{64}$/) }),
+  // Optional: a dashboard sign-up starts with no key; the user creates named ones.
+  key: z.object({ keyId: z.string().regex(/^key_[0-9A-Za-z]{16}$/), hash: z.string().regex(/^[0-9a-f]{64}$/) }).optional(),
 });
 export type CreateAccountInput = z.infer<typeof CreateInput>;
 const KeyId = z.string().regex(/^key_[0-9A-Za-z]{16}$/);
@@ -77,7 +79,7 @@ export class AccountObject extends DurableObject<Env> {
       if (this.sql.exec("SELECT 1 FROM account").toArray().length > 0) throw new Error(`account ${accountId} already exists`);
       const createdAt = new Date().toISOString();
       this.sql.exec("INSERT INTO account (singleton, account_id, email, created_at) VALUES (1, ?, ?, ?)", accountId, email, createdAt);
-      this.sql.exec("INSERT INTO api_keys (key_id, hash, created_at) VALUES (?, ?, ?)", key.keyId, key.hash, createdAt);
+      if (key) this.sql.exec("INSERT INTO api_keys (key_id, hash, created_at) VALUES (?, ?, ?)", key.keyId, key.hash, createdAt);
       if (grant.amount > 0) this.appendLedger(grant.kind, grant.amount, null, grant.kind === "trial" ? "free trial" : "initial credits");
       return { balance: this.availableBalance(), created_at: createdAt };
     });
@@ -111,7 +113,28 @@ export class AccountObject extends DurableObject<Env> {
     const rows = this.sql.exec<{ hash: string }>("SELECT hash FROM api_keys WHERE key_id = ? AND revoked_at IS NULL", keyId).toArray();
     if (rows.length === 0) return false;
     const encoder = new TextEncoder();
-    return crypto.subtle.timingSafeEqual(encoder.encode(rows[0].hash), encoder.encode(hash));
+    const valid = crypto.subtle.timingSafeEqual(encoder.encode(rows[0].hash), encoder.encode(hash));
+    if (valid) touchKey(this.sql, keyId, Date.now());
+    return valid;
+  }
+
+  /** Adds a key with a name and its shown prefix (dashboard); false when the account does not exist. */
+  addNamedKey(keyId: string, hash: string, name: string, prefix: string): boolean {
+    z.string().min(1).max(100).parse(name);
+    z.string().max(40).parse(prefix);
+    if (!this.addKey(keyId, hash)) return false;
+    labelKey(this.sql, keyId, name, prefix);
+    return true;
+  }
+
+  /** Every key, revoked ones too, newest first, without secrets or hashes. */
+  keys(): KeyListing[] {
+    return this.exists() ? listKeys(this.sql) : [];
+  }
+
+  /** Deletes the account's whole storage (keys, ledger); its API keys fail from the next request on. */
+  async deleteAccount(): Promise<void> {
+    await this.ctx.storage.deleteAll();
   }
 
   /**

@@ -31,7 +31,10 @@ export function newReconstructionId(): string {
   return id;
 }
 
-reconstructionsRoutes.post("/", requireApiKey(), rateLimit("create"), async function createReconstruction(c) {
+reconstructionsRoutes.post("/", requireApiKey(), rateLimit("create"), (c) => createReconstruction(c));
+
+/** The creation handler; the dashboard's upload calls it too (same hold, checks, limits and record). */
+export async function createReconstruction(c: Context<AppEnv>): Promise<Response> {
   const config = configOf(c.env);
   const accountId = c.get("accountId")!;
   const id = newReconstructionId();
@@ -71,7 +74,7 @@ reconstructionsRoutes.post("/", requireApiKey(), rateLimit("create"), async func
     status_url: `${config.BASE_URL}/v1/reconstruction/${id}/status`,
   });
   return c.json(record, 202);
-});
+}
 
 async function receiveFiles(c: Context<AppEnv>, id: string, config: Config): Promise<IngestResult> {
   const boundary = boundaryOf(c.req.header("content-type"));
