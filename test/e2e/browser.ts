@@ -9,7 +9,8 @@ import path from "node:path";
 import chromium from "@sparticuz/chromium";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 
-export const VIEWPORTS = { desktop: { width: 1280, height: 860 }, phone: { width: 390, height: 844, isMobile: true, hasTouch: true, deviceScaleFactor: 2 } } as const;
+export const VIEWPORTS = { desktop: { width: 1280, height: 860 }, // Width only: changing isMobile or hasTouch makes puppeteer reload the page, losing its state.
+  phone: { width: 390, height: 844 } } as const;
 
 export async function launchBrowser(): Promise<Browser> {
   return puppeteer.launch({

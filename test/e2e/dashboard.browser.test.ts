@@ -100,6 +100,9 @@ describe("dashboard in a real browser", () => {
     await page.setBypassCSP(true); // only so that axe-core can be injected; the app's CSP is tested in workerd
     await page.setViewport({ width: 1280, height: 860 });
     const email = `browser-${Date.now()}@example.com`;
+    const consoleLines: string[] = [];
+    page.on("console", (m) => consoleLines.push(`${m.type()}: ${m.text()}`));
+    page.on("pageerror", (e) => consoleLines.push(`pageerror: ${String(e)}`));
 
     await goto(page, "/");
     await checkPage(page, "01-signup");
@@ -130,7 +133,13 @@ describe("dashboard in a real browser", () => {
     await page.waitForFunction((n) => document.querySelectorAll("#file-list li.ok").length === n, { timeout: 10_000 }, files.length);
     await page.select("#quality", "preview");
     await checkPage(page, "05-new-files-checked");
-    await submit(page, "#upload-button");
+    // The upload goes through XMLHttpRequest (progress bar), then the script navigates.
+    await page.click("#upload-button");
+    await page.waitForFunction(() => /\/dashboard\/reconstructions\/rec_/.test(location.pathname) || /failed|interrupted|cannot|Choose/.test(document.getElementById("upload-message")?.textContent ?? ""), { timeout: 60_000 })
+      .catch(() => undefined);
+    await page.waitForSelector("[data-live-id]", { timeout: 30_000 }).catch(async () => {
+      throw new Error(`upload did not land on the reconstruction page: ${page.url()} ${await page.$eval("#upload-message", (el) => el.textContent).catch(() => "")} ${consoleLines.join(" | ")}`);
+    });
     const id = /\/dashboard\/reconstructions\/(rec_[A-Za-z0-9_-]+)$/.exec(page.url())?.[1];
     expect(id, page.url()).toBeTruthy();
 
