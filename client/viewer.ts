@@ -76,13 +76,19 @@ async function start(container: HTMLElement): Promise<void> {
   const frusta = frustaOf(cameras, radius * FRUSTUM_DEPTH_OF_RADIUS);
   scene.add(frusta);
 
-  // Start from the first photo's side of the model, a little further out, looking at its centre.
-  const first = cameras[0] ? new THREE.Vector3().setFromMatrixPosition(cameras[0].matrixWorld) : sphere.center.clone().add(new THREE.Vector3(0, 0, radius));
-  const direction = first.sub(sphere.center).normalize();
-  camera.position.copy(sphere.center).addScaledVector(direction, radius * 2.2);
-  camera.near = radius / 100;
-  camera.far = radius * 100;
-  controls.target.copy(sphere.center);
+  // Frame the model and the photo cameras together, seen from the side the photos were taken
+  // from (the mean camera position), so the first view shows what the user photographed.
+  const scenery = box.clone();
+  const centres = cameras.map((c) => new THREE.Vector3().setFromMatrixPosition(c.matrixWorld));
+  for (const centre of centres) scenery.expandByPoint(centre);
+  const frame = scenery.getBoundingSphere(new THREE.Sphere());
+  const meanCamera = centres.reduce((sum, c) => sum.add(c), new THREE.Vector3()).divideScalar(Math.max(1, centres.length));
+  const direction = centres.length ? meanCamera.sub(frame.center).normalize() : new THREE.Vector3(0, 0.3, 1).normalize();
+  const distance = frame.radius / Math.sin(THREE.MathUtils.degToRad(camera.fov) / 2);
+  camera.position.copy(frame.center).addScaledVector(direction, distance);
+  camera.near = frame.radius / 100;
+  camera.far = frame.radius * 100;
+  controls.target.copy(frame.center);
   controls.update();
   resize();
 

@@ -29,7 +29,7 @@ creditRoutes.get("/", async function creditsPage(c) {
       <p>Each reconstruction costs 1 credit; a failed one is refunded.</p>
       ${TOP_UP_HINT}
       <div class="table-wrap"><table><caption>Ledger, newest first</caption>
-        <thead><tr><th scope="col">When</th><th scope="col">Kind</th><th scope="col">Credits</th><th scope="col">Reconstruction or reason</th></tr></thead>
+        <thead><tr><th scope="col">When</th><th scope="col">Kind</th><th scope="col" class="num">Credits</th><th scope="col">Reconstruction or reason</th></tr></thead>
         <tbody>${rows}</tbody></table></div>`,
     ),
   );

@@ -10,8 +10,10 @@ export function statusBlock(record: StatusRecord, eta: string) {
     : "";
   return html`<section class="card" data-live-id="${record.id}" data-status="${record.status}" data-reload-when-done aria-labelledby="status-title">
     <h2 id="status-title">Status: <span data-field="status">${record.status}</span></h2>
-    <p><progress max="100" value="${record.progress}" data-field="progress" aria-label="Progress">${record.progress}%</progress> <span data-field="percent">${record.progress}%</span>
-      · stage <span data-field="stage">${record.stage ?? "–"}</span> · <span data-field="eta">${eta}</span></p>
+    ${record.completed_at
+      ? html`<p>Finished <time datetime="${record.completed_at}">${record.completed_at.slice(0, 16).replace("T", " ")} UTC</time></p>`
+      : html`<p><progress max="100" value="${record.progress}" data-field="progress" aria-label="Progress">${record.progress}%</progress> <span data-field="percent">${record.progress}%</span>
+      · stage <span data-field="stage">${record.stage ?? "waiting"}</span> · <span data-field="eta">${eta}</span></p>`}
     <p>${record.total_files} files · created <time datetime="${record.created_at}">${record.created_at.slice(0, 16).replace("T", " ")} UTC</time></p>
     ${failure}</section>`;
 }
@@ -25,6 +27,6 @@ export function reportSection(report: ReportRecord | null) {
   return html`<section aria-labelledby="report-title"><h2 id="report-title">Report</h2>
     <p>${report.registered} of ${report.images} images registered · ${report.wall_seconds.toFixed(0)} s in all · quality ${report.quality}</p>
     <div class="table-wrap"><table><caption>Per image</caption><thead><tr><th scope="col">File</th><th scope="col">Kind</th><th scope="col">Registered</th><th scope="col">Why not</th></tr></thead><tbody>${inputs}</tbody></table></div>
-    <div class="table-wrap"><table><caption>Per stage</caption><thead><tr><th scope="col">Stage</th><th scope="col">Wall time</th></tr></thead><tbody>${stages}</tbody></table></div>
+    <div class="table-wrap"><table><caption>Per stage</caption><thead><tr><th scope="col">Stage</th><th scope="col" class="num">Wall time</th></tr></thead><tbody>${stages}</tbody></table></div>
   </section>`;
 }
