@@ -84,7 +84,8 @@ async function start(container: HTMLElement): Promise<void> {
   const frame = scenery.getBoundingSphere(new THREE.Sphere());
   const meanCamera = centres.reduce((sum, c) => sum.add(c), new THREE.Vector3()).divideScalar(Math.max(1, centres.length));
   const direction = centres.length ? meanCamera.sub(frame.center).normalize() : new THREE.Vector3(0, 0.3, 1).normalize();
-  const distance = frame.radius / Math.sin(THREE.MathUtils.degToRad(camera.fov) / 2);
+  // Close enough that the model fills the view; the outermost cameras may touch its edges.
+  const distance = 1.5 * frame.radius;
   camera.position.copy(frame.center).addScaledVector(direction, distance);
   camera.near = frame.radius / 100;
   camera.far = frame.radius * 100;
