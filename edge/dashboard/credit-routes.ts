@@ -1,6 +1,6 @@
 /**
  * @module Dashboard credits: the balance, the ledger (every grant, debit and refund with its
- * reconstruction or reason), and how to get more. Payment is out of scope: `TOP_UP_HINT` is the
+ * reconstruction or reason), and how to get more. Payment is out of scope: `topUpHint` is the
  * seam where a payment provider's checkout link would go; today the operator API tops up.
  */
 import { Hono } from "hono";
@@ -11,7 +11,8 @@ import type { DashboardEnv } from "./session.js";
 export const creditRoutes = new Hono<DashboardEnv>();
 
 const KIND_LABEL: Record<string, string> = { trial: "Free trial", debit: "Reconstruction", refund: "Refund", topup: "Top-up", adjustment: "Adjustment" };
-const TOP_UP_HINT = html`<p>To get more credits, ask the operator for a top-up (<code>POST /v1/admin/accounts/{account_id}/credits</code>). Online payment is not offered yet.</p>`;
+const topUpHint = (accountId: string) =>
+  html`<p>To get more credits, ask the operator for a top-up of account <code>${accountId}</code> (<code>POST /v1/admin/accounts/{account_id}/credits</code>). Online payment is not offered yet.</p>`;
 
 creditRoutes.get("/", async function creditsPage(c) {
   const user = c.get("user")!;
@@ -27,7 +28,7 @@ creditRoutes.get("/", async function creditsPage(c) {
       { title: "Credits", user, csrf: c.get("csrf"), current: "credits" },
       html`<p class="balance">Balance: <strong data-balance>${summary?.balance ?? 0}</strong> credits${summary?.trial ? " (free trial)" : ""}</p>
       <p>Each reconstruction costs 1 credit; a failed one is refunded.</p>
-      ${TOP_UP_HINT}
+      ${topUpHint(user.accountId)}
       <div class="table-wrap"><table><caption>Ledger, newest first</caption>
         <thead><tr><th scope="col">When</th><th scope="col">Kind</th><th scope="col" class="num">Credits</th><th scope="col">Reconstruction or reason</th></tr></thead>
         <tbody>${rows}</tbody></table></div>`,
