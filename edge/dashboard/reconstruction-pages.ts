@@ -12,7 +12,7 @@ import { listReconstructions } from "../listing/list.js";
 import { readReport } from "../listing/report.js";
 import { FORMATS, isFormat, type Format } from "../../shared/formats.js";
 import { ListQuery } from "../../shared/listing.js";
-import { ReconstructionId, type StatusRecord } from "../../shared/records.js";
+import { RECONSTRUCTION_STATUSES, ReconstructionId, type StatusRecord } from "../../shared/records.js";
 import { Quality } from "../../shared/jobs.js";
 import { duration, notice, page } from "./layout.js";
 import type { DashboardContext, DashboardEnv } from "./session.js";
@@ -46,6 +46,11 @@ reconstructionPages.get("/", async function listPage(c) {
       { title: "Reconstructions", user, csrf: c.get("csrf"), current: "reconstructions", scripts: ["dashboard.js"] },
       html`${notice("info", c.req.query("welcome") ? `Welcome! Your free trial has ${configOf(c.env).TRIAL_CREDITS} credits.` : undefined)}
       <p><a class="button" href="/dashboard/reconstructions/new">New reconstruction</a></p>
+      <form method="get" action="/dashboard/reconstructions" class="row">
+        <label for="status-filter">Show</label>
+        <select id="status-filter" name="status"><option value="">all</option>${RECONSTRUCTION_STATUSES.map((s) => html`<option value="${s}"${query.status === s ? " selected" : ""}>${s}</option>`)}</select>
+        <button type="submit">Filter</button>
+      </form>
       <div class="table-wrap"><table><caption>Your reconstructions, newest first</caption>
         <thead><tr><th scope="col">Id</th><th scope="col">Created</th><th scope="col">Status</th><th scope="col">Progress</th><th scope="col">Stage</th><th scope="col">Time left</th></tr></thead>
         <tbody>${rows.length ? rows : html`<tr><td colspan="6">None yet.</td></tr>`}</tbody></table></div>

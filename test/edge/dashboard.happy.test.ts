@@ -93,6 +93,8 @@ describe("reconstruction pages", () => {
     expect(ledger).toContain(`<strong data-balance>5</strong>`);
     const failed = (await (await browser.fetch("/dashboard/api/reconstructions?status=failed")).json()) as { data: { id: string }[] };
     expect(failed.data.map((r) => r.id)).toEqual([id]);
+    expect(await (await browser.fetch("/dashboard/reconstructions?status=completed")).text()).not.toContain(`data-live-id="${id}"`);
+    expect(await (await browser.fetch("/dashboard/reconstructions?status=failed")).text()).toContain(`data-live-id="${id}"`);
   });
 
   it("uploading without JavaScript (form post with redirect=1) lands on the new reconstruction's page", async () => {

@@ -137,3 +137,13 @@ describe("GET /v1/reconstruction/{id}/report", () => {
     expect(await missing.json()).toMatchObject({ error: { code: "not_found" } });
   });
 });
+
+describe("OpenAPI", () => {
+  it("documents both endpoints and their records", async () => {
+    const doc = (await (await request("/v1/openapi.json")).json()) as { paths: Record<string, Record<string, unknown>>; components: { schemas: Record<string, unknown> } };
+    expect(Object.keys(doc.paths["/v1/reconstructions"])).toEqual(["get"]);
+    expect(Object.keys(doc.paths["/v1/reconstruction/{id}/report"])).toEqual(["get"]);
+    expect(doc.components.schemas).toHaveProperty("ReconstructionPage");
+    expect(doc.components.schemas).toHaveProperty("ReportRecord");
+  });
+});
