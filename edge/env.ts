@@ -39,6 +39,8 @@ export interface Env {
   SIGNIN_LIMIT_PER_ADDRESS?: string;
   SIGNIN_LIMIT_PER_ACCOUNT?: string;
   SIGNIN_LIMIT_WINDOW_SECONDS?: string;
+  SIGNUP_LIMIT_PER_ADDRESS?: string;
+  SIGNUP_LIMIT_WINDOW_SECONDS?: string;
 }
 
 const intVar = (fallback: number) => z.coerce.number().int().positive().default(fallback);
@@ -68,6 +70,9 @@ export const ConfigSchema = z.object({
   SIGNIN_LIMIT_PER_ADDRESS: intVar(20),
   SIGNIN_LIMIT_PER_ACCOUNT: intVar(10),
   SIGNIN_LIMIT_WINDOW_SECONDS: intVar(900),
+  /** Dashboard sign-ups per client address, per window: each one grants trial credits. */
+  SIGNUP_LIMIT_PER_ADDRESS: intVar(10),
+  SIGNUP_LIMIT_WINDOW_SECONDS: intVar(3600),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 

@@ -15,7 +15,7 @@ import { newAccountId } from "../keys.js";
 import { hashPassword, MIN_PASSWORD_LENGTH, passwordProblem, verifyPassword } from "./passwords.js";
 import { csrfField, notice, page } from "./layout.js";
 import { endSession, startSession, type DashboardContext, type DashboardEnv } from "./session.js";
-import { signInAllowed } from "./signin-limit.js";
+import { signInAllowed, signUpAllowed } from "./signin-limit.js";
 import { normaliseEmail, userNameOf, userStubByName } from "./users.js";
 import { duration } from "./layout.js";
 
@@ -52,6 +52,11 @@ authRoutes.get("/signup", (c) => c.html(credentialsForm(c, "signup")));
 authRoutes.get("/signin", (c) => c.html(credentialsForm(c, "signin")));
 
 authRoutes.post("/signup", async function signUp(c) {
+  const limit = await signUpAllowed(c);
+  if (!limit.allowed) {
+    c.header("Retry-After", String(limit.retryAfterSeconds));
+    return c.html(credentialsForm(c, "signup", "", `Too many sign-ups from this address. Try again in ${duration(limit.retryAfterSeconds)}.`), 429);
+  }
   const form = await formCredentials(c);
   const email = form ? normaliseEmail(form.email) : "";
   if (!form || !z.email().safeParse(email).success) return c.html(credentialsForm(c, "signup", form?.email, "Enter a valid email address."), 400);

@@ -33,6 +33,19 @@ describe("sign-up", () => {
   });
 });
 
+describe("sign-up limit", () => {
+  it("refuses more sign-ups from one address than the limit, creating nothing", async () => {
+    const vars = { SIGNUP_LIMIT_PER_ADDRESS: "2" };
+    for (let i = 0; i < 2; i++) expect((await new TestBrowser(vars, "192.0.2.200").signUp(freshEmail("farm"))).status).toBe(303);
+    const email = freshEmail("farm");
+    const blocked = await new TestBrowser(vars, "192.0.2.200").signUp(email);
+    expect(blocked.status).toBe(429);
+    expect(Number(blocked.headers.get("Retry-After"))).toBeGreaterThan(0);
+    expect((await new TestBrowser().signIn(email)).status).toBe(401);
+    expect((await new TestBrowser(vars, "192.0.2.201").signUp(email)).status).toBe(303);
+  });
+});
+
 describe("sign-in", () => {
   it("gives the same answer for a wrong password and an unknown email", async () => {
     const email = freshEmail("bo");

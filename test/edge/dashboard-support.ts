@@ -5,7 +5,8 @@ import type { Env } from "../../edge/env.js";
 
 export class TestBrowser {
   readonly cookies = new Map<string, string>();
-  constructor(private readonly vars: Partial<Record<keyof Env, string>> | null = null, readonly address = "203.0.113.9") {}
+  /** Each browser has its own client address unless given one (sign-ups are limited per address). */
+  constructor(private readonly vars: Partial<Record<keyof Env, string>> | null = null, readonly address = `2001:db8::${crypto.randomUUID().slice(0, 4)}`) {}
 
   private cookieHeader(): string {
     return [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
