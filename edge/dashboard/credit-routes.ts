@@ -19,9 +19,9 @@ creditRoutes.get("/", async function creditsPage(c) {
   const account = c.env.ACCOUNTS.get(c.env.ACCOUNTS.idFromName(user.accountId));
   const [summary, ledger] = await Promise.all([account.summary(), account.ledger()]);
   const rows = [...ledger].reverse().map(
-    (row) => html`<tr><td><time datetime="${row.created_at}">${row.created_at.slice(0, 16).replace("T", " ")} UTC</time></td>
-      <td>${KIND_LABEL[row.kind] ?? row.kind}</td><td class="num">${row.amount > 0 ? `+${row.amount}` : String(row.amount)}</td>
-      <td>${row.reconstruction_id ? html`<a href="/dashboard/reconstructions/${row.reconstruction_id}">${row.reconstruction_id}</a>` : ""}${row.reason && row.reconstruction_id ? " · " : ""}${row.reason ?? ""}</td></tr>`,
+    (row) => html`<tr><td data-label="When"><time datetime="${row.created_at}">${row.created_at.slice(0, 16).replace("T", " ")} UTC</time></td>
+      <td data-label="Kind">${KIND_LABEL[row.kind] ?? row.kind}</td><td data-label="Credits" class="num">${row.amount > 0 ? `+${row.amount}` : String(row.amount)}</td>
+      <td data-label="For">${row.reconstruction_id ? html`<a href="/dashboard/reconstructions/${row.reconstruction_id}">${row.reconstruction_id}</a>` : ""}${row.reason && row.reconstruction_id ? " · " : ""}${row.reason ?? ""}</td></tr>`,
   );
   return c.html(
     page(
@@ -29,7 +29,7 @@ creditRoutes.get("/", async function creditsPage(c) {
       html`<p class="balance">Balance: <strong data-balance>${summary?.balance ?? 0}</strong> credits${summary?.trial ? " (free trial)" : ""}</p>
       <p>Each reconstruction costs 1 credit; a failed one is refunded.</p>
       ${topUpHint(user.accountId)}
-      <div class="table-wrap"><table><caption>Ledger, newest first</caption>
+      <div class="table-wrap"><table class="stack-on-phone"><caption>Ledger, newest first</caption>
         <thead><tr><th scope="col">When</th><th scope="col">Kind</th><th scope="col" class="num">Credits</th><th scope="col">Reconstruction or reason</th></tr></thead>
         <tbody>${rows}</tbody></table></div>`,
     ),

@@ -31,8 +31,8 @@ async function keysPage(c: DashboardContext, extra: { created?: { name: string; 
     : "";
   const rows = keys.map(
     (k) => html`<tr>
-      <td>${k.name ?? "(operator key)"}</td><td><code>${k.prefix ?? k.key_id}</code></td><td>${when(k.created_at)}</td><td>${when(k.last_used_at)}</td>
-      <td>${k.revoked_at ? html`revoked ${when(k.revoked_at)}` : html`<form method="post" action="/dashboard/keys/${k.key_id}/revoke">${csrfField(csrf)}<button type="submit" class="danger" aria-label="Revoke key ${k.name ?? k.key_id}">Revoke</button></form>`}</td>
+      <td data-label="Name">${k.name ?? "(operator key)"}</td><td data-label="Prefix"><code>${k.prefix ?? k.key_id}</code></td><td data-label="Created">${when(k.created_at)}</td><td data-label="Last used">${when(k.last_used_at)}</td>
+      <td data-label="Status">${k.revoked_at ? html`revoked ${when(k.revoked_at)}` : html`<form method="post" action="/dashboard/keys/${k.key_id}/revoke">${csrfField(csrf)}<button type="submit" class="danger" aria-label="Revoke key ${k.name ?? k.key_id}">Revoke</button></form>`}</td>
     </tr>`,
   );
   return page(
@@ -45,7 +45,7 @@ async function keysPage(c: DashboardContext, extra: { created?: { name: string; 
       <button type="submit">Create key</button>
     </form>
     <p>Send a key as <code>Authorization: Bearer &lt;key&gt;</code> to the API (<a href="/docs">docs</a>).</p>
-    <div class="table-wrap"><table><caption>Your keys</caption>
+    <div class="table-wrap"><table class="stack-on-phone"><caption>Your keys</caption>
       <thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Status</th></tr></thead>
       <tbody>${rows.length ? rows : html`<tr><td colspan="5">No keys yet.</td></tr>`}</tbody></table></div>`,
   );

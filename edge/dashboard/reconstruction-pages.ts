@@ -32,12 +32,12 @@ reconstructionPages.get("/", async function listPage(c) {
   const list = await listReconstructions(c.env, user.accountId, query);
   const rows = list.data.map(
     (r) => html`<tr data-live-id="${r.id}" data-status="${r.status}">
-      <td><a href="/dashboard/reconstructions/${r.id}">${r.id}</a></td>
-      <td><time datetime="${r.created_at}">${r.created_at.slice(0, 16).replace("T", " ")} UTC</time></td>
-      <td data-field="status">${r.status}</td>
-      <td><progress max="100" value="${r.progress}" data-field="progress" aria-label="Progress of ${r.id}">${r.progress}%</progress> <span data-field="percent">${r.progress}%</span></td>
-      <td data-field="stage">${r.stage ?? ""}</td>
-      <td data-field="eta">${eta(r)}</td>
+      <td data-label="Id"><a href="/dashboard/reconstructions/${r.id}">${r.id}</a></td>
+      <td data-label="Created"><time datetime="${r.created_at}">${r.created_at.slice(0, 16).replace("T", " ")} UTC</time></td>
+      <td data-label="Status" data-field="status">${r.status}</td>
+      <td data-label="Progress"><progress max="100" value="${r.progress}" data-field="progress" aria-label="Progress of ${r.id}">${r.progress}%</progress> <span data-field="percent">${r.progress}%</span></td>
+      <td data-label="Stage" data-field="stage">${r.stage ?? ""}</td>
+      <td data-label="Time left" data-field="eta">${eta(r)}</td>
     </tr>`,
   );
   const older = list.next_cursor ? html`<a href="?cursor=${list.next_cursor}${query.status ? `&status=${query.status}` : ""}">Older reconstructions</a>` : "";
@@ -51,7 +51,7 @@ reconstructionPages.get("/", async function listPage(c) {
         <select id="status-filter" name="status"><option value="">all</option>${RECONSTRUCTION_STATUSES.map((s) => html`<option value="${s}"${query.status === s ? " selected" : ""}>${s}</option>`)}</select>
         <button type="submit">Filter</button>
       </form>
-      <div class="table-wrap"><table><caption>Your reconstructions, newest first</caption>
+      <div class="table-wrap"><table class="stack-on-phone"><caption>Your reconstructions, newest first</caption>
         <thead><tr><th scope="col">Id</th><th scope="col">Created</th><th scope="col">Status</th><th scope="col">Progress</th><th scope="col">Stage</th><th scope="col">Time left</th></tr></thead>
         <tbody>${rows.length ? rows : html`<tr><td colspan="6">None yet.</td></tr>`}</tbody></table></div>
       <p>${older}</p>`,
