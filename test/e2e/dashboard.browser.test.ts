@@ -2,7 +2,7 @@
  * The dashboard in a real browser (Chromium from @sparticuz/chromium, WebGL via SwiftShader)
  * against the real stack (wrangler dev + compute on loopback ports): sign up → trial balance →
  * create a key → use it from plain fetch → drop a rendered photo set → watch progress reach
- * completed → the 3D viewer shows the model → the six downloads → revoke the key → 401.
+ * completed → the 3D viewer shows the model → every download (six models, colmap, transforms) → revoke the key → 401.
  * axe-core checks every page; screenshots of every page at desktop and phone width go to
  * SCREENSHOT_DIR.
  */
@@ -169,6 +169,9 @@ describe("dashboard in a real browser", () => {
     await screenshotBoth(page, SCREENSHOT_DIR, "09-detail-viewer-points");
 
     const cookie = (await page.cookies()).map((c) => `${c.name}=${c.value}`).join("; ");
+    // The page offers exactly the formats the status record lists: all eight on a completed run.
+    const offered = await page.$$eval("a[data-format]", (links) => links.map((a) => (a as HTMLElement).dataset.format));
+    expect(offered).toEqual([...FORMATS]);
     for (const format of FORMATS) {
       const href = await page.$eval(`a[data-format="${format}"]`, (a) => (a as HTMLAnchorElement).href);
       const res = await fetch(href, { headers: { Cookie: cookie } });
