@@ -1,7 +1,10 @@
 /** Dashboard accounts: sign-up, sign-in, sessions, CSRF, throttling, password change, deletion. */
+import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { inputPrefix, outputKey } from "../../shared/storage-keys.js";
-import { BASE, env, keyHeaders, request } from "./helpers.js";
+import { BASE, accountStub, env, keyHeaders, request } from "./helpers.js";
+import { createUpload, patch, storedKeys, uploadStub } from "./tus-support.js";
+import { jpeg } from "./upload-fixtures.js";
 import { freshEmail, TestBrowser } from "./dashboard-support.js";
 
 describe("sign-up", () => {
@@ -173,5 +176,35 @@ describe("password change and account deletion", () => {
     expect(api.status).toBe(401);
     expect((await new TestBrowser().signIn(email)).status).toBe(401);
     expect((await new TestBrowser().signUp(email)).status).toBe(303); // the email is free again
+  });
+
+  it("deleting the account deletes its tus uploads (bytes and state), webhook endpoints and deliveries", async () => {
+    const email = freshEmail("ida");
+    const browser = new TestBrowser();
+    await browser.signUp(email);
+    const created = await browser.post("/dashboard/keys", { name: "ci" }, { from: "/dashboard/keys" });
+    const apiKey = /id="new-api-key" readonly value="([^"]+)"/.exec(await created.text())![1];
+    const { account_id: accountId } = (await (await request("/v1/account", { headers: keyHeaders(apiKey) })).json()) as { account_id: string };
+    const photo = jpeg(640, 480, 3000);
+    const partial = await createUpload(apiKey, photo.length);
+    expect((await patch(apiKey, partial, 0, photo.slice(0, 1000))).status).toBe(204);
+    const finished = await createUpload(apiKey, photo.length);
+    expect((await patch(apiKey, finished, 0, photo)).status).toBe(204);
+    expect((await storedKeys(partial)).length + (await storedKeys(finished)).length).toBeGreaterThan(0);
+    const hook = await request("/v1/webhooks", { method: "POST", headers: keyHeaders(apiKey, { "Content-Type": "application/json" }), body: JSON.stringify({ url: "https://hooks.example.com/in" }) });
+    expect(hook.status).toBe(201);
+    const { id: endpointId } = (await hook.json()) as { id: string };
+    const deleted = await browser.post("/dashboard/settings/delete", { password: "correct horse battery" }, { from: "/dashboard/settings" });
+    expect(deleted.status).toBe(303);
+    for (const path of [partial, finished]) {
+      expect(await storedKeys(path)).toEqual([]);
+      expect(await uploadStub(path).view(accountId)).toBeNull();
+    }
+    // Endpoints, deliveries and the upload registry lived in the AccountObject's storage: nothing is left there.
+    const tables = await runInDurableObject(accountStub(accountId), (_instance, state) =>
+      state.storage.sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf%'").toArray().map((r) => r.name),
+    );
+    expect(tables).toEqual([]);
+    expect(await accountStub(accountId).listWebhookDeliveries(endpointId)).toBeNull();
   });
 });

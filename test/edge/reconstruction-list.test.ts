@@ -59,6 +59,26 @@ describe("GET /v1/reconstructions", () => {
     expect(page).toEqual({ data: [expect.objectContaining({ id: done })], next_cursor: null });
   });
 
+  it("shows a cancelled reconstruction as failed (cancelled) and leaves a deleted one out", async () => {
+    const account = await createAccount(5);
+    const kept = (await createReconstruction(account)).id;
+    const cancelled = (await createReconstruction(account)).id;
+    const deleted = (await createReconstruction(account)).id;
+    const cancel = (id: string) => request(`/v1/reconstruction/${id}/cancel`, { method: "POST", headers: keyHeaders(account.apiKey) });
+    expect((await cancel(cancelled)).status).toBe(200);
+    expect((await cancel(deleted)).status).toBe(200);
+    expect((await request(`/v1/reconstruction/${deleted}`, { method: "DELETE", headers: keyHeaders(account.apiKey) })).status).toBe(204);
+    const all = await list(account.apiKey);
+    expect(all.data.map((r) => [r.id, r.status, r.error?.code ?? null])).toEqual([[cancelled, "failed", "cancelled"], [kept, "pending", null]]);
+    expect(all.next_cursor).toBeNull();
+    expect((await list(account.apiKey, "?status=failed")).data.map((r) => r.id)).toEqual([cancelled]);
+    // A page whose candidate row is the deleted one still fills from older rows and ends cleanly.
+    const first = await list(account.apiKey, "?limit=1");
+    expect(first.data.map((r) => r.id)).toEqual([cancelled]);
+    const second = await list(account.apiKey, `?limit=1&cursor=${first.next_cursor}`);
+    expect(second).toEqual({ data: [expect.objectContaining({ id: kept })], next_cursor: null });
+  });
+
   it("never shows another account's reconstructions", async () => {
     const owner = await createAccount(2);
     await createReconstruction(owner);
