@@ -106,6 +106,16 @@ function notFound(c: DashboardContext) {
   return c.html(page({ title: "Not found", user: c.get("user"), csrf: c.get("csrf") }, html`<p>No reconstruction with this id. <a href="/dashboard/reconstructions">Back to the list</a></p>`), 404);
 }
 
+/** Every format the status record lists (models and camera exports), in the API's format order. */
+function offeredFormats(record: StatusRecord): Array<{ format: Format; file_size: number }> {
+  return [...(record.formats ?? [])].sort((a, b) => FORMATS.indexOf(a.format) - FORMATS.indexOf(b.format));
+}
+
+/** 2.3 MiB, 41 KiB: the camera exports are often well under a MiB. */
+function fileSize(bytes: number): string {
+  return bytes >= 1048576 ? `${(bytes / 1048576).toFixed(1)} MiB` : `${Math.max(1, Math.round(bytes / 1024))} KiB`;
+}
+
 reconstructionPages.get("/:id", async function detailPage(c) {
   const record = await owned(c, c.req.param("id"));
   if (!record) return notFound(c);
@@ -125,7 +135,7 @@ reconstructionPages.get("/:id", async function detailPage(c) {
     : "";
   const downloads = html`<section aria-labelledby="downloads-title"><h2 id="downloads-title">Downloads</h2>
     ${record.status === "completed"
-      ? html`<ul class="downloads">${FORMATS.filter((f) => available.has(f)).map((f) => html`<li><a href="/dashboard/reconstructions/${record.id}/download/${f}" data-format="${f}">${f.toUpperCase()}</a> (${(record.formats!.find((x) => x.format === f)!.file_size / 1048576).toFixed(1)} MiB)</li>`)}</ul>`
+      ? html`<ul class="downloads">${offeredFormats(record).map(({ format: f, file_size }) => html`<li><a href="/dashboard/reconstructions/${record.id}/download/${f}" data-format="${f}">${f.toUpperCase()}</a> (${fileSize(file_size)})</li>`)}</ul>`
       : html`<p>Files are ready once the reconstruction is completed.</p>`}</section>`;
   return c.html(
     page(

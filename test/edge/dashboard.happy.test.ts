@@ -70,10 +70,13 @@ describe("reconstruction pages", () => {
     const listed = await (await browser.fetch("/dashboard/reconstructions")).text();
     expect(listed).toContain(`data-live-id="${id}" data-status="pending"`);
     await env.BUCKET.put(reportKey(id!), JSON.stringify({ images: 2, registered: 1, skipped: [], unregistered: [{ name: "b.jpg", reason: "too few matches" }], stages: [{ stage: "ingest", wallMs: 1000, counts: {}, perImage: [{ name: "a.jpg", kind: "jpeg" }, { name: "b.jpg", kind: "jpeg" }] }, { stage: "sfm", wallMs: 2000, counts: {}, perImage: [{ name: "a.jpg", registered: true }] }] }));
-    await completeWithOutputs(id!, { glb: 100, ply: 50, obj: 10, stl: 10, las: 10, gltf: 10 });
+    await completeWithOutputs(id!, { glb: 100, ply: 50, obj: 10, stl: 10, las: 10, gltf: 10, colmap: 3_000_000, transforms: 2048 });
     const detail = await (await browser.fetch(`/dashboard/reconstructions/${id}`)).text();
     expect(detail).toContain("too few matches");
-    expect(detail.match(/data-format="/g)).toHaveLength(6);
+    // Every format the status record lists, camera exports included, in the API's order.
+    expect([...detail.matchAll(/data-format="([a-z]+)"/g)].map((m) => m[1])).toEqual(["obj", "ply", "gltf", "glb", "stl", "las", "colmap", "transforms"]);
+    expect(detail).toContain('data-format="colmap">COLMAP</a> (2.9 MiB)');
+    expect(detail).toContain('data-format="transforms">TRANSFORMS</a> (2 KiB)');
     expect(detail).toMatch(/data-glb="http:\/\/127\.0\.0\.1:8787\/cdn\/rec_[^"]+\/glb\?expires=/);
     expect(detail).toContain('<script type="module" src="/assets/viewer.js"></script>');
     const redirect = await browser.fetch(`/dashboard/reconstructions/${id}/download/ply`);
