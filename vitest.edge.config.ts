@@ -1,5 +1,10 @@
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { execFileSync } from "node:child_process";
+
+// The dashboard bundle (dist/dashboard, wrangler.jsonc `assets`) must exist before workerd or
+// wrangler dev starts, also when vitest is run directly rather than through `npm test`.
+execFileSync(process.execPath, ["scripts/build-dashboard.mjs"], { stdio: "inherit" });
 
 export default defineConfig({
   plugins: [

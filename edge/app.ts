@@ -9,10 +9,12 @@ import { cdnRoutes, isCdnHostRequest, serveCdn } from "./routes/cdn.js";
 import { configOf } from "./env.js";
 import { docsRoutes } from "./routes/docs.js";
 import { internalRoutes } from "./routes/internal.js";
+import { dashboardRoutes } from "./dashboard/index.js";
 import { reconstructionsRoutes } from "./routes/reconstructions.js";
 import { reconstructionLifecycleRoutes } from "./routes/reconstruction-lifecycle.js";
 import { webhookRoutes } from "./routes/webhooks.js";
 import { uploadsRoutes } from "./routes/uploads.js";
+import { reconstructionListRoutes, reconstructionReportRoutes } from "./routes/reconstruction-list.js";
 
 
 export function createApp(): Hono<AppEnv> {
@@ -33,6 +35,8 @@ export function createApp(): Hono<AppEnv> {
   // Public API (API key, rate-limited). Mount order matters only for middleware declared here.
   app.route("/v1/reconstruction", reconstructionsRoutes);
   app.route("/v1/reconstruction", reconstructionLifecycleRoutes);
+  app.route("/v1/reconstruction", reconstructionReportRoutes);
+  app.route("/v1/reconstructions", reconstructionListRoutes);
   app.route("/v1/account", accountRoutes);
   app.route("/v1/webhooks", webhookRoutes);
   // tus 1.0 resumable uploads (wave 2).
@@ -45,6 +49,8 @@ export function createApp(): Hono<AppEnv> {
   app.route("/cdn", cdnRoutes);
   // Compute's way to inputs, outputs and the state machine (Bearer COMPUTE_SECRET).
   app.route("/internal", internalRoutes);
+  // The dashboard: pages, its session endpoints and assets (edge/dashboard/index.ts).
+  app.route("/", dashboardRoutes);
   app.notFound((c) =>
     c.json({ error: { code: "not_found", message: `No route for ${c.req.method} ${new URL(c.req.url).pathname}`, suggestion: "See GET /docs for the API." } }, 404),
   );

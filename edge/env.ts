@@ -4,6 +4,7 @@ import type { AccountObject } from "./objects/account.js";
 import type { ReconstructionObject } from "./objects/reconstruction.js";
 import type { RateLimiterObject } from "./objects/rate-limiter.js";
 import type { UploadObject } from "./objects/upload.js";
+import type { UserObject } from "./objects/user.js";
 import type { ComputeContainer } from "./container.js";
 import type { JobMessage } from "../shared/jobs.js";
 import type { WebhookMessage } from "../shared/webhooks.js";
@@ -14,6 +15,10 @@ export interface Env {
   RATE_LIMITER: DurableObjectNamespace<RateLimiterObject>;
   /** tus uploads, one object per upload (edge/objects/upload.ts). */
   UPLOADS: DurableObjectNamespace<UploadObject>;
+  /** Dashboard users and their sessions, one object per email (edge/dashboard/users.ts). */
+  USERS: DurableObjectNamespace<UserObject>;
+  /** Workers static assets: the dashboard's bundled scripts and styles (scripts/build-dashboard.mjs). */
+  ASSETS: Fetcher;
   BUCKET: R2Bucket;
   JOBS: Queue<JobMessage>;
   /** Webhook deliveries (edge/webhooks/consumer.ts). */
@@ -43,6 +48,11 @@ export interface Env {
   WEBHOOK_DISABLE_AFTER_SECONDS?: string;
   /** tus expiration: an upload untouched this long is deleted (read by UploadObject). */
   UPLOAD_TTL_SECONDS?: string;
+  SIGNIN_LIMIT_PER_ADDRESS?: string;
+  SIGNIN_LIMIT_PER_ACCOUNT?: string;
+  SIGNIN_LIMIT_WINDOW_SECONDS?: string;
+  SIGNUP_LIMIT_PER_ADDRESS?: string;
+  SIGNUP_LIMIT_WINDOW_SECONDS?: string;
 }
 
 const intVar = (fallback: number) => z.coerce.number().int().positive().default(fallback);
@@ -68,6 +78,13 @@ export const ConfigSchema = z.object({
   DISPATCH_TIMEOUT_SECONDS: intVar(15),
   /** Cap of the exponential backoff between dispatch tries (and of compute's Retry-After). */
   DISPATCH_MAX_BACKOFF_SECONDS: intVar(300),
+  /** Dashboard sign-in attempts per client address and per email, per window. */
+  SIGNIN_LIMIT_PER_ADDRESS: intVar(20),
+  SIGNIN_LIMIT_PER_ACCOUNT: intVar(10),
+  SIGNIN_LIMIT_WINDOW_SECONDS: intVar(900),
+  /** Dashboard sign-ups per client address, per window: each one grants trial credits. */
+  SIGNUP_LIMIT_PER_ADDRESS: intVar(10),
+  SIGNUP_LIMIT_WINDOW_SECONDS: intVar(3600),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 

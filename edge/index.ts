@@ -9,6 +9,7 @@ export { AccountObject } from "./objects/account.js";
 export { ReconstructionObject } from "./objects/reconstruction.js";
 export { RateLimiterObject } from "./objects/rate-limiter.js";
 export { UploadObject } from "./objects/upload.js";
+export { UserObject } from "./objects/user.js";
 export { ComputeContainer } from "./container.js";
 
 const app = createApp();

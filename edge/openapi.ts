@@ -12,6 +12,7 @@ import { ERROR_CODES, ErrorBody, statusOf, type ErrorCode } from "../shared/erro
 import { FORMATS } from "../shared/formats.js";
 import { AccountRecord, CreationRecord, DownloadRecord, ReconstructionId, StatusRecord } from "../shared/records.js";
 import { mergePaths, wave2Components, wave2Paths, withIdempotencyKey } from "./openapi-wave2.js";
+import { ReconstructionPage, ReportRecord, LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT } from "../shared/listing.js";
 import { CreateAccountBody, CreateAccountResponse, CreateKeyResponse, CreditsBody, CreditsResponse } from "./routes/admin.js";
 import { CreateFromUploads, UploadRecord } from "../shared/uploads.js";
 import { uploadPaths } from "./openapi-uploads.js";
@@ -35,6 +36,8 @@ const COMPONENTS = {
   StatusRecord,
   DownloadRecord,
   AccountRecord,
+  ReconstructionPage,
+  ReportRecord,
   Error: ErrorBody,
   CreateAccountBody,
   CreateAccountResponse,
@@ -215,6 +218,32 @@ function publicPaths(s: OpenApiSettings): Json {
         security: apiKey,
         parameters: [ID_PARAM, { name: "file-type", in: "path", required: true, schema: { type: "string", enum: [...FORMATS] } }],
         responses: { "200": ok("The download record.", "DownloadRecord"), ...errorResponses(["unsupported_format", "not_found", "not_ready", "reconstruction_failed", ...AUTH]) },
+      },
+    },
+    "/v1/reconstructions": {
+      get: {
+        operationId: "listReconstructions",
+        tags: ["Reconstructions"],
+        summary: "The caller's reconstructions, newest first, cursor-paged",
+        description: "Pass `next_cursor` as `cursor` for the next page; it is null on the last page. With `status`, only reconstructions in that state.",
+        security: apiKey,
+        parameters: [
+          { name: "limit", in: "query", required: false, schema: { type: "integer", minimum: 1, maximum: LIST_MAX_LIMIT, default: LIST_DEFAULT_LIMIT } },
+          { name: "cursor", in: "query", required: false, schema: { type: "string" }, description: "`next_cursor` of the previous page" },
+          { name: "status", in: "query", required: false, schema: { type: "string", enum: ["pending", "processing", "completed", "failed"] } },
+        ],
+        responses: { "200": ok("A page of status records.", "ReconstructionPage"), ...errorResponses(["invalid_request", ...AUTH]) },
+      },
+    },
+    "/v1/reconstruction/{id}/report": {
+      get: {
+        operationId: "getReconstructionReport",
+        tags: ["Reconstructions"],
+        summary: "Per input image (registered or not, and why) and per stage (wall time, counts)",
+        description: "Available once the reconstruction is completed or failed (409 `not_ready` before); 404 when it ended without processing (e.g. a dispatch failure).",
+        security: apiKey,
+        parameters: [ID_PARAM],
+        responses: { "200": ok("The report.", "ReportRecord"), ...errorResponses(["not_found", "not_ready", ...AUTH]) },
       },
     },
     "/v1/account": {

@@ -21,6 +21,8 @@ import * as webhooks from "../webhooks/store.js";
 import { scheduleOf } from "../webhooks/schedule.js";
 import { randomId } from "../webhooks/signing.js";
 import { WebhookEventType, type WebhookEndpoint } from "../../shared/webhooks.js";
+import { UploadId } from "../../shared/uploads.js";
+import { labelKey, listKeys, touchKey, type KeyListing } from "./account-keys.js";
 
 export const LEDGER_KINDS = ["debit", "refund", "topup", "trial", "adjustment"] as const;
 export type LedgerKind = (typeof LEDGER_KINDS)[number];
@@ -44,7 +46,8 @@ const CreateInput = z.object({
   accountId: z.string().regex(/^acc_[0-9A-Za-z]{22}$/),
   email: z.email(),
   grant: z.object({ kind: z.enum(["trial", "topup"]), amount: z.number().int().nonnegative() }),
-  key: z.object({ keyId: z.string().regex(/^key_[0-9A-Za-z]{16}$/), hash: z.string().regex(/^[0-9a-f]{64}$/) }),
+  // Optional: a dashboard sign-up starts with no key; the user creates named ones.
+  key: z.object({ keyId: z.string().regex(/^key_[0-9A-Za-z]{16}$/), hash: z.string().regex(/^[0-9a-f]{64}$/) }).optional(),
 });
 export type CreateAccountInput = z.infer<typeof CreateInput>;
 const KeyId = z.string().regex(/^key_[0-9A-Za-z]{16}$/);
@@ -72,6 +75,9 @@ const SCHEMA = `
     reconstruction_id TEXT PRIMARY KEY, outcome TEXT NOT NULL, created_at TEXT NOT NULL);
 `;
 
+/** tus upload ids per account, created on first use (accounts from before it need no migration). */
+const UPLOADS_SCHEMA = `CREATE TABLE IF NOT EXISTS uploads (upload_id TEXT PRIMARY KEY, created_at_ms INTEGER NOT NULL)`;
+
 export class AccountObject extends DurableObject<Env> {
   private readonly sql = this.ctx.storage.sql;
 
@@ -83,7 +89,7 @@ export class AccountObject extends DurableObject<Env> {
       if (this.sql.exec("SELECT 1 FROM account").toArray().length > 0) throw new Error(`account ${accountId} already exists`);
       const createdAt = new Date().toISOString();
       this.sql.exec("INSERT INTO account (singleton, account_id, email, created_at) VALUES (1, ?, ?, ?)", accountId, email, createdAt);
-      this.sql.exec("INSERT INTO api_keys (key_id, hash, created_at) VALUES (?, ?, ?)", key.keyId, key.hash, createdAt);
+      if (key) this.sql.exec("INSERT INTO api_keys (key_id, hash, created_at) VALUES (?, ?, ?)", key.keyId, key.hash, createdAt);
       if (grant.amount > 0) this.appendLedger(grant.kind, grant.amount, null, grant.kind === "trial" ? "free trial" : "initial credits");
       return { balance: this.availableBalance(), created_at: createdAt };
     });
@@ -117,7 +123,44 @@ export class AccountObject extends DurableObject<Env> {
     const rows = this.sql.exec<{ hash: string }>("SELECT hash FROM api_keys WHERE key_id = ? AND revoked_at IS NULL", keyId).toArray();
     if (rows.length === 0) return false;
     const encoder = new TextEncoder();
-    return crypto.subtle.timingSafeEqual(encoder.encode(rows[0].hash), encoder.encode(hash));
+    const valid = crypto.subtle.timingSafeEqual(encoder.encode(rows[0].hash), encoder.encode(hash));
+    if (valid) touchKey(this.sql, keyId, Date.now());
+    return valid;
+  }
+
+  /** Adds a key with a name and its shown prefix (dashboard); false when the account does not exist. */
+  addNamedKey(keyId: string, hash: string, name: string, prefix: string): boolean {
+    z.string().min(1).max(100).parse(name);
+    z.string().max(40).parse(prefix);
+    if (!this.addKey(keyId, hash)) return false;
+    labelKey(this.sql, keyId, name, prefix);
+    return true;
+  }
+
+  /** Every key, revoked ones too, newest first, without secrets or hashes. */
+  keys(): KeyListing[] {
+    return this.exists() ? listKeys(this.sql) : [];
+  }
+
+  /**
+   * Deletes the account's whole storage: keys, ledger, upload registry, webhook endpoints and their
+   * deliveries (edge/webhooks/store.ts keeps both here, so a queued attempt then plans `done`).
+   * Its API keys fail from the next request on.
+   */
+  async deleteAccount(): Promise<void> {
+    await this.ctx.storage.deleteAll();
+  }
+
+  /** Notes a tus upload of this account, so that deleting the account can delete it too. */
+  recordUpload(uploadId: string): void {
+    this.sql.exec(UPLOADS_SCHEMA);
+    this.sql.exec("INSERT OR IGNORE INTO uploads (upload_id, created_at_ms) VALUES (?, ?)", UploadId.parse(uploadId), Date.now());
+  }
+
+  /** Every tus upload id recorded for this account (finished, consumed or expired ones included). */
+  uploadIds(): string[] {
+    this.sql.exec(UPLOADS_SCHEMA);
+    return this.sql.exec<{ upload_id: string }>("SELECT upload_id FROM uploads ORDER BY created_at_ms").toArray().map((r) => r.upload_id);
   }
 
   /**
@@ -257,6 +300,26 @@ export class AccountObject extends DurableObject<Env> {
       )
       .toArray()
       .map((row) => ({ ...row, kind: row.kind as LedgerKind }));
+  }
+
+  /**
+   * The account's charged reconstructions, newest first: its debit rows (a debit row is written
+   * exactly once per created reconstruction), below ledger row `beforeRow` (the list cursor).
+   * `outcomes` narrows by recorded outcome; null matches those with none recorded yet (still
+   * running, or settled but not yet told), so callers confirm the status with each object.
+   */
+  chargedReconstructions(limit: number, beforeRow: number | null, outcomes: Array<"completed" | "failed" | null>): Array<{ row: number; reconstruction_id: string }> {
+    const size = z.number().int().min(1).max(1000).parse(limit);
+    if (!this.exists()) return [];
+    const wanted = outcomes.length === 0 ? "1" : outcomes.map((o) => (o === null ? "o.outcome IS NULL" : `o.outcome = '${Outcome.parse(o)}'`)).join(" OR ");
+    return this.sql
+      .exec<{ row: number; reconstruction_id: string }>(
+        `SELECT l.id AS row, l.reconstruction_id FROM ledger l LEFT JOIN outcomes o ON o.reconstruction_id = l.reconstruction_id
+         WHERE l.kind = 'debit' AND l.reconstruction_id IS NOT NULL AND l.id < ? AND (${wanted}) ORDER BY l.id DESC LIMIT ?`,
+        beforeRow ?? Number.MAX_SAFE_INTEGER,
+        size,
+      )
+      .toArray();
   }
 
   /** Available credits: the ledger sum minus reservations still open. */

@@ -158,6 +158,14 @@ export class UploadObject extends DurableObject<Env> {
     return true;
   }
 
+  /** Account deletion: the upload and all its bytes go, claimed or not; false when it is not the account's (or already gone). */
+  async purge(accountId: string): Promise<boolean> {
+    const state = await this.load();
+    if (!state || state.account_id !== accountId) return false;
+    await this.destroy(state);
+    return true;
+  }
+
   /** A creation takes a finished upload; no second creation can take it meanwhile. */
   async claim(accountId: string, reconstructionId: string): Promise<ClaimOutcome> {
     ReconstructionId.parse(reconstructionId);

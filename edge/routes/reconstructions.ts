@@ -36,7 +36,10 @@ export function newReconstructionId(): string {
   return id;
 }
 
-reconstructionsRoutes.post("/", requireApiKey(), rateLimit("create"), idempotentCreate(), async function createReconstruction(c) {
+reconstructionsRoutes.post("/", requireApiKey(), rateLimit("create"), idempotentCreate(), (c) => createReconstruction(c));
+
+/** The creation handler; the dashboard's upload calls it too (same hold, checks, limits, credit rules and record; no Idempotency-Key there). */
+export async function createReconstruction(c: Context<AppEnv>): Promise<Response> {
   const config = configOf(c.env);
   const accountId = c.get("accountId")!;
   const id = newReconstructionId();
@@ -82,7 +85,7 @@ reconstructionsRoutes.post("/", requireApiKey(), rateLimit("create"), idempotent
     status_url: `${config.BASE_URL}/v1/reconstruction/${id}/status`,
   });
   return c.json(record, 202);
-});
+}
 
 async function receiveFiles(c: Context<AppEnv>, id: string, config: Config): Promise<IngestResult> {
   const boundary = boundaryOf(c.req.header("content-type"));
@@ -125,7 +128,7 @@ reconstructionsRoutes.get("/:id/download/:format", requireApiKey(), rateLimit("r
 });
 
 /** The caller's reconstruction, or 404 — identical for malformed, unknown and foreign ids. */
-async function ownedStatus(c: Context<AppEnv>, rawId: string): Promise<StatusRecord> {
+export async function ownedStatus(c: Context<AppEnv>, rawId: string): Promise<StatusRecord> {
   const id = ReconstructionId.safeParse(rawId);
   const record = id.success ? await c.env.RECONSTRUCTIONS.get(c.env.RECONSTRUCTIONS.idFromName(id.data)).status(c.get("accountId")!) : null;
   if (!record) throw new ApiError("not_found", "No reconstruction with this id.", "Check the id returned when the reconstruction was created.");

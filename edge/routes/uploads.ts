@@ -65,6 +65,8 @@ uploadsRoutes.post("/", async function createUpload(c) {
   }
   const metadata = parseMetadata(c.req.header("Upload-Metadata"));
   const id = newUploadId();
+  // Recorded first: an account deletion must find every upload that may hold bytes.
+  await c.env.ACCOUNTS.get(c.env.ACCOUNTS.idFromName(c.get("accountId")!)).recordUpload(id);
   const state = await uploadStub(c, id).create({ id, account_id: c.get("accountId")!, length, metadata: metadata.raw, filename: metadata.filename });
   const url = uploadUrl(c, id);
   return c.json(toRecord(state, url), 201, { Location: url, "Upload-Offset": "0", ...expiresHeader(state.expires_at) });

@@ -1,8 +1,8 @@
 /**
  * The `photogrammetry` CLI run as a child process, as a user or a script runs it: against the
  * real stack (wrangler dev + compute) for reconstruct / status / download and the exit codes
- * of a failed reconstruction, a bad key and no credits; against a scripted server for the
- * wave-2 commands (list, cancel) that this branch's edge does not serve yet.
+ * of a failed reconstruction, a bad key and no credits, and `list` (GET /v1/reconstructions);
+ * against a scripted server for `cancel`'s answers (a real cancel: test/e2e/cancel-delete.test.ts).
  */
 import { execFile } from "node:child_process";
 import { mkdtemp, readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
@@ -98,6 +98,18 @@ describe("photogrammetry CLI against the real stack", () => {
     expect(result.credit_refunded).toBe(true);
   }, 900_000);
 
+  it("lists the reconstructions newest first, with the status filter", async () => {
+    const all = await cli(["list", "--json"], envOf(api));
+    expect(all.code, all.stderr).toBe(0);
+    const page = JSON.parse(all.stdout) as { data: Array<{ id: string; status: string }>; next_cursor: string | null };
+    expect(page.data.map((r) => r.status)).toEqual(["failed", "completed"]);
+    expect(page.data[1].id).toBe(id);
+    expect(page.next_cursor).toBeNull();
+    const completed = await cli(["list", "--status", "completed", "--limit", "5"], envOf(api));
+    expect(completed.code, completed.stderr).toBe(0);
+    expect(completed.stdout.trim().split("\n")).toEqual([expect.stringMatching(new RegExp(`^${id}  completed  100%  `))]);
+  });
+
   it("exits 3 on a bad key, 5 when the API refuses, 2 on usage errors, 4 when nothing answers", async () => {
     const badKey = await cli(["status", id, "--json"], { ...envOf(api), PHOTOGRAMMETRY_API_KEY: "pk_live_wrong" });
     expect(badKey.code).toBe(3);
@@ -124,7 +136,7 @@ describe("photogrammetry CLI against the real stack", () => {
   });
 });
 
-describe("photogrammetry CLI, wave-2 commands against a scripted server", () => {
+describe("photogrammetry CLI against a scripted server", () => {
   it("lists and cancels", async () => {
     const record = { ...CREATED, status: "failed", progress: 40, started_at: null, files_processed: 0, total_files: 2, stage: null, completed_at: CREATED.created_at, error: { code: "cancelled", message: "cancelled by the user", suggestion: "" }, credit_refunded: true };
     const server = await scriptedServer([

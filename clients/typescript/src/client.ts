@@ -13,8 +13,7 @@ import { resolveSource, type InputSource } from "./sources.js";
 import { streamToFile, type DownloadProgress } from "./download.js";
 import { tusUploadAll, type TusOptions } from "./tus.js";
 import { TERMINAL_STATUSES, type AccountRecord, type CreationRecord, type DownloadRecord, type Format, type Quality, type StatusRecord } from "./types.js";
-import type { CreateFromUploadsBody, WebhookCreated, WebhookEvent } from "./types.js";
-import type { ListParams, ReconstructionList } from "./wave2-types.js";
+import type { CreateFromUploadsBody, ListParams, ReconstructionList, WebhookCreated, WebhookEvent } from "./types.js";
 
 export type ClientOptions = TransportOptions;
 

@@ -7,4 +7,3 @@ export type { UploadProgress } from "./multipart.js";
 export type { DownloadProgress } from "./download.js";
 export type { RetryOptions } from "./retry.js";
 export type * from "./types.js";
-export type * from "./wave2-types.js";

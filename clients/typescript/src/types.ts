@@ -1,5 +1,5 @@
 /** @module The public records, named: generated from the OpenAPI document (edge/openapi.ts). */
-import type { components } from "./generated/openapi.js";
+import type { components, operations } from "./generated/openapi.js";
 
 type Schemas = components["schemas"];
 
@@ -16,6 +16,13 @@ export type Stage = NonNullable<StatusRecord["stage"]>;
 export type CreateFromUploadsBody = Schemas["CreateFromUploads"];
 /** A tus upload's record (`POST /v1/uploads`, `GET /v1/uploads/{id}`). */
 export type UploadRecord = Schemas["UploadRecord"];
+
+/** `GET /v1/reconstructions?limit=&cursor=&status=`: a page, newest first; `next_cursor` is null on the last. */
+export type ReconstructionList = Schemas["ReconstructionPage"];
+/** The query of `GET /v1/reconstructions` (limit 1–100, default 20, server side). */
+export type ListParams = NonNullable<operations["listReconstructions"]["parameters"]["query"]>;
+/** `GET /v1/reconstruction/{id}/report`: the reconstruction's per-file report. */
+export type ReportRecord = Schemas["ReportRecord"];
 
 export type WebhookEvent = Schemas["WebhookPayload"]["type"];
 /** `POST /v1/webhooks` → 201; `secret` is shown only here. */
