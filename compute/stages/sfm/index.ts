@@ -10,6 +10,8 @@ import { applyAlignment, computeAlignment } from "./frame.js";
 import { implausibleViews, withoutViews } from "./plausible.js";
 import { MIN_CHI2_RISE, profileGuessedFocals, undeterminedReason, type FocalProfile } from "./focal-support.js";
 import { viewResiduals } from "./view-residuals.js";
+import { hasGuessedFocal, withFocalGuess } from "./focal-guess.js";
+import type { DistortionChoice } from "./distortion-select.js";
 import { assignIntrinsicsGroups, type IntrinsicsGroups } from "./groups.js";
 import { emptyTimings, growModel, type GrowContext, type Timings } from "./incremental.js";
 import { initializeModel, resetModel, type InitAttempt } from "./initialize.js";
@@ -46,6 +48,10 @@ interface Attempted {
   closure: ClosureSummary | null;
   /** How well the photos fix each guessed focal (focal-support.ts). */
   focalProfiles: FocalProfile[];
+  /** The state's intrinsics groups and refinement choices when this model was finished. */
+  groupOfImage: Uint32Array;
+  distortion: DistortionChoice | null;
+  principalPointRefined: boolean;
 }
 
 /** Seed one model on a pair of `seedable` images and grow it; null when no pair gives a seed. */
@@ -75,7 +81,10 @@ function reconstructOne(ctx: GrowContext, base: SfmState, pairs: VerifiedPair[],
   const snapStart = performance.now();
   const model = snapshotModel(ctx.state);
   ctx.timings.output += performance.now() - snapStart;
-  return { model, reasons: new Map(ctx.reasons), registeredBy: new Map(ctx.registeredBy), init: init.attempts, closure: ctx.closure, focalProfiles };
+  return {
+    model, reasons: new Map(ctx.reasons), registeredBy: new Map(ctx.registeredBy), init: init.attempts, closure: ctx.closure, focalProfiles,
+    groupOfImage: ctx.state.groupOfImage.slice(), distortion: ctx.distortion, principalPointRefined: ctx.principalPointRefined,
+  };
 }
 
 /**
@@ -112,7 +121,7 @@ function unregisteredReason(image: number, attempted: Attempted, others: Attempt
   return verified ? "its matches do not reach the reconstructed part of the scene" : "no verified matches with any other image";
 }
 
-function buildReport(best: Attempted, others: number[], ctx: GrowContext, images: ImageRef[], wallMs: number): Report {
+function buildReport(best: Attempted, others: number[], ctx: GrowContext, images: ImageRef[], guess: FocalGuessSummary, wallMs: number): Report {
   const { bundles, timings } = ctx;
   const { model } = best;
   const registered = new Set(model.views.map((v) => v.imageIndex));
@@ -136,16 +145,18 @@ function buildReport(best: Attempted, others: number[], ctx: GrowContext, images
     bundleAdjustmentsRejected: bundles.filter((b) => b.rejected).length,
     otherModels: others.length,
     mergedIntrinsicsGroups: ctx.mergedGroups,
-    principalPointRefined: ctx.principalPointRefined ? 1 : 0,
+    principalPointRefined: best.principalPointRefined ? 1 : 0,
     pairRegistrations: [...best.registeredBy.values()].filter((how) => how === "pair").length,
     loopCandidatePairs: best.closure?.candidatePairs ?? 0,
     loopMatchedPairs: best.closure?.matchedPairs ?? 0,
     loopMatches: best.closure?.matches ?? 0,
     loopMatchesApplied: best.closure?.applied ?? 0,
-    distortionTested: ctx.distortion ? 1 : 0,
-    distortionKept: ctx.distortion?.kept ? 1 : 0,
-    distortionRmsWithPx: ctx.distortion?.withRmsPx ?? 0,
-    distortionRmsWithoutPx: ctx.distortion?.withoutRmsPx ?? 0,
+    distortionTested: best.distortion ? 1 : 0,
+    distortionKept: best.distortion?.kept ? 1 : 0,
+    distortionRmsWithPx: best.distortion?.withRmsPx ?? 0,
+    distortionRmsWithoutPx: best.distortion?.withoutRmsPx ?? 0,
+    focalGuessAttempts: guess.attempts,
+    focalGuessFactor: guess.factor ?? 0,
     guessedFocalGroups: best.focalProfiles.length,
     minFocalChi2Rise: best.focalProfiles.length > 0 ? Math.min(...best.focalProfiles.map((p) => p.chi2Rise)) : 0,
   };
@@ -156,15 +167,107 @@ function buildReport(best: Attempted, others: number[], ctx: GrowContext, images
     const view = model.views[v];
     return view
       ? {
-          name: img.name, registered: true, registeredBy: best.registeredBy.get(img.index) ?? "", intrinsicsGroup: ctx.state.groupOfImage[img.index],
+          name: img.name, registered: true, registeredBy: best.registeredBy.get(img.index) ?? "", intrinsicsGroup: best.groupOfImage[img.index],
           observations: residuals[v].observations, reprojectionRmsPx: residuals[v].rmsPx, focalPx: view.intrinsics.focal, k1: view.intrinsics.k1, k2: view.intrinsics.k2,
         }
       : { name: img.name, registered: false, reason: model.unregistered.find((u) => u.imageIndex === img.index)?.reason ?? "" };
   });
   const warnings = others.length > 0 ? [`the scene fell apart into ${others.length + 1} models; kept the largest (${registered.size} images)`] : [];
+  if (guess.factor !== null) {
+    warnings.push(`the photos carry no focal length; the default guess placed ${guess.priorRegistered} of them, a guess of ${guess.factor} × the long side placed ${registered.size}`);
+  }
   if (last?.rejected) warnings.push(`the final bundle adjustment ended above its starting cost (${last.initialCost.toPrecision(4)} → ${last.finalCost.toPrecision(4)}) and was not kept`);
   const finalBundleAdjustment = last ? { iterations: last.iterations, initialCost: last.initialCost, finalCost: last.finalCost, initialRmsPx: last.initialRmsPx, finalRmsPx: last.finalRmsPx, refined: last.refined, kept: !last.rejected } : null;
   return { stage: NAME, wallMs, counts, perImage, warnings, initialPairAttempts: best.init, finalBundleAdjustment };
+}
+
+/** Which first focal guess the kept model came from (focal-guess.ts). */
+interface FocalGuessSummary {
+  /** Reconstructions from a focal guess other than the prior. */
+  attempts: number;
+  /** The guess (× the long side) the kept model came from; null for the prior. */
+  factor: number | null;
+  /** Photos the model from the prior placed. */
+  priorRegistered: number;
+}
+
+/** Every model from one set of starting intrinsics, largest first, and what the largest became. */
+interface Outcome {
+  models: Attempted[];
+  /** The largest model without its implausible cameras; null with `error` when none is usable. */
+  best: Attempted | null;
+  error: PipelineError | null;
+}
+
+const RETAKE_HINT = "Take photos with about 60–80% overlap between neighbours, so that each part of the scene appears in at least three photos.";
+
+function reconstructModels(ctx: GrowContext, pairs: VerifiedPair[], initial: IntrinsicsGroups, components: ReturnType<typeof componentSizes>, base: SfmState): Attempted[] {
+  const { images } = base;
+  // A later model seeds on images no earlier model took, but may grow into any image: only
+  // the largest model is kept, and a model seeded on the far side of a weak link can then
+  // cross it from there (the temple ring at the high preset: 6 + 10 images apart, 16 together).
+  const seedable = new Uint8Array(images.length).fill(1);
+  const models: Attempted[] = [];
+  let largest = 0;
+  for (let m = 0; m < ctx.options.maxModels; m++) {
+    const attempted = reconstructOne(ctx, base, pairs, initial, seedable);
+    if (attempted === null || attempted.model.views.length < 2) break;
+    models.push(attempted);
+    largest = Math.max(largest, attempted.model.views.length);
+    for (const v of attempted.model.views) seedable[v.imageIndex] = 0;
+    // Only a component larger than the largest model can still give a larger one.
+    for (let i = 0; i < images.length; i++) if (components.size[i] <= largest) seedable[i] = 0;
+    if (seedable.reduce((a, b) => a + b, 0) < 2) break;
+  }
+  return models.sort((a, b) => b.model.views.length - a.model.views.length);
+}
+
+/** The largest model, its implausible and focal-undetermined cameras taken out, or why none is usable. */
+function finishLargest(models: Attempted[], images: ImageRef[], pairs: VerifiedPair[], components: ReturnType<typeof componentSizes>): Outcome {
+  if (models.length === 0) {
+    return { models, best: null, error: new PipelineError("not_enough_overlap", "sfm: no pair of images overlaps enough to start a reconstruction", "Take photos with about 60–80% overlap between neighbours, moving around the object rather than rotating in place.") };
+  }
+  const best = { ...models[0], model: { ...models[0].model } };
+  const registered = new Set(best.model.views.map((v) => v.imageIndex));
+  best.model.unregistered = images.filter((img) => !registered.has(img.index)).map((img) => ({ imageIndex: img.index, name: img.name, reason: unregisteredReason(img.index, best, models.slice(1), pairs, components) }));
+  best.model.otherModelSizes = models.slice(1).map((m) => m.model.views.length);
+  const implausible = implausibleViews(best.model);
+  for (const profile of best.focalProfiles) {
+    if (profile.chi2Rise >= MIN_CHI2_RISE) continue;
+    best.model.views.forEach((view, v) => {
+      if (profile.images.includes(view.imageIndex) && !implausible.has(v)) implausible.set(v, undeterminedReason(profile));
+    });
+  }
+  best.model = withoutViews(best.model, implausible);
+  // Two cameras out of a larger upload are only the seed pair: nothing checked them against a
+  // third view, and on sparse captures such pairs were wrong (templeSparseRing without every
+  // second photo: 2 of 8 registered, 14.8° off). Refuse rather than deliver a wrong model; an
+  // upload of exactly two photos is still reconstructed from them.
+  if (best.model.views.length === 2 && images.length > 2) {
+    return { models, best: null, error: new PipelineError("not_enough_overlap", `sfm: only 2 of ${images.length} photos could be placed together, too few to check the cameras against each other`, RETAKE_HINT) };
+  }
+  if (best.model.views.length < 2) {
+    const why = best.model.unregistered.find((u) => u.reason.startsWith("its focal"))?.reason ?? "too little overlap";
+    return { models, best: null, error: new PipelineError("not_enough_overlap", `sfm: no camera could be placed reliably (${why})`, RETAKE_HINT) };
+  }
+  return { models, best, error: null };
+}
+
+function placed(outcome: Outcome): number {
+  return outcome.best?.model.views.length ?? 0;
+}
+
+/** More photos placed wins; at equal counts, the lower mean reprojection error. */
+function better(candidate: Outcome, current: Outcome): boolean {
+  if (placed(candidate) !== placed(current)) return placed(candidate) > placed(current);
+  return candidate.best !== null && current.best !== null && meanReprojectionErrorPx(candidate.best.model) < meanReprojectionErrorPx(current.best.model);
+}
+
+/** Photos connected by verified matches to the largest model's (or, without one, the largest group). */
+function reachable(outcome: Outcome, components: ReturnType<typeof componentSizes>): number {
+  const first = outcome.models[0]?.model.views[0]?.imageIndex;
+  if (first !== undefined) return components.size[first];
+  return components.size.reduce((a, b) => Math.max(a, b), 0);
 }
 
 export function run(input: Input, options: Partial<Options> = {}, progress: ProgressFn = () => {}): Output {
@@ -173,16 +276,13 @@ export function run(input: Input, options: Partial<Options> = {}, progress: Prog
   const { images, features, pairs, tracks } = input;
   const groups = assignIntrinsicsGroups(images);
   const state = createState(images, features, tracks, Uint32Array.from(groups.groupOfImage), Float64Array.from(groups.intrinsics));
-  // A later model seeds on images no earlier model took, but may grow into any image: only
-  // the largest model is kept, and a model seeded on the far side of a weak link can then
-  // cross it from there (the temple ring at the high preset: 6 + 10 images apart, 16 together).
-  const seedable = new Uint8Array(images.length).fill(1);
-  let registeredSoFar = 0;
   const pairsOfImage: VerifiedPair[][] = images.map(() => []);
   for (const p of pairs) {
     pairsOfImage[p.imageA].push(p);
     pairsOfImage[p.imageB].push(p);
   }
+  // Progress never goes back, also when a model is rebuilt from another focal guess.
+  let progressed = 0;
   const ctx: GrowContext = {
     state,
     pairsOfImage,
@@ -197,63 +297,33 @@ export function run(input: Input, options: Partial<Options> = {}, progress: Prog
     distortion: null,
     closure: null,
     available: new Uint8Array(images.length).fill(1),
-    onRegistered: () => progress(Math.min(0.95, (registeredSoFar + state.order.length) / images.length), Math.min(images.length, registeredSoFar + state.order.length)),
+    onRegistered: () => {
+      progressed = Math.max(progressed, Math.min(images.length, state.order.length));
+      progress(Math.min(0.95, progressed / images.length), progressed);
+    },
   };
-  const models: Attempted[] = [];
   const components = componentSizes(images.length, pairs);
-  let largest = 0;
-  for (let m = 0; m < opts.maxModels; m++) {
-    const attempted = reconstructOne(ctx, state, pairs, groups, seedable);
-    if (attempted === null || attempted.model.views.length < 2) break;
-    models.push(attempted);
-    largest = Math.max(largest, attempted.model.views.length);
-    for (const v of attempted.model.views) seedable[v.imageIndex] = 0;
-    // Only a component larger than the largest model can still give a larger one.
-    for (let i = 0; i < images.length; i++) if (components.size[i] <= largest) seedable[i] = 0;
-    registeredSoFar += attempted.model.views.length;
-    if (seedable.reduce((a, b) => a + b, 0) < 2) break;
+  let outcome = finishLargest(reconstructModels(ctx, pairs, groups, components, state), images, pairs, components);
+  const guess: FocalGuessSummary = { attempts: 0, factor: null, priorRegistered: placed(outcome) };
+  // Only to extend a model the prior built: where the prior built none, the capture itself
+  // usually lacks the geometry (a camera turning in place), and another start only finds
+  // another wrong fit (the panning stress scene from 2 × the long side: 9/9 "placed", focal
+  // 36 % long with k1 = 0.24, a camera 1.4° off).
+  if (hasGuessedFocal(images) && placed(outcome) >= 3) {
+    for (const factor of opts.focalGuessFactors) {
+      if (placed(outcome) >= reachable(outcome, components)) break;
+      guess.attempts++;
+      const candidate = finishLargest(reconstructModels(ctx, pairs, withFocalGuess(groups, images, factor), components, state), images, pairs, components);
+      if (better(candidate, outcome)) {
+        outcome = candidate;
+        guess.factor = factor;
+      }
+    }
   }
-  if (models.length === 0) {
-    throw new PipelineError(
-      "not_enough_overlap",
-      "sfm: no pair of images overlaps enough to start a reconstruction",
-      "Take photos with about 60–80% overlap between neighbours, moving around the object rather than rotating in place.",
-    );
-  }
-  models.sort((a, b) => b.model.views.length - a.model.views.length);
-  const best = models[0];
-  const others = models.slice(1).map((m) => m.model.views.length);
-  const registered = new Set(best.model.views.map((v) => v.imageIndex));
-  best.model.unregistered = images.filter((img) => !registered.has(img.index)).map((img) => ({ imageIndex: img.index, name: img.name, reason: unregisteredReason(img.index, best, models.slice(1), pairs, components) }));
-  best.model.otherModelSizes = others;
-  const implausible = implausibleViews(best.model);
-  for (const profile of best.focalProfiles) {
-    if (profile.chi2Rise >= MIN_CHI2_RISE) continue;
-    best.model.views.forEach((view, v) => {
-      if (profile.images.includes(view.imageIndex) && !implausible.has(v)) implausible.set(v, undeterminedReason(profile));
-    });
-  }
-  best.model = withoutViews(best.model, implausible);
-  // Two cameras out of a larger upload are only the seed pair: nothing checked them against a
-  // third view, and on sparse captures such pairs were wrong (templeSparseRing without every
-  // second photo: 2 of 8 registered, 14.8° off). Refuse rather than deliver a wrong model; an
-  // upload of exactly two photos is still reconstructed from them.
-  if (best.model.views.length === 2 && images.length > 2) {
-    throw new PipelineError(
-      "not_enough_overlap",
-      `sfm: only 2 of ${images.length} photos could be placed together, too few to check the cameras against each other`,
-      "Take photos with about 60–80% overlap between neighbours, so that each part of the scene appears in at least three photos.",
-    );
-  }
-  if (best.model.views.length < 2) {
-    throw new PipelineError(
-      "not_enough_overlap",
-      `sfm: no camera could be placed reliably (${best.model.unregistered.find((u) => u.reason.startsWith("its focal"))?.reason ?? "too little overlap"})`,
-      "Take photos with about 60–80% overlap between neighbours, so that each part of the scene appears in at least three photos.",
-    );
-  }
+  if (outcome.best === null) throw outcome.error!;
+  const { best } = outcome;
   applyAlignment(best.model, computeAlignment(best.model));
   progress(1, images.length);
-  const report = buildReport(best, others, ctx, images, performance.now() - started);
+  const report = buildReport(best, best.model.otherModelSizes ?? [], ctx, images, guess, performance.now() - started);
   return { model: best.model, report };
 }

@@ -82,6 +82,12 @@ export interface Options {
    * or a weak link that split one); only the largest model is kept.
    */
   maxModels: number;
+  /**
+   * Other first guesses of a focal that only the default prior gave (no EXIF), in multiples of
+   * the image's longest side, tried in turn while the model from the prior leaves out photos
+   * that verified matches connect to it (focal-guess.ts). Empty: the prior only.
+   */
+  focalGuessFactors: number[];
   /** Seed of the RANSAC random generator, so runs are reproducible. */
   seed: number;
 }
@@ -114,5 +120,8 @@ export const DEFAULTS: Options = {
   registrationRetries: 2,
   finalRefinementRounds: 3,
   maxModels: 6,
+  // A phone's or drone's wide lens (~65° across the long side) and a short telephoto (~28°),
+  // either side of the ingest prior's 1.2 (~45°, a normal lens).
+  focalGuessFactors: [0.8, 2.0],
   seed: 1,
 };
