@@ -52,6 +52,8 @@ interface Attempted {
   groupOfImage: Uint32Array;
   distortion: DistortionChoice | null;
   principalPointRefined: boolean;
+  /** This model's last global bundle adjustment (ctx.bundles also holds other models' and attempts'). */
+  finalBundle: BundleSummary | undefined;
 }
 
 /** Seed one model on a pair of `seedable` images and grow it; null when no pair gives a seed. */
@@ -75,6 +77,7 @@ function reconstructOne(ctx: GrowContext, base: SfmState, pairs: VerifiedPair[],
   if (init.pair === null) return null;
   for (const image of init.pair) ctx.registeredBy.set(image, "seed");
   growModel(ctx);
+  const finalBundle = ctx.bundles.filter((b) => b.kind === "global").at(-1);
   const profileStart = performance.now();
   const focalProfiles = profileGuessedFocals(ctx.state, options);
   ctx.timings.focalProfile += performance.now() - profileStart;
@@ -83,7 +86,7 @@ function reconstructOne(ctx: GrowContext, base: SfmState, pairs: VerifiedPair[],
   ctx.timings.output += performance.now() - snapStart;
   return {
     model, reasons: new Map(ctx.reasons), registeredBy: new Map(ctx.registeredBy), init: init.attempts, closure: ctx.closure, focalProfiles,
-    groupOfImage: ctx.state.groupOfImage.slice(), distortion: ctx.distortion, principalPointRefined: ctx.principalPointRefined,
+    groupOfImage: ctx.state.groupOfImage.slice(), distortion: ctx.distortion, principalPointRefined: ctx.principalPointRefined, finalBundle,
   };
 }
 
@@ -126,7 +129,7 @@ function buildReport(best: Attempted, others: number[], ctx: GrowContext, images
   const { model } = best;
   const registered = new Set(model.views.map((v) => v.imageIndex));
   const globals = bundles.filter((b) => b.kind === "global");
-  const last = globals[globals.length - 1];
+  const last = best.finalBundle;
   const counts: Record<string, number> = {
     images: images.length,
     registered: model.views.length,
