@@ -12,8 +12,9 @@
  * commonest capture) and on planar scenes it is degenerate, and it put fountain-P11's focal
  * 30 % short and templeSparseRing's 4.5× short.
  *
- * So the stage tries other guesses only when the model from the prior leaves photos out that
- * verified matches connect to it, and keeps the model that places the most photos (then the
+ * So the stage tries other guesses only when the model from the prior leaves out photos that
+ * verified matches connect to it (at least 2 and 10 % of them, so that one blurred photo in a
+ * large capture does not triple the SfM time), and keeps the model that places the most photos (then the
  * lower reprojection error). Complete models — every set in ../shared/datasets — never pay.
  * Where the prior gives no model at all, no other guess is tried (see index.ts).
  */

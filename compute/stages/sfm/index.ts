@@ -202,6 +202,9 @@ interface Outcome {
   error: PipelineError | null;
 }
 
+/** Share of the connected photos a model must leave out before other focal guesses are tried. */
+const MIN_MISSING_SHARE = 0.1;
+
 const RETAKE_HINT = "Take photos with about 60–80% overlap between neighbours, so that each part of the scene appears in at least three photos.";
 
 function reconstructModels(ctx: GrowContext, pairs: VerifiedPair[], initial: IntrinsicsGroups, components: ReturnType<typeof componentSizes>, base: SfmState): Attempted[] {
@@ -314,7 +317,10 @@ export function run(input: Input, options: Partial<Options> = {}, progress: Prog
   // 36 % long with k1 = 0.24, a camera 1.4° off).
   if (hasGuessedFocal(images) && placed(outcome) >= 3) {
     for (const factor of opts.focalGuessFactors) {
-      if (placed(outcome) >= reachable(outcome, components)) break;
+      // A photo or two left out of a large capture (blur, a stray view) is not worth rebuilding
+      // the whole model twice over: a wrong start leaves out a share of the photos.
+      const missing = reachable(outcome, components) - placed(outcome);
+      if (missing < Math.max(2, MIN_MISSING_SHARE * reachable(outcome, components))) break;
       guess.attempts++;
       const candidate = finishLargest(reconstructModels(ctx, pairs, withFocalGuess(groups, images, factor), components, state), images, pairs, components);
       if (better(candidate, outcome)) {
