@@ -96,7 +96,12 @@ function reconstructOne(ctx: GrowContext, base: SfmState, pairs: VerifiedPair[],
  * is not worth seeding (an upload of several unrelated scenes, or of photos of both sides of
  * an object that share no view).
  */
-function componentSizes(imageCount: number, pairs: VerifiedPair[]): { component: Uint32Array; size: Uint32Array } {
+interface Components {
+  component: Uint32Array;
+  size: Uint32Array;
+}
+
+function componentSizes(imageCount: number, pairs: VerifiedPair[]): Components {
   const parent = Uint32Array.from({ length: imageCount }, (_, i) => i);
   const find = (i: number): number => {
     while (parent[i] !== i) i = parent[i] = parent[parent[i]];
@@ -109,7 +114,7 @@ function componentSizes(imageCount: number, pairs: VerifiedPair[]): { component:
   return { component, size: component.map((c) => members[c]) };
 }
 
-function unregisteredReason(image: number, attempted: Attempted, others: Attempted[], pairs: VerifiedPair[], components: ReturnType<typeof componentSizes>): string {
+function unregisteredReason(image: number, attempted: Attempted, others: Attempted[], pairs: VerifiedPair[], components: Components): string {
   // An image of a smaller model did register: say so, since it tells the client which photos
   // form their own group (another side of the object, another object) rather than failed.
   const other = others.find((m) => m.model.views.some((v) => v.imageIndex === image));
@@ -207,7 +212,7 @@ const MIN_MISSING_SHARE = 0.1;
 
 const RETAKE_HINT = "Take photos with about 60–80% overlap between neighbours, so that each part of the scene appears in at least three photos.";
 
-function reconstructModels(ctx: GrowContext, pairs: VerifiedPair[], initial: IntrinsicsGroups, components: ReturnType<typeof componentSizes>, base: SfmState): Attempted[] {
+function reconstructModels(ctx: GrowContext, pairs: VerifiedPair[], initial: IntrinsicsGroups, components: Components, base: SfmState): Attempted[] {
   const { images } = base;
   // A later model seeds on images no earlier model took, but may grow into any image: only
   // the largest model is kept, and a model seeded on the far side of a weak link can then
@@ -229,7 +234,7 @@ function reconstructModels(ctx: GrowContext, pairs: VerifiedPair[], initial: Int
 }
 
 /** The largest model, its implausible and focal-undetermined cameras taken out, or why none is usable. */
-function finishLargest(models: Attempted[], images: ImageRef[], pairs: VerifiedPair[], components: ReturnType<typeof componentSizes>): Outcome {
+function finishLargest(models: Attempted[], images: ImageRef[], pairs: VerifiedPair[], components: Components): Outcome {
   if (models.length === 0) {
     return { models, best: null, error: new PipelineError("not_enough_overlap", "sfm: no pair of images overlaps enough to start a reconstruction", "Take photos with about 60–80% overlap between neighbours, moving around the object rather than rotating in place.") };
   }
@@ -270,10 +275,38 @@ function better(candidate: Outcome, current: Outcome): boolean {
 }
 
 /** Photos connected by verified matches to the largest model's (or, without one, the largest group). */
-function reachable(outcome: Outcome, components: ReturnType<typeof componentSizes>): number {
+function reachable(outcome: Outcome, components: Components): number {
   const first = outcome.models[0]?.model.views[0]?.imageIndex;
   if (first !== undefined) return components.size[first];
   return components.size.reduce((a, b) => Math.max(a, b), 0);
+}
+
+/**
+ * Rebuild from the other focal guesses (focal-guess.ts) while the model from the prior leaves
+ * out a share of the photos matched to it; the outcome placing most photos is kept.
+ */
+function tryOtherFocalGuesses(ctx: GrowContext, prior: Outcome, groups: IntrinsicsGroups, pairs: VerifiedPair[], components: Components): { outcome: Outcome; summary: FocalGuessSummary } {
+  const { images } = ctx.state;
+  let outcome = prior;
+  const summary: FocalGuessSummary = { attempts: 0, factor: null, priorRegistered: placed(prior) };
+  // Only to extend a model the prior built: where the prior built none, the capture itself
+  // usually lacks the geometry (a camera turning in place), and another start only finds
+  // another wrong fit (the panning stress scene from 2 × the long side: 9/9 "placed", focal
+  // 36 % long with k1 = 0.24, a camera 1.4° off).
+  if (!hasGuessedFocal(images) || placed(prior) < 3) return { outcome, summary };
+  for (const factor of ctx.options.focalGuessFactors) {
+    // A photo or two left out of a large capture (blur, a stray view) is not worth rebuilding
+    // the whole model twice over: a wrong start leaves out a share of the photos.
+    const connected = reachable(outcome, components);
+    if (connected - placed(outcome) < Math.max(2, MIN_MISSING_SHARE * connected)) break;
+    summary.attempts++;
+    const candidate = finishLargest(reconstructModels(ctx, pairs, withFocalGuess(groups, images, factor), components, ctx.state), images, pairs, components);
+    if (better(candidate, outcome)) {
+      outcome = candidate;
+      summary.factor = factor;
+    }
+  }
+  return { outcome, summary };
 }
 
 export function run(input: Input, options: Partial<Options> = {}, progress: ProgressFn = () => {}): Output {
@@ -309,26 +342,8 @@ export function run(input: Input, options: Partial<Options> = {}, progress: Prog
     },
   };
   const components = componentSizes(images.length, pairs);
-  let outcome = finishLargest(reconstructModels(ctx, pairs, groups, components, state), images, pairs, components);
-  const guess: FocalGuessSummary = { attempts: 0, factor: null, priorRegistered: placed(outcome) };
-  // Only to extend a model the prior built: where the prior built none, the capture itself
-  // usually lacks the geometry (a camera turning in place), and another start only finds
-  // another wrong fit (the panning stress scene from 2 × the long side: 9/9 "placed", focal
-  // 36 % long with k1 = 0.24, a camera 1.4° off).
-  if (hasGuessedFocal(images) && placed(outcome) >= 3) {
-    for (const factor of opts.focalGuessFactors) {
-      // A photo or two left out of a large capture (blur, a stray view) is not worth rebuilding
-      // the whole model twice over: a wrong start leaves out a share of the photos.
-      const missing = reachable(outcome, components) - placed(outcome);
-      if (missing < Math.max(2, MIN_MISSING_SHARE * reachable(outcome, components))) break;
-      guess.attempts++;
-      const candidate = finishLargest(reconstructModels(ctx, pairs, withFocalGuess(groups, images, factor), components, state), images, pairs, components);
-      if (better(candidate, outcome)) {
-        outcome = candidate;
-        guess.factor = factor;
-      }
-    }
-  }
+  const prior = finishLargest(reconstructModels(ctx, pairs, groups, components, state), images, pairs, components);
+  const { outcome, summary: guess } = tryOtherFocalGuesses(ctx, prior, groups, pairs, components);
   if (outcome.best === null) throw outcome.error!;
   const { best } = outcome;
   applyAlignment(best.model, computeAlignment(best.model));
