@@ -21,12 +21,12 @@ export function statusBlock(record: StatusRecord, eta: string) {
 export function reportSection(report: ReportRecord | null) {
   if (!report) return "";
   const inputs = report.inputs.map(
-    (i) => html`<tr><td>${i.file}</td><td>${i.kind ?? "–"}</td><td>${i.registered ? "yes" : "no"}</td><td>${i.reason ?? ""}</td></tr>`,
+    (i) => html`<tr><td data-label="File">${i.file}</td><td data-label="Kind">${i.kind ?? "–"}</td><td data-label="Registered">${i.registered ? "yes" : "no"}</td><td data-label="Why not">${i.reason ?? ""}</td></tr>`,
   );
   const stages = report.stages.map((s) => html`<tr><td>${s.stage}</td><td class="num">${s.wall_seconds.toFixed(1)} s</td></tr>`);
   return html`<section aria-labelledby="report-title"><h2 id="report-title">Report</h2>
     <p>${report.registered} of ${report.images} images registered · ${report.wall_seconds.toFixed(0)} s in all · quality ${report.quality}</p>
-    <div class="table-wrap"><table><caption>Per image</caption><thead><tr><th scope="col">File</th><th scope="col">Kind</th><th scope="col">Registered</th><th scope="col">Why not</th></tr></thead><tbody>${inputs}</tbody></table></div>
+    <div class="table-wrap"><table class="stack-on-phone"><caption>Per image</caption><thead><tr><th scope="col">File</th><th scope="col">Kind</th><th scope="col">Registered</th><th scope="col">Why not</th></tr></thead><tbody>${inputs}</tbody></table></div>
     <div class="table-wrap"><table><caption>Per stage</caption><thead><tr><th scope="col">Stage</th><th scope="col" class="num">Wall time</th></tr></thead><tbody>${stages}</tbody></table></div>
   </section>`;
 }

@@ -3,8 +3,8 @@
  * against the real stack (wrangler dev + compute on loopback ports): sign up → trial balance →
  * create a key → use it from plain fetch → drop a rendered photo set → watch progress reach
  * completed → the 3D viewer shows the model → every download (six models, colmap, transforms) → revoke the key → 401.
- * axe-core checks every page; screenshots of every page at desktop and phone width go to
- * SCREENSHOT_DIR.
+ * axe-core checks every page, and that no table is wider than a phone's screen; screenshots of
+ * every page at desktop and phone width go to SCREENSHOT_DIR.
  */
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
@@ -15,7 +15,7 @@ import type { Browser, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FORMATS } from "../../shared/formats.js";
 import { renderScene, writeViewsAsImages } from "../support/render.js";
-import { launchBrowser, screenshotBoth, seriousViolations } from "./browser.js";
+import { launchBrowser, screenshotBoth, seriousViolations, VIEWPORTS } from "./browser.js";
 import { startSystem, type RunningSystem } from "./system.js";
 import { checkFile } from "./validate.js";
 
@@ -38,10 +38,29 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** Every page visited: axe finds no serious or critical violation; screenshots at both widths. */
+/**
+ * Captions of the page's tables that do not fit at phone width: the table's right edge lies beyond
+ * the viewport, or beyond its scrolling `.table-wrap` (cut off there, readable only by scrolling
+ * sideways — the per-image table once was, while its right edge was still inside the viewport).
+ */
+async function tablesWiderThanPhone(page: Page): Promise<string[]> {
+  await page.setViewport(VIEWPORTS.phone);
+  await new Promise((r) => setTimeout(r, 150));
+  const wide = await page.$$eval("table", (tables) =>
+    tables.filter((t) => {
+      const wrap = t.parentElement;
+      const wrapOverflows = wrap !== null && wrap.classList.contains("table-wrap") && wrap.scrollWidth > wrap.clientWidth;
+      return t.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5 || wrapOverflows;
+    }).map((t) => t.caption?.textContent ?? "(no caption)"));
+  await page.setViewport(VIEWPORTS.desktop);
+  return wide;
+}
+
+/** Every page visited: axe finds no serious or critical violation; no table wider than a phone; screenshots at both widths. */
 async function checkPage(page: Page, name: string): Promise<void> {
   const violations = await seriousViolations(page);
   expect(violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`), `axe on ${name}`).toEqual([]);
+  expect(await tablesWiderThanPhone(page), `tables wider than ${VIEWPORTS.phone.width} px on ${name}`).toEqual([]);
   await screenshotBoth(page, SCREENSHOT_DIR, name);
 }
 
@@ -161,6 +180,8 @@ describe("dashboard in a real browser", () => {
     expect(Number(await page.$eval("#viewer-canvas", (el) => (el as HTMLElement).dataset.cameras))).toBeGreaterThanOrEqual(2);
     const withModel = await modelCoverage(page);
     expect(withModel, "share of the canvas the model covers").toBeGreaterThan(0.03);
+    // The report's tables are on the page, so checkPage's phone-width check covers the per-image table.
+    expect(await page.$$eval("table caption", (cs) => cs.map((c) => c.textContent))).toEqual(["Per image", "Per stage"]);
     await checkPage(page, "08-detail-viewer-mesh");
     await page.click("#show-cameras");
     await page.click('input[name="geometry"][value="points"]');
