@@ -1,12 +1,21 @@
 /**
- * @module `npm run bench -- stress [scene...] [--width=W]`: the camera stress scenes of
- * test/compute/sfm/stress.test.ts, with every camera's error printed (the test only asserts
- * the bounds). Writes the rendered photos to bench-out/stress/<scene>/ for a look.
+ * @module `npm run bench -- stress [scene...] [--width=W] [--optimum]`: the camera stress scenes
+ * of test/compute/sfm/stress.test.ts, with every camera's error printed (the test only asserts
+ * the bounds). Writes the rendered photos to bench-out/stress/<scene>/ for a look. `--optimum`
+ * also adjusts the model's observations from the true cameras (optimum.ts) and prints how far
+ * that optimum is from the truth and our model from the optimum: the photos' share of the error
+ * and the pipeline's.
  */
 import path from "node:path";
 import { renderStressScene, STRESS_SCENES, type StressSceneName } from "../test/support/stress-scenes.js";
 import { runSfmOnViews } from "../test/support/sfm-run.js";
 import { writeViewsAsImages } from "../test/support/render.js";
+import { observationsOptimum } from "./optimum.js";
+import type { CameraAccuracy } from "../compute/stages/sfm/accuracy.js";
+
+function figures(a: CameraAccuracy): string {
+  return `rotation median ${a.medianRotationErrorDeg.toFixed(3)}° max ${a.maxRotationErrorDeg.toFixed(3)}°, centre median ${a.medianCenterErrorPercent.toFixed(3)} % max ${a.maxCenterErrorPercent.toFixed(3)} %`;
+}
 
 export async function run(args: string[]): Promise<void> {
   const width = Number(args.find((a) => a.startsWith("--width="))?.slice(8) ?? 400);
@@ -33,5 +42,14 @@ export async function run(args: string[]): Promise<void> {
       console.log(r.registered ? `  ${r.name.padEnd(16)} by ${r.registeredBy} f=${r.focalPx?.toFixed(1)} rms=${r.reprojectionRmsPx?.toFixed(3)}` : `  ${r.name.padEnd(16)} unregistered: ${r.reason}`);
     }
     console.log(`  warnings: ${result.report.warnings.join(" | ") || "none"}; final BA ${JSON.stringify(result.report.finalBundleAdjustment)}`);
+    if (args.includes("--optimum")) {
+      const truth = scene.views.filter((v) => scene.truthNames.has(v.name)).map((v) => ({ name: `${v.name}.jpg`, camFromWorld: { R: v.R, t: v.t }, focal: v.K[0], cx: v.K[2], cy: v.K[5] }));
+      const optimum = observationsOptimum(result.model, outcome.features, truth, scene.sceneRadius);
+      if (optimum === null) console.log("  optimum: not measured (fewer than 3 cameras, or a registered photo without a true camera)");
+      else {
+        console.log(`  optimum of the observations from the true cameras: RMS ${optimum.truthRmsPx.toFixed(3)} px at the truth → ${optimum.optimumRmsPx.toFixed(3)} px; against the truth ${figures(optimum.optimumVsTruth)}`);
+        console.log(`  our model against that optimum: ${figures(optimum.modelVsOptimum)}`);
+      }
+    }
   }
 }

@@ -11,6 +11,7 @@ import * as ingest from "../../compute/stages/ingest/index.js";
 import * as matching from "../../compute/stages/matching/index.js";
 import { cameraAccuracy, type CameraAccuracy } from "../../compute/stages/sfm/accuracy.js";
 import * as sfm from "../../compute/stages/sfm/index.js";
+import type { ImageFeatures } from "../../compute/scene/index.js";
 import { encodeJpeg } from "./fixtures.js";
 import type { RenderedView } from "./render.js";
 
@@ -19,6 +20,8 @@ export interface SfmRun {
   accuracy: CameraAccuracy;
   /** Registered photos that have no ground truth (photos of another scene). */
   registeredWithoutTruth: string[];
+  /** The features the model's observations index (for benchmarks that re-adjust them). */
+  features: ImageFeatures[];
 }
 
 export async function runSfmOnViews(views: RenderedView[], truthNames: Set<string>, sceneRadius: number, sfmOptions: Partial<sfm.Options> = {}): Promise<SfmRun> {
@@ -41,6 +44,7 @@ export async function runSfmOnViews(views: RenderedView[], truthNames: Set<strin
       result,
       accuracy: cameraAccuracy(estimated, truth, sceneRadius),
       registeredWithoutTruth: estimated.filter((e) => !known.has(e.name)).map((e) => e.name),
+      features: detected.features,
     };
   } finally {
     await rm(dir, { recursive: true, force: true });
