@@ -54,6 +54,8 @@ interface Attempted {
   principalPointRefined: boolean;
   /** This model's last global bundle adjustment (ctx.bundles also holds other models' and attempts'). */
   finalBundle: BundleSummary | undefined;
+  /** Intrinsics groups this model merged (groups.ts). */
+  mergedGroups: number;
 }
 
 /** Seed one model on a pair of `seedable` images and grow it; null when no pair gives a seed. */
@@ -62,6 +64,7 @@ function reconstructOne(ctx: GrowContext, base: SfmState, pairs: VerifiedPair[],
   ctx.state = base;
   ctx.closure = null;
   ctx.distortion = null;
+  ctx.mergedGroups = 0;
   const { state, options } = ctx;
   resetModel(state);
   ctx.reasons.clear();
@@ -87,6 +90,7 @@ function reconstructOne(ctx: GrowContext, base: SfmState, pairs: VerifiedPair[],
   return {
     model, reasons: new Map(ctx.reasons), registeredBy: new Map(ctx.registeredBy), init: init.attempts, closure: ctx.closure, focalProfiles,
     groupOfImage: ctx.state.groupOfImage.slice(), distortion: ctx.distortion, principalPointRefined: ctx.principalPointRefined, finalBundle,
+    mergedGroups: ctx.mergedGroups,
   };
 }
 
@@ -152,7 +156,7 @@ function buildReport(best: Attempted, others: number[], ctx: GrowContext, images
     finalBaRejected: last?.rejected ? 1 : 0,
     bundleAdjustmentsRejected: bundles.filter((b) => b.rejected).length,
     otherModels: others.length,
-    mergedIntrinsicsGroups: ctx.mergedGroups,
+    mergedIntrinsicsGroups: best.mergedGroups,
     principalPointRefined: best.principalPointRefined ? 1 : 0,
     pairRegistrations: [...best.registeredBy.values()].filter((how) => how === "pair").length,
     loopCandidatePairs: best.closure?.candidatePairs ?? 0,
