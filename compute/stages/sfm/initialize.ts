@@ -8,7 +8,8 @@
  * first whose two-view model, after bundle adjustment and filtering, keeps enough
  * well-triangulated points is accepted. The relative pose comes from the essential matrix on
  * focal-normalized coordinates (Nistér's five-point solver inside RANSAC), disambiguated by
- * the cheirality test.
+ * the cheirality test — or, for a pair the matcher found planar, from its homography
+ * (planar-seed.ts), where the essential matrix is ambiguous.
  */
 import type { Rng } from "../../math/random.js";
 import { estimateEssential, recoverPose } from "../../geometry/essential.js";
@@ -16,6 +17,7 @@ import type { VerifiedPair } from "../../scene/index.js";
 import { globalBundleAdjustment, type BundleSummary } from "./bundle.js";
 import { filterOutliers } from "./filter.js";
 import type { Options } from "./options.js";
+import { planarSeedPose } from "./planar-seed.js";
 import { centerOf, rayAngleDeg } from "./projection.js";
 import { pointCount, registerImage, setPose, type SfmState } from "./state.js";
 import { allCenters, normalizedKeypoints, triangulateTrack } from "./triangulate.js";
@@ -72,8 +74,16 @@ function medianAngleDeg(state: SfmState, a: number, b: number): number {
 }
 
 /** Two-view relative pose of the pair; returns a failure reason or null on success (pose written). */
-function twoViewPose(state: SfmState, pair: VerifiedPair, options: Options, rng: Rng): string | null {
+function twoViewPose(state: SfmState, pair: VerifiedPair, pairs: VerifiedPair[], options: Options, rng: Rng): string | null {
   const { imageA: a, imageB: b } = pair;
+  if (pair.model === "homography" && pair.H) {
+    // Matches on one plane: the essential matrix is ambiguous there (planar-seed.ts).
+    const planar = planarSeedPose(state, pair, pairs);
+    if (!planar.ok) return planar.reason;
+    setPose(state, a, IDENTITY, [0, 0, 0]);
+    setPose(state, b, planar.pose.R, planar.pose.t);
+    return null;
+  }
   const count = pair.matches.length / 2;
   const xa = normalizedKeypoints(state, a);
   const xb = normalizedKeypoints(state, b);
@@ -115,8 +125,8 @@ function triangulatePair(state: SfmState, pair: VerifiedPair, options: Options):
   }
 }
 
-function tryPair(state: SfmState, pair: VerifiedPair, options: Options, rng: Rng): { outcome: string; bundle: BundleSummary | null } {
-  const failure = twoViewPose(state, pair, options, rng);
+function tryPair(state: SfmState, pair: VerifiedPair, pairs: VerifiedPair[], options: Options, rng: Rng): { outcome: string; bundle: BundleSummary | null } {
+  const failure = twoViewPose(state, pair, pairs, options, rng);
   if (failure !== null) return { outcome: failure, bundle: null };
   registerImage(state, pair.imageA);
   registerImage(state, pair.imageB);
@@ -139,7 +149,7 @@ export function initializeModel(state: SfmState, pairs: VerifiedPair[], availabl
     for (const pair of rankInitialPairs(pairs, available, options, strict)) {
       if (tried.has(pair)) continue;
       tried.add(pair);
-      const { outcome, bundle } = tryPair(state, pair, options, rng);
+      const { outcome, bundle } = tryPair(state, pair, pairs, options, rng);
       attempts.push({ imageA: pair.imageA, imageB: pair.imageB, matches: pair.matches.length / 2, homographyRatio: pair.homographyRatio, outcome });
       if (outcome === "accepted") return { pair: [pair.imageA, pair.imageB], attempts, bundle };
       resetModel(state);
