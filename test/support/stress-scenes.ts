@@ -8,7 +8,9 @@
  * - panning: a camera turning almost in place inside a courtyard (rotation, hardly any baseline);
  * - tiled: a facade of identical windows on a repeating wall texture (repeated structure);
  * - twoFocal: one object shot by two cameras of different focal length, same image size, no EXIF;
- * - mixed: a facade sequence with three photos of an unrelated scene mixed in.
+ * - mixed: a facade sequence with three photos of an unrelated scene mixed in;
+ * - courtyard: a closed courtyard seen from its middle with a wide lens;
+ * - mural: one flat painted wall and nothing else (every pair a homography).
  *
  * Each scene names the photos that belong to it (ground truth known) and those that must stay
  * unregistered. World +Z up, distances in units of the scene's radius as in render.ts.
@@ -60,6 +62,21 @@ function doorwayDef(views: number): SceneDef {
     cameras.push({ eye: [2.6 * s, -3.2, 1.0 + 0.12 * (i % 2)], target: [0.7 * s, 0.2, 0.85] });
   }
   return { primitives, center: [0, 0, 0.9], cameras };
+}
+
+/**
+ * A mural: one flat painted wall (y = 0, facing −y) and nothing else in view, photographed by
+ * someone walking past it, each photo aimed at a different part of the wall. Every pair is
+ * explained by a homography, so the essential matrix has its planar ambiguity everywhere.
+ */
+function muralDef(views: number): SceneDef {
+  const primitives: Primitive[] = [rectangle(1, 0, -1, [-3, 0], [3, 2.6], [0.8, 0.66, 0.5])];
+  const cameras: SceneDef["cameras"] = [];
+  for (let i = 0; i < views; i++) {
+    const s = along(views, i);
+    cameras.push({ eye: [2.4 * s, -2.2 - 0.3 * (i % 3), 1.2 + 0.25 * ((i + 1) % 2)], target: [1.2 * s + 0.3 * ((i % 3) - 1), 0, 1.3 - 0.2 * (i % 2)] });
+  }
+  return { primitives, center: [0, 0, 1.3], cameras };
 }
 
 /** A dull, low-contrast object (box, sphere, cylinder) floating on black, ringed by `views` cameras. */
@@ -171,7 +188,7 @@ function named(views: RenderedView[]): Set<string> {
   return new Set(views.map((v) => v.name));
 }
 
-export const STRESS_SCENES = ["doorway", "ring", "panning", "tiled", "twoFocal", "mixed", "courtyard"] as const;
+export const STRESS_SCENES = ["doorway", "ring", "panning", "tiled", "twoFocal", "mixed", "courtyard", "mural"] as const;
 export type StressSceneName = (typeof STRESS_SCENES)[number];
 
 export function renderStressScene(name: StressSceneName, options: StressOptions): StressScene {
@@ -195,6 +212,10 @@ export function renderStressScene(name: StressSceneName, options: StressOptions)
     }
     case "twoFocal": {
       const s = render(twoFocalDef(12), 1);
+      return { name, views: s.views, truthNames: named(s.views), sceneRadius: s.sceneRadius };
+    }
+    case "mural": {
+      const s = render(muralDef(10), 2);
       return { name, views: s.views, truthNames: named(s.views), sceneRadius: s.sceneRadius };
     }
     case "courtyard": {

@@ -77,12 +77,15 @@ function medianAngleDeg(state: SfmState, a: number, b: number): number {
 function twoViewPose(state: SfmState, pair: VerifiedPair, pairs: VerifiedPair[], options: Options, rng: Rng): string | null {
   const { imageA: a, imageB: b } = pair;
   if (pair.model === "homography" && pair.H) {
-    // Matches on one plane: the essential matrix is ambiguous there (planar-seed.ts).
+    // Matches on one plane: the essential matrix is ambiguous there (planar-seed.ts). When the
+    // other pairs do not agree on one plane (a courtyard's walls, a facade and the ground), the
+    // scene is not one plane and the essential matrix below is used as for any pair.
     const planar = planarSeedPose(state, pair, pairs);
-    if (!planar.ok) return planar.reason;
-    setPose(state, a, IDENTITY, [0, 0, 0]);
-    setPose(state, b, planar.pose.R, planar.pose.t);
-    return null;
+    if (planar.ok) {
+      setPose(state, a, IDENTITY, [0, 0, 0]);
+      setPose(state, b, planar.pose.R, planar.pose.t);
+      return null;
+    }
   }
   const count = pair.matches.length / 2;
   const xa = normalizedKeypoints(state, a);
