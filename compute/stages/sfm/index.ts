@@ -165,6 +165,7 @@ function buildReport(best: Attempted, others: number[], ctx: GrowContext, images
     loopMatchesApplied: best.closure?.applied ?? 0,
     distortionTested: best.distortion ? 1 : 0,
     distortionKept: best.distortion?.kept ? 1 : 0,
+    distortionImplausible: best.distortion && !best.distortion.plausible ? 1 : 0,
     distortionRmsWithPx: best.distortion?.withRmsPx ?? 0,
     distortionRmsWithoutPx: best.distortion?.withoutRmsPx ?? 0,
     focalGuessAttempts: guess.attempts,
@@ -187,6 +188,9 @@ function buildReport(best: Attempted, others: number[], ctx: GrowContext, images
   const warnings = others.length > 0 ? [`the scene fell apart into ${others.length + 1} models; kept the largest (${registered.size} images)`] : [];
   if (guess.factor !== null) {
     warnings.push(`the photos carry no focal length; the default guess placed ${guess.priorRegistered} of them, a guess of ${guess.factor} × the long side placed ${registered.size}`);
+  }
+  if (best.distortion && !best.distortion.plausible) {
+    warnings.push("the refined lens distortion was beyond a rectilinear lens's (it folded back or moved the corners by over 30 %) and was dropped; photos from a fisheye lens need that lens's own model");
   }
   if (last?.rejected) warnings.push(`the final bundle adjustment ended above its starting cost (${last.initialCost.toPrecision(4)} → ${last.finalCost.toPrecision(4)}) and was not kept`);
   const finalBundleAdjustment = last ? { iterations: last.iterations, initialCost: last.initialCost, finalCost: last.finalCost, initialRmsPx: last.initialRmsPx, finalRmsPx: last.finalRmsPx, refined: last.refined, kept: !last.rejected } : null;

@@ -5,6 +5,7 @@
  * fits to the noise.
  */
 import { describe, expect, it } from "vitest";
+import { distortionPlausible } from "../../../compute/stages/sfm/distortion-select.js";
 import { run } from "../../../compute/stages/sfm/index.js";
 import { makeSyntheticScene } from "./synthetic.js";
 
@@ -32,5 +33,26 @@ describe("sfm keeps radial distortion only when the photos show it", () => {
     // check the sign and size of the distortion and that the model fits to the noise (0.5 px per axis: a 2-D RMS of about 0.7 px).
     expect(report.counts.distortionRmsWithPx).toBeLessThan(0.75);
     for (const view of model.views) expect(view.intrinsics.k1).toBeLessThan(-0.04);
+  });
+});
+
+describe("distortion bounds", () => {
+  // A 4:3 photo with focal 1.2 × its width: the corner sits at normalised radius 0.52.
+  const corner = Math.hypot(4, 3) / 2 / (1.2 * 4);
+
+  it("accepts real lenses' distortion, barrel and pincushion", () => {
+    expect(distortionPlausible(0, 0, corner)).toBe(true);
+    expect(distortionPlausible(-0.08, 0, corner)).toBe(true);
+    expect(distortionPlausible(-0.25, 0.1, corner)).toBe(true);
+    expect(distortionPlausible(0.15, -0.05, corner)).toBe(true);
+  });
+
+  it("rejects a mapping that folds back before the corner, or moves it by over 30 %", () => {
+    // 1 + 3·k1·r² < 0 at the corner: two rays would land on one pixel.
+    expect(distortionPlausible(-1.5, 0, corner)).toBe(false);
+    // Monotonic but the corner moved by 1.2 · 0.27 = 33 % of its radius.
+    expect(distortionPlausible(1.2, 0, corner)).toBe(false);
+    // A wide lens's corner (focal 0.5 × width, radius 1.25) with a k1 that is mild at 0.5.
+    expect(distortionPlausible(-0.3, 0, 1.25)).toBe(false);
   });
 });
