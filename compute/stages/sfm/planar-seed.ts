@@ -10,8 +10,11 @@
  * is one and the same in every photo, so the right candidate is the one whose normal agrees
  * with the normals that the other planar pairs of the two images give (their own candidates,
  * brought into the seed's first camera). This is the multi-view disambiguation of Faugeras &
- * Lustman (1988, §5) and of ORB-SLAM's planar initialisation (Mur-Artal et al. 2015, §IV),
- * which refuses when the candidates cannot be told apart — as this does.
+ * Lustman (1988, §5); ORB-SLAM's planar initialisation (Mur-Artal et al. 2015, §IV) likewise
+ * refuses when the candidates cannot be told apart. Here a refusal returns its reason and the
+ * caller (initialize.ts) falls back to the essential matrix, as for any pair: the other pairs
+ * disagree when the scene is not one plane (a courtyard's four walls), and there the
+ * homography is only the dominant plane's.
  */
 import { mat3Inverse } from "../../math/linalg.js";
 import { decomposeHomography, type PlanarPose } from "../../geometry/decompose-homography.js";
