@@ -12,7 +12,7 @@
  * Convention: x2 ~ H·x1 in normalised coordinates, X2 = R·X1 + t, the plane nᵀ·X1 = d (d > 0,
  * n the unit normal in camera 1's frame), H ∝ R + t·nᵀ / d. Returned t is t / d.
  */
-import { svd } from "../math/linalg.js";
+import { cross3, mat3Mul, mat3Transpose, mat3Vec, svd } from "../math/linalg.js";
 
 export interface PlanarPose {
   /** cam2FromCam1 rotation, row-major. */
@@ -23,24 +23,9 @@ export interface PlanarPose {
   n: Float64Array;
 }
 
-function matVec(M: ArrayLike<number>, v: ArrayLike<number>): Float64Array {
-  return new Float64Array([0, 1, 2].map((r) => M[3 * r] * v[0] + M[3 * r + 1] * v[1] + M[3 * r + 2] * v[2]));
-}
-
-function cross(a: ArrayLike<number>, b: ArrayLike<number>): Float64Array {
-  return new Float64Array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]);
-}
-
 /** Columns a, b, c as a row-major 3×3 matrix. */
 function fromColumns(a: ArrayLike<number>, b: ArrayLike<number>, c: ArrayLike<number>): Float64Array {
   return new Float64Array([a[0], b[0], c[0], a[1], b[1], c[1], a[2], b[2], c[2]]);
-}
-
-/** A·Bᵀ for row-major 3×3 matrices. */
-function mulTransposed(A: ArrayLike<number>, B: ArrayLike<number>): Float64Array {
-  const out = new Float64Array(9);
-  for (let r = 0; r < 3; r++) for (let c = 0; c < 3; c++) out[3 * r + c] = A[3 * r] * B[3 * c] + A[3 * r + 1] * B[3 * c + 1] + A[3 * r + 2] * B[3 * c + 2];
-  return out;
 }
 
 /** Relative motion below which the decomposition is degenerate (σ1 ≈ σ3: pure rotation). */
@@ -57,14 +42,13 @@ export function decomposeHomography(H: ArrayLike<number>, x1: ArrayLike<number>,
   if (!(S[1] > 0)) return [];
   let sign = 0;
   for (let i = 0; i < count; i++) {
-    const hx = matVec(H, [x1[2 * i], x1[2 * i + 1], 1]);
+    const hx = mat3Vec(H, [x1[2 * i], x1[2 * i + 1], 1]);
     sign += x2[2 * i] * hx[0] + x2[2 * i + 1] * hx[1] + hx[2] > 0 ? 1 : -1;
   }
   const scale = (sign >= 0 ? 1 : -1) / S[1];
   const Hn = Float64Array.from(H, (v) => v * scale);
   // HᵀH = V·Σ²·Vᵀ with σ1² ≥ 1 = σ2² ≥ σ3².
-  const HtH = new Float64Array(9);
-  for (let r = 0; r < 3; r++) for (let c = 0; c < 3; c++) for (let k = 0; k < 3; k++) HtH[3 * r + c] += Hn[3 * k + r] * Hn[3 * k + c];
+  const HtH = mat3Mul(mat3Transpose(Hn), Hn);
   const eig = svd(HtH, 3, 3);
   const s1 = eig.S[0];
   const s3 = eig.S[2];
@@ -80,15 +64,15 @@ export function decomposeHomography(H: ArrayLike<number>, x1: ArrayLike<number>,
   const candidates: PlanarPose[] = [];
   for (const sgn of [1, -1]) {
     const u = new Float64Array([0, 1, 2].map((k) => (a * v1[k] + sgn * b * v3[k]) / norm));
-    const U = fromColumns(v2, u, cross(v2, u));
-    const Hv2 = matVec(Hn, v2);
-    const Hu = matVec(Hn, u);
-    const W = fromColumns(Hv2, Hu, cross(Hv2, Hu));
-    const R = mulTransposed(W, U);
-    const n = cross(v2, u);
+    const U = fromColumns(v2, u, cross3(v2, u));
+    const Hv2 = mat3Vec(Hn, v2);
+    const Hu = mat3Vec(Hn, u);
+    const W = fromColumns(Hv2, Hu, cross3(Hv2, Hu));
+    const R = mat3Mul(W, mat3Transpose(U));
+    const n = cross3(v2, u);
     // t = (H − R)·n.
     const HminusR = Hn.map((v, k) => v - R[k]);
-    const t = matVec(HminusR, n);
+    const t = mat3Vec(HminusR, n);
     candidates.push({ R, t, n }, { R: R.slice(), t: t.map((v) => -v), n: n.map((v) => -v) });
   }
   // In front of camera 1: the plane's normal points away from it, n·x1 > 0 for the matches.

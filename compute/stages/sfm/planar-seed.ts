@@ -16,7 +16,7 @@
  * disagree when the scene is not one plane (a courtyard's four walls), and there the
  * homography is only the dominant plane's.
  */
-import { mat3Inverse } from "../../math/linalg.js";
+import { dot3, mat3Inverse, mat3Mul, mat3Vec, norm3 } from "../../math/linalg.js";
 import { decomposeHomography, type PlanarPose } from "../../geometry/decompose-homography.js";
 import type { VerifiedPair } from "../../scene/index.js";
 import type { SfmState } from "./state.js";
@@ -30,7 +30,7 @@ const MAX_NORMAL_DISAGREEMENT_DEG = 5;
 const MIN_AMBIGUITY_MARGIN = 3;
 
 function angleDeg(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  const cos = (a[0] * b[0] + a[1] * b[1] + a[2] * b[2]) / (Math.hypot(a[0], a[1], a[2]) * Math.hypot(b[0], b[1], b[2]));
+  const cos = dot3(a, b) / (norm3(a) * norm3(b));
   return (Math.acos(Math.max(-1, Math.min(1, cos))) * 180) / Math.PI;
 }
 
@@ -39,16 +39,6 @@ function calibration(state: SfmState, i: number): Float64Array {
   const g = 5 * state.groupOfImage[i];
   const K = state.intrinsics;
   return new Float64Array([K[g], 0, K[g + 1], 0, K[g], K[g + 2], 0, 0, 1]);
-}
-
-function mul3(A: ArrayLike<number>, B: ArrayLike<number>): Float64Array {
-  const out = new Float64Array(9);
-  for (let r = 0; r < 3; r++) for (let c = 0; c < 3; c++) for (let k = 0; k < 3; k++) out[3 * r + c] += A[3 * r + k] * B[3 * k + c];
-  return out;
-}
-
-function rotate(R: ArrayLike<number>, v: ArrayLike<number>): Float64Array {
-  return new Float64Array([0, 1, 2].map((r) => R[3 * r] * v[0] + R[3 * r + 1] * v[1] + R[3 * r + 2] * v[2]));
 }
 
 /** The pair's candidates with `from` as camera 1 (normals in `from`'s frame), or [] without a homography. */
@@ -60,7 +50,7 @@ export function planarCandidates(state: SfmState, pair: VerifiedPair, from: numb
   const KtoInv = mat3Inverse(calibration(state, to));
   if (Hpixels === null || KtoInv === null) return [];
   // In normalised coordinates: K_to⁻¹·H·K_from.
-  const Hn = mul3(mul3(KtoInv, Hpixels), calibration(state, from));
+  const Hn = mat3Mul(mat3Mul(KtoInv, Hpixels), calibration(state, from));
   const xFrom = normalizedKeypoints(state, from);
   const xTo = normalizedKeypoints(state, to);
   const count = pair.matches.length / 2;
@@ -110,7 +100,7 @@ export function planarSeedPose(state: SfmState, pair: VerifiedPair, pairs: Verif
   if (votesOfA.length + votesOfB.length === 0) return { ok: false, reason: "planar pair: no third photo sees the plane to tell its two solutions apart" };
   const scored = candidates
     .map((c) => {
-      const parts = [disagreementDeg(c.n, votesOfA), disagreementDeg(rotate(c.R, c.n), votesOfB)].filter(Number.isFinite);
+      const parts = [disagreementDeg(c.n, votesOfA), disagreementDeg(mat3Vec(c.R, c.n), votesOfB)].filter(Number.isFinite);
       return { c, score: parts.reduce((sum, v) => sum + v, 0) / parts.length };
     })
     .sort((x, y) => x.score - y.score);
