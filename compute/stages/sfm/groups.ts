@@ -49,6 +49,8 @@ export function assignIntrinsicsGroups(images: ImageRef[]): IntrinsicsGroups {
 const MERGE_FOCAL_TOLERANCE = 0.05;
 /** Registered members needed before their focals are trusted to agree. */
 const MERGE_MIN_REGISTERED = 3;
+/** Cameras of one image size looked for among photos without EXIF (a body and two zoom settings). */
+const MAX_CAMERAS_PER_SIZE = 3;
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -76,39 +78,59 @@ export function mergeConsistentGroups(state: SfmState): number {
     const key = `${image.width}x${image.height}`;
     clusters.set(key, [...(clusters.get(key) ?? []), i]);
   });
-  const K = state.intrinsics;
   let merged = 0;
   for (const members of clusters.values()) {
-    const registered = members.filter((i) => state.registered[i] === 1);
-    const registeredGroups = new Set(registered.map((i) => state.groupOfImage[i]));
-    if (registeredGroups.size < 2 || registered.length < MERGE_MIN_REGISTERED) continue;
-    // Median and majority over images, not groups: a merged group speaks for all its images.
-    const focalOf = (i: number) => K[5 * state.groupOfImage[i]];
-    const focal = median(registered.map(focalOf));
-    const agreeingImages = registered.filter((i) => Math.abs(focalOf(i) / focal - 1) <= MERGE_FOCAL_TOLERANCE);
-    const agreeing = new Set(agreeingImages.map((i) => state.groupOfImage[i]));
-    // A majority of the registered images must agree; those that do not keep their own groups.
-    if (2 * agreeingImages.length <= registered.length || agreeing.size < 2) continue;
-    const agreeingGroups = [...agreeing];
-    // The largest agreeing group absorbs the others, so repeated calls keep one target.
-    const sizes = new Map<number, number>();
-    for (const i of members) sizes.set(state.groupOfImage[i], (sizes.get(state.groupOfImage[i]) ?? 0) + 1);
-    const target = agreeingGroups.reduce((a, b) => ((sizes.get(b) ?? 0) > (sizes.get(a) ?? 0) ? b : a));
-    const focalK1K2 = [0, 3, 4].map((a) => median(agreeingImages.map((i) => K[5 * state.groupOfImage[i] + a])));
-    K[5 * target] = focalK1K2[0];
-    K[5 * target + 3] = focalK1K2[1];
-    K[5 * target + 4] = focalK1K2[2];
-    const mergedAway = new Set<number>();
-    for (const i of members) {
-      const g = state.groupOfImage[i];
-      // An image not registered yet may come from another camera of the same image size (two
-      // phones, a zoom setting): it joins only once its own refined focal agrees (a later call).
-      if (g === target || state.registered[i] !== 1 || !agreeing.has(g)) continue;
-      mergedAway.add(g);
-      state.groupOfImage[i] = target;
-      state.normalizedXy[i] = null;
+    // The majority camera first, then, among the photos that disagree with it, a second camera
+    // of the same image size (another zoom setting) when a majority of those agree in turn: on
+    // the twoFocal stress scene the second camera's six photos kept six focals of their own,
+    // which traded against their distances (centre errors up to 1.3 %).
+    let pool = members.filter((i) => state.registered[i] === 1);
+    for (let round = 0; round < MAX_CAMERAS_PER_SIZE && pool.length >= MERGE_MIN_REGISTERED; round++) {
+      merged += mergeAgreeing(state, members, pool);
+      // Set the largest camera aside: the photos left may agree on a second one.
+      const count = new Map<number, number>();
+      for (const i of pool) count.set(state.groupOfImage[i], (count.get(state.groupOfImage[i]) ?? 0) + 1);
+      const [largest, size] = [...count].reduce((a, b) => (b[1] > a[1] ? b : a));
+      if (size < MERGE_MIN_REGISTERED) break;
+      pool = pool.filter((i) => state.groupOfImage[i] !== largest);
     }
-    merged += mergedAway.size;
   }
   return merged;
+}
+
+/**
+ * One round of mergeConsistentGroups over the registered images `pool` of one size: merge
+ * those agreeing with their median focal when they are a majority of the pool. Returns the
+ * number of groups merged away.
+ */
+function mergeAgreeing(state: SfmState, members: number[], pool: number[]): number {
+  const K = state.intrinsics;
+  const registeredGroups = new Set(pool.map((i) => state.groupOfImage[i]));
+  if (registeredGroups.size < 2 || pool.length < MERGE_MIN_REGISTERED) return 0;
+  // Median and majority over images, not groups: a merged group speaks for all its images.
+  const focalOf = (i: number) => K[5 * state.groupOfImage[i]];
+  const focal = median(pool.map(focalOf));
+  const agreeingImages = pool.filter((i) => Math.abs(focalOf(i) / focal - 1) <= MERGE_FOCAL_TOLERANCE);
+  const agreeing = new Set(agreeingImages.map((i) => state.groupOfImage[i]));
+  // A majority of the pool must agree; those that do not keep their own groups.
+  if (2 * agreeingImages.length <= pool.length || agreeing.size < 2) return 0;
+  // The largest agreeing group absorbs the others, so repeated calls keep one target.
+  const sizes = new Map<number, number>();
+  for (const i of members) sizes.set(state.groupOfImage[i], (sizes.get(state.groupOfImage[i]) ?? 0) + 1);
+  const target = [...agreeing].reduce((a, b) => ((sizes.get(b) ?? 0) > (sizes.get(a) ?? 0) ? b : a));
+  const focalK1K2 = [0, 3, 4].map((a) => median(agreeingImages.map((i) => K[5 * state.groupOfImage[i] + a])));
+  K[5 * target] = focalK1K2[0];
+  K[5 * target + 3] = focalK1K2[1];
+  K[5 * target + 4] = focalK1K2[2];
+  const mergedAway = new Set<number>();
+  for (const i of members) {
+    const g = state.groupOfImage[i];
+    // An image not registered yet may come from another camera of the same image size (two
+    // phones, a zoom setting): it joins only once its own refined focal agrees (a later call).
+    if (g === target || state.registered[i] !== 1 || !agreeing.has(g)) continue;
+    mergedAway.add(g);
+    state.groupOfImage[i] = target;
+    state.normalizedXy[i] = null;
+  }
+  return mergedAway.size;
 }

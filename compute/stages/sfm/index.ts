@@ -11,6 +11,7 @@ import { implausibleViews, withoutViews } from "./plausible.js";
 import { MIN_CHI2_RISE, profileGuessedFocals, undeterminedReason, type FocalProfile } from "./focal-support.js";
 import { viewResiduals } from "./view-residuals.js";
 import { hasGuessedFocal, withFocalGuess } from "./focal-guess.js";
+import { crossCheckStarts } from "./cross-check.js";
 import type { DistortionChoice } from "./distortion-select.js";
 import { assignIntrinsicsGroups, type IntrinsicsGroups } from "./groups.js";
 import { emptyTimings, growModel, type GrowContext, type Timings } from "./incremental.js";
@@ -170,6 +171,8 @@ function buildReport(best: Attempted, others: number[], ctx: GrowContext, images
     distortionRmsWithoutPx: best.distortion?.withoutRmsPx ?? 0,
     focalGuessAttempts: guess.attempts,
     focalGuessFactor: guess.factor ?? 0,
+    crossCheckPeers: guess.crossCheck?.peers ?? 0,
+    crossCheckUnconfirmed: guess.crossCheck?.unconfirmed ?? 0,
     guessedFocalGroups: best.focalProfiles.length,
     minFocalChi2Rise: best.focalProfiles.length > 0 ? Math.min(...best.focalProfiles.map((p) => p.chi2Rise)) : 0,
   };
@@ -186,7 +189,7 @@ function buildReport(best: Attempted, others: number[], ctx: GrowContext, images
       : { name: img.name, registered: false, reason: model.unregistered.find((u) => u.imageIndex === img.index)?.reason ?? "" };
   });
   const warnings = others.length > 0 ? [`the scene fell apart into ${others.length + 1} models; kept the largest (${registered.size} images)`] : [];
-  if (guess.factor !== null) {
+  if (guess.factor !== null && !guess.crossCheck) {
     warnings.push(`the photos carry no focal length; the default guess placed ${guess.priorRegistered} of them, a guess of ${guess.factor} × the long side placed ${registered.size}`);
   }
   if (best.distortion && !best.distortion.plausible) {
@@ -205,6 +208,8 @@ interface FocalGuessSummary {
   factor: number | null;
   /** Photos the model from the prior placed. */
   priorRegistered: number;
+  /** What the cross-check of the starts found (cross-check.ts); null when it did not run. */
+  crossCheck: { peers: number; confirmed: number; unconfirmed: number; refused: boolean } | null;
 }
 
 /** Every model from one set of starting intrinsics, largest first, and what the largest became. */
@@ -290,31 +295,69 @@ function reachable(outcome: Outcome, components: Components): number {
 }
 
 /**
- * Rebuild from the other focal guesses (focal-guess.ts) while the model from the prior leaves
- * out a share of the photos matched to it; the outcome placing most photos is kept.
+ * Photos without EXIF up to this many are reconstructed from every focal guess and the models
+ * cross-checked (cross-check.ts): three reconstructions instead of one, which small uploads
+ * afford (templeSparseRing's 16 photos: about 2 s of SfM each) and large ones rarely need
+ * (a camera's EXIF, or a video, fixes the focal).
+ */
+const CROSS_CHECK_MAX_IMAGES = 40;
+
+/** Whether the upload is small and has photos (not video frames) without an EXIF focal. */
+function crossCheckable(images: ImageRef[]): boolean {
+  return images.length <= CROSS_CHECK_MAX_IMAGES && images.some((image) => image.focalPriorSource === "default" && !image.video);
+}
+
+/**
+ * Rebuild from the other focal guesses (focal-guess.ts). A small upload without EXIF always
+ * tries every guess and keeps the model the others confirm (cross-check.ts); otherwise the
+ * guesses run only while the model from the prior leaves out a share of the photos matched to
+ * it, and the outcome placing most photos is kept.
  */
 function tryOtherFocalGuesses(ctx: GrowContext, prior: Outcome, groups: IntrinsicsGroups, pairs: VerifiedPair[], components: Components): { outcome: Outcome; summary: FocalGuessSummary } {
   const { images } = ctx.state;
   let outcome = prior;
-  const summary: FocalGuessSummary = { attempts: 0, factor: null, priorRegistered: placed(prior) };
+  const summary: FocalGuessSummary = { attempts: 0, factor: null, priorRegistered: placed(prior), crossCheck: null };
   // Only to extend a model the prior built: where the prior built none, the capture itself
   // usually lacks the geometry (a camera turning in place), and another start only finds
   // another wrong fit (the panning stress scene from 2 × the long side: 9/9 "placed", focal
   // 36 % long with k1 = 0.24, a camera 1.4° off).
   if (!hasGuessedFocal(images) || placed(prior) < 3) return { outcome, summary };
+  const crossCheck = crossCheckable(images);
+  const outcomes: Array<{ outcome: Outcome; factor: number | null }> = [{ outcome: prior, factor: null }];
   for (const factor of ctx.options.focalGuessFactors) {
     // A photo or two left out of a large capture (blur, a stray view) is not worth rebuilding
     // the whole model twice over: a wrong start leaves out a share of the photos.
     const connected = reachable(outcome, components);
-    if (connected - placed(outcome) < Math.max(2, MIN_MISSING_SHARE * connected)) break;
+    if (!crossCheck && connected - placed(outcome) < Math.max(2, MIN_MISSING_SHARE * connected)) break;
     summary.attempts++;
     const candidate = finishLargest(reconstructModels(ctx, pairs, withFocalGuess(groups, images, factor), components, ctx.state), images, pairs, components);
+    outcomes.push({ outcome: candidate, factor });
     if (better(candidate, outcome)) {
       outcome = candidate;
       summary.factor = factor;
     }
   }
-  return { outcome, summary };
+  if (!crossCheck) return { outcome, summary };
+  return crossChecked(outcomes, images, summary);
+}
+
+/** The outcome the other starts confirm, without its unconfirmed cameras; or a refusal. */
+function crossChecked(outcomes: Array<{ outcome: Outcome; factor: number | null }>, images: ImageRef[], summary: FocalGuessSummary): { outcome: Outcome; summary: FocalGuessSummary } {
+  const check = crossCheckStarts(outcomes.map(({ outcome }) => outcome.best?.model ?? null));
+  summary.crossCheck = { peers: check.peers, confirmed: check.confirmed, unconfirmed: check.unconfirmed.size, refused: check.refusal !== null };
+  const models = outcomes.flatMap(({ outcome }) => outcome.models);
+  if (check.refusal !== null) {
+    return { outcome: { models, best: null, error: new PipelineError("not_enough_overlap", `sfm: ${check.refusal}`, RETAKE_HINT) }, summary };
+  }
+  const { outcome: chosen, factor } = outcomes[check.chosen];
+  summary.factor = factor;
+  if (chosen.best === null || check.unconfirmed.size === 0) return { outcome: chosen, summary };
+  const best = { ...chosen.best, model: withoutViews(chosen.best.model, check.unconfirmed) };
+  if (best.model.views.length < 3 && images.length > 2) {
+    const why = [...check.unconfirmed.values()][0];
+    return { outcome: { models, best: null, error: new PipelineError("not_enough_overlap", `sfm: only ${best.model.views.length} of ${images.length} photos could be placed reliably (the others: ${why})`, RETAKE_HINT) }, summary };
+  }
+  return { outcome: { ...chosen, best }, summary };
 }
 
 export function run(input: Input, options: Partial<Options> = {}, progress: ProgressFn = () => {}): Output {
