@@ -11,7 +11,7 @@ import { implausibleViews, withoutViews } from "./plausible.js";
 import { MIN_CHI2_RISE, profileGuessedFocals, undeterminedReason, type FocalProfile } from "./focal-support.js";
 import { viewResiduals } from "./view-residuals.js";
 import { hasGuessedFocal, withFocalGuess } from "./focal-guess.js";
-import { crossCheckStarts } from "./cross-check.js";
+import { crossCheckStarts, startsAgree } from "./cross-check.js";
 import type { DistortionChoice } from "./distortion-select.js";
 import { assignIntrinsicsGroups, type IntrinsicsGroups } from "./groups.js";
 import { emptyTimings, growModel, type GrowContext, type Timings } from "./incremental.js";
@@ -336,6 +336,7 @@ function tryOtherFocalGuesses(ctx: GrowContext, prior: Outcome, groups: Intrinsi
       outcome = candidate;
       summary.factor = factor;
     }
+    if (crossCheck && startsAgree(outcomes.map(({ outcome }) => outcome.best?.model ?? null))) break;
   }
   if (!crossCheck) return { outcome, summary };
   return crossChecked(outcomes, images, summary);

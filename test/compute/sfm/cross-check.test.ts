@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { RegisteredView, SparseModel } from "../../../compute/scene/index.js";
-import { crossCheckStarts } from "../../../compute/stages/sfm/cross-check.js";
+import { crossCheckStarts, startsAgree } from "../../../compute/stages/sfm/cross-check.js";
 
 type Mat3 = number[];
 
@@ -88,5 +88,13 @@ describe("sfm/cross-check of focal starts", () => {
     expect(check.refusal).toBeNull();
     expect(check.chosen).toBe(0);
     expect(check.peers).toBe(1);
+  });
+
+  it("says two starts agree only when they place the same cameras alike with the same focal", () => {
+    expect(startsAgree([ringModel(), ringModel({ turn: 25, scale: 3 })])).toBe(true);
+    expect(startsAgree([ringModel(), ringModel({ perturb: new Map([[2, 5]]) })])).toBe(false);
+    expect(startsAgree([ringModel(), ringModel({ focal: 1300 })])).toBe(false);
+    expect(startsAgree([ringModel(), null])).toBe(false);
+    expect(startsAgree([ringModel(), ringModel(), ringModel()])).toBe(false);
   });
 });
