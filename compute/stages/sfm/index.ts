@@ -336,7 +336,12 @@ function tryOtherFocalGuesses(ctx: GrowContext, prior: Outcome, groups: Intrinsi
       outcome = candidate;
       summary.factor = factor;
     }
-    if (crossCheck && startsAgree(outcomes.map(({ outcome }) => outcome.best?.model ?? null))) break;
+    // A second start that confirms the first completely: keep the first (the models differ by
+    // noise only, and choosing between them by a 1 % lower error is choosing noise).
+    if (crossCheck && startsAgree(outcomes.map(({ outcome }) => outcome.best?.model ?? null))) {
+      const cameras = placed(prior);
+      return { outcome: prior, summary: { ...summary, factor: null, crossCheck: { peers: 2, confirmed: cameras, unconfirmed: 0, refused: false } } };
+    }
   }
   if (!crossCheck) return { outcome, summary };
   return crossChecked(outcomes, images, summary);
