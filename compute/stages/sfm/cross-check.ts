@@ -18,7 +18,9 @@
  * - otherwise keep the peer whose cameras the other peers confirm most (same pose within
  *   AGREE_ROTATION_DEG and AGREE_CENTER_SHARE of the camera spread after a robust similarity
  *   alignment, accuracy.ts), then the one placing more photos, then the one with fewer
- *   distinct intrinsics, then the lower error; and take
+ *   distinct intrinsics, then the earlier start (the prior first: between models the others
+ *   confirm, a lower error by a few percent is noise — on smoke without every second photo
+ *   it picked a start 6 % lower in error and 60 % higher in median rotation error); and take
  *   out of it the cameras no other peer confirms, each with the reason.
  */
 import type { SparseModel } from "../../scene/index.js";
@@ -125,8 +127,7 @@ export function crossCheckStarts(models: Array<SparseModel | null>): CrossCheck 
     const better =
       confirmations[k].size !== confirmations[best].size ? confirmations[k].size > confirmations[best].size
       : placed[p] !== placed[b] ? placed[p] > placed[b]
-      : cameras[p] !== cameras[b] ? cameras[p] < cameras[b]
-      : error[p] < error[b];
+      : cameras[p] < cameras[b];
     if (better) best = k;
   }
   const chosen = kept[best];
