@@ -86,7 +86,8 @@ export function mergeConsistentGroups(state: SfmState): number {
     // which traded against their distances (centre errors up to 1.3 %).
     let pool = members.filter((i) => state.registered[i] === 1);
     for (let round = 0; round < MAX_CAMERAS_PER_SIZE && pool.length >= MERGE_MIN_REGISTERED; round++) {
-      merged += mergeAgreeing(state, members, pool);
+      // A second camera needs three photos agreeing on it, not two drifted focals that happen to match.
+      merged += mergeAgreeing(state, members, pool, round === 0 ? 2 : MERGE_MIN_REGISTERED);
       // Set the largest camera aside: the photos left may agree on a second one.
       const count = new Map<number, number>();
       for (const i of pool) count.set(state.groupOfImage[i], (count.get(state.groupOfImage[i]) ?? 0) + 1);
@@ -100,10 +101,11 @@ export function mergeConsistentGroups(state: SfmState): number {
 
 /**
  * One round of mergeConsistentGroups over the registered images `pool` of one size: merge
- * those agreeing with their median focal when they are a majority of the pool. Returns the
+ * those agreeing with their median focal when they are a majority of the pool and at least
+ * `minAgreeing` photos. Returns the
  * number of groups merged away.
  */
-function mergeAgreeing(state: SfmState, members: number[], pool: number[]): number {
+function mergeAgreeing(state: SfmState, members: number[], pool: number[], minAgreeing: number): number {
   const K = state.intrinsics;
   const registeredGroups = new Set(pool.map((i) => state.groupOfImage[i]));
   if (registeredGroups.size < 2 || pool.length < MERGE_MIN_REGISTERED) return 0;
@@ -113,7 +115,7 @@ function mergeAgreeing(state: SfmState, members: number[], pool: number[]): numb
   const agreeingImages = pool.filter((i) => Math.abs(focalOf(i) / focal - 1) <= MERGE_FOCAL_TOLERANCE);
   const agreeing = new Set(agreeingImages.map((i) => state.groupOfImage[i]));
   // A majority of the pool must agree; those that do not keep their own groups.
-  if (2 * agreeingImages.length <= pool.length || agreeing.size < 2) return 0;
+  if (2 * agreeingImages.length <= pool.length || agreeing.size < 2 || agreeingImages.length < minAgreeing) return 0;
   // The largest agreeing group absorbs the others, so repeated calls keep one target.
   const sizes = new Map<number, number>();
   for (const i of members) sizes.set(state.groupOfImage[i], (sizes.get(state.groupOfImage[i]) ?? 0) + 1);

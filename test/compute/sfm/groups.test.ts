@@ -36,4 +36,29 @@ describe("mergeConsistentGroups", () => {
     expect(mergeConsistentGroups(state)).toBe(0);
     expect(Array.from(state.groupOfImage)).toEqual([0, 1, 2, 3]);
   });
+
+  it("finds a second camera of the same image size among the photos that disagree with the first", () => {
+    // Photos at ~400 px and at ~600 px (two zoom settings, no EXIF), registered as incremental
+    // SfM would: the short camera's photos are the majority first, then the long camera's arrive.
+    const state = stateWithFocals([400, 602, 398, 598, 401, 601, 399, 597, 402, 603, 400, 600], [0, 2, 4, 6, 8, 10, 1, 3]);
+    expect(mergeConsistentGroups(state)).toBe(5);
+    for (const i of [5, 7, 9, 11]) registerImage(state, i);
+    expect(mergeConsistentGroups(state)).toBe(5);
+    const [short, long] = [state.groupOfImage[0], state.groupOfImage[1]];
+    expect(short).not.toBe(long);
+    expect(Array.from(state.groupOfImage)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11].map((i) => (i % 2 === 0 ? short : long)));
+    expect(state.intrinsics[5 * short]).toBeCloseTo(400, 0);
+    expect(state.intrinsics[5 * long]).toBeCloseTo(600, -1);
+  });
+
+  it("leaves two disagreeing photos on their own focals (a second camera needs three that agree)", () => {
+    const state = stateWithFocals([500, 505, 498, 502, 501, 640, 700], [0, 1, 2, 3, 4, 5, 6]);
+    mergeConsistentGroups(state);
+    expect(new Set([0, 1, 2, 3, 4].map((i) => state.groupOfImage[i])).size).toBe(1);
+    expect([state.groupOfImage[5], state.groupOfImage[6]]).toEqual([5, 6]);
+    // Three left over, two of them alike: still not a camera of its own.
+    const three = stateWithFocals([500, 505, 498, 502, 501, 503, 640, 642, 700], [0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    mergeConsistentGroups(three);
+    expect([6, 7, 8].map((i) => three.groupOfImage[i])).toEqual([6, 7, 8]);
+  });
 });
