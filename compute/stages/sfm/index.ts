@@ -324,7 +324,7 @@ function tryOtherFocalGuesses(ctx: GrowContext, prior: Outcome, groups: Intrinsi
   if (!hasGuessedFocal(images) || placed(prior) < 3) return { outcome, summary };
   const crossCheck = crossCheckable(images);
   const outcomes: Array<{ outcome: Outcome; factor: number | null }> = [{ outcome: prior, factor: null }];
-  for (const factor of crossCheck ? farthestFirst(ctx.options.focalGuessFactors, images) : ctx.options.focalGuessFactors) {
+  for (const factor of ctx.options.focalGuessFactors) {
     // A photo or two left out of a large capture (blur, a stray view) is not worth rebuilding
     // the whole model twice over: a wrong start leaves out a share of the photos.
     const connected = reachable(outcome, components);
@@ -345,20 +345,6 @@ function tryOtherFocalGuesses(ctx: GrowContext, prior: Outcome, groups: Intrinsi
   }
   if (!crossCheck) return { outcome, summary };
   return crossChecked(outcomes, images, summary);
-}
-
-/**
- * The guesses ordered farthest from the prior first (in ratio): the second start is the one
- * most likely to land elsewhere. Two starts on the same side can agree on the same wrong
- * minimum — templeSparseRing without every third photo from 1.2 and 0.8 × the long side: both
- * at focals 1,010–1,163 px (true 1,520), cameras 8–10° off, confirmed by each other; from 2.0
- * it lands at 1,375 px and the focal shows as undetermined.
- */
-function farthestFirst(factors: number[], images: ImageRef[]): number[] {
-  const guessed = images.find((image) => image.focalPriorSource === "default" && !image.video);
-  const prior = guessed ? guessed.focalPrior / Math.max(guessed.width, guessed.height) : 1;
-  const distance = (factor: number) => Math.abs(Math.log(factor / prior));
-  return [...factors].sort((a, b) => distance(b) - distance(a));
 }
 
 /** The outcome the other starts confirm, without its unconfirmed cameras; or a refusal. */
