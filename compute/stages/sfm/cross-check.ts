@@ -21,7 +21,13 @@
  *   distinct intrinsics, then the earlier start (the prior first: between models the others
  *   confirm, a lower error by a few percent is noise — on smoke without every second photo
  *   it picked a start 6 % lower in error and 60 % higher in median rotation error); and take
- *   out of it the cameras no other peer confirms, each with the reason.
+ *   out of it the cameras no other peer confirms, each with the reason. A peer whose focal
+ *   another contradicts while fitting clearly worse (EQUAL_FIT_RATIO) is not a witness.
+ *
+ * What it cannot catch: an error every start agrees on (templeSparseRing without every third
+ * photo, four cameras 8.7–10° off from all starts). And since a start continues on the tracks
+ * the previous start's loop closure extended, the outcome depends on the order of the starts
+ * (BENCHMARKS.md, stop 23).
  */
 import type { SparseModel } from "../../scene/index.js";
 import { cameraCenter } from "../../scene/index.js";

@@ -296,8 +296,9 @@ function reachable(outcome: Outcome, components: Components): number {
 
 /**
  * Photos without EXIF up to this many are reconstructed from every focal guess and the models
- * cross-checked (cross-check.ts): three reconstructions instead of one, which small uploads
- * afford (templeSparseRing's 16 photos: about 2 s of SfM each) and large ones rarely need
+ * cross-checked (cross-check.ts): two reconstructions instead of one when the second confirms
+ * the first, three otherwise, which small uploads afford (SfM of the 20-photo synthetic facade
+ * 26.6 → 52.6 s, Herz-Jesus-P8 4.6 → 8.4 s, `npm run bench -- sfm`) and large ones rarely need
  * (a camera's EXIF, or a video, fixes the focal).
  */
 const CROSS_CHECK_MAX_IMAGES = 40;
