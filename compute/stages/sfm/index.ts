@@ -310,7 +310,8 @@ function crossCheckable(images: ImageRef[]): boolean {
 
 /**
  * Rebuild from the other focal guesses (focal-guess.ts). A small upload without EXIF always
- * tries every guess and keeps the model the others confirm (cross-check.ts); otherwise the
+ * tries a second guess, and the third unless the second confirms the prior, and keeps the
+ * model the others confirm (cross-check.ts); otherwise the
  * guesses run only while the model from the prior leaves out a share of the photos matched to
  * it, and the outcome placing most photos is kept.
  */
