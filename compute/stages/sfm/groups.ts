@@ -69,7 +69,8 @@ function median(values: number[]): number {
  * (another camera, or a focal a weak link let drift): on templeSparseRing the per-image
  * focals spread 1494–1646 px round a true 1520 px with two images beyond 5%, so the
  * all-must-agree rule this replaces never merged and left 16 free focals to bend the ring.
- * Returns the number of groups merged away.
+ * The photos left over are then searched for a second camera of the same size (three or more
+ * agreeing). Returns the number of groups merged away.
  */
 export function mergeConsistentGroups(state: SfmState): number {
   const clusters = new Map<string, number[]>();
@@ -102,8 +103,7 @@ export function mergeConsistentGroups(state: SfmState): number {
 /**
  * One round of mergeConsistentGroups over the registered images `pool` of one size: merge
  * those agreeing with their median focal when they are a majority of the pool and at least
- * `minAgreeing` photos. Returns the
- * number of groups merged away.
+ * `minAgreeing` photos. Returns the number of groups merged away.
  */
 function mergeAgreeing(state: SfmState, members: number[], pool: number[], minAgreeing: number): number {
   const K = state.intrinsics;
