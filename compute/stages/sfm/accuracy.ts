@@ -27,6 +27,7 @@ import { robustSimilarity, type Similarity } from "../../geometry/similarity.js"
 import { orthonormalize, rotationAngleDeg } from "../../geometry/rotation.js";
 import { svd } from "../../math/linalg.js";
 import type { RigidTransform } from "../../scene/index.js";
+import { median } from "../../math/median.js";
 
 export interface NamedPose {
   name: string;
@@ -49,11 +50,6 @@ function center(pose: RigidTransform): number[] {
 
 function applySimilarity(sim: Similarity, x: number[]): number[] {
   return [0, 1, 2].map((r) => sim.scale * (sim.R[3 * r] * x[0] + sim.R[3 * r + 1] * x[1] + sim.R[3 * r + 2] * x[2]) + sim.t[r]);
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted.length === 0 ? NaN : sorted[sorted.length >> 1];
 }
 
 /** Below this ratio of the centres' second to first principal spread, they are taken as a line. */

@@ -33,6 +33,7 @@ import type { SparseModel } from "../../scene/index.js";
 import { cameraCenter } from "../../scene/index.js";
 import { cameraAccuracy } from "./accuracy.js";
 import { meanReprojectionErrorPx } from "./model.js";
+import { median } from "../../math/median.js";
 
 /** Two starts' focals this far apart (relative) on the same cameras: the focal is not determined. */
 export const FOCAL_AMBIGUITY = 0.15;
@@ -55,11 +56,6 @@ export interface CrossCheck {
   /** Models compared (peers), and the chosen model's cameras confirmed by another peer. */
   peers: number;
   confirmed: number;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[sorted.length >> 1] ?? NaN;
 }
 
 /** Median distance of the model's camera centres from their centroid. */
@@ -101,10 +97,9 @@ export function crossCheckStarts(models: Array<SparseModel | null>): CrossCheck 
     }
   }
   const kept = peers.filter((p) => !dropped.has(p));
-  for (const p of kept) {
-    for (const q of kept) {
-      const ratio = p < q ? focalRatio(models[p]!, models[q]!) : 1;
-      if (Math.abs(ratio - 1) > FOCAL_AMBIGUITY) {
+  for (const [k, p] of kept.entries()) {
+    for (const q of kept.slice(k + 1)) {
+      if (Math.abs(focalRatio(models[p]!, models[q]!) - 1) > FOCAL_AMBIGUITY) {
         const fp = median(models[p]!.views.map((v) => v.intrinsics.focal));
         const fq = median(models[q]!.views.map((v) => v.intrinsics.focal));
         return {

@@ -9,6 +9,7 @@
  */
 import type { ImageRef } from "../../scene/index.js";
 import type { SfmState } from "./state.js";
+import { median } from "../../math/median.js";
 
 export interface IntrinsicsGroups {
   groupOfImage: Uint32Array;
@@ -51,11 +52,6 @@ const MERGE_FOCAL_TOLERANCE = 0.05;
 const MERGE_MIN_REGISTERED = 3;
 /** Cameras of one image size looked for among photos without EXIF (a body and two zoom settings). */
 const MAX_CAMERAS_PER_SIZE = 3;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[sorted.length >> 1];
-}
 
 /**
  * Photos without EXIF start in groups of their own, but a set of them is usually shot with

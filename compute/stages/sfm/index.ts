@@ -311,9 +311,9 @@ function crossCheckable(images: ImageRef[]): boolean {
 /**
  * Rebuild from the other focal guesses (focal-guess.ts). A small upload without EXIF always
  * tries a second guess, and the third unless the second confirms the prior, and keeps the
- * model the others confirm (cross-check.ts); otherwise the
- * guesses run only while the model from the prior leaves out a share of the photos matched to
- * it, and the outcome placing most photos is kept.
+ * model the others confirm (cross-check.ts). Otherwise the guesses run only while the model
+ * from the prior leaves out a share of the photos matched to it, and the outcome placing most
+ * photos is kept.
  */
 function tryOtherFocalGuesses(ctx: GrowContext, prior: Outcome, groups: IntrinsicsGroups, pairs: VerifiedPair[], components: Components): { outcome: Outcome; summary: FocalGuessSummary } {
   const { images } = ctx.state;
@@ -341,8 +341,7 @@ function tryOtherFocalGuesses(ctx: GrowContext, prior: Outcome, groups: Intrinsi
     // A second start that confirms the first completely: keep the first (the models differ by
     // noise only, and choosing between them by a 1 % lower error is choosing noise).
     if (crossCheck && startsAgree(outcomes.map(({ outcome }) => outcome.best?.model ?? null))) {
-      const cameras = placed(prior);
-      return { outcome: prior, summary: { ...summary, factor: null, crossCheck: { peers: 2, confirmed: cameras, unconfirmed: 0, refused: false } } };
+      return { outcome: prior, summary: { ...summary, factor: null, crossCheck: { peers: 2, confirmed: placed(prior), unconfirmed: 0, refused: false } } };
     }
   }
   if (!crossCheck) return { outcome, summary };

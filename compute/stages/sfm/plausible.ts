@@ -12,16 +12,12 @@
  */
 import type { SparseModel, UnregisteredImage } from "../../scene/index.js";
 import { cameraCenter } from "../../scene/index.js";
+import { median } from "../../math/median.js";
 
 /** A camera farther than this many times the median camera distance from the scene is rejected. */
 const MAX_DISTANCE_RATIO = 20;
 /** A focal length outside [median / r, median · r] is rejected. */
 const MAX_FOCAL_RATIO = 5;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[sorted.length >> 1] ?? NaN;
-}
 
 /** Views of the model that fail the checks, with the reason for each. */
 export function implausibleViews(model: SparseModel): Map<number, string> {
