@@ -162,7 +162,7 @@ function quaternionRotation(w: number, x: number, y: number, z: number): Float64
   ]);
 }
 
-function parseImagesTxt(text: string): NamedPose[] {
+export function parseImagesTxt(text: string): NamedPose[] {
   const lines = text.split("\n").filter((l) => l.length > 0 && !l.startsWith("#"));
   const poses: NamedPose[] = [];
   // Two lines per image: the pose line, then its 2-D points.

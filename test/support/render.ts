@@ -319,6 +319,11 @@ export interface SceneDef {
   cameras: Array<{ eye: [number, number, number]; target: [number, number, number]; focal?: number }>;
   /** Colour of rays that hit nothing (default a pale sky). */
   background?: [number, number, number];
+  /**
+   * The primitives camera `index` can see (default all): a large scene culls per view, since
+   * every ray tests every primitive it is given.
+   */
+  primitivesFor?: (index: number) => Primitive[];
 }
 
 function objectScene(r: number, views: number, stepDegrees: number): SceneDef {
@@ -431,7 +436,8 @@ function trace(scene: SceneDef, o: Float64Array, d: Float64Array, seed: number, 
   return best;
 }
 
-function renderView(scene: SceneDef, index: number, options: Omit<RenderOptions, "scene" | "views">, r: number, prefix: string): RenderedView {
+function renderView(def: SceneDef, index: number, options: Omit<RenderOptions, "scene" | "views">, r: number, prefix: string): RenderedView {
+  const scene = def.primitivesFor ? { ...def, primitives: def.primitivesFor(index) } : def;
   const { width, height, seed } = options;
   const ss = Math.max(1, Math.round(options.supersample ?? 2));
   const noiseAmp = options.noise ?? 2;
@@ -495,6 +501,11 @@ export function renderDefinedScene(def: SceneDef, options: Omit<RenderOptions, "
   const r = options.radius ?? 1;
   const views = def.cameras.map((_, i) => renderView(def, i, options, r, options.prefix));
   return { views, sceneRadius: options.sceneRadius, center: def.center, samplePoints: (n) => samplePrimitives(def.primitives, n, options.seed) };
+}
+
+/** Render one camera of a caller-defined scene (for callers that spread views over threads). */
+export function renderDefinedView(def: SceneDef, index: number, options: Omit<RenderOptions, "scene" | "views"> & { prefix: string }): RenderedView {
+  return renderView(def, index, options, options.radius ?? 1, options.prefix);
 }
 
 function samplePrimitives(primitives: Primitive[], n: number, seed: number): Float64Array {

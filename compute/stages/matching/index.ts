@@ -60,7 +60,7 @@ export const DEFAULTS: Options = {
   sequentialWindow: 10,
   loopClosureNeighbours: 3,
   retrievalNeighbours: 20,
-  retrieval: { vocabularySize: 256, trainingSample: 20000, iterations: 4, perImage: 1500 },
+  retrieval: { branching: 10, depth: 4, trainingSample: 100_000, iterations: 4, perImage: 3000 },
   epipolarThreshold: 0.0013,
   homographyThreshold: 0.0013,
   minInliers: 15,

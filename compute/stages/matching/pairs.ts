@@ -8,7 +8,7 @@
  * Returns sorted (a, b) pairs with a < b, each once.
  */
 import type { ImageRef } from "../../scene/images.js";
-import { histograms, learnVocabulary, topNeighbours, type PackedImage, type RetrievalOptions } from "./retrieval.js";
+import { learnVocabularyTree, topNeighbours, wordVectors, type PackedImage, type RetrievalOptions } from "./retrieval.js";
 
 export interface PairOptions {
   exhaustiveMaxImages: number;
@@ -35,15 +35,15 @@ export function selectPairs(images: ImageRef[], packed: PackedImage[], words: nu
   }
   const sequential = sequentialNeighbours(images, options.sequentialWindow);
   for (const [i, j] of sequential) add(i, j);
-  const vocabulary = learnVocabulary(packed, words, options.retrieval);
-  const vectors = histograms(packed, words, vocabulary, options.retrieval.perImage);
+  const tree = learnVocabularyTree(packed, words, options.retrieval);
+  const vectors = wordVectors(packed, tree, options.retrieval.perImage);
   const ranks = videoRanks(images);
   const sameWindow = (i: number, j: number) => {
     const a = images[i].video;
     const b = images[j].video;
     return !!a && !!b && a.file === b.file && Math.abs(ranks[i] - ranks[j]) <= options.sequentialWindow;
   };
-  const stillNeighbours = topNeighbours(vectors, n, options.retrievalNeighbours, (i, j) => !sameWindow(i, j));
+  const stillNeighbours = topNeighbours(vectors, options.retrievalNeighbours, (i, j) => !sameWindow(i, j), tree.count);
   for (let i = 0; i < n; i++) {
     const limit = images[i].video ? options.loopClosureNeighbours : options.retrievalNeighbours;
     for (const j of stillNeighbours[i].slice(0, limit)) add(i, j);

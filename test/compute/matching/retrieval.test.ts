@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { packDescriptors } from "../../../compute/stages/matching/hamming.js";
-import { histograms, learnVocabulary, topNeighbours } from "../../../compute/stages/matching/retrieval.js";
+import { learnVocabularyTree, quantize, topNeighbours, wordVectors } from "../../../compute/stages/matching/retrieval.js";
 import { rng } from "../../support/fixtures.js";
 
 describe("stages/matching retrieval", () => {
@@ -22,12 +22,28 @@ describe("stages/matching retrieval", () => {
       }
       images.push({ rows: packDescriptors(rows, 150, bytes), count: 150 });
     }
-    const vocabulary = learnVocabulary(images, 16, { vocabularySize: 256, trainingSample: 6000, iterations: 4, perImage: 150 });
-    expect(vocabulary.count).toBe(256);
-    const vectors = histograms(images, 16, vocabulary, 150);
-    const neighbours = topNeighbours(vectors, 60, 2, () => true);
+    const tree = learnVocabularyTree(images, 16, { branching: 8, depth: 3, trainingSample: 6000, iterations: 4, perImage: 150 });
+    // 6000 samples split 8 ways three times: most of the 512 possible words exist.
+    expect(tree.count).toBeGreaterThan(300);
+    expect(tree.count).toBeLessThanOrEqual(512);
+    const vectors = wordVectors(images, tree, 150);
+    vectors.forEach((v) => expect(v.weights.reduce((s, w) => s + w * w, 0)).toBeCloseTo(1, 9));
+    const neighbours = topNeighbours(vectors, 2, () => true, tree.count);
     let correct = 0;
     neighbours.forEach((list, i) => list.forEach((j) => (correct += Math.floor(j / 3) === Math.floor(i / 3) ? 1 : 0)));
     expect(correct / (60 * 2)).toBeGreaterThan(0.9);
+  });
+
+  it("descends every descriptor to one word, the same word for the same descriptor", () => {
+    const random = rng(3);
+    const count = 4000;
+    const rows = Uint32Array.from({ length: count * 16 }, () => Math.floor(random() * 2 ** 32) >>> 0);
+    const tree = learnVocabularyTree([{ rows, count }], 16, { branching: 6, depth: 3, trainingSample: count, iterations: 3, perImage: count });
+    const words = quantize(tree, rows, count);
+    expect(words.every((w) => w < tree.count)).toBe(true);
+    // Quantising a row on its own or among others gives the same word (no state between rows).
+    for (const r of [0, 17, 3999]) expect(quantize(tree, rows.slice(r * 16, (r + 1) * 16), 1)[0]).toBe(words[r]);
+    // Words are used: a tree of random rows spreads them over most leaves.
+    expect(new Set(words).size).toBeGreaterThan(0.8 * tree.count);
   });
 });

@@ -1,0 +1,105 @@
+/**
+ * @module One reconstruction of `npm run bench -- scale`, in a process of its own so that its
+ * peak memory is its own: `tsx bench/scale-job.ts <photos dir> <truth.json> <out dir> <quality> [--sparse-only]`.
+ * Runs compute/pipeline's runPipeline on the photos and prints one JSON line: per stage the wall
+ * time, the CPU time of the whole process (every thread) and the peak resident memory sampled
+ * every 100 ms; the registration count and the camera errors against the truth, read back from
+ * the COLMAP export the user would download.
+ */
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { unzipSync } from "fflate";
+import type { Quality } from "../shared/jobs.js";
+import { runPipeline } from "../compute/pipeline/index.js";
+import { cameraAccuracy, type NamedPose } from "../compute/stages/sfm/accuracy.js";
+import { parseImagesTxt } from "./sfm.js";
+
+export interface StageFigures {
+  stage: string;
+  wallS: number;
+  cpuS: number;
+  peakRssMiB: number;
+}
+
+export interface JobFigures {
+  photos: number;
+  registered: number;
+  stages: StageFigures[];
+  wallS: number;
+  cpuS: number;
+  peakRssMiB: number;
+  rotationMedianDeg: number;
+  rotationMaxDeg: number;
+  centreMedianPercent: number;
+  centreMaxPercent: number;
+  error?: string;
+}
+
+interface Truth {
+  sceneRadius: number;
+  cameras: Array<{ name: string; R: number[]; t: number[] }>;
+}
+
+async function main(): Promise<void> {
+  const [photosDir, truthFile, outDir, quality] = process.argv.slice(2);
+  const sparseOnly = process.argv.includes("--sparse-only");
+  const truth = JSON.parse(await readFile(truthFile, "utf8")) as Truth;
+  const names = (await readdir(photosDir)).filter((n) => n.endsWith(".jpg")).sort();
+  const files = names.map((name) => ({ path: path.join(photosDir, name), name }));
+  const workDir = await mkdtemp(path.join(tmpdir(), "scale-"));
+  const stages: StageFigures[] = [];
+  let current: { stage: string; wall: number; cpu: number; peak: number } | null = null;
+  const close = () => {
+    if (!current) return;
+    const cpu = process.cpuUsage();
+    stages.push({ stage: current.stage, wallS: (performance.now() - current.wall) / 1000, cpuS: (cpu.user + cpu.system) / 1e6 - current.cpu, peakRssMiB: current.peak / 2 ** 20 });
+  };
+  const sampler = setInterval(() => {
+    if (current) current.peak = Math.max(current.peak, process.memoryUsage.rss());
+  }, 100);
+  const started = performance.now();
+  const figures: JobFigures = { photos: files.length, registered: 0, stages, wallS: 0, cpuS: 0, peakRssMiB: 0, rotationMedianDeg: NaN, rotationMaxDeg: NaN, centreMedianPercent: NaN, centreMaxPercent: NaN };
+  try {
+    await runPipeline({
+      files,
+      workDir,
+      outDir,
+      quality: quality as Quality,
+      sparseOnly,
+      onProgress: (event) => {
+        if (current?.stage === event.stage) return;
+        close();
+        const cpu = process.cpuUsage();
+        current = { stage: event.stage, wall: performance.now(), cpu: (cpu.user + cpu.system) / 1e6, peak: process.memoryUsage.rss() };
+      },
+    });
+    close();
+    current = null;
+    const zip = unzipSync(new Uint8Array(await readFile(path.join(outDir, (await readdir(outDir)).find((n) => n.includes("colmap"))!))));
+    const estimated: NamedPose[] = parseImagesTxt(new TextDecoder().decode(zip["images.txt"]));
+    const known: NamedPose[] = truth.cameras.map((c) => ({ name: c.name, camFromWorld: { R: Float64Array.from(c.R), t: Float64Array.from(c.t) } }));
+    const accuracy = cameraAccuracy(estimated, known, truth.sceneRadius);
+    figures.registered = estimated.length;
+    figures.rotationMedianDeg = accuracy.medianRotationErrorDeg;
+    figures.rotationMaxDeg = accuracy.maxRotationErrorDeg;
+    figures.centreMedianPercent = accuracy.medianCenterErrorPercent;
+    figures.centreMaxPercent = accuracy.maxCenterErrorPercent;
+  } catch (err) {
+    close();
+    figures.error = (err as Error).message;
+  } finally {
+    clearInterval(sampler);
+    await rm(workDir, { recursive: true, force: true });
+  }
+  const cpu = process.cpuUsage();
+  figures.wallS = (performance.now() - started) / 1000;
+  figures.cpuS = (cpu.user + cpu.system) / 1e6;
+  figures.peakRssMiB = process.resourceUsage().maxRSS / 1024;
+  console.log(JSON.stringify(figures));
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

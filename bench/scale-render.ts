@@ -1,0 +1,31 @@
+/**
+ * @module Worker of `npm run bench -- scale`: renders one photo of a survey (survey-scene.ts) and
+ * writes it as a JPEG with the EXIF a drone writes (make, model, 35 mm focal length).
+ */
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+import { serveTasks } from "../compute/util/pool.js";
+import { encodeJpeg } from "../test/support/fixtures.js";
+import { renderDefinedView } from "../test/support/render.js";
+import { SURVEY_FOCAL_35MM, surveyCapture, type SurveyCapture } from "../test/support/survey-scene.js";
+
+export interface RenderTask {
+  images: number;
+  seed: number;
+  width: number;
+  height: number;
+  index: number;
+  dir: string;
+}
+
+let cached: { key: string; capture: SurveyCapture } | null = null;
+
+serveTasks<RenderTask, { R: number[]; t: number[] }>(async (task) => {
+  const key = `${task.images}/${task.seed}/${task.height / task.width}`;
+  if (cached?.key !== key) cached = { key, capture: surveyCapture(task.images, task.seed, task.height / task.width) };
+  const { capture } = cached;
+  const view = renderDefinedView(capture.def, task.index, { width: task.width, height: task.height, seed: task.seed, prefix: "survey", supersample: 1 });
+  const jpeg = await encodeJpeg(Buffer.from(view.rgb.buffer, view.rgb.byteOffset, view.rgb.byteLength), view.width, view.height, { make: "Bench", model: "Survey", focalLength35mm: SURVEY_FOCAL_35MM }, 92);
+  await writeFile(path.join(task.dir, `${capture.names[task.index]}.jpg`), jpeg);
+  return { value: { R: [...view.R], t: [...view.t] } };
+});

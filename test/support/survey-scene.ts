@@ -1,0 +1,131 @@
+/**
+ * @module A drone survey with known cameras, of any size: a town of boxes (buildings) and
+ * cylinders (trees) on textured ground, flown in a serpentine grid at constant altitude with
+ * a fixed heading and the camera tilted 15° forward, about 80 % forward and 65 % side overlap.
+ * The ground grows with the photo count, so every photo sees the same density of neighbours
+ * and a pipeline whose cost is linear spends the same time per photo at 50 and at 800.
+ *
+ * Units: the flight altitude is 1; world +Z up as in render.ts. Deterministic for a seed.
+ */
+import { createRng } from "../../compute/math/random.js";
+import { box, cylinder, rectangle, sphere, type Primitive, type SceneDef } from "./render.js";
+
+/** Focal length in image widths (render.ts's default) and its 35 mm equivalent for EXIF. */
+export const SURVEY_FOCAL_WIDTHS = 1.1;
+export const SURVEY_FOCAL_35MM = Math.round(SURVEY_FOCAL_WIDTHS * 36);
+
+const ALTITUDE = 1;
+const TILT_RAD = (15 * Math.PI) / 180;
+/** Along-track spacing: 20 % of the footprint's along-track extent (~0.68 × altitude at 4:3). */
+const ALONG = 0.14;
+/** Across-track spacing: 35 % of the footprint's across-track extent (~0.9 × altitude). */
+const ACROSS = 0.3;
+const CELL = 0.3;
+const GROUND: [number, number, number] = [0.62, 0.6, 0.5];
+const PALETTE: Array<[number, number, number]> = [
+  [0.85, 0.55, 0.4],
+  [0.75, 0.75, 0.7],
+  [0.6, 0.45, 0.35],
+  [0.9, 0.85, 0.65],
+  [0.5, 0.55, 0.65],
+];
+
+export interface SurveyCapture {
+  def: SceneDef;
+  /** Photo names in flight order. */
+  names: string[];
+  /** Half the diagonal of the flown area, the scale of centre errors. */
+  sceneRadius: number;
+}
+
+interface Placed {
+  primitive: Primitive;
+  x: number;
+  y: number;
+}
+
+/** The flight: `images` cameras along a serpentine grid of about twice as many columns as rows. */
+function flightPlan(images: number, rng: () => number): { cameras: SceneDef["cameras"]; rows: number; cols: number } {
+  const rows = Math.max(2, Math.round(Math.sqrt(images / 2)));
+  const cols = Math.ceil(images / rows);
+  const cameras: SceneDef["cameras"] = [];
+  for (let k = 0; k < images; k++) {
+    const row = Math.floor(k / cols);
+    const step = k % cols;
+    const col = row % 2 === 0 ? step : cols - 1 - step;
+    const jitter = () => (rng() - 0.5) * 0.02;
+    const eye: [number, number, number] = [col * ALONG + jitter(), row * ACROSS + jitter(), ALTITUDE + 3 * jitter()];
+    const ahead = ALTITUDE * Math.tan(TILT_RAD);
+    cameras.push({ eye, target: [eye[0] + ahead, eye[1] + 2 * jitter(), 0] });
+  }
+  return { cameras, rows, cols };
+}
+
+/** Buildings and trees on a jittered grid over [x0,x1]×[y0,y1]. */
+function town(x0: number, x1: number, y0: number, y1: number, rng: () => number): Placed[] {
+  const placed: Placed[] = [];
+  for (let x = x0; x < x1; x += CELL) {
+    for (let y = y0; y < y1; y += CELL) {
+      const pick = rng();
+      const cx = x + CELL * (0.3 + 0.4 * rng());
+      const cy = y + CELL * (0.3 + 0.4 * rng());
+      const colour = PALETTE[Math.floor(rng() * PALETTE.length)];
+      if (pick < 0.45) {
+        const half: [number, number] = [0.04 + 0.07 * rng(), 0.04 + 0.07 * rng()];
+        placed.push({ primitive: box([cx, cy], half, [0, 0.04 + 0.21 * rng()], rng() * Math.PI, colour), x: cx, y: cy });
+      } else if (pick < 0.6) {
+        placed.push({ primitive: cylinder([cx, cy], 0.025 + 0.025 * rng(), 0.06 + 0.08 * rng(), [0.35, 0.55, 0.3]), x: cx, y: cy });
+      } else if (pick < 0.68) {
+        const radius = 0.03 + 0.03 * rng();
+        placed.push({ primitive: sphere([cx, cy, radius], radius, [0.4, 0.6, 0.35]), x: cx, y: cy });
+      }
+    }
+  }
+  return placed;
+}
+
+/** Where camera `eye → target` sees the ground: the bounding box of its corner rays at z = 0. */
+function footprint(camera: SceneDef["cameras"][number], aspect: number): [number, number, number, number] {
+  const f = [camera.target[0] - camera.eye[0], camera.target[1] - camera.eye[1], camera.target[2] - camera.eye[2]];
+  const fl = Math.hypot(f[0], f[1], f[2]);
+  const fw = [f[0] / fl, f[1] / fl, f[2] / fl];
+  const right = [fw[1], -fw[0], 0].map((v) => v / Math.hypot(fw[0], fw[1]));
+  const down = [fw[1] * right[2] - fw[2] * right[1], fw[2] * right[0] - fw[0] * right[2], fw[0] * right[1] - fw[1] * right[0]];
+  const half = 0.5 / SURVEY_FOCAL_WIDTHS;
+  let box4: [number, number, number, number] = [Infinity, Infinity, -Infinity, -Infinity];
+  for (const [u, v] of [[-half, -half * aspect], [half, -half * aspect], [-half, half * aspect], [half, half * aspect]]) {
+    const d = [0, 1, 2].map((a) => fw[a] + u * right[a] + v * down[a]);
+    const t = d[2] < -1e-6 ? -camera.eye[2] / d[2] : 50;
+    const x = camera.eye[0] + t * d[0];
+    const y = camera.eye[1] + t * d[1];
+    box4 = [Math.min(box4[0], x), Math.min(box4[1], y), Math.max(box4[2], x), Math.max(box4[3], y)];
+  }
+  return box4;
+}
+
+/** A survey of `images` photos (aspect = height / width of the photos). */
+export function surveyCapture(images: number, seed: number, aspect = 0.75): SurveyCapture {
+  const rng = createRng(seed);
+  const { cameras, rows, cols } = flightPlan(images, rng);
+  const margin = 1.2;
+  const x0 = -margin;
+  const x1 = (cols - 1) * ALONG + margin + ALTITUDE * Math.tan(TILT_RAD);
+  const y0 = -margin;
+  const y1 = (rows - 1) * ACROSS + margin;
+  const ground = rectangle(2, 0, 1, [x0, y0], [x1, y1], GROUND);
+  const placed = town(x0, x1, y0, y1, rng);
+  // A tall building's top is seen up to about its height outside the ground footprint.
+  const reach = 0.4;
+  const primitivesFor = (index: number): Primitive[] => {
+    const [ax, ay, bx, by] = footprint(cameras[index], aspect);
+    const near = placed.filter((p) => p.x > ax - reach && p.x < bx + reach && p.y > ay - reach && p.y < by + reach);
+    return [ground, ...near.map((p) => p.primitive)];
+  };
+  const names = cameras.map((_, k) => `survey_${String(k).padStart(4, "0")}`);
+  const sceneRadius = 0.5 * Math.hypot((cols - 1) * ALONG, (rows - 1) * ACROSS);
+  return {
+    def: { primitives: [ground, ...placed.map((p) => p.primitive)], center: [((cols - 1) * ALONG) / 2, ((rows - 1) * ACROSS) / 2, 0], cameras, primitivesFor },
+    names,
+    sceneRadius,
+  };
+}
