@@ -6,6 +6,8 @@
  * joins the cluster when its depth and normal agree and its own 3-D point reprojects near the
  * seed pixel; joined pixels are consumed so
  * no surface point is emitted twice. The fused point, colour and normal are cluster means.
+ * Across dense clusters (clusters.ts) the same holds through `yieldTo`: a point that a view of
+ * an earlier cluster joins is that cluster's to emit.
  */
 import type { PointCloud } from "../../scene/index.js";
 import type { DenseView } from "./views.js";
@@ -16,6 +18,13 @@ export interface FusionOptions {
   maxNormalAngleDeg: number;
   /** Fewest pixels (views) per fused point. */
   minFusedViews: number;
+  /** Only the first `seedMaps` maps seed points (default all); the others only join them. */
+  seedMaps?: number;
+  /**
+   * Per map, 1 when a point it joins belongs to someone else (a view whose own cluster fuses
+   * before this one, clusters.ts): such a point is consumed here but not emitted.
+   */
+  yieldTo?: Uint8Array;
 }
 
 export interface FusionMap {
@@ -57,13 +66,15 @@ export function fuse(maps: FusionMap[], options: FusionOptions): PointCloud {
   const seedN = new Float64Array(3);
   const X = new Float64Array(3);
   const N = new Float64Array(3);
-  for (let i = 0; i < maps.length; i++) {
+  const seedMaps = Math.min(maps.length, options.seedMaps ?? maps.length);
+  for (let i = 0; i < seedMaps; i++) {
     const seedMap = maps[i];
     for (let p = 0; p < seedMap.depth.length; p++) {
       if (!(seedMap.depth[p] > 0) || used[i][p]) continue;
       pixelToWorld(seedMap, p, seedX, seedN);
       const sum = [seedX[0], seedX[1], seedX[2], seedN[0], seedN[1], seedN[2], seedMap.view.rgb[3 * p], seedMap.view.rgb[3 * p + 1], seedMap.view.rgb[3 * p + 2]];
       let members = 1;
+      let yielded = false;
       used[i][p] = 1;
       for (let j = 0; j < maps.length; j++) {
         if (j === i) continue;
@@ -72,13 +83,14 @@ export function fuse(maps: FusionMap[], options: FusionOptions): PointCloud {
         if (q < 0) continue;
         used[j][q] = 1;
         members++;
+        if (options.yieldTo?.[j] === 1) yielded = true;
         for (let k = 0; k < 3; k++) {
           sum[k] += X[k];
           sum[3 + k] += N[k];
           sum[6 + k] += maps[j].view.rgb[3 * q + k];
         }
       }
-      if (members < options.minFusedViews) continue;
+      if (members < options.minFusedViews || yielded) continue;
       const nLen = Math.hypot(sum[3], sum[4], sum[5]) || 1;
       for (let k = 0; k < 3; k++) {
         positions.push(sum[k] / members);

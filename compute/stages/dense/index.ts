@@ -6,8 +6,9 @@
  */
 import { availableParallelism } from "node:os";
 import type { DepthMap, ImageRef, PointCloud, ProgressFn, SparseModel, StageReport } from "../../scene/index.js";
-import { PipelineError } from "../../scene/index.js";
+import { cameraCenter, PipelineError } from "../../scene/index.js";
 import { WorkerPool } from "../../util/pool.js";
+import { clusterViews } from "./clusters.js";
 import { costFilter, geometricFilter } from "./filter.js";
 import { fuse } from "./fusion.js";
 import type { PatchMatchParams } from "./patchmatch.js";
@@ -57,6 +58,12 @@ export interface Options {
   minFusedViews: number;
   /** Cost kernel; "wasm" falls back to "typescript" when the module does not load. */
   kernel: "wasm" | "typescript";
+  /**
+   * Most views solved and fused together (clusters.ts): bounds memory (~28 bytes per working
+   * pixel per loaded view) and fusion's cost per view on large captures. A set this size or
+   * smaller is one cluster, solved as before clusters existed.
+   */
+  maxClusterViews: number;
   /** Worker threads (default: available parallelism). */
   workers: number;
   /** Return the filtered depth maps as well as the cloud (memory: ~24 bytes per pixel per view). */
@@ -83,6 +90,7 @@ export const DEFAULTS: Options = {
   maxNormalAngleDeg: 15,
   minFusedViews: 2,
   kernel: "wasm",
+  maxClusterViews: 40,
   workers: availableParallelism(),
   keepDepthMaps: false,
   seed: 1,
@@ -109,44 +117,113 @@ export async function run(input: DenseInput, options: Partial<Options> = {}, pro
   const opts: Options = { ...DEFAULTS, ...options };
   const start = performance.now();
   const warnings: string[] = [];
-  const views = await prepareViews(input, opts);
   const sources = selectSourceViews(input.model, { sourceViews: opts.sourceViews, minAngleDeg: opts.minAngleDeg, maxAngleDeg: opts.maxAngleDeg, minSharedPoints: 5 });
   const ranges = depthRanges(input.model, opts.depthMargin);
-  const raw = await runPatchMatch(views, sources, ranges, opts, warnings, progress);
-  if (raw.length === 0) throw new PipelineError("not_enough_overlap", "dense: no view had source views and a depth range", "Take more overlapping photos, each from a slightly different position.");
-  const filtered = filterMaps(raw, opts);
-  const cloud = fuse(
-    filtered.map((f) => ({ view: f.raw.view, depth: f.depth, normal: f.raw.result.normal })),
-    { maxReprojectionPx: opts.maxReprojectionPx, maxRelativeDepthError: opts.maxRelativeDepthError, maxNormalAngleDeg: opts.maxNormalAngleDeg, minFusedViews: opts.minFusedViews },
-  );
+  const centres = new Float64Array(input.model.views.flatMap((v) => [...cameraCenter(v.camFromWorld)]));
+  const clusters = clusterViews(centres, sources, opts.maxClusterViews);
+  const solves = clusters.reduce((sum, c) => sum + c.core.length + c.extras.length, 0);
+  const pool = new WorkerPool<ViewTask, ViewResult>(new URL("./worker.ts", import.meta.url), { size: Math.min(opts.workers, input.model.views.length) });
+  const parts: PointCloud[] = [];
+  const solvedCore: CoreFigures[] = [];
+  let solved = 0;
+  let workingSize: [number, number] = [0, 0];
+  const home = new Int32Array(input.model.views.length);
+  clusters.forEach((cluster, c) => cluster.core.forEach((v) => (home[v] = c)));
+  try {
+    for (const [c, cluster] of clusters.entries()) {
+      // One cluster at a time: only its views' images and depth maps are in memory.
+      const views = await prepareViews(input, opts, [...cluster.core, ...cluster.extras]);
+      workingSize = [views[0]?.width ?? 0, views[0]?.height ?? 0];
+      const core = new Set(cluster.core);
+      const raw = await runPatchMatch(views, sources, ranges, core, pool, opts, warnings, () => progress?.((++solved / solves) * 0.9, solved));
+      const filtered = filterMaps(raw, opts);
+      // Core maps first: only they seed points (fusion's seedMaps); extras join them.
+      const ordered = [...filtered.filter((f) => core.has(f.raw.view.viewIndex)), ...filtered.filter((f) => !core.has(f.raw.view.viewIndex))];
+      const seeds = ordered.filter((f) => core.has(f.raw.view.viewIndex)).length;
+      parts.push(
+        fuse(
+          ordered.map((f) => ({ view: f.raw.view, depth: f.depth, normal: f.raw.result.normal })),
+          {
+            maxReprojectionPx: opts.maxReprojectionPx,
+            maxRelativeDepthError: opts.maxRelativeDepthError,
+            maxNormalAngleDeg: opts.maxNormalAngleDeg,
+            minFusedViews: opts.minFusedViews,
+            seedMaps: seeds,
+            // A point that a core view of an earlier cluster joins was emitted there.
+            yieldTo: Uint8Array.from(ordered, (f) => (home[f.raw.view.viewIndex] < c ? 1 : 0)),
+          },
+        ),
+      );
+      for (const f of ordered.slice(0, seeds)) {
+        const { view, result } = f.raw;
+        solvedCore.push({ viewIndex: view.viewIndex, name: view.name, sources: f.raw.sources.length, pixels: view.width * view.height, valid: f.valid, photometric: f.photometric, wallMs: result.wallMs, evaluations: result.evaluations, kernel: result.kernel, depthMap: opts.keepDepthMaps ? toDepthMap(f.raw, f.depth) : undefined });
+      }
+    }
+  } finally {
+    await pool.close();
+  }
+  if (solvedCore.length === 0) throw new PipelineError("not_enough_overlap", "dense: no view had source views and a depth range", "Take more overlapping photos, each from a slightly different position.");
+  solvedCore.sort((a, b) => a.viewIndex - b.viewIndex);
+  const cloud = concatenate(parts);
   if (cloud.count === 0) warnings.push("dense: fusion produced no points");
-  progress?.(1, views.length);
-  const kernels = new Set(raw.map((r) => r.result.kernel));
+  progress?.(1, input.model.views.length);
+  const kernels = new Set(solvedCore.map((r) => r.kernel));
   const report: StageReport = {
     stage: NAME,
     wallMs: performance.now() - start,
     counts: {
-      views: views.length,
-      depthMaps: raw.length,
+      views: input.model.views.length,
+      depthMaps: solvedCore.length,
       points: cloud.count,
-      workingWidth: views[0]?.width ?? 0,
-      workingHeight: views[0]?.height ?? 0,
+      clusters: clusters.length,
+      clusterExtraSolves: solves - input.model.views.length,
+      workingWidth: workingSize[0],
+      workingHeight: workingSize[1],
       kernelWasm: kernels.has("wasm-simd") ? 1 : 0,
-      patchMatchMs: Math.round(raw.reduce((s, r) => s + r.result.wallMs, 0)),
-      hypothesesScored: raw.reduce((s, r) => s + r.result.evaluations, 0),
-      photometricPixels: filtered.reduce((s, f) => s + f.photometric, 0),
-      consistentPixels: filtered.reduce((s, f) => s + f.valid, 0),
+      patchMatchMs: Math.round(solvedCore.reduce((s, r) => s + r.wallMs, 0)),
+      hypothesesScored: solvedCore.reduce((s, r) => s + r.evaluations, 0),
+      photometricPixels: solvedCore.reduce((s, f) => s + f.photometric, 0),
+      consistentPixels: solvedCore.reduce((s, f) => s + f.valid, 0),
     },
-    perImage: filtered.map((f) => ({ name: f.raw.view.name, sources: f.raw.sources.length, validFraction: f.valid / f.depth.length, patchMatchMs: Math.round(f.raw.result.wallMs), kernel: f.raw.result.kernel })),
+    perImage: solvedCore.map((f) => ({ name: f.name, sources: f.sources, validFraction: f.valid / f.pixels, patchMatchMs: Math.round(f.wallMs), kernel: f.kernel })),
     warnings,
   };
-  return { cloud, depthMaps: opts.keepDepthMaps ? filtered.map((f) => toDepthMap(f.raw, f.depth)) : undefined, report };
+  return { cloud, depthMaps: opts.keepDepthMaps ? solvedCore.map((f) => f.depthMap!) : undefined, report };
 }
 
-async function prepareViews(input: DenseInput, opts: Options): Promise<DenseView[]> {
+/** What stays of a core view's depth map once its cluster is fused: its figures (and the map itself with keepDepthMaps). */
+interface CoreFigures {
+  viewIndex: number;
+  name: string;
+  sources: number;
+  pixels: number;
+  valid: number;
+  photometric: number;
+  wallMs: number;
+  evaluations: number;
+  kernel: ViewResult["kernel"];
+  depthMap?: DepthMap;
+}
+
+/** The clusters' clouds as one. */
+function concatenate(parts: PointCloud[]): PointCloud {
+  const count = parts.reduce((s, p) => s + p.count, 0);
+  const cloud: PointCloud = { count, positions: new Float32Array(3 * count), colors: new Uint8Array(3 * count), normals: new Float32Array(3 * count) };
+  let at = 0;
+  for (const part of parts) {
+    cloud.positions.set(part.positions, 3 * at);
+    cloud.colors.set(part.colors, 3 * at);
+    cloud.normals!.set(part.normals!, 3 * at);
+    at += part.count;
+  }
+  return cloud;
+}
+
+async function prepareViews(input: DenseInput, opts: Options, viewIndices: number[]): Promise<DenseView[]> {
   const byIndex = new Map(input.images.map((im) => [im.index, im]));
   return Promise.all(
-    input.model.views.map(async (v, viewIndex) => {
+    viewIndices.map(async (viewIndex) => {
+      const v = input.model.views[viewIndex];
       const image = byIndex.get(v.imageIndex);
       if (!image) throw new Error(`dense: no image for registered view ${v.name}`);
       const u = await loadUndistorted(image, v.intrinsics, opts.maxImageSide);
@@ -155,29 +232,32 @@ async function prepareViews(input: DenseInput, opts: Options): Promise<DenseView
   );
 }
 
-async function runPatchMatch(views: DenseView[], sources: number[][], ranges: Array<[number, number] | null>, opts: Options, warnings: string[], progress?: ProgressFn): Promise<RawMap[]> {
+/**
+ * PatchMatch on every loaded view of a cluster, each with those of its source views that are
+ * loaded (an extra view's own sources may lie outside the cluster). Views that cannot be
+ * solved are skipped, with a warning for core views (an extra is reported by its own cluster).
+ */
+async function runPatchMatch(views: DenseView[], sources: number[][], ranges: Array<[number, number] | null>, core: Set<number>, pool: WorkerPool<ViewTask, ViewResult>, opts: Options, warnings: string[], onSolved: () => void): Promise<RawMap[]> {
   const params: PatchMatchParams = { iterations: opts.iterations, windowRadius: opts.windowRadius, windowStep: opts.windowStep, bestK: opts.bestK, sigmaColor: 0.2, sigmaSpatial: opts.windowRadius * opts.windowStep, kernel: opts.kernel, seed: opts.seed, pyramidLevels: opts.pyramidLevels, refineIterations: opts.refineIterations };
-  const pool = new WorkerPool<ViewTask, ViewResult>(new URL("./worker.ts", import.meta.url), { size: Math.min(opts.workers, views.length) });
-  let done = 0;
-  try {
-    const jobs = views.map(async (view, i): Promise<RawMap | null> => {
-      const range = ranges[i];
-      if (!range || sources[i].length === 0) {
-        warnings.push(`dense: ${view.name} skipped (${range ? "no source views" : "too few sparse points"})`);
-        return null;
-      }
-      // Averaging the best half of the sources (at most bestK) keeps surfaces seen by few sources.
-      const bestK = Math.min(opts.bestK, Math.max(1, Math.ceil(sources[i].length / 2)));
-      const task = buildTask(view, sources[i].map((j) => views[j]), range, { ...params, bestK, seed: opts.seed + i });
-      const transfer = [task.grey.buffer as ArrayBuffer, ...task.sources.map((s) => s.grey.buffer as ArrayBuffer)];
-      const result = await pool.run(task, transfer);
-      progress?.((++done / views.length) * 0.9, done);
-      return { view, result, sources: sources[i] };
-    });
-    return (await Promise.all(jobs)).filter((r): r is RawMap => r !== null);
-  } finally {
-    await pool.close();
-  }
+  const loaded = new Map(views.map((v) => [v.viewIndex, v]));
+  const jobs = views.map(async (view): Promise<RawMap | null> => {
+    const i = view.viewIndex;
+    const range = ranges[i];
+    const own = sources[i].filter((j) => loaded.has(j));
+    if (!range || own.length === 0) {
+      if (core.has(i)) warnings.push(`dense: ${view.name} skipped (${range ? "no source views" : "too few sparse points"})`);
+      onSolved();
+      return null;
+    }
+    // Averaging the best half of the sources (at most bestK) keeps surfaces seen by few sources.
+    const bestK = Math.min(opts.bestK, Math.max(1, Math.ceil(own.length / 2)));
+    const task = buildTask(view, own.map((j) => loaded.get(j)!), range, { ...params, bestK, seed: opts.seed + i });
+    const transfer = [task.grey.buffer as ArrayBuffer, ...task.sources.map((s) => s.grey.buffer as ArrayBuffer)];
+    const result = await pool.run(task, transfer);
+    onSolved();
+    return { view, result, sources: own };
+  });
+  return (await Promise.all(jobs)).filter((r): r is RawMap => r !== null);
 }
 
 /** The worker's task; grey images are copied so their buffers can be transferred. */

@@ -1,0 +1,87 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rm } from "node:fs/promises";
+import path from "node:path";
+import { clusterViews } from "../../../compute/stages/dense/clusters.js";
+import { run, type DenseOutput } from "../../../compute/stages/dense/index.js";
+import { visiblePoints } from "../../support/render.js";
+import { denseFixture, type DenseFixture } from "./fixture.js";
+import { median, nearestDistances } from "./metrics.js";
+
+describe("dense clusters", () => {
+  // A flight grid of 20 × 10 cameras 1 apart; each view's sources are its 4-neighbours.
+  const cols = 20;
+  const rows = 10;
+  const centres = new Float64Array(3 * cols * rows);
+  const sources: number[][] = [];
+  for (let r = 0; r < rows; r++) {
+    for (let c = 0; c < cols; c++) {
+      centres.set([c, r, 5], 3 * (r * cols + c));
+      sources.push([[c - 1, r], [c + 1, r], [c, r - 1], [c, r + 1]].filter(([x, y]) => x >= 0 && y >= 0 && x < cols && y < rows).map(([x, y]) => y * cols + x));
+    }
+  }
+
+  it("puts every view in exactly one cluster of at most maxViews, as compact blocks", () => {
+    const clusters = clusterViews(centres, sources, 40);
+    const seen = new Uint8Array(cols * rows);
+    for (const { core, extras } of clusters) {
+      expect(core.length).toBeLessThanOrEqual(40);
+      expect(core.length).toBeGreaterThanOrEqual(20); // halves, never slivers
+      for (const v of core) seen[v]++;
+      // Extras are exactly the core's sources from outside it.
+      const expected = new Set(core.flatMap((v) => sources[v]).filter((s) => !core.includes(s)));
+      expect(new Set(extras)).toEqual(expected);
+      // Blocks, not strips: a 40-view cluster of a grid spans at most 10 × 5 cells here.
+      const xs = core.map((v) => v % cols);
+      const ys = core.map((v) => Math.floor(v / cols));
+      expect((Math.max(...xs) - Math.min(...xs) + 1) * (Math.max(...ys) - Math.min(...ys) + 1)).toBeLessThanOrEqual(60);
+    }
+    expect([...seen].every((k) => k === 1)).toBe(true);
+    // The overlap costs a fraction of the views, not a multiple.
+    const extras = clusters.reduce((s, c) => s + c.extras.length, 0);
+    expect(extras / (cols * rows)).toBeLessThan(0.5);
+  });
+
+  it("keeps a set of at most maxViews views as one cluster without extras", () => {
+    expect(clusterViews(centres, sources, 200)).toEqual([{ core: Array.from({ length: 200 }, (_, i) => i), extras: [] }]);
+  });
+
+  describe("on a rendered facade split into clusters of 2 views", () => {
+    let fixture: DenseFixture;
+    let whole: DenseOutput;
+    let split: DenseOutput;
+    const settings = { workers: 2, iterations: 4, windowStep: 1, minFusedViews: 2 };
+
+    beforeAll(async () => {
+      fixture = await denseFixture({ scene: "facade", views: 6, width: 200, height: 150, seed: 4 });
+      whole = await run({ images: fixture.images, model: fixture.model }, settings);
+      split = await run({ images: fixture.images, model: fixture.model }, { ...settings, maxClusterViews: 2 });
+    });
+
+    afterAll(async () => {
+      if (fixture) await rm(path.dirname(fixture.images[0].path), { recursive: true, force: true });
+    });
+
+    it("fuses the same surface as one cluster does, without doubling it at the seams", () => {
+      expect(whole.report.counts.clusters).toBe(1);
+      expect(split.report.counts.clusters).toBeGreaterThanOrEqual(3);
+      expect(split.report.counts.clusterExtraSolves).toBeGreaterThan(0);
+      expect(split.report.counts.depthMaps).toBe(whole.report.counts.depthMaps);
+      const radius = fixture.scene.sceneRadius;
+      const truth = fixture.scene.samplePoints(200_000);
+      const visible = visiblePoints(truth.subarray(0, 3 * 30_000), fixture.scene.views, 3);
+      const figures = (out: DenseOutput) => {
+        const accuracy = median(nearestDistances(out.cloud.positions, truth, 0.1 * radius));
+        const toCloud = nearestDistances(visible, out.cloud.positions, 0.02 * radius);
+        return { accuracy, completeness: toCloud.filter((d) => d <= 0.02 * radius).length / toCloud.length, points: out.cloud.count };
+      };
+      const a = figures(whole);
+      const b = figures(split);
+      console.log(`dense clusters: one ${JSON.stringify(a)}, split ${JSON.stringify(b)}`);
+      expect(b.accuracy).toBeLessThan(0.01 * radius);
+      expect(b.completeness).toBeGreaterThan(0.95 * a.completeness);
+      // The overlap is emitted once (without yieldTo the split cloud had 2.3 × the points).
+      expect(b.points).toBeLessThan(1.2 * a.points);
+      expect(b.points).toBeGreaterThan(0.8 * a.points);
+    });
+  });
+});
