@@ -17,6 +17,14 @@ export interface CameraExif {
   /** PixelX/YDimension: the size the focal-plane resolution refers to. */
   pixelWidth?: number;
   pixelHeight?: number;
+  /** Where the photo was taken (drones and phones write it): WGS 84 degrees, metres above sea level. */
+  gps?: GpsPosition;
+}
+
+export interface GpsPosition {
+  latitudeDeg: number;
+  longitudeDeg: number;
+  altitudeM?: number;
 }
 
 type Tags = Record<string, { value?: unknown; description?: unknown } | undefined>;
@@ -42,6 +50,25 @@ export function readCameraExif(bytes: Uint8Array): CameraExif {
     focalPlaneUnitMm: unit === undefined ? undefined : UNIT_MM[unit],
     pixelWidth: numberOf(tags.PixelXDimension) ?? numberOf(tags.ImageWidth),
     pixelHeight: numberOf(tags.PixelYDimension) ?? numberOf(tags.ImageLength),
+    gps: gpsOf(tags),
+  };
+}
+
+/** GPS position from the GPS IFD (exifreader gives latitude and longitude as unsigned decimal degrees). */
+function gpsOf(tags: Tags): GpsPosition | undefined {
+  const latitude = Number(tags.GPSLatitude?.description);
+  const longitude = Number(tags.GPSLongitude?.description);
+  if (!Number.isFinite(latitude) || !Number.isFinite(longitude) || Math.abs(latitude) > 90 || Math.abs(longitude) > 180) return undefined;
+  // A camera without a fix writes 0/0; no photo is taken at exactly that point.
+  if (latitude === 0 && longitude === 0) return undefined;
+  const south = String((tags.GPSLatitudeRef?.value as unknown[] | undefined)?.[0] ?? "").toUpperCase() === "S";
+  const west = String((tags.GPSLongitudeRef?.value as unknown[] | undefined)?.[0] ?? "").toUpperCase() === "W";
+  const altitude = numberOf(tags.GPSAltitude);
+  const below = Number(tags.GPSAltitudeRef?.value) === 1;
+  return {
+    latitudeDeg: south ? -Math.abs(latitude) : Math.abs(latitude),
+    longitudeDeg: west ? -Math.abs(longitude) : Math.abs(longitude),
+    ...(altitude !== undefined ? { altitudeM: below ? -altitude : altitude } : {}),
   };
 }
 

@@ -60,6 +60,8 @@ export const DEFAULTS: Options = {
   sequentialWindow: 10,
   loopClosureNeighbours: 3,
   retrievalNeighbours: 20,
+  gpsNeighbours: 12,
+  gpsMinShare: 0.8,
   retrieval: { branching: 10, depth: 4, trainingSample: 100_000, iterations: 4, perImage: 3000 },
   epipolarThreshold: 0.0013,
   homographyThreshold: 0.0013,

@@ -59,4 +59,25 @@ describe("stages/matching pair selection", () => {
     expect(set.size).toBeLessThanOrEqual(90 * 8);
     expect(set.size).toBeGreaterThanOrEqual((90 * 8) / 2);
   });
+
+  it("adds the nearest photos by GPS position when most stills have one", () => {
+    // 90 stills on a 15 × 6 grid about 10 m apart; random descriptors, so retrieval ranks at random.
+    const { images, packed } = imagesAndDescriptors(90, false);
+    const metre = 1 / 111_195; // degrees of latitude per metre
+    const located = images.map((im) => ({ ...im, gps: { latitudeDeg: 46 + 10 * Math.floor(im.index / 15) * metre, longitudeDeg: 7 + (10 * (im.index % 15) * metre) / Math.cos((46 * Math.PI) / 180), altitudeM: 120 } }));
+    const options = { ...DEFAULTS, retrievalNeighbours: 2, gpsNeighbours: 8 };
+    const { pairs, strategy } = selectPairs(located, packed, 16, options);
+    expect(strategy).toBe("retrieval+gps");
+    const set = pairSet(pairs);
+    // Every 4-neighbour on the grid (10 m) is paired.
+    for (let i = 0; i < 90; i++) {
+      if (i % 15 < 14) expect(set.has(`${i}-${i + 1}`)).toBe(true);
+      if (i + 15 < 90) expect(set.has(`${i}-${i + 15}`)).toBe(true);
+    }
+    expect(set.size).toBeLessThanOrEqual(90 * (2 + 8));
+    // With fewer than 80 % of the stills located, position is not used.
+    const few = located.map((im, i) => (i % 3 === 0 ? im : { ...im, gps: undefined }));
+    expect(selectPairs(few, packed, 16, options).strategy).toBe("retrieval");
+  });
 });
+
