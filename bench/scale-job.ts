@@ -45,7 +45,7 @@ async function main(): Promise<void> {
   const [photosDir, truthFile, outDir, quality] = process.argv.slice(2);
   const sparseOnly = process.argv.includes("--sparse-only");
   const truth = JSON.parse(await readFile(truthFile, "utf8")) as Truth;
-  const names = (await readdir(photosDir)).filter((n) => n.endsWith(".jpg")).sort();
+  const names = (await readdir(photosDir)).filter((n) => /\.(jpg|mp4)$/.test(n)).sort();
   const files = names.map((name) => ({ path: path.join(photosDir, name), name }));
   const workDir = await mkdtemp(path.join(tmpdir(), "scale-"));
   const stages: StageFigures[] = [];

@@ -7,9 +7,11 @@ import path from "node:path";
 import { serveTasks } from "../compute/util/pool.js";
 import { encodeJpeg } from "../test/support/fixtures.js";
 import { renderDefinedView } from "../test/support/render.js";
-import { SURVEY_FOCAL_35MM, surveyCapture, type SurveyCapture } from "../test/support/survey-scene.js";
+import { SURVEY_FOCAL_35MM, surveyCapture, surveyVideo, type SurveyCapture } from "../test/support/survey-scene.js";
 
 export interface RenderTask {
+  /** A photo survey of `images` photos, or a video of `images` frames (written as frames, without EXIF). */
+  kind: "survey" | "video";
   images: number;
   seed: number;
   width: number;
@@ -21,11 +23,13 @@ export interface RenderTask {
 let cached: { key: string; capture: SurveyCapture } | null = null;
 
 serveTasks<RenderTask, { R: number[]; t: number[] }>(async (task) => {
-  const key = `${task.images}/${task.seed}/${task.height / task.width}`;
-  if (cached?.key !== key) cached = { key, capture: surveyCapture(task.images, task.seed, task.height / task.width) };
+  const key = `${task.kind}/${task.images}/${task.seed}/${task.height / task.width}`;
+  const aspect = task.height / task.width;
+  if (cached?.key !== key) cached = { key, capture: task.kind === "survey" ? surveyCapture(task.images, task.seed, aspect) : surveyVideo(task.images, task.seed, 3, 5, aspect) };
   const { capture } = cached;
   const view = renderDefinedView(capture.def, task.index, { width: task.width, height: task.height, seed: task.seed, prefix: "survey", supersample: 1 });
-  const jpeg = await encodeJpeg(Buffer.from(view.rgb.buffer, view.rgb.byteOffset, view.rgb.byteLength), view.width, view.height, { make: "Bench", model: "Survey", focalLength35mm: SURVEY_FOCAL_35MM }, 92);
+  const exif = task.kind === "survey" ? { make: "Bench", model: "Survey", focalLength35mm: SURVEY_FOCAL_35MM } : {};
+  const jpeg = await encodeJpeg(Buffer.from(view.rgb.buffer, view.rgb.byteOffset, view.rgb.byteLength), view.width, view.height, exif, task.kind === "survey" ? 92 : 95);
   await writeFile(path.join(task.dir, `${capture.names[task.index]}.jpg`), jpeg);
   return { value: { R: [...view.R], t: [...view.t] } };
 });

@@ -1,11 +1,13 @@
 /**
- * @module `npm run bench -- scale [--sizes=50,200,800] [--width=640] [--quality=standard] [--sparse-only]`:
+ * @module `npm run bench -- scale [--sizes=50,200,800] [--width=640] [--quality=standard] [--sparse-only] [--video=SECONDS]`:
  * how cost grows with the photo count (issue "Large captures"). For each size it renders a
  * drone survey with known cameras (test/support/survey-scene.ts; cached in
  * bench-out/scale/survey-<n>-<width>/, so a rerun only reconstructs), reconstructs it with the
  * compute pipeline in a process of its own (scale-job.ts), and prints per stage the wall time,
  * the CPU time, the peak memory and the time per photo, then registration and camera errors.
  * The verdict line compares the wall time per photo of the largest size with the smallest's.
+ * `--video=120` also renders a 2-minute drone video (encoded at 3840 × 2160) and reconstructs it
+ * the same way; `--sizes=` (empty) runs the video alone.
  */
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -15,7 +17,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { WorkerPool } from "../compute/util/pool.js";
-import { surveyCapture } from "../test/support/survey-scene.js";
+import ffmpegInstaller from "@ffmpeg-installer/ffmpeg";
+import { surveyCapture, surveyVideo } from "../test/support/survey-scene.js";
 import type { RenderTask } from "./scale-render.js";
 import type { JobFigures } from "./scale-job.js";
 
@@ -40,7 +43,7 @@ async function renderSurvey(images: number, width: number): Promise<string> {
   const started = performance.now();
   const pool = new WorkerPool<RenderTask, { R: number[]; t: number[] }>(new URL("./scale-render.ts", import.meta.url), { size: availableParallelism() });
   try {
-    const poses = await Promise.all(capture.names.map((_, index) => pool.run({ images, seed, width, height, index, dir: photos })));
+    const poses = await Promise.all(capture.names.map((_, index) => pool.run({ kind: "survey", images, seed, width, height, index, dir: photos })));
     const cameras = poses.map((pose, k) => ({ name: `${capture.names[k]}.jpg`, ...pose }));
     await writeFile(truthFile, JSON.stringify({ sceneRadius: capture.sceneRadius, cameras }));
   } finally {
@@ -50,28 +53,74 @@ async function renderSurvey(images: number, width: number): Promise<string> {
   return dir;
 }
 
+/**
+ * A drone video of `seconds` seconds at 30 fps over a town (three 5-long legs at altitude 1):
+ * every frame rendered at 480 × 270 with its true camera, then scaled to 3840 × 2160 and encoded
+ * as H.264 by the bundled ffmpeg, so ingest decodes a real 4K stream. Returns the folder.
+ */
+async function renderVideo(seconds: number): Promise<string> {
+  const frames = Math.round(30 * seconds);
+  const [width, height] = [480, 270];
+  const dir = path.join(repoRoot, "bench-out", "scale", `video-${seconds}s`);
+  const photos = path.join(dir, "photos");
+  const truthFile = path.join(dir, "truth.json");
+  const video = path.join(photos, "survey-video.mp4");
+  if (existsSync(truthFile) && existsSync(video)) return dir;
+  await rm(dir, { recursive: true, force: true });
+  const framesDir = path.join(dir, "frames");
+  await mkdir(framesDir, { recursive: true });
+  await mkdir(photos, { recursive: true });
+  const seed = 12;
+  const capture = surveyVideo(frames, seed, 3, 5, height / width);
+  const started = performance.now();
+  const pool = new WorkerPool<RenderTask, { R: number[]; t: number[] }>(new URL("./scale-render.ts", import.meta.url), { size: availableParallelism() });
+  try {
+    const poses = await Promise.all(capture.names.map((_, index) => pool.run({ kind: "video", images: frames, seed, width, height, index, dir: framesDir })));
+    const cameras = poses.map((pose, k) => ({ name: `survey-video.mp4#${k}`, ...pose }));
+    await writeFile(truthFile, JSON.stringify({ sceneRadius: capture.sceneRadius, cameras }));
+  } finally {
+    await pool.close();
+  }
+  await run$(ffmpegInstaller.path, ["-hide_banner", "-loglevel", "error", "-y", "-framerate", "30", "-i", path.join(framesDir, "frame_%05d.jpg"), "-vf", "scale=3840:2160:flags=bicubic", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "18", "-pix_fmt", "yuv420p", video], { maxBuffer: 2 ** 24 });
+  await rm(framesDir, { recursive: true, force: true });
+  console.log(`rendered a ${seconds}-s video (${frames} frames, encoded 3840×2160) in ${((performance.now() - started) / 1000).toFixed(0)} s → ${path.relative(repoRoot, dir)}`);
+  return dir;
+}
+
 function fmt(value: number, digits: number): string {
   return Number.isFinite(value) ? value.toFixed(digits) : "-";
 }
 
 export async function run(args: string[]): Promise<void> {
-  const sizes = option(args, "sizes", "50,200,800").split(",").map(Number);
+  const sizes = option(args, "sizes", "50,200,800").split(",").map(Number).filter((n) => n > 0);
+  await mkdir(path.join(repoRoot, "bench", "out"), { recursive: true });
   const width = Number(option(args, "width", "640"));
   const quality = option(args, "quality", "standard");
   const sparseOnly = args.includes("--sparse-only");
   const results: Array<{ images: number; figures: JobFigures }> = [];
-  for (const images of sizes) {
-    const dir = await renderSurvey(images, width);
+  const reconstruct = async (label: string, dir: string, photos?: number): Promise<JobFigures> => {
     const outDir = path.join(dir, `out-${quality}${sparseOnly ? "-sparse" : ""}`);
     await rm(outDir, { recursive: true, force: true });
     const jobArgs = [...process.execArgv, path.join(repoRoot, "bench", "scale-job.ts"), path.join(dir, "photos"), path.join(dir, "truth.json"), outDir, quality, ...(sparseOnly ? ["--sparse-only"] : [])];
     const { stdout } = await run$(process.execPath, jobArgs.includes("tsx") ? jobArgs : ["--import", "tsx", ...jobArgs], { maxBuffer: 64 * 2 ** 20, cwd: repoRoot });
     const figures = JSON.parse(stdout.trim().split("\n").pop()!) as JobFigures;
-    results.push({ images, figures });
-    console.log(`\n${images} photos (${width} px, ${quality}${sparseOnly ? ", sparse only" : ""}): ${figures.registered}/${figures.photos} registered; rotation median ${fmt(figures.rotationMedianDeg, 3)}° max ${fmt(figures.rotationMaxDeg, 3)}°, centre median ${fmt(figures.centreMedianPercent, 3)} % max ${fmt(figures.centreMaxPercent, 3)} % of the flown area's half-diagonal${figures.error ? `; FAILED: ${figures.error}` : ""}`);
+    // Per photo, or per registered keyframe for a video.
+    const images = photos ?? Math.max(1, figures.registered);
+    console.log(`\n${label} (${quality}${sparseOnly ? ", sparse only" : ""}): ${figures.registered}/${figures.photos} registered; rotation median ${fmt(figures.rotationMedianDeg, 3)}° max ${fmt(figures.rotationMaxDeg, 3)}°, centre median ${fmt(figures.centreMedianPercent, 3)} % max ${fmt(figures.centreMaxPercent, 3)} % of the flown area's half-diagonal${figures.error ? `; FAILED: ${figures.error}` : ""}`);
     console.log("  stage      wall s   cpu s   peak MiB   wall ms/photo");
     for (const s of figures.stages) console.log(`  ${s.stage.padEnd(9)} ${fmt(s.wallS, 1).padStart(7)} ${fmt(s.cpuS, 1).padStart(7)} ${fmt(s.peakRssMiB, 0).padStart(10)} ${fmt((1000 * s.wallS) / images, 0).padStart(14)}`);
     console.log(`  total     ${fmt(figures.wallS, 1).padStart(7)} ${fmt(figures.cpuS, 1).padStart(7)} ${fmt(figures.peakRssMiB, 0).padStart(10)} ${fmt((1000 * figures.wallS) / images, 0).padStart(14)}`);
+    return figures;
+  };
+  for (const images of sizes) {
+    const dir = await renderSurvey(images, width);
+    results.push({ images, figures: await reconstruct(`${images} photos (${width} px)`, dir, images) });
+  }
+  const videoSeconds = Number(option(args, "video", "0"));
+  if (videoSeconds > 0) {
+    const dir = await renderVideo(videoSeconds);
+    const figures = await reconstruct(`a ${videoSeconds}-s 4K video (per registered keyframe)`, dir);
+    await writeFile(path.join(repoRoot, "bench", "out", "scale-video.json"), JSON.stringify(figures, null, 2));
   }
   if (results.length >= 2) {
     const first = results[0];

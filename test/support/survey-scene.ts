@@ -103,15 +103,46 @@ function footprint(camera: SceneDef["cameras"][number], aspect: number): [number
   return box4;
 }
 
-/** A survey of `images` photos (aspect = height / width of the photos). */
-export function surveyCapture(images: number, seed: number, aspect = 0.75): SurveyCapture {
-  const rng = createRng(seed);
-  const { cameras, rows, cols } = flightPlan(images, rng);
-  const margin = 1.2;
-  const x0 = -margin;
-  const x1 = (cols - 1) * ALONG + margin + ALTITUDE * Math.tan(TILT_RAD);
-  const y0 = -margin;
-  const y1 = (rows - 1) * ACROSS + margin;
+/**
+ * A drone video over the same kind of town: `frames` frames along a serpentine of `rows` legs
+ * (each `legLength` long, `ACROSS` apart), flown at constant speed, the camera tilted forward
+ * along the leg (so it turns round at the end of each leg) and swaying slightly.
+ */
+function videoPath(frames: number, rows: number, legLength: number): SceneDef["cameras"] {
+  const turn = ACROSS; // the short link between legs
+  const total = rows * legLength + (rows - 1) * turn;
+  const cameras: SceneDef["cameras"] = [];
+  for (let f = 0; f < frames; f++) {
+    let s = (f / Math.max(1, frames - 1)) * total;
+    let x = 0;
+    let y = 0;
+    let heading = 1;
+    for (let row = 0; row < rows; row++) {
+      heading = row % 2 === 0 ? 1 : -1;
+      if (s <= legLength || row === rows - 1) {
+        x = heading > 0 ? Math.min(s, legLength) : legLength - Math.min(s, legLength);
+        y = row * ACROSS;
+        break;
+      }
+      s -= legLength;
+      if (s <= turn) {
+        x = heading > 0 ? legLength : 0;
+        y = row * ACROSS + s;
+        break;
+      }
+      s -= turn;
+    }
+    const sway = 0.01 * Math.sin(f / 40);
+    const eye: [number, number, number] = [x, y + sway, ALTITUDE + 0.02 * Math.sin(f / 97)];
+    const ahead = ALTITUDE * Math.tan(TILT_RAD);
+    cameras.push({ eye, target: [eye[0] + heading * ahead, eye[1] + 0.03 * Math.sin(f / 61), 0] });
+  }
+  return cameras;
+}
+
+/** The town over [x0, x1] × [y0, y1] under a flight of `cameras`, its primitives culled per camera. */
+function townFor(cameras: SceneDef["cameras"], bounds: [number, number, number, number], center: [number, number, number], aspect: number, rng: () => number): SceneDef {
+  const [x0, x1, y0, y1] = bounds;
   const ground = rectangle(2, 0, 1, [x0, y0], [x1, y1], GROUND);
   const placed = town(x0, x1, y0, y1, rng);
   // A tall building's top is seen up to about its height outside the ground footprint.
@@ -121,11 +152,29 @@ export function surveyCapture(images: number, seed: number, aspect = 0.75): Surv
     const near = placed.filter((p) => p.x > ax - reach && p.x < bx + reach && p.y > ay - reach && p.y < by + reach);
     return [ground, ...near.map((p) => p.primitive)];
   };
+  return { primitives: [ground, ...placed.map((p) => p.primitive)], center, cameras, primitivesFor };
+}
+
+/** Ground beyond the flown area, so that every photo sees ground to its edges. */
+const MARGIN = 1.2;
+
+/** A video of `frames` frames flying `rows` legs of `legLength` over a town (aspect = height / width). */
+export function surveyVideo(frames: number, seed: number, rows = 3, legLength = 5, aspect = 9 / 16): SurveyCapture {
+  const rng = createRng(seed);
+  const cameras = videoPath(frames, rows, legLength);
+  const ahead = ALTITUDE * Math.tan(TILT_RAD);
+  const spanY = (rows - 1) * ACROSS;
+  const def = townFor(cameras, [-MARGIN - ahead, legLength + MARGIN + ahead, -MARGIN, spanY + MARGIN], [legLength / 2, spanY / 2, 0], aspect, rng);
+  return { def, names: cameras.map((_, f) => `frame_${String(f).padStart(5, "0")}`), sceneRadius: 0.5 * Math.hypot(legLength, spanY) };
+}
+
+/** A survey of `images` photos (aspect = height / width of the photos). */
+export function surveyCapture(images: number, seed: number, aspect = 0.75): SurveyCapture {
+  const rng = createRng(seed);
+  const { cameras, rows, cols } = flightPlan(images, rng);
+  const spanX = (cols - 1) * ALONG;
+  const spanY = (rows - 1) * ACROSS;
+  const def = townFor(cameras, [-MARGIN, spanX + MARGIN + ALTITUDE * Math.tan(TILT_RAD), -MARGIN, spanY + MARGIN], [spanX / 2, spanY / 2, 0], aspect, rng);
   const names = cameras.map((_, k) => `survey_${String(k).padStart(4, "0")}`);
-  const sceneRadius = 0.5 * Math.hypot((cols - 1) * ALONG, (rows - 1) * ACROSS);
-  return {
-    def: { primitives: [ground, ...placed.map((p) => p.primitive)], center: [((cols - 1) * ALONG) / 2, ((rows - 1) * ACROSS) / 2, 0], cameras, primitivesFor },
-    names,
-    sceneRadius,
-  };
+  return { def, names, sceneRadius: 0.5 * Math.hypot(spanX, spanY) };
 }
