@@ -15,7 +15,7 @@ export async function run(args: string[]): Promise<void> {
   const positional = args.filter((a) => !a.startsWith("--"));
   const cameras = Number(positional[0] ?? 100);
   const points = Number(positional[1] ?? 30_000);
-  const solverOverride = args.includes("--pcg") ? { denseSchurMaxCameras: 0 } : args.includes("--dense") ? { denseSchurMaxCameras: Infinity } : {};
+  const solverOverride = args.includes("--pcg") ? { denseSchurMaxCameras: 0, bandedDenseMaxCost: 0 } : args.includes("--dense") ? { denseSchurMaxCameras: Infinity } : {};
   const losses = args.includes("--cauchy") ? (["cauchy"] as const) : (["cauchy", "squared"] as const);
   const scene = makeScene({ cameras, points, minViews: 3, maxViews: 7, seed: 7 });
   const problem = perturbedCopy(scene, { seed: 8 });

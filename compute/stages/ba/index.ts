@@ -48,6 +48,10 @@ export const DEFAULTS: Options = {
   parameterTolerance: 1e-8,
   initialLambda: 1e-4,
   denseSchurMaxCameras: 400,
+  // A 40 × 20 survey grid in banded order: ~0.2 × 10⁹; 400 cameras that all see one another
+  // (where PCG took over before): 2.3 × 10⁹ (test/compute/ba/ordering.test.ts).
+  bandedDenseMaxCost: 2e9,
+  bandedDenseMaxSize: 7200,
 };
 
 /** Refines `problem`'s poses, intrinsics and points in place. */

@@ -3,7 +3,8 @@
  * reduced camera system (Triggs et al. 2000 §6.1; Agarwal et al. 2010 §3).
  *
  * The reduced vector holds, in order, one 6-block (δ rotation, δ translation) per free
- * camera pose, then one `ni`-block per intrinsics group, `ni` being the number of refined
+ * camera pose (in camera order, or in the banded order of ordering.ts above
+ * BANDED_ORDER_MIN_CAMERAS free poses), then one `ni`-block per intrinsics group, `ni` being the number of refined
  * intrinsics (focal, principal point, k1, k2 as the options say). Points are eliminated by
  * the Schur complement and never enter it. A pose is free when it is not fixed and has an
  * observation; a group when something is refined and one of its cameras has an observation;
@@ -11,7 +12,11 @@
  * normal equations singular for no benefit).
  */
 import type { BAProblem, Options } from "./types.js";
+import { bandedOrder, coVisibility, envelopeCost } from "./ordering.js";
 import { INTRINSIC } from "./projection.js";
+
+/** Free cameras above which the pose blocks are numbered in banded order (ordering.ts). */
+export const BANDED_ORDER_MIN_CAMERAS = 100;
 
 export interface Layout {
   /** Indices (0..4 into focal, cx, cy, k1, k2) of the refined intrinsics, in reduced order. */
@@ -40,6 +45,8 @@ export interface Layout {
   blockSize: Int32Array;
   /** Per reduced index: the block starting there, or −1 inside a block. */
   blockAt: Int32Array;
+  /** Multiply-adds of a dense Cholesky of the reduced system in this order (NaN below BANDED_ORDER_MIN_CAMERAS free poses). */
+  denseCost: number;
 }
 
 function refinedIntrinsics(options: Options): Int32Array {
@@ -77,8 +84,19 @@ export function buildLayout(problem: BAProblem, options: Options): Layout {
   const blockSize: number[] = [];
   let next = 0;
   const poseBase = new Int32Array(problem.cameraCount).fill(-1);
-  for (let c = 0; c < problem.cameraCount; c++) {
-    if (!cameraSeen[c] || problem.fixedPose?.[c] === 1) continue;
+  const byPoint = groupObservationsByPoint(problem);
+  const free = Uint8Array.from({ length: problem.cameraCount }, (_, c) => (cameraSeen[c] && problem.fixedPose?.[c] !== 1 ? 1 : 0));
+  const freeCount = free.reduce((s, f) => s + f, 0);
+  // Small problems keep the camera order (their results stay bit for bit what they were).
+  let order = Array.from({ length: problem.cameraCount }, (_, c) => c);
+  let denseCost = NaN;
+  if (freeCount > BANDED_ORDER_MIN_CAMERAS) {
+    const neighbours = coVisibility(problem.cameraCount, free, byPoint.start, byPoint.list, problem.obsCamera);
+    order = bandedOrder(neighbours, free);
+    denseCost = envelopeCost(order, neighbours, 6, ni * groupCount);
+  }
+  for (const c of order) {
+    if (!free[c]) continue;
     poseBase[c] = next;
     blockBase.push(next);
     blockSize.push(6);
@@ -96,7 +114,6 @@ export function buildLayout(problem: BAProblem, options: Options): Layout {
   const blockAt = new Int32Array(next).fill(-1);
   blockBase.forEach((base, k) => (blockAt[base] = k));
 
-  const byPoint = groupObservationsByPoint(problem);
   const pointFree = new Uint8Array(problem.pointCount);
   let freePointCount = 0;
   for (let p = 0; p < problem.pointCount; p++) {
@@ -109,6 +126,6 @@ export function buildLayout(problem: BAProblem, options: Options): Layout {
     freePoseCount, freeGroupCount: blockBase.length - freePoseCount,
     pointFree, freePointCount,
     pointObsStart: byPoint.start, pointObs: byPoint.list, maxObsPerPoint: byPoint.max,
-    blockBase: Int32Array.from(blockBase), blockSize: Int32Array.from(blockSize), blockAt,
+    blockBase: Int32Array.from(blockBase), blockSize: Int32Array.from(blockSize), blockAt, denseCost,
   };
 }

@@ -59,8 +59,12 @@ export interface Options {
   parameterTolerance: number;
   /** Initial Levenberg–Marquardt damping μ (relative to the Hessian diagonal). */
   initialLambda: number;
-  /** Above this many free cameras, solve the reduced camera system with preconditioned conjugate gradients instead of dense Cholesky. */
+  /** Above this many free cameras, solve the reduced camera system with preconditioned conjugate gradients instead of dense Cholesky… */
   denseSchurMaxCameras: number;
+  /** …unless its banded order keeps the dense factor within this many multiply-adds… */
+  bandedDenseMaxCost: number;
+  /** …and the reduced system has at most this many parameters (memory 8 · n² bytes). */
+  bandedDenseMaxSize: number;
 }
 
 export type LinearSolverKind = "dense-cholesky" | "pcg";
