@@ -21,6 +21,12 @@
  * object-ring it fused a cloud with F 0.945 at 1 % of the radius (`npm run bench -- dense`).
  * `high` pays for 1200 px and 6 sources.
  *
+ * Video keyframes: one per 10 % of the frame width the view moved (ingest's keyframes.ts), so
+ * their number follows the path, not the duration; the caps (120, 400, 600) only bound a very
+ * long walk. At the former cap of 80, a 2-minute drone video (bench scale --video=120) kept
+ * 78 keyframes spaced by the cap instead of the motion, and 3 of them split off into a
+ * model of their own at a turn.
+ *
  * Texture pages (texture stage): the photos' own pixel density, scaled down only when it does
  * not fit: preview one 4096² page, standard up to four 4096² pages (one 8192² worth, which
  * every WebGL viewer can load page by page), high up to four 8192² pages.
@@ -71,7 +77,7 @@ export function faceBudgetFor(quality: Quality, photos: Array<{ width: number; h
 
 export const QUALITY_PRESETS: Record<Quality, StagePresets> = {
   preview: {
-    ingest: { maxImageSide: 1600, videoMaxKeyframes: 40 },
+    ingest: { maxImageSide: 1600, videoMaxKeyframes: 120 },
     features: { maxImageSide: 1200, maxFeatures: 4000 },
     matching: {},
     // Global BA keeps the standard 40 iterations: at 20 a ring joined by pair registrations
@@ -82,7 +88,7 @@ export const QUALITY_PRESETS: Record<Quality, StagePresets> = {
     texture: { maxPageSize: 4096, maxPages: 1 },
   },
   standard: {
-    ingest: { maxImageSide: 2400, videoMaxKeyframes: 80 },
+    ingest: { maxImageSide: 2400, videoMaxKeyframes: 400 },
     features: { maxImageSide: 2000, maxFeatures: 8000 },
     matching: {},
     sfm: {},
@@ -91,7 +97,7 @@ export const QUALITY_PRESETS: Record<Quality, StagePresets> = {
     texture: { maxPageSize: 4096, maxPages: 4 },
   },
   high: {
-    ingest: { maxImageSide: 3200, videoMaxKeyframes: 120 },
+    ingest: { maxImageSide: 3200, videoMaxKeyframes: 600 },
     features: { maxImageSide: 2400, maxFeatures: 12_000 },
     matching: {},
     sfm: { localBaIterations: 20, globalBaIterations: 60, registrationRetries: 3, initCandidates: 20 },
