@@ -168,7 +168,8 @@ export function learnVocabularyTree(images: PackedImage[], words: number, option
 export function quantize(tree: VocabularyTree, rows: Uint32Array, count: number): Uint32Array {
   const { words } = tree;
   const at = new Int32Array(count); // every row starts at the root
-  let active = Int32Array.from({ length: count }, (_, i) => i);
+  // A root without children (too few descriptors to split) is the only word.
+  let active = tree.childCount[0] > 0 ? Int32Array.from({ length: count }, (_, i) => i) : new Int32Array(0);
   while (active.length > 0) {
     // Group the rows still at an inner node by that node (counting sort over node ids).
     const byNode = new Map<number, number[]>();

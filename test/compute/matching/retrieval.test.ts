@@ -46,4 +46,11 @@ describe("stages/matching retrieval", () => {
     // Words are used: a tree of random rows spreads them over most leaves.
     expect(new Set(words).size).toBeGreaterThan(0.8 * tree.count);
   });
+
+  it("makes one word of a vocabulary too small to split, and every image scores alike", () => {
+    const rows = Uint32Array.from({ length: 5 * 16 }, (_, i) => (i * 2654435761) >>> 0);
+    const tree = learnVocabularyTree([{ rows, count: 5 }], 16, { branching: 10, depth: 4, trainingSample: 100, iterations: 2, perImage: 5 });
+    expect(tree.count).toBe(1);
+    expect([...quantize(tree, rows, 5)]).toEqual([0, 0, 0, 0, 0]);
+  });
 });
