@@ -18,7 +18,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { WorkerPool } from "../compute/util/pool.js";
 import ffmpegInstaller from "@ffmpeg-installer/ffmpeg";
-import { surveyCapture, surveyVideo } from "../test/support/survey-scene.js";
+import { surveyCapture, surveyVideo, type SurveyCapture } from "../test/support/survey-scene.js";
 import type { RenderTask } from "./scale-render.js";
 import type { JobFigures } from "./scale-job.js";
 
@@ -27,6 +27,21 @@ const repoRoot = path.resolve(fileURLToPath(import.meta.url), "../..");
 
 function option(args: string[], name: string, fallback: string): string {
   return args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
+}
+
+/**
+ * Render every view of `capture` on worker threads (scale-render.ts) into `task.dir`, and write
+ * the true cameras to `truthFile` under the names the pipeline will give them.
+ */
+async function renderWithTruth(task: Omit<RenderTask, "index">, capture: SurveyCapture, truthFile: string, nameOf: (view: number) => string): Promise<void> {
+  const pool = new WorkerPool<RenderTask, { R: number[]; t: number[] }>(new URL("./scale-render.ts", import.meta.url), { size: availableParallelism() });
+  try {
+    const poses = await Promise.all(capture.names.map((_, index) => pool.run({ ...task, index })));
+    const cameras = poses.map((pose, k) => ({ name: nameOf(k), ...pose }));
+    await writeFile(truthFile, JSON.stringify({ sceneRadius: capture.sceneRadius, cameras }));
+  } finally {
+    await pool.close();
+  }
 }
 
 /** Render the survey of `images` photos unless the folder already holds all of them; returns its folder. */
@@ -41,14 +56,7 @@ async function renderSurvey(images: number, width: number): Promise<string> {
   const seed = 11;
   const capture = surveyCapture(images, seed, height / width);
   const started = performance.now();
-  const pool = new WorkerPool<RenderTask, { R: number[]; t: number[] }>(new URL("./scale-render.ts", import.meta.url), { size: availableParallelism() });
-  try {
-    const poses = await Promise.all(capture.names.map((_, index) => pool.run({ kind: "survey", images, seed, width, height, index, dir: photos })));
-    const cameras = poses.map((pose, k) => ({ name: `${capture.names[k]}.jpg`, ...pose }));
-    await writeFile(truthFile, JSON.stringify({ sceneRadius: capture.sceneRadius, cameras }));
-  } finally {
-    await pool.close();
-  }
+  await renderWithTruth({ kind: "survey", images, seed, width, height, dir: photos }, capture, truthFile, (k) => `${capture.names[k]}.jpg`);
   console.log(`rendered ${images} photos ${width}×${height} in ${((performance.now() - started) / 1000).toFixed(0)} s → ${path.relative(repoRoot, dir)}`);
   return dir;
 }
@@ -73,14 +81,7 @@ async function renderVideo(seconds: number): Promise<string> {
   const seed = 12;
   const capture = surveyVideo(frames, seed, 3, 5, height / width);
   const started = performance.now();
-  const pool = new WorkerPool<RenderTask, { R: number[]; t: number[] }>(new URL("./scale-render.ts", import.meta.url), { size: availableParallelism() });
-  try {
-    const poses = await Promise.all(capture.names.map((_, index) => pool.run({ kind: "video", images: frames, seed, width, height, index, dir: framesDir })));
-    const cameras = poses.map((pose, k) => ({ name: `survey-video.mp4#${k}`, ...pose }));
-    await writeFile(truthFile, JSON.stringify({ sceneRadius: capture.sceneRadius, cameras }));
-  } finally {
-    await pool.close();
-  }
+  await renderWithTruth({ kind: "video", images: frames, seed, width, height, dir: framesDir }, capture, truthFile, (k) => `survey-video.mp4#${k}`);
   await run$(ffmpegInstaller.path, ["-hide_banner", "-loglevel", "error", "-y", "-framerate", "30", "-i", path.join(framesDir, "frame_%05d.jpg"), "-vf", "scale=3840:2160:flags=bicubic", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "18", "-pix_fmt", "yuv420p", video], { maxBuffer: 2 ** 24 });
   await rm(framesDir, { recursive: true, force: true });
   console.log(`rendered a ${seconds}-s video (${frames} frames, encoded 3840×2160) in ${((performance.now() - started) / 1000).toFixed(0)} s → ${path.relative(repoRoot, dir)}`);

@@ -15,8 +15,15 @@ export interface ImageRef {
   focalPriorSource: FocalPriorSource;
   /** For video keyframes: the source file and 0-based frame index, so matching can pair neighbours. */
   video?: { file: string; frame: number };
-  /** EXIF GPS position of a still (WGS 84 degrees, metres), so matching can pair photos taken near each other. */
-  gps?: { latitudeDeg: number; longitudeDeg: number; altitudeM?: number };
+  /** EXIF GPS position of a still, so matching can pair photos taken near each other. */
+  gps?: GpsPosition;
+}
+
+/** Where a photo was taken: WGS 84 degrees, metres above sea level. */
+export interface GpsPosition {
+  latitudeDeg: number;
+  longitudeDeg: number;
+  altitudeM?: number;
 }
 
 export interface SkippedInput {

@@ -8,15 +8,10 @@
  */
 
 /**
- * Cameras (indices < cameraCount with `take[c]`) in reverse Cuthill–McKee order of the graph
- * whose edges join cameras that observe a common point. Observations of point p are
- * `pointObs[pointObsStart[p] .. pointObsStart[p+1])`, their cameras `obsCamera[o]`.
+ * Per camera, the taken cameras (`take[c]`) that observe a point with it (empty for cameras not
+ * taken). Observations of point p are `pointObs[pointObsStart[p] .. pointObsStart[p+1])`, their
+ * cameras `obsCamera[o]`.
  */
-export function reverseCuthillMcKee(cameraCount: number, take: Uint8Array, pointObsStart: Uint32Array, pointObs: Uint32Array, obsCamera: Uint32Array | Int32Array): number[] {
-  return bandedOrder(coVisibility(cameraCount, take, pointObsStart, pointObs, obsCamera), take);
-}
-
-/** Per camera, the taken cameras that observe a point with it (empty for cameras not taken). */
 export function coVisibility(cameraCount: number, take: Uint8Array, pointObsStart: Uint32Array, pointObs: Uint32Array, obsCamera: Uint32Array | Int32Array): Array<Set<number>> {
   const neighbours: Array<Set<number>> = Array.from({ length: cameraCount }, () => new Set<number>());
   const seen: number[] = [];
@@ -59,7 +54,7 @@ export function bandedOrder(neighbours: Array<Set<number>>, take: Uint8Array): n
   const sorted = (c: number) => [...neighbours[c]].sort((x, y) => degree(x) - degree(y) || x - y);
   const order: number[] = [];
   const placed = new Uint8Array(cameraCount);
-  /** Breadth-first levels from `start` over unplaced cameras: the last level and its depth. */
+  /** The unplaced camera farthest from `start` breadth first (the lowest degree among the farthest). */
   const farthest = (start: number): number => {
     const depth = new Map<number, number>([[start, 0]]);
     const queue = [start];

@@ -138,8 +138,9 @@ export async function run(input: DenseInput, options: Partial<Options> = {}, pro
       const raw = await runPatchMatch(views, sources, ranges, core, pool, opts, warnings, () => progress?.((++solved / solves) * 0.9, solved));
       const filtered = filterMaps(raw, opts);
       // Core maps first: only they seed points (fusion's seedMaps); extras join them.
-      const ordered = [...filtered.filter((f) => core.has(f.raw.view.viewIndex)), ...filtered.filter((f) => !core.has(f.raw.view.viewIndex))];
-      const seeds = ordered.filter((f) => core.has(f.raw.view.viewIndex)).length;
+      const coreMaps = filtered.filter((f) => core.has(f.raw.view.viewIndex));
+      const ordered = [...coreMaps, ...filtered.filter((f) => !core.has(f.raw.view.viewIndex))];
+      const seeds = coreMaps.length;
       parts.push(
         fuse(
           ordered.map((f) => ({ view: f.raw.view, depth: f.depth, normal: f.raw.result.normal })),
@@ -154,7 +155,7 @@ export async function run(input: DenseInput, options: Partial<Options> = {}, pro
           },
         ),
       );
-      for (const f of ordered.slice(0, seeds)) {
+      for (const f of coreMaps) {
         const { view, result } = f.raw;
         solvedCore.push({ viewIndex: view.viewIndex, name: view.name, sources: f.raw.sources.length, pixels: view.width * view.height, valid: f.valid, photometric: f.photometric, wallMs: result.wallMs, evaluations: result.evaluations, kernel: result.kernel, depthMap: opts.keepDepthMaps ? toDepthMap(f.raw, f.depth) : undefined });
       }

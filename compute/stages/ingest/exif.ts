@@ -3,6 +3,7 @@
  * HEIC): one reader for all three, and exifr rejects HEIC EXIF.
  */
 import ExifReader from "exifreader";
+import type { GpsPosition } from "../../scene/images.js";
 
 export interface CameraExif {
   make?: string;
@@ -17,14 +18,8 @@ export interface CameraExif {
   /** PixelX/YDimension: the size the focal-plane resolution refers to. */
   pixelWidth?: number;
   pixelHeight?: number;
-  /** Where the photo was taken (drones and phones write it): WGS 84 degrees, metres above sea level. */
+  /** Where the photo was taken (drones and phones write it). */
   gps?: GpsPosition;
-}
-
-export interface GpsPosition {
-  latitudeDeg: number;
-  longitudeDeg: number;
-  altitudeM?: number;
 }
 
 type Tags = Record<string, { value?: unknown; description?: unknown } | undefined>;

@@ -136,8 +136,8 @@ export function learnVocabularyTree(images: PackedImage[], words: number, option
   const childCount: number[] = [0];
   // Breadth first: each entry is a node, its level and the sample rows that reached it.
   const queue: Array<{ node: number; level: number; members: Uint32Array }> = [{ node: 0, level: 0, members: Uint32Array.from({ length: sample.count }, (_, i) => i) }];
-  while (queue.length > 0) {
-    const { node, level, members } = queue.shift()!;
+  for (let head = 0; head < queue.length; head++) {
+    const { node, level, members } = queue[head];
     if (level >= options.depth || members.length < 2 * options.branching) continue;
     const rows = new Uint32Array(members.length * words);
     members.forEach((m, i) => rows.set(sample.rows.subarray(m * words, (m + 1) * words), i * words));
