@@ -41,3 +41,15 @@ export function uploadTailKey(uploadId: string, generation: number): string {
 export function uploadPrefix(uploadId: string): string {
   return `uploads/${uploadId}/`;
 }
+
+/**
+ * Intermediate files of a job attempt shared between compute containers (task inputs and
+ * results): `work/<id>/a<attempt>/<name>`; `name` may hold `/`. Deleted when the job ends.
+ */
+export function workKey(reconstructionId: string, attempt: number, name: string): string {
+  return `work/${reconstructionId}/a${attempt}/${name}`;
+}
+
+export function workPrefix(reconstructionId: string): string {
+  return `work/${reconstructionId}/`;
+}
