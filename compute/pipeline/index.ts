@@ -41,6 +41,10 @@ export interface PipelineInput {
   onProgress?: (p: ProgressEvent) => void;
   /** Where features and matching get their worker threads; default: started for this job, closed after matching. */
   front?: FrontLease;
+  /** Solves dense clusters elsewhere (tasks on other containers) when there is more than one; default: here. */
+  denseRunner?: dense.ClusterRunner;
+  /** Most views per dense cluster, overriding the preset (a container's memory bounds a task's size). */
+  denseClusterViews?: number;
 }
 
 export interface PipelineResult {
@@ -139,7 +143,8 @@ async function execute(input: PipelineInput, timeline: Timeline, run: RunState):
   let surface: Mesh | null = null;
   let atlas: TexturedMesh | null = null;
   if (!input.sparseOnly) {
-    const densified = await stage(timeline, "dense", (p) => dense.run({ images, model }, preset.dense, p));
+    const denseOptions = { ...preset.dense, ...(input.denseClusterViews ? { maxClusterViews: input.denseClusterViews } : {}) };
+    const densified = await stage(timeline, "dense", (p) => dense.run({ images, model }, denseOptions, p, input.denseRunner));
     timeline.reports.push(densified.report);
     cloud = densified.cloud;
     const meshed = await stage(timeline, "mesh", (p) => mesh.run({ cloud, views: model.views, images }, { ...preset.mesh, faceBudget: faceBudgetFor(input.quality, model.views.map((v) => v.intrinsics)) }, p));

@@ -16,6 +16,16 @@ const ConfigSchema = z.object({
   PROGRESS_INTERVAL_MS: z.coerce.number().int().nonnegative().default(1000),
   /** Start a pipeline thread (and its front workers) at start-up, so the first job finds them loaded. */
   PREWARM: z.enum(["0", "1"]).default("1"),
+  /** Tasks of large jobs (shared/tasks.ts) this process runs at once, beside its jobs. */
+  MAX_CONCURRENT_TASKS: z.coerce.number().int().min(1).default(1),
+  /** Send the dense clusters of a job that has more than one as tasks to any container ("0": solve them in the job's process). */
+  DISTRIBUTE_DENSE: z.enum(["0", "1"]).default("1"),
+  /** Most views per dense cluster (one task), overriding the quality preset's; bounds a task's memory. */
+  DENSE_CLUSTER_VIEWS: z.coerce.number().int().min(2).optional(),
+  /** How often a coordinator reads its job's task table. */
+  TASK_POLL_MS: z.coerce.number().int().positive().default(1000),
+  /** This process in the edge's task table (lease holder); default host:port:pid. */
+  WORKER_ID: z.string().min(1).max(200).optional(),
   /** Keep finished job folders (for debugging). */
   KEEP_WORK_DIRS: z.enum(["0", "1"]).default("0"),
 });

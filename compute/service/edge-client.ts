@@ -12,6 +12,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import type { CompletionReport, FailureReport, ProgressReport } from "../../shared/jobs.js";
+import type { AddTasksRequest, TaskCompletion, TaskFailure, TaskHeartbeat, TaskLeaseAnswer, TaskLeaseRequest, TaskRecord } from "../../shared/tasks.js";
 
 export interface EdgeClient {
   downloadObject(key: string, destPath: string): Promise<number>;
@@ -21,6 +22,13 @@ export interface EdgeClient {
   heartbeat(reconstructionId: string, attempt: number): Promise<ReportAnswer>;
   complete(reconstructionId: string, report: CompletionReport): Promise<ReportAnswer>;
   fail(reconstructionId: string, report: FailureReport): Promise<ReportAnswer>;
+  /** Tasks (shared/tasks.ts): the coordinator registers and reads them, a task's container leases, beats, completes or fails it. */
+  addTasks(reconstructionId: string, request: AddTasksRequest): Promise<ReportAnswer>;
+  listTasks(reconstructionId: string, attempt: number): Promise<TaskRecord[]>;
+  leaseTask(reconstructionId: string, key: string, request: TaskLeaseRequest): Promise<TaskLeaseAnswer>;
+  taskHeartbeat(reconstructionId: string, key: string, beat: TaskHeartbeat): Promise<ReportAnswer>;
+  completeTask(reconstructionId: string, key: string, completion: TaskCompletion): Promise<ReportAnswer>;
+  failTask(reconstructionId: string, key: string, failure: TaskFailure): Promise<ReportAnswer>;
 }
 
 /** The edge told compute to stop this job (cancelled, ended or deleted): not an error to report. */
@@ -56,7 +64,7 @@ export function createEdgeClient(edgeUrl: string, secret: string, fetchImpl: typ
     throw lastError instanceof Error ? lastError : new Error(String(lastError));
   }
 
-  async function report(id: string, verb: string, body: unknown): Promise<ReportAnswer> {
+  async function report<A extends ReportAnswer | TaskLeaseAnswer = ReportAnswer>(id: string, verb: string, body: unknown): Promise<A> {
     const res = await call(`/internal/reconstructions/${encodeURIComponent(id)}/${verb}`, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -64,10 +72,10 @@ export function createEdgeClient(edgeUrl: string, secret: string, fetchImpl: typ
     });
     if (res.status === 409) {
       const body = (await res.json().catch(() => ({}))) as { status?: string; reason?: string };
-      return { accepted: false, status: body.status, reason: body.reason };
+      return { accepted: false, granted: false, status: body.status, reason: body.reason } as unknown as A;
     }
     if (!res.ok) throw new Error(`edge ${verb} for ${id}: HTTP ${res.status} ${await res.text()}`);
-    return (await res.json()) as ReportAnswer;
+    return (await res.json()) as A;
   }
 
   return {
@@ -99,6 +107,16 @@ export function createEdgeClient(edgeUrl: string, secret: string, fetchImpl: typ
     heartbeat: (id, attempt) => report(id, "heartbeat", { attempt }),
     complete: (id, body) => report(id, "complete", body),
     fail: (id, body) => report(id, "fail", body),
+    addTasks: (id, body) => report(id, "tasks", body),
+    async listTasks(id, attempt) {
+      const res = await call(`/internal/reconstructions/${encodeURIComponent(id)}/tasks?attempt=${attempt}`, { method: "GET" });
+      if (!res.ok) throw new Error(`edge tasks of ${id}: HTTP ${res.status} ${await res.text()}`);
+      return ((await res.json()) as { tasks: TaskRecord[] }).tasks;
+    },
+    leaseTask: (id, key, body) => report<TaskLeaseAnswer>(id, `tasks/${encodeURIComponent(key)}/lease`, body),
+    taskHeartbeat: (id, key, body) => report(id, `tasks/${encodeURIComponent(key)}/heartbeat`, body),
+    completeTask: (id, key, body) => report(id, `tasks/${encodeURIComponent(key)}/complete`, body),
+    failTask: (id, key, body) => report(id, `tasks/${encodeURIComponent(key)}/fail`, body),
   };
 }
 

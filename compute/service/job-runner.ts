@@ -124,7 +124,12 @@ async function execute(
     files.push({ path: localPath, name: input.name });
     reporter.report("ingest", Math.floor((2 * (index + 1)) / job.inputs.length), 0);
   }
-  const threadInput: PipelineThreadInput = { files, workDir: path.join(jobDir, "work"), outDir, quality: job.quality };
+  const scratchDir = path.join(jobDir, "tasks");
+  await mkdir(scratchDir, { recursive: true });
+  const tasks = ctx.config.DISTRIBUTE_DENSE === "1"
+    ? { edgeUrl: ctx.config.EDGE_URL, secret: ctx.config.COMPUTE_SECRET, reconstructionId: job.reconstruction_id, attempt: handle.attempt, pollMs: ctx.config.TASK_POLL_MS, scratchDir }
+    : undefined;
+  const threadInput: PipelineThreadInput = { files, workDir: path.join(jobDir, "work"), outDir, quality: job.quality, tasks, denseClusterViews: ctx.config.DENSE_CLUSTER_VIEWS };
   const tag = `${job.reconstruction_id}-a${job.attempt}`;
   const outcome = await new Promise<Outcome>((resolve) => {
     const thread = ctx.threads.acquire();

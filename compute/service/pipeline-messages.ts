@@ -8,6 +8,10 @@ export interface PipelineThreadInput {
   workDir: string;
   outDir: string;
   quality: Quality;
+  /** Set when the job's dense clusters go out as tasks (dense-tasks.ts); the thread reaches the edge itself. */
+  tasks?: { edgeUrl: string; secret: string; reconstructionId: string; attempt: number; pollMs: number; scratchDir: string };
+  /** Most views per dense cluster (compute config DENSE_CLUSTER_VIEWS). */
+  denseClusterViews?: number;
 }
 
 /** To the thread: run one job; `job` tags its answers. (The owner ends a thread by terminating it, its front workers with it.) */

@@ -13,7 +13,9 @@ import { runPipeline } from "../pipeline/index.js";
 import { QUALITY_PRESETS } from "../pipeline/presets.js";
 import { PipelineError } from "../scene/report.js";
 import { DEFAULTS as FEATURE_DEFAULTS } from "../stages/features/index.js";
-import type { PipelineThreadCommand, PipelineThreadMessage } from "./pipeline-messages.js";
+import { clusterTaskRunner } from "./dense-tasks.js";
+import { createEdgeClient } from "./edge-client.js";
+import type { PipelineThreadCommand, PipelineThreadInput, PipelineThreadMessage } from "./pipeline-messages.js";
 
 const port = parentPort;
 if (!port) throw new Error("pipeline-thread: must run as a worker thread");
@@ -27,6 +29,13 @@ function send(message: PipelineThreadMessage): void {
   port!.postMessage(message);
 }
 
+/** The runner that sends dense clusters out as tasks, when the job runner asked for it. */
+function denseRunnerFor(input: PipelineThreadInput) {
+  const tasks = input.tasks;
+  if (!tasks) return undefined;
+  return clusterTaskRunner({ edge: createEdgeClient(tasks.edgeUrl, tasks.secret), reconstructionId: tasks.reconstructionId, attempt: tasks.attempt, pollMs: tasks.pollMs, scratchDir: tasks.scratchDir });
+}
+
 // The owner (pipeline-threads.ts) gives a thread one job at a time.
 port.on("message", (command: PipelineThreadCommand) => {
   const { job, input } = command;
@@ -36,6 +45,8 @@ port.on("message", (command: PipelineThreadCommand) => {
     outDir: input.outDir,
     quality: input.quality,
     front,
+    denseRunner: denseRunnerFor(input),
+    denseClusterViews: input.denseClusterViews,
     onProgress: (p) => send({ type: "progress", job, stage: p.stage, progress: p.progress, filesProcessed: p.filesProcessed }),
   })
     .then((result) => send({ type: "done", job, outputs: result.outputs }))

@@ -8,14 +8,14 @@ import { availableParallelism } from "node:os";
 import type { DepthMap, ImageRef, PointCloud, ProgressFn, SparseModel, StageReport } from "../../scene/index.js";
 import { cameraCenter, PipelineError } from "../../scene/index.js";
 import { WorkerPool } from "../../util/pool.js";
+import { clusterJobs, type ClusterJob, type ClusterResult, type ClusterSolveOptions } from "./cluster-job.js";
 import { clusterViews } from "./clusters.js";
-import { costFilter, geometricFilter } from "./filter.js";
-import { fuse } from "./fusion.js";
-import type { PatchMatchParams } from "./patchmatch.js";
 import { depthRanges, selectSourceViews } from "./select.js";
-import { loadUndistorted } from "./undistort.js";
-import { relativePose, type DenseView } from "./views.js";
+import { solveCluster } from "./solve-cluster.js";
 import type { ViewResult, ViewTask } from "./worker.js";
+
+export { decodeClusterJob, decodeClusterResult, encodeClusterJob, encodeClusterResult, type ClusterJob, type ClusterResult } from "./cluster-job.js";
+export { solveCluster } from "./solve-cluster.js";
 
 export const NAME = "dense";
 
@@ -107,103 +107,126 @@ export interface DenseOutput {
   report: StageReport;
 }
 
-interface RawMap {
-  view: DenseView;
-  result: ViewResult;
-  sources: number[];
+/** What the stage decides from the whole model before any pixel is solved: one job per cluster. */
+export interface DensePlan {
+  jobs: ClusterJob[];
+  /** Registered views in the model. */
+  viewCount: number;
 }
 
-export async function run(input: DenseInput, options: Partial<Options> = {}, progress?: ProgressFn): Promise<DenseOutput> {
+/**
+ * Solves the plan's clusters somewhere else (on other containers, compute/service) and gives
+ * their results back in any order; `progress` takes the fraction of the clusters' views solved.
+ */
+export type ClusterRunner = (plan: DensePlan, images: ImageRef[], progress: (fraction: number) => void) => Promise<ClusterResult[]>;
+
+/** Source views, depth ranges and clusters of the model, as self-contained cluster jobs. */
+export function plan(input: DenseInput, options: Partial<Options> = {}): DensePlan {
+  const opts: Options = { ...DEFAULTS, ...options };
+  const { model } = input;
+  const sources = selectSourceViews(model, { sourceViews: opts.sourceViews, minAngleDeg: opts.minAngleDeg, maxAngleDeg: opts.maxAngleDeg, minSharedPoints: 5 });
+  const ranges = depthRanges(model, opts.depthMargin);
+  const centres = new Float64Array(model.views.flatMap((v) => [...cameraCenter(v.camFromWorld)]));
+  const clusters = clusterViews(centres, sources, opts.maxClusterViews);
+  const views = model.views.map((v, viewIndex) => ({ viewIndex, name: v.name, imageIndex: v.imageIndex, intrinsics: { ...v.intrinsics }, R: Array.from(v.camFromWorld.R), t: Array.from(v.camFromWorld.t) }));
+  return { jobs: clusterJobs(clusters, views, sources, ranges, solveOptions(opts)), viewCount: model.views.length };
+}
+
+/**
+ * Runs the stage. With a `runner`, a plan of more than one cluster is solved through it (one
+ * task per cluster); otherwise, and for one cluster, here, one cluster at a time, so only its
+ * views' images and depth maps are in memory. Both paths solve the same jobs with the same
+ * function, so they give the same cloud.
+ */
+export async function run(input: DenseInput, options: Partial<Options> = {}, progress?: ProgressFn, runner?: ClusterRunner): Promise<DenseOutput> {
   const opts: Options = { ...DEFAULTS, ...options };
   const start = performance.now();
-  const warnings: string[] = [];
-  const sources = selectSourceViews(input.model, { sourceViews: opts.sourceViews, minAngleDeg: opts.minAngleDeg, maxAngleDeg: opts.maxAngleDeg, minSharedPoints: 5 });
-  const ranges = depthRanges(input.model, opts.depthMargin);
-  const centres = new Float64Array(input.model.views.flatMap((v) => [...cameraCenter(v.camFromWorld)]));
-  const clusters = clusterViews(centres, sources, opts.maxClusterViews);
-  const solves = clusters.reduce((sum, c) => sum + c.core.length + c.extras.length, 0);
-  const pool = new WorkerPool<ViewTask, ViewResult>(new URL("./worker.ts", import.meta.url), { size: Math.min(opts.workers, input.model.views.length) });
-  const parts: PointCloud[] = [];
-  const solvedCore: CoreFigures[] = [];
+  const densePlan = plan(input, opts);
+  const remote = runner !== undefined && densePlan.jobs.length > 1;
+  const results = remote ? await runner(densePlan, input.images, (f) => progress?.(f * 0.9)) : await solveHere(input, densePlan, opts, progress);
+  const output = merge(densePlan, results, remote ? false : opts.keepDepthMaps);
+  output.report.wallMs = performance.now() - start;
+  output.report.counts!.remoteClusters = remote ? densePlan.jobs.length : 0;
+  progress?.(1, input.model.views.length);
+  return output;
+}
+
+async function solveHere(input: DenseInput, densePlan: DensePlan, opts: Options, progress?: ProgressFn): Promise<Array<ClusterResult & { depthMaps?: DepthMap[] }>> {
+  const byIndex = new Map(input.images.map((im) => [im.index, im]));
+  const photoOf = (imageIndex: number) => {
+    const image = byIndex.get(imageIndex);
+    if (!image) throw new Error(`dense: no image ${imageIndex} for a registered view`);
+    return image;
+  };
+  const solves = densePlan.jobs.reduce((sum, job) => sum + job.views.length, 0);
   let solved = 0;
-  let workingSize: [number, number] = [0, 0];
-  const home = new Int32Array(input.model.views.length);
-  clusters.forEach((cluster, c) => cluster.core.forEach((v) => (home[v] = c)));
+  const pool = new WorkerPool<ViewTask, ViewResult>(new URL("./worker.ts", import.meta.url), { size: Math.min(opts.workers, densePlan.viewCount) });
   try {
-    for (const [c, cluster] of clusters.entries()) {
-      // One cluster at a time: only its views' images and depth maps are in memory.
-      const views = await prepareViews(input, opts, [...cluster.core, ...cluster.extras]);
-      workingSize = [views[0]?.width ?? 0, views[0]?.height ?? 0];
-      const core = new Set(cluster.core);
-      const raw = await runPatchMatch(views, sources, ranges, core, pool, opts, warnings, () => progress?.((++solved / solves) * 0.9, solved));
-      const filtered = filterMaps(raw, opts);
-      // Core maps first: only they seed points (fusion's seedMaps); extras join them.
-      const coreMaps = filtered.filter((f) => core.has(f.raw.view.viewIndex));
-      const ordered = [...coreMaps, ...filtered.filter((f) => !core.has(f.raw.view.viewIndex))];
-      const seeds = coreMaps.length;
-      parts.push(
-        fuse(
-          ordered.map((f) => ({ view: f.raw.view, depth: f.depth, normal: f.raw.result.normal })),
-          {
-            maxReprojectionPx: opts.maxReprojectionPx,
-            maxRelativeDepthError: opts.maxRelativeDepthError,
-            maxNormalAngleDeg: opts.maxNormalAngleDeg,
-            minFusedViews: opts.minFusedViews,
-            seedMaps: seeds,
-            // A point that a core view of an earlier cluster joins was emitted there.
-            yieldTo: Uint8Array.from(ordered, (f) => (home[f.raw.view.viewIndex] < c ? 1 : 0)),
-          },
-        ),
-      );
-      for (const f of coreMaps) {
-        const { view, result } = f.raw;
-        solvedCore.push({ viewIndex: view.viewIndex, name: view.name, sources: f.raw.sources.length, pixels: view.width * view.height, valid: f.valid, photometric: f.photometric, wallMs: result.wallMs, evaluations: result.evaluations, kernel: result.kernel, depthMap: opts.keepDepthMaps ? toDepthMap(f.raw, f.depth) : undefined });
-      }
+    const results = [];
+    for (const job of densePlan.jobs) {
+      results.push(await solveCluster(job, photoOf, pool, { keepDepthMaps: opts.keepDepthMaps, onSolved: () => progress?.((++solved / solves) * 0.9, solved) }));
     }
+    return results;
   } finally {
     await pool.close();
   }
-  if (solvedCore.length === 0) throw new PipelineError("not_enough_overlap", "dense: no view had source views and a depth range", "Take more overlapping photos, each from a slightly different position.");
-  solvedCore.sort((a, b) => a.viewIndex - b.viewIndex);
-  const cloud = concatenate(parts);
+}
+
+/** The clusters' clouds as one, in cluster order, and the stage report. */
+export function merge(densePlan: DensePlan, results: Array<ClusterResult & { depthMaps?: DepthMap[] }>, keepDepthMaps: boolean): DenseOutput {
+  const ordered = [...results].sort((a, b) => a.cluster - b.cluster);
+  if (ordered.length !== densePlan.jobs.length || ordered.some((r, c) => r.cluster !== c)) throw new Error(`dense: ${ordered.length} cluster results for ${densePlan.jobs.length} clusters`);
+  const core = ordered.flatMap((r) => r.core).sort((a, b) => a.viewIndex - b.viewIndex);
+  const warnings = ordered.flatMap((r) => r.warnings);
+  if (core.length === 0) throw new PipelineError("not_enough_overlap", "dense: no view had source views and a depth range", "Take more overlapping photos, each from a slightly different position.");
+  const cloud = concatenate(ordered.map((r) => r.cloud));
   if (cloud.count === 0) warnings.push("dense: fusion produced no points");
-  progress?.(1, input.model.views.length);
-  const kernels = new Set(solvedCore.map((r) => r.kernel));
+  const solves = densePlan.jobs.reduce((sum, job) => sum + job.views.length, 0);
+  const workingSize = ordered[ordered.length - 1].workingSize;
+  const kernels = new Set(core.map((r) => r.kernel));
   const report: StageReport = {
     stage: NAME,
-    wallMs: performance.now() - start,
+    wallMs: 0,
     counts: {
-      views: input.model.views.length,
-      depthMaps: solvedCore.length,
+      views: densePlan.viewCount,
+      depthMaps: core.length,
       points: cloud.count,
-      clusters: clusters.length,
-      clusterExtraSolves: solves - input.model.views.length,
+      clusters: densePlan.jobs.length,
+      clusterExtraSolves: solves - densePlan.viewCount,
       workingWidth: workingSize[0],
       workingHeight: workingSize[1],
       kernelWasm: kernels.has("wasm-simd") ? 1 : 0,
-      patchMatchMs: Math.round(solvedCore.reduce((s, r) => s + r.wallMs, 0)),
-      hypothesesScored: solvedCore.reduce((s, r) => s + r.evaluations, 0),
-      photometricPixels: solvedCore.reduce((s, f) => s + f.photometric, 0),
-      consistentPixels: solvedCore.reduce((s, f) => s + f.valid, 0),
+      patchMatchMs: Math.round(core.reduce((s, r) => s + r.wallMs, 0)),
+      hypothesesScored: core.reduce((s, r) => s + r.evaluations, 0),
+      photometricPixels: core.reduce((s, f) => s + f.photometric, 0),
+      consistentPixels: core.reduce((s, f) => s + f.valid, 0),
     },
-    perImage: solvedCore.map((f) => ({ name: f.name, sources: f.sources, validFraction: f.valid / f.pixels, patchMatchMs: Math.round(f.wallMs), kernel: f.kernel })),
+    perImage: core.map((f) => ({ name: f.name, sources: f.sources, validFraction: f.valid / f.pixels, patchMatchMs: Math.round(f.wallMs), kernel: f.kernel })),
     warnings,
   };
-  return { cloud, depthMaps: opts.keepDepthMaps ? solvedCore.map((f) => f.depthMap!) : undefined, report };
+  const depthMaps = keepDepthMaps ? ordered.flatMap((r) => r.depthMaps ?? []).sort((a, b) => a.viewIndex - b.viewIndex) : undefined;
+  return { cloud, depthMaps, report };
 }
 
-/** What stays of a core view's depth map once its cluster is fused: its figures (and the map itself with keepDepthMaps). */
-interface CoreFigures {
-  viewIndex: number;
-  name: string;
-  sources: number;
-  pixels: number;
-  valid: number;
-  photometric: number;
-  wallMs: number;
-  evaluations: number;
-  kernel: ViewResult["kernel"];
-  depthMap?: DepthMap;
+/** The stage options a cluster's solve needs (not the machine's: workers, keepDepthMaps). */
+function solveOptions(o: Options): ClusterSolveOptions {
+  return {
+    maxImageSide: o.maxImageSide,
+    iterations: o.iterations,
+    pyramidLevels: o.pyramidLevels,
+    refineIterations: o.refineIterations,
+    windowRadius: o.windowRadius,
+    windowStep: o.windowStep,
+    bestK: o.bestK,
+    maxCost: o.maxCost,
+    maxReprojectionPx: o.maxReprojectionPx,
+    maxRelativeDepthError: o.maxRelativeDepthError,
+    minConsistentViews: o.minConsistentViews,
+    maxNormalAngleDeg: o.maxNormalAngleDeg,
+    minFusedViews: o.minFusedViews,
+    kernel: o.kernel,
+    seed: o.seed,
+  };
 }
 
 /** The clusters' clouds as one. */
@@ -218,84 +241,4 @@ function concatenate(parts: PointCloud[]): PointCloud {
     at += part.count;
   }
   return cloud;
-}
-
-async function prepareViews(input: DenseInput, opts: Options, viewIndices: number[]): Promise<DenseView[]> {
-  const byIndex = new Map(input.images.map((im) => [im.index, im]));
-  return Promise.all(
-    viewIndices.map(async (viewIndex) => {
-      const v = input.model.views[viewIndex];
-      const image = byIndex.get(v.imageIndex);
-      if (!image) throw new Error(`dense: no image for registered view ${v.name}`);
-      const u = await loadUndistorted(image, v.intrinsics, opts.maxImageSide);
-      return { viewIndex, name: v.name, width: u.width, height: u.height, focal: u.focal, cx: u.cx, cy: u.cy, R: v.camFromWorld.R, t: v.camFromWorld.t, grey: u.grey, rgb: u.rgb };
-    }),
-  );
-}
-
-/**
- * PatchMatch on every loaded view of a cluster, each with those of its source views that are
- * loaded (an extra view's own sources may lie outside the cluster). Views that cannot be
- * solved are skipped, with a warning for core views (an extra is reported by its own cluster).
- */
-async function runPatchMatch(views: DenseView[], sources: number[][], ranges: Array<[number, number] | null>, core: Set<number>, pool: WorkerPool<ViewTask, ViewResult>, opts: Options, warnings: string[], onSolved: () => void): Promise<RawMap[]> {
-  const params: PatchMatchParams = { iterations: opts.iterations, windowRadius: opts.windowRadius, windowStep: opts.windowStep, bestK: opts.bestK, sigmaColor: 0.2, sigmaSpatial: opts.windowRadius * opts.windowStep, kernel: opts.kernel, seed: opts.seed, pyramidLevels: opts.pyramidLevels, refineIterations: opts.refineIterations };
-  const loaded = new Map(views.map((v) => [v.viewIndex, v]));
-  const jobs = views.map(async (view): Promise<RawMap | null> => {
-    const i = view.viewIndex;
-    const range = ranges[i];
-    const own = sources[i].filter((j) => loaded.has(j));
-    if (!range || own.length === 0) {
-      if (core.has(i)) warnings.push(`dense: ${view.name} skipped (${range ? "no source views" : "too few sparse points"})`);
-      onSolved();
-      return null;
-    }
-    // Averaging the best half of the sources (at most bestK) keeps surfaces seen by few sources.
-    const bestK = Math.min(opts.bestK, Math.max(1, Math.ceil(own.length / 2)));
-    const task = buildTask(view, own.map((j) => loaded.get(j)!), range, { ...params, bestK, seed: opts.seed + i });
-    const transfer = [task.grey.buffer as ArrayBuffer, ...task.sources.map((s) => s.grey.buffer as ArrayBuffer)];
-    const result = await pool.run(task, transfer);
-    onSolved();
-    return { view, result, sources: own };
-  });
-  return (await Promise.all(jobs)).filter((r): r is RawMap => r !== null);
-}
-
-/** The worker's task; grey images are copied so their buffers can be transferred. */
-function buildTask(ref: DenseView, sources: DenseView[], range: [number, number], params: PatchMatchParams): ViewTask {
-  return {
-    viewIndex: ref.viewIndex,
-    width: ref.width,
-    height: ref.height,
-    focal: ref.focal,
-    cx: ref.cx,
-    cy: ref.cy,
-    grey: ref.grey.slice(),
-    sources: sources.map((s) => ({ grey: s.grey.slice(), width: s.width, height: s.height, focal: s.focal, cx: s.cx, cy: s.cy, ...relativePose(ref, s) })),
-    depthMin: range[0],
-    depthMax: range[1],
-    params,
-  };
-}
-
-function filterMaps(raw: RawMap[], opts: Options): Array<{ raw: RawMap; depth: Float32Array; valid: number; photometric: number }> {
-  const photometric = raw.map((r) => costFilter(r.result.depth, r.result.cost, opts.maxCost));
-  const byView = new Map(raw.map((r) => [r.view.viewIndex, r]));
-  const filterOptions = { maxCost: opts.maxCost, maxReprojectionPx: opts.maxReprojectionPx, maxRelativeDepthError: opts.maxRelativeDepthError, minConsistentViews: opts.minConsistentViews };
-  return raw.map((r, i) => {
-    const srcMaps = r.sources.flatMap((j) => {
-      const s = byView.get(j);
-      return s ? [{ view: s.view, depth: s.result.depth }] : [];
-    });
-    const depth = geometricFilter(r.view, r.result.depth, srcMaps, filterOptions);
-    let valid = 0;
-    for (let p = 0; p < depth.length; p++) if (depth[p] > 0) valid++;
-    return { raw: r, depth, valid, photometric: photometric[i] };
-  });
-}
-
-function toDepthMap(raw: RawMap, depth: Float32Array): DepthMap {
-  const confidence = new Float32Array(depth.length);
-  for (let p = 0; p < depth.length; p++) confidence[p] = depth[p] > 0 ? Math.max(0, 1 - raw.result.cost[p]) : 0;
-  return { viewIndex: raw.view.viewIndex, width: raw.view.width, height: raw.view.height, depth, normal: raw.result.normal, confidence, focal: raw.view.focal, cx: raw.view.cx, cy: raw.view.cy };
 }

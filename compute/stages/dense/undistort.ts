@@ -26,7 +26,7 @@ export interface UndistortedImage extends PinholeGrey {
   rgb: Uint8Array;
 }
 
-export async function loadUndistorted(image: ImageRef, intrinsics: Intrinsics, maxImageSide: number): Promise<UndistortedImage> {
+export async function loadUndistorted(image: Pick<ImageRef, "path">, intrinsics: Intrinsics, maxImageSide: number): Promise<UndistortedImage> {
   const scale = Math.min(1, maxImageSide / Math.max(intrinsics.width, intrinsics.height));
   const width = Math.max(1, Math.round(intrinsics.width * scale));
   const height = Math.max(1, Math.round(intrinsics.height * scale));

@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rm } from "node:fs/promises";
 import path from "node:path";
 import { clusterViews } from "../../../compute/stages/dense/clusters.js";
-import { run, type DenseOutput } from "../../../compute/stages/dense/index.js";
+import { decodeClusterJob, decodeClusterResult, encodeClusterJob, encodeClusterResult, run, solveCluster, type ClusterRunner, type DenseOutput } from "../../../compute/stages/dense/index.js";
+import type { ViewResult, ViewTask } from "../../../compute/stages/dense/worker.js";
+import { WorkerPool } from "../../../compute/util/pool.js";
 import { visiblePoints } from "../../support/render.js";
 import { denseFixture, type DenseFixture } from "./fixture.js";
 import { median, nearestDistances } from "./metrics.js";
@@ -82,6 +84,36 @@ describe("dense clusters", () => {
       // The overlap is emitted once (without yieldTo the split cloud had 2.3 × the points).
       expect(b.points).toBeLessThan(1.2 * a.points);
       expect(b.points).toBeGreaterThan(0.8 * a.points);
+    });
+
+    it("gives the same cloud, bit for bit, when each cluster travels as bytes to a solve of its own (a task on another container)", async () => {
+      const solvedRemotely: number[] = [];
+      // What a task does: decode its job, solve it with its own worker pool, encode the result.
+      const runner: ClusterRunner = async (plan, images, progress) => {
+        const byIndex = new Map(images.map((im) => [im.index, im]));
+        const results = [];
+        for (const job of plan.jobs) {
+          const received = decodeClusterJob(encodeClusterJob(job));
+          const pool = new WorkerPool<ViewTask, ViewResult>(new URL("../../../compute/stages/dense/worker.ts", import.meta.url), { size: 2 });
+          try {
+            const result = await solveCluster(received, (i) => byIndex.get(i)!, pool);
+            results.push(decodeClusterResult(encodeClusterResult(result)));
+          } finally {
+            await pool.close();
+          }
+          solvedRemotely.push(job.cluster);
+          progress(solvedRemotely.length / plan.jobs.length);
+        }
+        return results.reverse(); // any order
+      };
+      const remote = await run({ images: fixture.images, model: fixture.model }, { ...settings, maxClusterViews: 2 }, undefined, runner);
+      expect(solvedRemotely.length).toBe(split.report.counts.clusters);
+      expect(remote.report.counts.remoteClusters).toBe(split.report.counts.clusters);
+      expect(remote.cloud.count).toBe(split.cloud.count);
+      expect(Buffer.from(remote.cloud.positions.buffer).equals(Buffer.from(split.cloud.positions.buffer))).toBe(true);
+      expect(Buffer.from(remote.cloud.normals.buffer).equals(Buffer.from(split.cloud.normals.buffer))).toBe(true);
+      expect(Buffer.from(remote.cloud.colors).equals(Buffer.from(split.cloud.colors))).toBe(true);
+      expect(remote.report.perImage).toEqual(split.report.perImage!.map((p) => ({ ...p, patchMatchMs: expect.any(Number) })));
     });
   });
 });

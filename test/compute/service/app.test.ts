@@ -9,6 +9,16 @@ import { createComputeService, type ComputeService } from "../../../compute/serv
 import { loadConfig } from "../../../compute/service/config.js";
 import type { EdgeClient, ReportAnswer } from "../../../compute/service/edge-client.js";
 
+/** The task calls of an edge these tests never reach (no job here has more than one dense cluster). */
+const noTasks = {
+  addTasks: async (): Promise<ReportAnswer> => ({ accepted: false }),
+  listTasks: async () => [],
+  leaseTask: async () => ({ granted: false, reason: "no tasks here" }),
+  taskHeartbeat: async (): Promise<ReportAnswer> => ({ accepted: false }),
+  completeTask: async (): Promise<ReportAnswer> => ({ accepted: false }),
+  failTask: async (): Promise<ReportAnswer> => ({ accepted: false }),
+};
+
 function heldEdge() {
   const calls: string[] = [];
   let release: (answer: ReportAnswer) => void = () => {};
@@ -25,6 +35,7 @@ function heldEdge() {
     heartbeat: refuse,
     complete: refuse,
     fail: refuse,
+    ...noTasks,
   };
   return { edge, calls, release: () => release({ accepted: false, status: "failed" }) };
 }
@@ -64,6 +75,7 @@ function acceptingEdge() {
       failures.push(`${id} ${report.code}`);
       return { accepted: true };
     },
+    ...noTasks,
   };
   return { edge, failures, control };
 }

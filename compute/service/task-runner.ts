@@ -1,0 +1,146 @@
+/**
+ * @module One task (shared/tasks.ts) on this container: lease it from the edge, fetch its
+ * inputs, solve it in a thread of its own, upload the result and complete it.
+ *
+ * While it runs, a heartbeat extends the lease and reports the task's progress. When the edge
+ * refuses a heartbeat (the lease ran out and another container took the task, the job ended,
+ * or a newer attempt owns it), the task stops and its thread is ended. When this process dies,
+ * the lease runs out and the ReconstructionObject sends the task to another container.
+ */
+import { mkdir, readFile, rm } from "node:fs/promises";
+import path from "node:path";
+import { Worker } from "node:worker_threads";
+import type { TaskMessage } from "../../shared/tasks.js";
+import { useCompileCache } from "../util/compile-cache.js";
+import type { ComputeConfig } from "./config.js";
+import { decodePayload, resultKeyOf } from "./dense-tasks.js";
+import type { EdgeClient } from "./edge-client.js";
+import type { TaskThreadCommand, TaskThreadMessage } from "./task-thread.js";
+
+export interface TaskContext {
+  config: ComputeConfig;
+  edge: EdgeClient;
+  workRoot: string;
+  /** This process, as the edge's task table names lease holders. */
+  worker: string;
+  log: (event: Record<string, unknown>) => void;
+}
+
+export interface RunningTask {
+  id: string;
+  key: string;
+  attempt: number;
+  delivery: number;
+  startedAt: number;
+  progress: number;
+  cancelReason: string | null;
+  cancel(reason: string): void;
+}
+
+export function startTask(message: TaskMessage, ctx: TaskContext): { handle: RunningTask; finished: Promise<void> } {
+  let onCancel: (reason: string) => void = () => {};
+  const handle: RunningTask = {
+    id: message.reconstruction_id,
+    key: message.key,
+    attempt: message.attempt,
+    delivery: message.delivery,
+    startedAt: Date.now(),
+    progress: 0,
+    cancelReason: null,
+    cancel(reason) {
+      handle.cancelReason ??= reason;
+      onCancel(reason);
+    },
+  };
+  const finished = runTask(message, handle, ctx, (fn) => {
+    onCancel = fn;
+    if (handle.cancelReason) fn(handle.cancelReason);
+  }).catch((err: unknown) => ctx.log({ level: "error", job: message.reconstruction_id, task: message.key, event: "task_crashed", error: String(err) }));
+  return { handle, finished };
+}
+
+async function runTask(message: TaskMessage, handle: RunningTask, ctx: TaskContext, setCancel: (fn: (reason: string) => void) => void): Promise<void> {
+  const { reconstruction_id: id, key, attempt } = message;
+  const lease = await ctx.edge.leaseTask(id, key, { attempt, worker: ctx.worker });
+  if (!lease.granted || !lease.lease_id || !lease.payload_key) {
+    ctx.log({ level: "info", job: id, task: key, event: "lease_refused", reason: lease.reason });
+    return;
+  }
+  const leaseId = lease.lease_id;
+  ctx.log({ level: "info", job: id, task: key, event: "task_started", delivery: lease.delivery });
+  const dir = path.join(ctx.workRoot, `${id}-a${attempt}-${key}-d${lease.delivery ?? message.delivery}`);
+  const heartbeat = setInterval(() => {
+    ctx.edge.taskHeartbeat(id, key, { attempt, lease_id: leaseId, progress: handle.progress }).then(
+      (answer) => {
+        if (!answer.accepted) handle.cancel(`edge refused the task heartbeat: ${answer.reason ?? answer.status ?? "no reason"}`);
+      },
+      (err: unknown) => ctx.log({ level: "warn", job: id, task: key, event: "task_heartbeat_failed", error: String(err) }),
+    );
+  }, ctx.config.HEARTBEAT_SECONDS * 1000);
+  try {
+    await mkdir(dir, { recursive: true });
+    const { command, cluster } = await fetchInputs(ctx, id, attempt, lease.payload_key, dir);
+    if (handle.cancelReason) return;
+    const points = await solveInThread(command, handle, setCancel);
+    if (points === null) {
+      ctx.log({ level: "info", job: id, task: key, event: "task_cancelled", reason: handle.cancelReason });
+      return;
+    }
+    const resultKey = resultKeyOf(id, attempt, cluster);
+    await ctx.edge.uploadObject(resultKey, command.resultPath, "application/octet-stream");
+    const answer = await ctx.edge.completeTask(id, key, { attempt, lease_id: leaseId, result_key: resultKey });
+    ctx.log({ level: "info", job: id, task: key, event: "task_completed", accepted: answer.accepted, points, seconds: (Date.now() - handle.startedAt) / 1000 });
+  } catch (err) {
+    if (handle.cancelReason) return;
+    ctx.log({ level: "error", job: id, task: key, event: "task_error", error: err instanceof Error ? err.stack : String(err) });
+    // Retryable: the next delivery may land on a healthier container; the edge bounds the tries.
+    await ctx.edge
+      .failTask(id, key, { attempt, lease_id: leaseId, code: "task_error", message: String(err).slice(0, 2000), retryable: true })
+      .catch((failErr: unknown) => ctx.log({ level: "error", job: id, task: key, event: "task_fail_report_failed", error: String(failErr) }));
+  } finally {
+    clearInterval(heartbeat);
+    if (ctx.config.KEEP_WORK_DIRS !== "1") await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Downloads the payload and the photos it names. */
+async function fetchInputs(ctx: TaskContext, id: string, attempt: number, payloadKey: string, dir: string): Promise<{ command: TaskThreadCommand; cluster: number }> {
+  const payloadPath = path.join(dir, "payload.json");
+  await ctx.edge.downloadObject(payloadKey, payloadPath);
+  const payload = decodePayload(await readFile(payloadPath, "utf8"));
+  const prefix = `work/${id}/a${attempt}/`;
+  const photos: Array<[number, string]> = [];
+  for (const photo of payload.photos) {
+    if (!photo.key.startsWith(prefix)) throw new Error(`dense task: photo key ${photo.key} is outside the job's work prefix`);
+    const local = path.join(dir, `photo-${photo.imageIndex}${photo.extension.replace(/[^A-Za-z0-9.]/g, "")}`);
+    await ctx.edge.downloadObject(photo.key, local);
+    photos.push([photo.imageIndex, local]);
+  }
+  return { command: { payloadPath, photos, resultPath: path.join(dir, "result.bin") }, cluster: payload.job.cluster };
+}
+
+/** Runs the task's thread; resolves with the point count, or null when the task was cancelled. */
+function solveInThread(command: TaskThreadCommand, handle: RunningTask, setCancel: (fn: (reason: string) => void) => void): Promise<number | null> {
+  useCompileCache();
+  const thread = new Worker(new URL("./task-thread.ts", import.meta.url), { execArgv: ["--import", "tsx"] });
+  return new Promise<number | null>((resolve, reject) => {
+    let settled = false;
+    const settle = (fn: () => void) => {
+      if (settled) return;
+      settled = true;
+      thread.removeAllListeners();
+      thread.on("error", () => {});
+      void thread.terminate();
+      fn();
+    };
+    setCancel(() => settle(() => resolve(null)));
+    thread.on("message", (msg: TaskThreadMessage) => {
+      if (msg.type === "progress") handle.progress = Math.max(handle.progress, msg.fraction);
+      else if (msg.type === "done") settle(() => resolve(msg.points));
+      else settle(() => reject(new Error(msg.message)));
+    });
+    thread.on("error", (err) => settle(() => reject(err)));
+    thread.on("exit", (code) => settle(() => reject(new Error(`task thread exited (${code})`))));
+    thread.postMessage(command);
+  });
+}

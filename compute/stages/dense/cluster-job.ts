@@ -1,0 +1,150 @@
+/**
+ * @module One dense cluster as a self-contained job: everything its solve needs from the whole
+ * model (its views' cameras, their source lists and depth ranges, which cluster owns each
+ * view), and its result (the cluster's fused points and per-view figures).
+ *
+ * The in-process stage and a task on another container solve the same ClusterJob with the same
+ * function (solve-cluster.ts), so a job spread over containers gives the same cloud as one
+ * process. Both travel as bytes: JSON numbers round-trip IEEE doubles exactly, and the point
+ * arrays are copied raw.
+ */
+import type { Intrinsics, PointCloud } from "../../scene/index.js";
+import type { DenseCluster } from "./clusters.js";
+import type { ViewResult } from "./worker.js";
+
+/** One view of the cluster (core or extra) with what the whole model says about it. */
+export interface ClusterJobView {
+  viewIndex: number;
+  name: string;
+  /** ImageRef.index of its photo: the task fetches that image. */
+  imageIndex: number;
+  intrinsics: Intrinsics;
+  /** camFromWorld, row-major. */
+  R: number[];
+  t: number[];
+  /** Its source views (all of them; the solve uses those loaded in the cluster). */
+  sources: number[];
+  /** Sparse depth range, or null when too few sparse points see it. */
+  range: [number, number] | null;
+  /** The cluster whose core holds this view. */
+  home: number;
+}
+
+/** The dense options a cluster's solve uses (the stage's Options without the machine's own settings). */
+export interface ClusterSolveOptions {
+  maxImageSide: number;
+  iterations: number;
+  pyramidLevels: number;
+  refineIterations: number;
+  windowRadius: number;
+  windowStep: number;
+  bestK: number;
+  maxCost: number;
+  maxReprojectionPx: number;
+  maxRelativeDepthError: number;
+  minConsistentViews: number;
+  maxNormalAngleDeg: number;
+  minFusedViews: number;
+  kernel: "wasm" | "typescript";
+  seed: number;
+}
+
+export interface ClusterJob {
+  /** Index of the cluster in the plan (fusion yields to lower ones). */
+  cluster: number;
+  core: number[];
+  extras: number[];
+  views: ClusterJobView[];
+  options: ClusterSolveOptions;
+}
+
+/** A core view's figures, once its cluster is fused. */
+export interface CoreFigures {
+  viewIndex: number;
+  name: string;
+  sources: number;
+  pixels: number;
+  valid: number;
+  photometric: number;
+  wallMs: number;
+  evaluations: number;
+  kernel: ViewResult["kernel"];
+}
+
+export interface ClusterResult {
+  cluster: number;
+  cloud: PointCloud;
+  core: CoreFigures[];
+  warnings: string[];
+  /** Working size of its views (0×0 when none was loaded). */
+  workingSize: [number, number];
+}
+
+/** The plan's clusters as jobs: each carries only its own views. */
+export function clusterJobs(
+  clusters: DenseCluster[],
+  views: Array<Omit<ClusterJobView, "sources" | "range" | "home">>,
+  sources: number[][],
+  ranges: Array<[number, number] | null>,
+  options: ClusterSolveOptions,
+): ClusterJob[] {
+  const home = new Int32Array(views.length);
+  clusters.forEach((cluster, c) => cluster.core.forEach((v) => (home[v] = c)));
+  return clusters.map((cluster, c) => ({
+    cluster: c,
+    core: cluster.core,
+    extras: cluster.extras,
+    views: [...cluster.core, ...cluster.extras].map((v) => ({ ...views[v], sources: sources[v], range: ranges[v], home: home[v] })),
+    options,
+  }));
+}
+
+export function encodeClusterJob(job: ClusterJob): Uint8Array {
+  return new TextEncoder().encode(JSON.stringify(job));
+}
+
+export function decodeClusterJob(bytes: Uint8Array): ClusterJob {
+  const job = JSON.parse(new TextDecoder().decode(bytes)) as ClusterJob;
+  if (!Number.isInteger(job.cluster) || !Array.isArray(job.core) || !Array.isArray(job.views) || typeof job.options !== "object") {
+    throw new Error("dense: not a cluster job");
+  }
+  return job;
+}
+
+const RESULT_MAGIC = 0x44435231; // "DCR1"
+
+/** Layout: magic, header length (u32 LE), JSON header, padding to 4 bytes, positions, normals (f32), colours (u8). */
+export function encodeClusterResult(result: ClusterResult): Uint8Array {
+  const { cloud } = result;
+  const header = new TextEncoder().encode(JSON.stringify({ cluster: result.cluster, core: result.core, warnings: result.warnings, workingSize: result.workingSize, count: cloud.count }));
+  const headerEnd = align4(8 + header.byteLength);
+  const floats = 3 * cloud.count * 4;
+  const bytes = new Uint8Array(headerEnd + 2 * floats + 3 * cloud.count);
+  const view = new DataView(bytes.buffer);
+  view.setUint32(0, RESULT_MAGIC, true);
+  view.setUint32(4, header.byteLength, true);
+  bytes.set(header, 8);
+  bytes.set(new Uint8Array(cloud.positions.buffer, cloud.positions.byteOffset, floats), headerEnd);
+  bytes.set(new Uint8Array(cloud.normals.buffer, cloud.normals.byteOffset, floats), headerEnd + floats);
+  bytes.set(cloud.colors.subarray(0, 3 * cloud.count), headerEnd + 2 * floats);
+  return bytes;
+}
+
+export function decodeClusterResult(bytes: Uint8Array): ClusterResult {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (bytes.byteLength < 8 || view.getUint32(0, true) !== RESULT_MAGIC) throw new Error("dense: not a cluster result");
+  const headerLength = view.getUint32(4, true);
+  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + headerLength))) as Omit<ClusterResult, "cloud"> & { count: number };
+  const headerEnd = align4(8 + headerLength);
+  const floats = 3 * header.count * 4;
+  if (bytes.byteLength !== headerEnd + 2 * floats + 3 * header.count) throw new Error("dense: truncated cluster result");
+  // Copies: the arrays must be aligned and own their memory.
+  const positions = new Float32Array(bytes.slice(headerEnd, headerEnd + floats).buffer);
+  const normals = new Float32Array(bytes.slice(headerEnd + floats, headerEnd + 2 * floats).buffer);
+  const colors = bytes.slice(headerEnd + 2 * floats, headerEnd + 2 * floats + 3 * header.count);
+  return { cluster: header.cluster, core: header.core, warnings: header.warnings, workingSize: header.workingSize, cloud: { count: header.count, positions, normals, colors } };
+}
+
+function align4(n: number): number {
+  return (n + 3) & ~3;
+}

@@ -1,0 +1,153 @@
+/**
+ * @module The solve of one dense cluster (cluster-job.ts): load and undistort its views,
+ * PatchMatch each of them against its loaded source views on the worker pool, filter the depth
+ * maps photometrically and geometrically, and fuse them, core views seeding and extras only
+ * joining (clusters.ts). It needs nothing but the job and the cluster's photos, so it runs the
+ * same in the dense stage and in a task on another container.
+ */
+import type { DepthMap, ImageRef } from "../../scene/index.js";
+import type { TaskRunner } from "../../util/pool.js";
+import type { ClusterJob, ClusterJobView, ClusterResult, CoreFigures } from "./cluster-job.js";
+import { costFilter, geometricFilter } from "./filter.js";
+import { fuse } from "./fusion.js";
+import type { PatchMatchParams } from "./patchmatch.js";
+import { loadUndistorted } from "./undistort.js";
+import { relativePose, type DenseView } from "./views.js";
+import type { ViewResult, ViewTask } from "./worker.js";
+
+export interface SolveClusterOptions {
+  /** Called once per view of the cluster (core and extras) when it is solved or skipped. */
+  onSolved?: () => void;
+  /** Also return the core views' filtered depth maps (memory: ~24 bytes per pixel per view). */
+  keepDepthMaps?: boolean;
+}
+
+interface RawMap {
+  view: DenseView;
+  result: ViewResult;
+  sources: number[];
+}
+
+interface FilteredMap {
+  raw: RawMap;
+  depth: Float32Array;
+  valid: number;
+  photometric: number;
+}
+
+/** Solves one cluster; `photoOf` gives the upright photo of an ImageRef.index. */
+export async function solveCluster(
+  job: ClusterJob,
+  photoOf: (imageIndex: number) => Pick<ImageRef, "path">,
+  pool: TaskRunner<ViewTask, ViewResult>,
+  options: SolveClusterOptions = {},
+): Promise<ClusterResult & { depthMaps?: DepthMap[] }> {
+  const warnings: string[] = [];
+  const views = await Promise.all(job.views.map((v) => prepareView(v, photoOf(v.imageIndex), job.options.maxImageSide)));
+  const byIndex = new Map(job.views.map((v) => [v.viewIndex, v]));
+  const core = new Set(job.core);
+  const raw = await runPatchMatch(views, byIndex, core, pool, job, warnings, options.onSolved ?? (() => {}));
+  const filtered = filterMaps(raw, job);
+  // Core maps first: only they seed points (fusion's seedMaps); extras join them.
+  const coreMaps = filtered.filter((f) => core.has(f.raw.view.viewIndex));
+  const ordered = [...coreMaps, ...filtered.filter((f) => !core.has(f.raw.view.viewIndex))];
+  const o = job.options;
+  const cloud = fuse(
+    ordered.map((f) => ({ view: f.raw.view, depth: f.depth, normal: f.raw.result.normal })),
+    {
+      maxReprojectionPx: o.maxReprojectionPx,
+      maxRelativeDepthError: o.maxRelativeDepthError,
+      maxNormalAngleDeg: o.maxNormalAngleDeg,
+      minFusedViews: o.minFusedViews,
+      seedMaps: coreMaps.length,
+      // A point that a core view of an earlier cluster joins was emitted there.
+      yieldTo: Uint8Array.from(ordered, (f) => (byIndex.get(f.raw.view.viewIndex)!.home < job.cluster ? 1 : 0)),
+    },
+  );
+  const figures: CoreFigures[] = coreMaps.map((f) => {
+    const { view, result } = f.raw;
+    return { viewIndex: view.viewIndex, name: view.name, sources: f.raw.sources.length, pixels: view.width * view.height, valid: f.valid, photometric: f.photometric, wallMs: result.wallMs, evaluations: result.evaluations, kernel: result.kernel };
+  });
+  return {
+    cluster: job.cluster,
+    cloud,
+    core: figures,
+    warnings,
+    workingSize: [views[0]?.width ?? 0, views[0]?.height ?? 0],
+    depthMaps: options.keepDepthMaps ? coreMaps.map((f) => toDepthMap(f.raw, f.depth)) : undefined,
+  };
+}
+
+async function prepareView(v: ClusterJobView, photo: Pick<ImageRef, "path">, maxImageSide: number): Promise<DenseView> {
+  const u = await loadUndistorted(photo, v.intrinsics, maxImageSide);
+  return { viewIndex: v.viewIndex, name: v.name, width: u.width, height: u.height, focal: u.focal, cx: u.cx, cy: u.cy, R: Float64Array.from(v.R), t: Float64Array.from(v.t), grey: u.grey, rgb: u.rgb };
+}
+
+/**
+ * PatchMatch on every loaded view of a cluster, each with those of its source views that are
+ * loaded (an extra view's own sources may lie outside the cluster). Views that cannot be
+ * solved are skipped, with a warning for core views (an extra is reported by its own cluster).
+ */
+async function runPatchMatch(views: DenseView[], jobViews: Map<number, ClusterJobView>, core: Set<number>, pool: TaskRunner<ViewTask, ViewResult>, job: ClusterJob, warnings: string[], onSolved: () => void): Promise<RawMap[]> {
+  const o = job.options;
+  const params: PatchMatchParams = { iterations: o.iterations, windowRadius: o.windowRadius, windowStep: o.windowStep, bestK: o.bestK, sigmaColor: 0.2, sigmaSpatial: o.windowRadius * o.windowStep, kernel: o.kernel, seed: o.seed, pyramidLevels: o.pyramidLevels, refineIterations: o.refineIterations };
+  const loaded = new Map(views.map((v) => [v.viewIndex, v]));
+  const jobs = views.map(async (view): Promise<RawMap | null> => {
+    const i = view.viewIndex;
+    const { range, sources } = jobViews.get(i)!;
+    const own = sources.filter((j) => loaded.has(j));
+    if (!range || own.length === 0) {
+      if (core.has(i)) warnings.push(`dense: ${view.name} skipped (${range ? "no source views" : "too few sparse points"})`);
+      onSolved();
+      return null;
+    }
+    // Averaging the best half of the sources (at most bestK) keeps surfaces seen by few sources.
+    const bestK = Math.min(o.bestK, Math.max(1, Math.ceil(own.length / 2)));
+    const task = buildTask(view, own.map((j) => loaded.get(j)!), range, { ...params, bestK, seed: o.seed + i });
+    const transfer = [task.grey.buffer as ArrayBuffer, ...task.sources.map((s) => s.grey.buffer as ArrayBuffer)];
+    const result = await pool.run(task, transfer);
+    onSolved();
+    return { view, result, sources: own };
+  });
+  return (await Promise.all(jobs)).filter((r): r is RawMap => r !== null);
+}
+
+/** The worker's task; grey images are copied so their buffers can be transferred. */
+function buildTask(ref: DenseView, sources: DenseView[], range: [number, number], params: PatchMatchParams): ViewTask {
+  return {
+    viewIndex: ref.viewIndex,
+    width: ref.width,
+    height: ref.height,
+    focal: ref.focal,
+    cx: ref.cx,
+    cy: ref.cy,
+    grey: ref.grey.slice(),
+    sources: sources.map((s) => ({ grey: s.grey.slice(), width: s.width, height: s.height, focal: s.focal, cx: s.cx, cy: s.cy, ...relativePose(ref, s) })),
+    depthMin: range[0],
+    depthMax: range[1],
+    params,
+  };
+}
+
+function filterMaps(raw: RawMap[], job: ClusterJob): FilteredMap[] {
+  const o = job.options;
+  const photometric = raw.map((r) => costFilter(r.result.depth, r.result.cost, o.maxCost));
+  const byView = new Map(raw.map((r) => [r.view.viewIndex, r]));
+  const filterOptions = { maxCost: o.maxCost, maxReprojectionPx: o.maxReprojectionPx, maxRelativeDepthError: o.maxRelativeDepthError, minConsistentViews: o.minConsistentViews };
+  return raw.map((r, i) => {
+    const srcMaps = r.sources.flatMap((j) => {
+      const s = byView.get(j);
+      return s ? [{ view: s.view, depth: s.result.depth }] : [];
+    });
+    const depth = geometricFilter(r.view, r.result.depth, srcMaps, filterOptions);
+    let valid = 0;
+    for (let p = 0; p < depth.length; p++) if (depth[p] > 0) valid++;
+    return { raw: r, depth, valid, photometric: photometric[i] };
+  });
+}
+
+function toDepthMap(raw: RawMap, depth: Float32Array): DepthMap {
+  const confidence = new Float32Array(depth.length);
+  for (let p = 0; p < depth.length; p++) confidence[p] = depth[p] > 0 ? Math.max(0, 1 - raw.result.cost[p]) : 0;
+  return { viewIndex: raw.view.viewIndex, width: raw.view.width, height: raw.view.height, depth, normal: raw.result.normal, confidence, focal: raw.view.focal, cx: raw.view.cx, cy: raw.view.cy };
+}
