@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // `npm run dev`: the edge (wrangler dev, local mode) and the compute service together.
-// Ctrl-C stops both. Secrets come from .dev.vars (created from .dev.vars.example if missing).
+// COMPUTE_PROCESSES (default 2) compute processes on consecutive ports from COMPUTE_PORT: the
+// edge sends jobs and the tasks of large jobs to whichever is free, as production does with
+// containers. Ctrl-C stops them all. Secrets come from .dev.vars (created from .dev.vars.example if missing).
 import { spawn } from "node:child_process";
 import { copyFileSync, existsSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -17,6 +19,8 @@ const secrets = Object.fromEntries(
 );
 const edgePort = Number(process.env.EDGE_PORT ?? 8787);
 const computePort = Number(process.env.COMPUTE_PORT ?? 8788);
+const computeProcesses = Math.max(1, Number(process.env.COMPUTE_PROCESSES ?? 2));
+const computeUrls = Array.from({ length: computeProcesses }, (_, i) => `http://127.0.0.1:${computePort + i}`);
 const baseUrl = `http://127.0.0.1:${edgePort}`;
 const bin = path.join(root, "node_modules", ".bin");
 const env = {
@@ -31,24 +35,27 @@ const children = [
   spawn(
     path.join(bin, "wrangler"),
     ["dev", "--local", "--ip", "127.0.0.1", "--port", String(edgePort), "--enable-containers=false", "--show-interactive-dev-session=false",
-      "--var", `BASE_URL:${baseUrl}`, "--var", `CDN_URL:${baseUrl}/cdn`, "--var", `COMPUTE_URL:http://127.0.0.1:${computePort}`],
+      "--var", `BASE_URL:${baseUrl}`, "--var", `CDN_URL:${baseUrl}/cdn`, "--var", `COMPUTE_URL:${computeUrls.join(",")}`],
     { cwd: root, env, stdio: ["ignore", "inherit", "inherit"] },
   ),
-  spawn(path.join(bin, "node"), ["--import", "tsx", "compute/server.ts"], {
-    cwd: root,
-    env: { ...env, PORT: String(computePort), EDGE_URL: baseUrl, COMPUTE_SECRET: secrets.COMPUTE_SECRET ?? "dev-compute-secret" },
-    stdio: ["ignore", "inherit", "inherit"],
-  }),
+  ...computeUrls.map((_, i) =>
+    spawn(path.join(bin, "node"), ["--import", "tsx", "compute/server.ts"], {
+      cwd: root,
+      // Only the first prewarms a pipeline thread: the others mostly run tasks.
+      env: { ...env, PORT: String(computePort + i), EDGE_URL: baseUrl, COMPUTE_SECRET: secrets.COMPUTE_SECRET ?? "dev-compute-secret", PREWARM: process.env.PREWARM ?? (i === 0 ? "1" : "0") },
+      stdio: ["ignore", "inherit", "inherit"],
+    }),
+  ),
 ];
 
 console.log(`
   Edge (API):   ${baseUrl}        docs: ${baseUrl}/docs
-  Compute:      http://127.0.0.1:${computePort}/healthz
+  Compute:      ${computeUrls.map((u) => `${u}/healthz`).join("\n                ")}
   Get a local API key:
     curl -s -X POST ${baseUrl}/v1/admin/accounts \\
       -H "Authorization: Bearer ${secrets.ADMIN_TOKEN ?? "dev-admin-token"}" \\
       -H "Content-Type: application/json" -d '{"email":"you@example.com"}'
-  Ctrl-C stops both.
+  Ctrl-C stops them all.
 `);
 
 let stopping = false;

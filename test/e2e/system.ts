@@ -1,6 +1,6 @@
 /**
  * @module Starts the real system for end-to-end tests: workerd through `wrangler dev` (local
- * mode, its own persistence folder) and the compute service, on free loopback ports.
+ * mode, its own persistence folder) and one or more compute processes, on free loopback ports.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -18,16 +18,21 @@ export interface SystemOptions {
   computeEnv?: Record<string, string>;
   /** Start only the edge (a test plays compute itself). */
   noCompute?: boolean;
+  /** Compute processes (default 1); the edge's COMPUTE_URL lists them all. */
+  computeProcesses?: number;
 }
 
 export interface RunningSystem {
   baseUrl: string;
+  /** The first compute process's URL. */
   computeUrl: string;
+  computeUrls: string[];
   adminToken: string;
   /** wrangler's --persist-to folder (local R2 and Durable Object SQLite), removed by stop(). */
   persistDir: string;
-  startCompute(): Promise<void>;
-  killCompute(signal?: NodeJS.Signals): Promise<void>;
+  /** Starts compute process `index` (default 0) again. */
+  startCompute(index?: number): Promise<void>;
+  killCompute(signal?: NodeJS.Signals, index?: number): Promise<void>;
   stop(): Promise<void>;
   logs(): string;
 }
@@ -61,12 +66,13 @@ async function waitFor(url: string, timeoutMs: number, child: ChildProcess, logs
 
 export async function startSystem(options: SystemOptions = {}): Promise<RunningSystem> {
   const edgePort = await freePort();
-  const computePort = await freePort();
+  const computePorts: number[] = [];
+  for (let i = 0; i < (options.computeProcesses ?? 1); i++) computePorts.push(await freePort());
   const inspectorPort = await freePort();
   const persist = await mkdtemp(path.join(os.tmpdir(), "e2e-wrangler-"));
   const workRoot = await mkdtemp(path.join(os.tmpdir(), "e2e-compute-"));
   const baseUrl = `http://127.0.0.1:${edgePort}`;
-  const computeUrl = `http://127.0.0.1:${computePort}`;
+  const computeUrls = computePorts.map((port) => `http://127.0.0.1:${port}`);
   const secrets = { ADMIN_TOKEN: "e2e-admin-token", SIGNING_SECRET: "e2e-signing-secret-0123456789", COMPUTE_SECRET: "e2e-compute-secret" };
   let output = "";
   const capture = (prefix: string) => (chunk: Buffer) => {
@@ -74,7 +80,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
     if (output.length > 200_000) output = output.slice(-100_000);
   };
   const env = { ...process.env, PATH: `${bin}${path.delimiter}${process.env.PATH}`, WRANGLER_SEND_METRICS: "false", WRANGLER_SEND_ERROR_REPORTS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", CI: "true" };
-  const vars = { ...secrets, BASE_URL: baseUrl, CDN_URL: `${baseUrl}/cdn`, COMPUTE_URL: computeUrl, ...(options.vars ?? {}) };
+  const vars = { ...secrets, BASE_URL: baseUrl, CDN_URL: `${baseUrl}/cdn`, COMPUTE_URL: computeUrls.join(","), ...(options.vars ?? {}) };
   const edge = spawn(
     path.join(bin, "wrangler"),
     ["dev", "--local", "--ip", "127.0.0.1", "--port", String(edgePort), "--inspector-port", String(inspectorPort), "--persist-to", persist, "--enable-containers=false", "--show-interactive-dev-session=false",
@@ -84,22 +90,23 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
   edge.stdout!.on("data", capture("[edge] "));
   edge.stderr!.on("data", capture("[edge] "));
 
-  let compute: ChildProcess | null = null;
-  async function startCompute(): Promise<void> {
+  const computes: Array<ChildProcess | null> = computePorts.map(() => null);
+  async function startCompute(index = 0): Promise<void> {
     // `node --import tsx`, not the tsx CLI: the CLI runs the program in a child process that a
     // SIGKILL of the CLI would leave running, and the kill test must kill compute for real.
     const child = spawn(path.join(bin, "node"), ["--import", "tsx", "compute/server.ts"], {
       cwd: root,
-      env: { ...env, PORT: String(computePort), EDGE_URL: baseUrl, COMPUTE_SECRET: secrets.COMPUTE_SECRET, WORK_DIR: workRoot, HEARTBEAT_SECONDS: "2", ...(options.computeEnv ?? {}) },
+      env: { ...env, PORT: String(computePorts[index]), EDGE_URL: baseUrl, COMPUTE_SECRET: secrets.COMPUTE_SECRET, WORK_DIR: path.join(workRoot, String(index)), HEARTBEAT_SECONDS: "2", ...(options.computeEnv ?? {}) },
       stdio: ["ignore", "pipe", "pipe"],
     });
-    child.stdout!.on("data", capture("[compute] "));
-    child.stderr!.on("data", capture("[compute] "));
-    compute = child;
-    await waitFor(`${computeUrl}/healthz`, 60_000, child, () => output);
+    const prefix = computes.length > 1 ? `[compute ${index}] ` : "[compute] ";
+    child.stdout!.on("data", capture(prefix));
+    child.stderr!.on("data", capture(prefix));
+    computes[index] = child;
+    await waitFor(`${computeUrls[index]}/healthz`, 60_000, child, () => output);
   }
-  async function killCompute(signal: NodeJS.Signals = "SIGKILL"): Promise<void> {
-    const child = compute;
+  async function killCompute(signal: NodeJS.Signals = "SIGKILL", index = 0): Promise<void> {
+    const child = computes[index];
     if (!child || child.exitCode !== null) return;
     const exited = new Promise((r) => child.once("exit", r));
     child.kill(signal);
@@ -108,22 +115,23 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
 
   try {
     await waitFor(`${baseUrl}/v1/openapi.json`, 120_000, edge, () => output);
-    if (!options.noCompute) await startCompute();
+    if (!options.noCompute) await Promise.all(computePorts.map((_, i) => startCompute(i)));
   } catch (err) {
     edge.kill("SIGKILL");
-    await killCompute();
+    await Promise.all(computePorts.map((_, i) => killCompute("SIGKILL", i)));
     throw err;
   }
   return {
     baseUrl,
-    computeUrl,
+    computeUrl: computeUrls[0],
+    computeUrls,
     adminToken: secrets.ADMIN_TOKEN,
     persistDir: persist,
     startCompute,
     killCompute,
     logs: () => output,
     async stop() {
-      await killCompute("SIGTERM");
+      await Promise.all(computePorts.map((_, i) => killCompute("SIGTERM", i)));
       if (edge.exitCode === null) {
         const exited = new Promise((r) => edge.once("exit", r));
         edge.kill("SIGTERM");
