@@ -31,6 +31,7 @@
  *   weakly verified pairs, a second closure round, and keeping 4–8× the reprojection
  *   threshold through the first BA after closure changed little or made some runs worse.
  */
+import { boundingSphere, frustumPlanes, sphereMeetsFrustum } from "../../geometry/frustum.js";
 import type { Tracks, VerifiedPair } from "../../scene/index.js";
 import { guidedMatches } from "./guided.js";
 import { mergeTracks, type PairMatches } from "./merge-tracks.js";
@@ -85,6 +86,13 @@ function covisibleShare(state: SfmState, i: number, j: number): number {
   return seen === 0 ? 0 : inside / seen;
 }
 
+/** What image i sees without distortion, as covisibleShare tests it. */
+function imageFrustum(state: SfmState, i: number): Float64Array {
+  const group = state.groupOfImage[i];
+  const [focal, cx, cy] = state.intrinsics.subarray(5 * group, 5 * group + 3);
+  return frustumPlanes(state.rotation.subarray(9 * i, 9 * i + 9), state.translation.subarray(3 * i, 3 * i + 3), focal, cx, cy, state.images[i].width, state.images[i].height);
+}
+
 /** Per image, the sorted tracks of the points it observes (not rejected), for counting shared points. */
 function pointTracksOf(state: SfmState, i: number): Uint32Array {
   const list: number[] = [];
@@ -116,12 +124,18 @@ export function loopCandidates(state: SfmState, pairsOfImage: VerifiedPair[][], 
   const found: Array<{ i: number; j: number; angle: number }> = [];
   const images = [...state.order].sort((a, b) => a - b);
   const tracksOf = new Map(images.map((i) => [i, pointTracksOf(state, i)]));
+  const spheres = new Map(images.map((i) => [i, boundingSphere(state.pointXyz, tracksOf.get(i)!)]));
+  const frustums = new Map(images.map((i) => [i, imageFrustum(state, i)]));
   for (const i of images) {
     const verified = new Set(pairsOfImage[i].map((p) => (p.imageA === i ? p.imageB : p.imageA)));
     for (const j of images) {
       if (j <= i || verified.has(j)) continue;
       const angle = opticalAxisAngleDeg(state, i, j);
       if (angle > options.loopClosureMaxAngleDeg) continue;
+      // The exact tests below cost a pass over both images' points; on a large block most
+      // pairs are far apart, and a sphere round one's points outside the other's frustum
+      // means no point of one projects into the other (covisibleShare 0), so they are skipped.
+      if (!sphereMeetsFrustum(spheres.get(i)!, frustums.get(j)!) || !sphereMeetsFrustum(spheres.get(j)!, frustums.get(i)!)) continue;
       // Tracks through other images already tie this pair together: nothing to close.
       if (sharedCount(tracksOf.get(i) as Uint32Array, tracksOf.get(j) as Uint32Array) >= options.loopClosureMinMatches) continue;
       if (Math.min(covisibleShare(state, i, j), covisibleShare(state, j, i)) < MIN_COVISIBLE_SHARE) continue;
