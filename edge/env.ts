@@ -7,6 +7,7 @@ import type { UploadObject } from "./objects/upload.js";
 import type { UserObject } from "./objects/user.js";
 import type { ComputeContainer } from "./container.js";
 import type { JobMessage } from "../shared/jobs.js";
+import type { TaskMessage } from "../shared/tasks.js";
 import type { WebhookMessage } from "../shared/webhooks.js";
 
 export interface Env {
@@ -21,6 +22,8 @@ export interface Env {
   ASSETS: Fetcher;
   BUCKET: R2Bucket;
   JOBS: Queue<JobMessage>;
+  /** One message per task delivery (edge/dispatch-tasks.ts); sent by the ReconstructionObject. */
+  TASKS: Queue<TaskMessage>;
   /** Webhook deliveries (edge/webhooks/consumer.ts). */
   WEBHOOKS: Queue<WebhookMessage>;
   BASE_URL: string;
@@ -42,6 +45,9 @@ export interface Env {
   DOWNLOAD_TTL_SECONDS?: string;
   DISPATCH_TIMEOUT_SECONDS?: string;
   DISPATCH_MAX_BACKOFF_SECONDS?: string;
+  /** Task leases and deliveries (read by ReconstructionObject, edge/objects/reconstruction-tasks.ts). */
+  TASK_LEASE_SECONDS?: string;
+  TASK_MAX_DELIVERIES?: string;
   /** "true" / "false"; unset: private webhook URLs allowed only when BASE_URL is on loopback (edge/webhooks/url-policy.ts). */
   WEBHOOK_ALLOW_PRIVATE_URLS?: string;
   WEBHOOK_RETRY_SCHEDULE_SECONDS?: string;

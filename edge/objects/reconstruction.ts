@@ -7,10 +7,15 @@
  * `attempt`, and a report from an older attempt or one that does not fit the state machine is
  * refused without effect, so duplicated or late messages are harmless.
  *
- * The alarm is the watchdog: it is re-armed on every sign of life, so when it fires the
- * deadline has passed. It then re-dispatches the job with attempt + 1, up to a bounded number
- * of attempts, and finally fails the reconstruction with `processing_timeout` and refunds the
- * credit. The owner may cancel (→ failed, `cancelled`) and delete (a tombstone: the id then
+ * The alarm is the watchdog: every sign of life moves the job's deadline, and when the deadline
+ * has passed it re-dispatches the job with attempt + 1, up to a bounded number of attempts, and
+ * finally fails the reconstruction with `processing_timeout` and refunds the credit.
+ *
+ * A job's coordinator may spread work over other containers as tasks (shared/tasks.ts): the
+ * object keeps their table (reconstruction-task-board.ts) and leases; the same alarm also wakes
+ * for a task lease that runs out (reconstruction-alarm.ts), which sends that task again without
+ * touching the job or the other tasks. Task reports name the job attempt too; a newer attempt
+ * makes the older attempt's tasks stale. The owner may cancel (→ failed, `cancelled`) and delete (a tombstone: the id then
  * answers as unknown). Side effects on the AccountObject (refund, outcome, webhook events) are retried by the alarm until
  * they succeed; the AccountObject makes each of them idempotent per reconstruction id.
  */
@@ -22,6 +27,13 @@ import { ReconstructionId, StatusRecord, type FailureInfo, type ReconstructionSt
 import { SCHEMA_SQL, canTransition, isTerminal, type ReconstructionRow } from "./reconstruction-state.js";
 import { CANCELLED_FAILURE, TOMBSTONE_SQL, type CancelOutcome } from "./reconstruction-cancel.js";
 import { emitOnce } from "./reconstruction-events.js";
+import { AlarmPlan } from "./reconstruction-alarm.js";
+import { TaskBoard } from "./reconstruction-task-board.js";
+import { TaskConfig, deleteWorkOnce, type AddTasksOutcome, type TaskReportOutcome } from "./reconstruction-tasks.js";
+import {
+  AddTasksRequest, TaskCompletion, TaskFailure, TaskHeartbeat, TaskKey, TaskLeaseRequest, TaskMessage,
+  type TaskLeaseAnswer, type TaskRecord,
+} from "../../shared/tasks.js";
 
 /** What the create route hands the object once the inputs are in R2 and the credit is taken. */
 export const ReconstructionInit = z.object({
@@ -63,6 +75,8 @@ export const TIMEOUT_FAILURE: FailureInfo = {
 export class ReconstructionObject extends DurableObject<Env> {
   private readonly sql: SqlStorage;
   private readonly watchdog: WatchdogConfig;
+  private readonly taskConfig: TaskConfig;
+  private readonly alarmPlan: AlarmPlan;
   /** Tables exist; they are created by `create` only, so reading an unknown id stores nothing. */
   private hasSchema = false;
 
@@ -70,6 +84,8 @@ export class ReconstructionObject extends DurableObject<Env> {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     this.watchdog = WatchdogConfig.parse(env);
+    this.taskConfig = TaskConfig.parse(env);
+    this.alarmPlan = new AlarmPlan(this.sql, ctx.storage);
   }
 
   /** Creates the record in `pending` and dispatches attempt 1. Idempotent for the same id. */
@@ -201,12 +217,82 @@ export class ReconstructionObject extends DurableObject<Env> {
     return !!row && !isTerminal(row.status) && !this.isDeleted();
   }
 
-  /** The watchdog (see the module comment). */
+  /** The coordinator registers its attempt's tasks (a pending job starts); keys already known are left as they are. */
+  async addTasks(request: AddTasksRequest): Promise<AddTasksOutcome> {
+    const parsed = AddTasksRequest.safeParse(request);
+    if (!parsed.success) return { accepted: false, added: 0, reason: invalidReason(parsed.error) };
+    const job = await this.startIfPending(parsed.data.attempt);
+    if ("reason" in job) return { accepted: false, added: 0, reason: job.reason };
+    const outcome = await this.taskBoard(job).add(parsed.data.tasks, Date.now());
+    // The coordinator spoke: a sign of life for the job, and the alarm now also follows the tasks.
+    if (outcome.accepted) await this.touch(job, "tasks added");
+    return outcome;
+  }
+
+  /** A container takes a task it was sent (pending, or running on a lease that ran out). */
+  async leaseTask(key: string, request: TaskLeaseRequest): Promise<TaskLeaseAnswer> {
+    const args = taskArgs(key, TaskLeaseRequest, request);
+    if ("reason" in args) return { granted: false, reason: args.reason };
+    return this.onLiveJob<TaskLeaseAnswer>(args.body.attempt, (reason) => ({ granted: false, reason }), (board) => board.lease(args.key, args.body, Date.now()));
+  }
+
+  /**
+   * The lease holder is alive. Not a sign of life for the job: the coordinator heartbeats the job
+   * itself, and a dead coordinator must not be hidden for as long as its tasks run.
+   */
+  async taskHeartbeat(key: string, beat: TaskHeartbeat): Promise<TaskReportOutcome> {
+    const args = taskArgs(key, TaskHeartbeat, beat);
+    if ("reason" in args) return { accepted: false, reason: args.reason };
+    return this.onLiveJob(args.body.attempt, refusedTask, (board) => board.heartbeat(args.key, args.body, Date.now()));
+  }
+
+  async completeTask(key: string, completion: TaskCompletion): Promise<TaskReportOutcome> {
+    const args = taskArgs(key, TaskCompletion, completion);
+    if ("reason" in args) return { accepted: false, reason: args.reason };
+    return this.onLiveJob(args.body.attempt, refusedTask, (board) => board.complete(args.key, args.body, Date.now()));
+  }
+
+  async failTask(key: string, failure: TaskFailure): Promise<TaskReportOutcome> {
+    const args = taskArgs(key, TaskFailure, failure);
+    if ("reason" in args) return { accepted: false, reason: args.reason };
+    return this.onLiveJob(args.body.attempt, refusedTask, (board) => board.fail(args.key, args.body, Date.now()));
+  }
+
+  /** The attempt's tasks ordered by key; none for an unknown or deleted reconstruction. */
+  async tasks(attempt: number): Promise<TaskRecord[]> {
+    const parsed = Attempt.safeParse(attempt);
+    const row = this.row();
+    if (!parsed.success || !row || this.isDeleted()) return [];
+    return this.taskBoard(row, parsed.data).list();
+  }
+
+  /** For the task queue's consumer: whether this delivery should still go to a container. */
+  async taskWanted(message: TaskMessage): Promise<boolean> {
+    const parsed = TaskMessage.safeParse(message);
+    if (!parsed.success) return false;
+    return this.onLiveJob(parsed.data.attempt, () => false, (board) => board.wanted(parsed.data, Date.now()));
+  }
+
+  /** For the task dead-letter queue: the delivery could not be handed to compute; its task fails if it is still current. */
+  async abandonTask(message: TaskMessage, reason: string): Promise<TaskReportOutcome> {
+    const parsed = TaskMessage.safeParse(message);
+    if (!parsed.success) return { accepted: false, reason: invalidReason(parsed.error) };
+    const why = z.string().min(1).max(2000).catch("the task queue gave up on this delivery").parse(reason);
+    return this.onLiveJob(parsed.data.attempt, refusedTask, (board) => board.abandon(parsed.data, why, Date.now()));
+  }
+
+  /** Task leases first, then the job watchdog if its deadline has passed (see the module comment). */
   override async alarm(): Promise<void> {
     const row = this.row();
     if (!row) return;
     if (isTerminal(row.status)) {
       await this.settle();
+      return;
+    }
+    const at = this.alarmPlan.firedAt(Date.now());
+    await this.taskBoard(row).onAlarm(at);
+    if (!this.alarmPlan.jobDeadlinePassed(at)) {
+      await this.scheduleAlarm();
       return;
     }
     if (row.attempt < this.watchdog.WATCHDOG_MAX_ATTEMPTS) {
@@ -237,7 +323,21 @@ export class ReconstructionObject extends DurableObject<Env> {
 
   /** A malformed report is refused as data, not thrown: errors cross boundaries as values. */
   private invalid(error: z.ZodError): ReportOutcome {
-    return { accepted: false, status: this.row()?.status, reason: `invalid report: ${z.prettifyError(error).replace(/\s+/g, " ")}` };
+    return { accepted: false, status: this.row()?.status, reason: invalidReason(error) };
+  }
+
+  /** Runs a task verb when `attempt` is the job's current one and the job is still running; the alarm follows what changed. */
+  private async onLiveJob<T>(attempt: number, refuse: (reason: string) => T, run: (board: TaskBoard) => T | Promise<T>): Promise<T> {
+    const row = this.currentAttemptRow(attempt);
+    if ("reason" in row) return refuse(row.reason);
+    if (isTerminal(row.status) || this.isDeleted()) return refuse(`the reconstruction is already ${row.status}`);
+    const answer = await run(this.taskBoard(row));
+    await this.scheduleAlarm();
+    return answer;
+  }
+
+  private taskBoard(row: ReconstructionRow, attempt = row.attempt): TaskBoard {
+    return new TaskBoard(this.sql, this.env.TASKS, row.id, attempt, this.taskConfig);
   }
 
   /** The row when it exists, belongs to `accountId` and is not deleted. */
@@ -317,7 +417,9 @@ export class ReconstructionObject extends DurableObject<Env> {
       // After the refund, so a failed event's data says credit_refunded: true.
       const type = row.status === "completed" ? "reconstruction.completed" : "reconstruction.failed";
       await emitOnce(this.sql, this.env, row.account_id, type, toStatusRecord(this.row()!));
-      await this.ctx.storage.deleteAlarm();
+      // Task inputs and results are of no use once the job has ended.
+      await deleteWorkOnce(this.sql, this.env.BUCKET, row.id);
+      await this.alarmPlan.disarm();
     } catch (err) {
       console.error(JSON.stringify({ level: "error", reconstruction_id: row.id, msg: "account settlement failed, retrying", error: String(err) }));
       await this.armWatchdog(this.watchdog.WATCHDOG_SETTLE_RETRY_SECONDS);
@@ -345,8 +447,17 @@ export class ReconstructionObject extends DurableObject<Env> {
     }
   }
 
+  /** Moves the job's deadline; the alarm follows the earlier of it and the tasks' next wake. */
   private async armWatchdog(seconds: number): Promise<void> {
-    await this.ctx.storage.setAlarm(Date.now() + seconds * 1000);
+    this.alarmPlan.setJobDeadline(Date.now() + seconds * 1000);
+    await this.scheduleAlarm();
+  }
+
+  /** After any change to the deadline or the tasks. A finished job's tasks need no alarm. */
+  private async scheduleAlarm(): Promise<void> {
+    const row = this.row();
+    const taskWake = row && !isTerminal(row.status) ? this.taskBoard(row).nextWake() : null;
+    await this.alarmPlan.arm(taskWake);
   }
 
   private log(from: ReconstructionStatus, to: ReconstructionStatus, attempt: number, note: string): void {
@@ -356,6 +467,23 @@ export class ReconstructionObject extends DurableObject<Env> {
 
 function refused(row: ReconstructionRow, reason: string): ReportOutcome & { reason: string } {
   return { accepted: false, status: row.status, reason };
+}
+
+function refusedTask(reason: string): TaskReportOutcome {
+  return { accepted: false, reason };
+}
+
+function invalidReason(error: z.ZodError): string {
+  return `invalid report: ${z.prettifyError(error).replace(/\s+/g, " ")}`;
+}
+
+/** A task verb's key and body, parsed with the shared schemas, or why not. */
+function taskArgs<T>(key: string, schema: z.ZodType<T>, body: unknown): { key: string; body: T } | { reason: string } {
+  const parsedKey = TaskKey.safeParse(key);
+  if (!parsedKey.success) return { reason: invalidReason(parsedKey.error) };
+  const parsedBody = schema.safeParse(body);
+  if (!parsedBody.success) return { reason: invalidReason(parsedBody.error) };
+  return { key: parsedKey.data, body: parsedBody.data };
 }
 
 function toStatusRecord(row: ReconstructionRow): StatusRecord {
