@@ -1,59 +1,35 @@
 /**
  * @module Edge → compute dispatch: the queue consumer and the dead-letter consumer.
  *
- * One function sends a job to compute: over HTTP when `COMPUTE_URL` is set (local dev, CI),
- * otherwise to the Container binding (production). Both speak the same contract: compute
- * answers 202 at once, or 503 with Retry-After when busy. Retries back off exponentially
- * (2^attempts s, capped); after the queue's max_retries the message lands in the dead-letter
+ * One function sends a job to compute (edge/compute-targets.ts): over HTTP when `COMPUTE_URL` is
+ * set (local dev, CI; one URL or several), otherwise to the Container binding (production). Both
+ * speak the same contract: compute answers 202 at once, or 503 with Retry-After when busy.
+ * Retries back off exponentially (2^attempts s, capped); after the queue's max_retries the message lands in the dead-letter
  * queue, whose consumer fails the reconstruction with a reason and refunds its credit.
  */
 import { JobMessage } from "../shared/jobs.js";
+import { postToCompute, type DispatchOutcome } from "./compute-targets.js";
 import type { Env } from "./env.js";
 import { configOf } from "./env.js";
 
+export const JOB_QUEUE = "reconstruction-jobs";
 export const DEAD_LETTER_QUEUE = "reconstruction-jobs-dlq";
 
-export type DispatchOutcome = { kind: "accepted" } | { kind: "busy"; retryAfterSeconds: number } | { kind: "error"; message: string };
+export type { DispatchOutcome } from "./compute-targets.js";
 
-/** POSTs the job to compute (HTTP or Container). Never throws: the outcome says what happened. */
-export async function dispatchJob(job: JobMessage, env: Env): Promise<DispatchOutcome> {
-  const config = configOf(env);
-  const body = JSON.stringify(job);
-  const init: RequestInit = {
-    method: "POST",
-    headers: { "content-type": "application/json", authorization: `Bearer ${config.COMPUTE_SECRET}` },
-    body,
-    signal: AbortSignal.timeout(config.DISPATCH_TIMEOUT_SECONDS * 1000),
-  };
-  let res: Response;
-  try {
-    if (config.COMPUTE_URL) res = await fetch(`${config.COMPUTE_URL.replace(/\/+$/, "")}/jobs`, init);
-    else res = await containerFetch(env, job.reconstruction_id, new Request("http://compute/jobs", init));
-  } catch (err) {
-    return { kind: "error", message: `compute unreachable: ${String(err)}` };
-  }
-  if (res.status === 202) return { kind: "accepted" };
-  const text = await res.text().catch(() => "");
-  if (res.status === 503 || res.status === 429) {
-    const retryAfter = Number(res.headers.get("retry-after"));
-    return { kind: "busy", retryAfterSeconds: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : 30 };
-  }
-  return { kind: "error", message: `compute answered HTTP ${res.status}: ${text.slice(0, 200)}` };
-}
-
-/**
- * Production path: the compute Container (edge/container.ts), bound as COMPUTE_CONTAINER in
- * wrangler's production environment; one instance per reconstruction id.
- */
-async function containerFetch(env: Env, reconstructionId: string, request: Request): Promise<Response> {
-  if (!env.COMPUTE_CONTAINER) throw new Error("neither COMPUTE_URL nor the COMPUTE_CONTAINER binding is configured");
-  const { getContainer } = await import("@cloudflare/containers");
-  return getContainer(env.COMPUTE_CONTAINER, reconstructionId).fetch(request);
+/** POSTs the job to compute (HTTP targets or the reconstruction's Container). Never throws: the outcome says what happened. */
+export function dispatchJob(job: JobMessage, env: Env): Promise<DispatchOutcome> {
+  return postToCompute(env, { path: "/jobs", body: job, containerName: job.reconstruction_id });
 }
 
 /** Exponential backoff for the n-th delivery (1-based): 2, 4, 8, … seconds, capped. */
 export function backoffSeconds(deliveries: number, maxSeconds = 300): number {
   return Math.min(maxSeconds, 2 ** Math.max(1, deliveries));
+}
+
+/** How long a message waits before its next try: compute's Retry-After when busy, else the backoff; both capped. */
+export function retryDelaySeconds(outcome: Exclude<DispatchOutcome, { kind: "accepted" }>, deliveries: number, maxSeconds: number): number {
+  return outcome.kind === "busy" ? Math.min(outcome.retryAfterSeconds, maxSeconds) : backoffSeconds(deliveries, maxSeconds);
 }
 
 export async function handleJobBatch(batch: MessageBatch<unknown>, env: Env): Promise<void> {
@@ -75,7 +51,7 @@ export async function handleJobBatch(batch: MessageBatch<unknown>, env: Env): Pr
     const outcome = await dispatchJob(job, env);
     if (outcome.kind === "accepted") message.ack();
     else {
-      const delaySeconds = outcome.kind === "busy" ? Math.min(outcome.retryAfterSeconds, maxBackoff) : backoffSeconds(message.attempts, maxBackoff);
+      const delaySeconds = retryDelaySeconds(outcome, message.attempts, maxBackoff);
       console.warn(JSON.stringify({ level: "warn", event: "dispatch_retry", id: job.reconstruction_id, attempt: job.attempt, delivery: message.attempts, outcome: outcome.kind, delaySeconds }));
       message.retry({ delaySeconds });
     }

@@ -31,6 +31,7 @@ export interface Env {
   ADMIN_TOKEN: string;
   SIGNING_SECRET: string;
   COMPUTE_SECRET: string;
+  /** One base URL, or several separated by commas (local dev runs several compute processes). */
   COMPUTE_URL?: string;
   /** Production only: the compute Container (used when COMPUTE_URL is unset). */
   COMPUTE_CONTAINER?: DurableObjectNamespace<ComputeContainer>;
@@ -63,6 +64,14 @@ export interface Env {
 
 const intVar = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
+/** `http://a:8788,http://b:8788` → each a URL, without trailing slashes; unset or blank → undefined. */
+const UrlList = z
+  .string()
+  .optional()
+  .transform((value) => (value ?? "").split(",").map((url) => url.trim().replace(/\/+$/, "")).filter((url) => url.length > 0))
+  .pipe(z.array(z.string().url()))
+  .transform((urls) => (urls.length > 0 ? urls : undefined));
+
 /** Variables as strings in, typed config out. Defaults are the local-dev ones of README.md. */
 export const ConfigSchema = z.object({
   BASE_URL: z.string().url().default("http://127.0.0.1:8787"),
@@ -70,7 +79,8 @@ export const ConfigSchema = z.object({
   ADMIN_TOKEN: z.string().min(8),
   SIGNING_SECRET: z.string().min(16),
   COMPUTE_SECRET: z.string().min(8),
-  COMPUTE_URL: z.string().url().optional(),
+  /** Compute over HTTP, tried in turn from a random one; unset in production (the Container binding). */
+  COMPUTE_URL: UrlList,
   TRIAL_CREDITS: z.coerce.number().int().nonnegative().default(5),
   RATE_LIMIT_REQUESTS: intVar(120),
   RATE_LIMIT_CREATES: intVar(10),

@@ -1,6 +1,7 @@
-/** @module The Worker entry: fetch (API + CDN), queue consumer, and the Durable Object classes. */
+/** @module The Worker entry: fetch (API + CDN), queue consumers, and the Durable Object classes. */
 import { createApp } from "./app.js";
-import { DEAD_LETTER_QUEUE, handleDeadLetters, handleJobBatch } from "./dispatch.js";
+import { DEAD_LETTER_QUEUE, JOB_QUEUE, handleDeadLetters, handleJobBatch } from "./dispatch.js";
+import { TASK_DEAD_LETTER_QUEUE, TASK_QUEUE, handleTaskBatch, handleTaskDeadLetters } from "./dispatch-tasks.js";
 import type { Env } from "./env.js";
 import type { JobMessage } from "../shared/jobs.js";
 import { WEBHOOK_QUEUE, handleWebhookBatch } from "./webhooks/consumer.js";
@@ -14,11 +15,22 @@ export { ComputeContainer } from "./container.js";
 
 const app = createApp();
 
+type BatchHandler = (batch: MessageBatch<unknown>, env: Env) => Promise<void>;
+
+/** Each queue's consumer, by the queue's name in wrangler.jsonc. */
+const CONSUMERS: Record<string, BatchHandler> = {
+  [JOB_QUEUE]: handleJobBatch,
+  [DEAD_LETTER_QUEUE]: handleDeadLetters,
+  [TASK_QUEUE]: handleTaskBatch,
+  [TASK_DEAD_LETTER_QUEUE]: handleTaskDeadLetters,
+  [WEBHOOK_QUEUE]: handleWebhookBatch,
+};
+
 export default {
   fetch: app.fetch,
   async queue(batch: MessageBatch<unknown>, env: Env): Promise<void> {
-    if (batch.queue === WEBHOOK_QUEUE) await handleWebhookBatch(batch, env);
-    else if (batch.queue === DEAD_LETTER_QUEUE) await handleDeadLetters(batch, env);
-    else await handleJobBatch(batch, env);
+    // An unknown queue is read as jobs, as before there were several: its messages are parsed (and dropped if they are not jobs).
+    const consume = CONSUMERS[batch.queue] ?? handleJobBatch;
+    await consume(batch, env);
   },
 } satisfies ExportedHandler<Env, JobMessage | unknown>;
