@@ -1,12 +1,12 @@
 /**
- * @module Deleting an account from the dashboard: every reconstruction's files (inputs and
- * outputs in R2) and every tus upload (its `uploads/<id>/` objects and its UploadObject state),
+ * @module Deleting an account from the dashboard: every reconstruction's files (inputs, outputs
+ * and work objects in R2) and every tus upload (its `uploads/<id>/` objects and its UploadObject state),
  * then the account (keys, ledger, webhook endpoints and deliveries, so its API keys fail at once), then the
  * user and its sessions. Files go first: if anything fails midway the account still exists and
  * the user can retry, rather than files being left behind with no owner to delete them.
  */
 import type { Env } from "../env.js";
-import { inputPrefix, outputPrefix } from "../../shared/storage-keys.js";
+import { inputPrefix, outputPrefix, workPrefix } from "../../shared/storage-keys.js";
 
 async function deletePrefix(bucket: R2Bucket, prefix: string): Promise<void> {
   for (;;) {
@@ -21,7 +21,8 @@ export async function deleteAccountEverywhere(env: Env, accountId: string, userN
   let before: number | null = null;
   for (;;) {
     const batch = await account.chargedReconstructions(100, before, []);
-    await Promise.all(batch.flatMap((r) => [deletePrefix(env.BUCKET, inputPrefix(r.reconstruction_id)), deletePrefix(env.BUCKET, outputPrefix(r.reconstruction_id))]));
+    const prefixes = batch.flatMap((r) => [inputPrefix(r.reconstruction_id), outputPrefix(r.reconstruction_id), workPrefix(r.reconstruction_id)]);
+    await Promise.all(prefixes.map((prefix) => deletePrefix(env.BUCKET, prefix)));
     if (batch.length < 100) break;
     before = batch[batch.length - 1].row;
   }

@@ -1,8 +1,9 @@
 /**
- * @module The internal API that compute calls (Bearer COMPUTE_SECRET): inputs, outputs, reports.
+ * @module The internal API that compute calls (Bearer COMPUTE_SECRET): inputs, outputs, work
+ * objects, job reports, and tasks (internal-tasks.ts).
  *
  * Compute reaches R2 and the state machine only through here (see compute/service/edge-client.ts).
- * Reads are limited to `inputs/` and `outputs/`, writes to `outputs/`.
+ * Reads are limited to `inputs/`, `outputs/` and `work/`, writes to `outputs/` and `work/`.
  */
 import { Hono, type MiddlewareHandler } from "hono";
 import { CompletionReport, FailureReport, ProgressReport } from "../../shared/jobs.js";
@@ -10,6 +11,8 @@ import { ReconstructionId } from "../../shared/records.js";
 import type { AppEnv } from "../app-env.js";
 import { configOf } from "../env.js";
 import { ApiError } from "../errors.js";
+import { workKeyOwner } from "../storage/work-keys.js";
+import { internalTaskRoutes } from "./internal-tasks.js";
 import { z } from "zod";
 
 export const internalRoutes = new Hono<AppEnv>();
@@ -26,9 +29,11 @@ function requireComputeSecret(): MiddlewareHandler<AppEnv> {
 
 internalRoutes.use("*", requireComputeSecret());
 
+/** The R2 key of an internal object path: one file of a reconstruction's inputs or outputs, or a plain work key. */
 function objectKey(path: string): string {
   const key = decodeURIComponent(path.replace(/^\/internal\/objects\//, ""));
-  if (!/^(inputs|outputs)\/rec_[A-Za-z0-9_-]+\/[^/]+$/.test(key)) throw new ApiError("not_found", "No such object.", "");
+  const inputOrOutput = /^(inputs|outputs)\/rec_[A-Za-z0-9_-]+\/[^/]+$/.test(key) && !key.endsWith("/..") && !key.endsWith("/.");
+  if (!inputOrOutput && !workKeyOwner(key)) throw new ApiError("not_found", "No such object.", "");
   return key;
 }
 
@@ -40,7 +45,7 @@ internalRoutes.get("/objects/*", async (c) => {
 
 internalRoutes.put("/objects/*", async (c) => {
   const key = objectKey(new URL(c.req.url).pathname);
-  if (!key.startsWith("outputs/")) throw new ApiError("invalid_request", "Only outputs may be written.", "");
+  if (!key.startsWith("outputs/") && !key.startsWith("work/")) throw new ApiError("invalid_request", "Only outputs and work objects may be written.", "");
   // A cancelled, finished or deleted job writes nothing more (its objects may be being deleted).
   const id = key.split("/")[1]!;
   const writable = await c.env.RECONSTRUCTIONS.get(c.env.RECONSTRUCTIONS.idFromName(id)).acceptsOutputs();
@@ -56,6 +61,9 @@ internalRoutes.put("/objects/*", async (c) => {
   }
   return c.json({ key, size: stored?.size ?? length }, 201);
 });
+
+// Before the job verbs: `/reconstructions/:id/tasks` is not a verb.
+internalRoutes.route("/reconstructions", internalTaskRoutes);
 
 const Verb = z.enum(["start", "progress", "heartbeat", "complete", "fail"]);
 const AttemptOnly = z.object({ attempt: z.number().int().min(1) });

@@ -3,8 +3,8 @@
  *
  * Cancel moves a pending or processing reconstruction to `failed` with the code `cancelled`;
  * the ReconstructionObject refunds the credit once (a ledger row) and refuses compute's next
- * report, which is compute's signal to stop. Delete cancels when needed, removes every input
- * and output object from R2, and only then tombstones the record, so a DELETE that fails
+ * report, which is compute's signal to stop. Delete cancels when needed, removes every input,
+ * output and work object from R2, and only then tombstones the record, so a DELETE that fails
  * half-way can be repeated (the id keeps answering until everything is gone). An id that
  * belongs to another account answers 404, exactly like an unknown one.
  */
@@ -15,7 +15,7 @@ import { ApiError } from "../errors.js";
 import { rateLimit } from "../rate-limit.js";
 import { deletePrefix } from "../storage/delete-prefix.js";
 import { ReconstructionId } from "../../shared/records.js";
-import { inputPrefix, outputPrefix } from "../../shared/storage-keys.js";
+import { inputPrefix, outputPrefix, workPrefix } from "../../shared/storage-keys.js";
 
 export const reconstructionLifecycleRoutes = new Hono<AppEnv>();
 
@@ -46,6 +46,7 @@ reconstructionLifecycleRoutes.delete("/:id", requireApiKey(), rateLimit("request
   // The record is terminal now, so compute can write no further output (internal PUT refuses).
   await deletePrefix(c.env.BUCKET, inputPrefix(id));
   await deletePrefix(c.env.BUCKET, outputPrefix(id));
+  await deletePrefix(c.env.BUCKET, workPrefix(id));
   await stub.markDeleted(accountId);
   return c.body(null, 204);
 });
