@@ -41,6 +41,8 @@ export interface PipelineInput {
   onProgress?: (p: ProgressEvent) => void;
   /** Where features and matching get their worker threads; default: started for this job, closed after matching. */
   front?: FrontLease;
+  /** Detects features elsewhere (batches as tasks on other containers) when it takes the set; default: here. */
+  featureRunner?: features.BatchRunner;
   /** Solves dense clusters elsewhere (tasks on other containers) when there is more than one; default: here. */
   denseRunner?: dense.ClusterRunner;
   /** Most views per dense cluster, overriding the preset (a container's memory bounds a task's size). */
@@ -126,7 +128,11 @@ async function execute(input: PipelineInput, timeline: Timeline, run: RunState):
       throw new PipelineError("not_enough_images", "ingest: a reconstruction needs at least 2 usable images", "Upload at least 10–20 overlapping photos of the object from different angles.");
     }
     const ready = images;
-    detected = await stage(timeline, "features", (p) => features.run({ images: ready }, preset.features, p, front.features));
+    detected = await stage(timeline, "features", async (p) => {
+      const started = performance.now();
+      const batches = input.featureRunner ? await input.featureRunner(ready, { ...features.DEFAULTS, ...preset.features }, p) : null;
+      return batches ? features.fromBatches(ready, batches, performance.now() - started) : features.run({ images: ready }, preset.features, p, front.features);
+    });
     timeline.reports.push(detected.report);
     const found = detected.features;
     matched = await stage(timeline, "matching", (p) => matching.run({ images: ready, features: found }, preset.matching, p, front.matching));

@@ -18,8 +18,14 @@ const ConfigSchema = z.object({
   PREWARM: z.enum(["0", "1"]).default("1"),
   /** Tasks of large jobs (shared/tasks.ts) this process runs at once, beside its jobs. */
   MAX_CONCURRENT_TASKS: z.coerce.number().int().min(1).default(1),
-  /** Send the dense clusters of a job that has more than one as tasks to any container ("0": solve them in the job's process). */
-  DISTRIBUTE_DENSE: z.enum(["0", "1"]).default("1"),
+  /**
+   * Spread large jobs over containers as tasks: feature detection by batches of
+   * FEATURE_BATCH_IMAGES when there are more images than that, dense reconstruction by cluster
+   * when there is more than one ("0": everything in the job's process).
+   */
+  DISTRIBUTE_TASKS: z.enum(["0", "1"]).default("1"),
+  /** Images per feature-detection task. */
+  FEATURE_BATCH_IMAGES: z.coerce.number().int().min(1).default(100),
   /** Most views per dense cluster (one task), overriding the quality preset's; bounds a task's memory. */
   DENSE_CLUSTER_VIEWS: z.coerce.number().int().min(2).optional(),
   /** How often a coordinator reads its job's task table. */

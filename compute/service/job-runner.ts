@@ -126,8 +126,8 @@ async function execute(
   }
   const scratchDir = path.join(jobDir, "tasks");
   await mkdir(scratchDir, { recursive: true });
-  const tasks = ctx.config.DISTRIBUTE_DENSE === "1"
-    ? { edgeUrl: ctx.config.EDGE_URL, secret: ctx.config.COMPUTE_SECRET, reconstructionId: job.reconstruction_id, attempt: handle.attempt, pollMs: ctx.config.TASK_POLL_MS, scratchDir }
+  const tasks = ctx.config.DISTRIBUTE_TASKS === "1"
+    ? { edgeUrl: ctx.config.EDGE_URL, secret: ctx.config.COMPUTE_SECRET, reconstructionId: job.reconstruction_id, attempt: handle.attempt, pollMs: ctx.config.TASK_POLL_MS, scratchDir, featureBatchImages: ctx.config.FEATURE_BATCH_IMAGES }
     : undefined;
   const threadInput: PipelineThreadInput = { files, workDir: path.join(jobDir, "work"), outDir, quality: job.quality, tasks, denseClusterViews: ctx.config.DENSE_CLUSTER_VIEWS };
   const tag = `${job.reconstruction_id}-a${job.attempt}`;

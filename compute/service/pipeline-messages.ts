@@ -9,7 +9,7 @@ export interface PipelineThreadInput {
   outDir: string;
   quality: Quality;
   /** Set when the job's dense clusters go out as tasks (dense-tasks.ts); the thread reaches the edge itself. */
-  tasks?: { edgeUrl: string; secret: string; reconstructionId: string; attempt: number; pollMs: number; scratchDir: string };
+  tasks?: { edgeUrl: string; secret: string; reconstructionId: string; attempt: number; pollMs: number; scratchDir: string; featureBatchImages: number };
   /** Most views per dense cluster (compute config DENSE_CLUSTER_VIEWS). */
   denseClusterViews?: number;
 }

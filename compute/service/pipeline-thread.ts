@@ -13,8 +13,10 @@ import { runPipeline } from "../pipeline/index.js";
 import { QUALITY_PRESETS } from "../pipeline/presets.js";
 import { PipelineError } from "../scene/report.js";
 import { DEFAULTS as FEATURE_DEFAULTS } from "../stages/features/index.js";
-import { clusterTaskRunner } from "./dense-tasks.js";
+import { denseTaskRunner } from "./dense-tasks.js";
 import { createEdgeClient } from "./edge-client.js";
+import { featureTaskRunner } from "./feature-tasks.js";
+import { TaskCoordinator } from "./task-coordinator.js";
 import type { PipelineThreadCommand, PipelineThreadInput, PipelineThreadMessage } from "./pipeline-messages.js";
 
 const port = parentPort;
@@ -29,11 +31,12 @@ function send(message: PipelineThreadMessage): void {
   port!.postMessage(message);
 }
 
-/** The runner that sends dense clusters out as tasks, when the job runner asked for it. */
-function denseRunnerFor(input: PipelineThreadInput) {
+/** The runners that send feature batches and dense clusters out as tasks, when the job runner asked for it. */
+function taskRunnersFor(input: PipelineThreadInput) {
   const tasks = input.tasks;
-  if (!tasks) return undefined;
-  return clusterTaskRunner({ edge: createEdgeClient(tasks.edgeUrl, tasks.secret), reconstructionId: tasks.reconstructionId, attempt: tasks.attempt, pollMs: tasks.pollMs, scratchDir: tasks.scratchDir });
+  if (!tasks) return {};
+  const coordinator = new TaskCoordinator({ edge: createEdgeClient(tasks.edgeUrl, tasks.secret), reconstructionId: tasks.reconstructionId, attempt: tasks.attempt, pollMs: tasks.pollMs, scratchDir: tasks.scratchDir });
+  return { featureRunner: featureTaskRunner(coordinator, tasks.featureBatchImages), denseRunner: denseTaskRunner(coordinator) };
 }
 
 // The owner (pipeline-threads.ts) gives a thread one job at a time.
@@ -45,7 +48,7 @@ port.on("message", (command: PipelineThreadCommand) => {
     outDir: input.outDir,
     quality: input.quality,
     front,
-    denseRunner: denseRunnerFor(input),
+    ...taskRunnersFor(input),
     denseClusterViews: input.denseClusterViews,
     onProgress: (p) => send({ type: "progress", job, stage: p.stage, progress: p.progress, filesProcessed: p.filesProcessed }),
   })

@@ -13,8 +13,10 @@ import { Worker } from "node:worker_threads";
 import type { TaskMessage } from "../../shared/tasks.js";
 import { useCompileCache } from "../util/compile-cache.js";
 import type { ComputeConfig } from "./config.js";
-import { decodePayload, resultKeyOf } from "./dense-tasks.js";
+import { decodeDensePayload } from "./dense-tasks.js";
 import type { EdgeClient } from "./edge-client.js";
+import { decodeFeaturePayload } from "./feature-tasks.js";
+import { resultKeyOf, type StoredPhoto } from "./task-coordinator.js";
 import type { TaskThreadCommand, TaskThreadMessage } from "./task-thread.js";
 
 export interface TaskContext {
@@ -79,17 +81,17 @@ async function runTask(message: TaskMessage, handle: RunningTask, ctx: TaskConte
   }, ctx.config.HEARTBEAT_SECONDS * 1000);
   try {
     await mkdir(dir, { recursive: true });
-    const { command, cluster } = await fetchInputs(ctx, id, attempt, lease.payload_key, dir);
+    const command = await fetchInputs(ctx, message, lease.payload_key, dir);
     if (handle.cancelReason) return;
-    const points = await solveInThread(command, handle, setCancel);
-    if (points === null) {
+    const summary = await solveInThread(command, handle, setCancel);
+    if (summary === null) {
       ctx.log({ level: "info", job: id, task: key, event: "task_cancelled", reason: handle.cancelReason });
       return;
     }
-    const resultKey = resultKeyOf(id, attempt, cluster);
+    const resultKey = resultKeyOf(id, attempt, key);
     await ctx.edge.uploadObject(resultKey, command.resultPath, "application/octet-stream");
     const answer = await ctx.edge.completeTask(id, key, { attempt, lease_id: leaseId, result_key: resultKey });
-    ctx.log({ level: "info", job: id, task: key, event: "task_completed", accepted: answer.accepted, points, seconds: (Date.now() - handle.startedAt) / 1000 });
+    ctx.log({ level: "info", job: id, task: key, event: "task_completed", accepted: answer.accepted, summary, seconds: (Date.now() - handle.startedAt) / 1000 });
   } catch (err) {
     if (handle.cancelReason) return;
     ctx.log({ level: "error", job: id, task: key, event: "task_error", error: err instanceof Error ? err.stack : String(err) });
@@ -104,26 +106,27 @@ async function runTask(message: TaskMessage, handle: RunningTask, ctx: TaskConte
 }
 
 /** Downloads the payload and the photos it names. */
-async function fetchInputs(ctx: TaskContext, id: string, attempt: number, payloadKey: string, dir: string): Promise<{ command: TaskThreadCommand; cluster: number }> {
+async function fetchInputs(ctx: TaskContext, message: TaskMessage, payloadKey: string, dir: string): Promise<TaskThreadCommand> {
   const payloadPath = path.join(dir, "payload.json");
   await ctx.edge.downloadObject(payloadKey, payloadPath);
-  const payload = decodePayload(await readFile(payloadPath, "utf8"));
-  const prefix = `work/${id}/a${attempt}/`;
+  const text = await readFile(payloadPath, "utf8");
+  const stored: StoredPhoto[] = message.kind === "dense-cluster" ? decodeDensePayload(text).photos : decodeFeaturePayload(text).photos;
+  const prefix = `work/${message.reconstruction_id}/a${message.attempt}/`;
   const photos: Array<[number, string]> = [];
-  for (const photo of payload.photos) {
-    if (!photo.key.startsWith(prefix)) throw new Error(`dense task: photo key ${photo.key} is outside the job's work prefix`);
+  for (const photo of stored) {
+    if (!photo.key.startsWith(prefix)) throw new Error(`task: photo key ${photo.key} is outside the job's work prefix`);
     const local = path.join(dir, `photo-${photo.imageIndex}${photo.extension.replace(/[^A-Za-z0-9.]/g, "")}`);
     await ctx.edge.downloadObject(photo.key, local);
     photos.push([photo.imageIndex, local]);
   }
-  return { command: { payloadPath, photos, resultPath: path.join(dir, "result.bin") }, cluster: payload.job.cluster };
+  return { kind: message.kind, payloadPath, photos, resultPath: path.join(dir, "result.bin") };
 }
 
-/** Runs the task's thread; resolves with the point count, or null when the task was cancelled. */
-function solveInThread(command: TaskThreadCommand, handle: RunningTask, setCancel: (fn: (reason: string) => void) => void): Promise<number | null> {
+/** Runs the task's thread; resolves with its summary, or null when the task was cancelled. */
+function solveInThread(command: TaskThreadCommand, handle: RunningTask, setCancel: (fn: (reason: string) => void) => void): Promise<string | null> {
   useCompileCache();
   const thread = new Worker(new URL("./task-thread.ts", import.meta.url), { execArgv: ["--import", "tsx"] });
-  return new Promise<number | null>((resolve, reject) => {
+  return new Promise<string | null>((resolve, reject) => {
     let settled = false;
     const settle = (fn: () => void) => {
       if (settled) return;
@@ -136,7 +139,7 @@ function solveInThread(command: TaskThreadCommand, handle: RunningTask, setCance
     setCancel(() => settle(() => resolve(null)));
     thread.on("message", (msg: TaskThreadMessage) => {
       if (msg.type === "progress") handle.progress = Math.max(handle.progress, msg.fraction);
-      else if (msg.type === "done") settle(() => resolve(msg.points));
+      else if (msg.type === "done") settle(() => resolve(msg.summary));
       else settle(() => reject(new Error(msg.message)));
     });
     thread.on("error", (err) => settle(() => reject(err)));

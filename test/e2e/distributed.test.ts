@@ -1,6 +1,6 @@
 /**
  * One reconstruction spread over three compute processes (issue: large captures): the job's
- * dense clusters go out as tasks through the edge's task queue, one process running a task is
+ * feature batches and dense clusters go out as tasks through the edge's task queue, one process running a task is
  * killed without warning, and the job still completes, with the same files as the whole
  * pipeline run in one process, one credit charged, and only the lost task run again.
  */
@@ -14,8 +14,9 @@ import { renderScene, writeViewsAsImages } from "../support/render.js";
 import { createAccount, getJson, pollUntilDone, upload, type StatusBody } from "./client.js";
 import { startSystem, type RunningSystem } from "./system.js";
 
-/** Small clusters, so a 10-photo job makes several tasks. */
+/** Small clusters and batches, so a 10-photo job makes several tasks of each kind. */
 const CLUSTER_VIEWS = 3;
+const BATCH_IMAGES = 4;
 /** Formats compared byte for byte with the one-process run. */
 const COMPARED = ["ply", "las", "stl", "obj", "colmap"] as const;
 
@@ -28,7 +29,7 @@ beforeAll(async () => {
     computeProcesses: 3,
     // A short lease, so a killed process's task is sent again within test time.
     vars: { TASK_LEASE_SECONDS: "5", WATCHDOG_PROCESSING_SECONDS: "120", WATCHDOG_PENDING_SECONDS: "120" },
-    computeEnv: { DENSE_CLUSTER_VIEWS: String(CLUSTER_VIEWS), HEARTBEAT_SECONDS: "1", TASK_POLL_MS: "250", PREWARM: "0" },
+    computeEnv: { DENSE_CLUSTER_VIEWS: String(CLUSTER_VIEWS), FEATURE_BATCH_IMAGES: String(BATCH_IMAGES), HEARTBEAT_SECONDS: "1", TASK_POLL_MS: "250", PREWARM: "0" },
   });
 }, 180_000);
 
@@ -72,7 +73,7 @@ async function tasksOf(id: string): Promise<TaskRecord[]> {
 }
 
 describe("one job on many compute processes", () => {
-  it("sends dense clusters as tasks, survives a killed process, and gives the one-process result with one debit", async () => {
+  it("sends feature batches and dense clusters as tasks, survives a killed process, and gives the one-process result with one debit", async () => {
     const scene = renderScene({ scene: "object", views: 10, width: 400, height: 300, seed: 7, stepDegrees: 12 });
     const files = await writeViewsAsImages(scene.views, path.join(dir, "photos"));
     const api = await createAccount(system.baseUrl, system.adminToken, 2);
@@ -90,15 +91,18 @@ describe("one job on many compute processes", () => {
 
     // Several tasks, all done in the first job attempt; only the killed one was delivered again.
     const tasks = await tasksOf(id);
-    expect(tasks.length).toBeGreaterThanOrEqual(3);
+    expect(tasks.filter((t) => t.kind === "dense-cluster").length).toBeGreaterThanOrEqual(3);
     expect(tasks.every((t) => t.state === "done")).toBe(true);
     const lost = tasks.find((t) => t.key === victim.key)!;
     expect(lost.deliveries).toBeGreaterThanOrEqual(2);
     expect(tasks.filter((t) => t.key !== victim.key).every((t) => t.deliveries === 1)).toBe(true);
     expect(new Set(tasks.map((t) => t.worker)).size).toBeGreaterThanOrEqual(2);
+    const denseTasks = tasks.filter((t) => t.kind === "dense-cluster").length;
+    const featureTasks = tasks.filter((t) => t.kind === "features-batch").length;
+    expect(featureTasks).toBe(Math.ceil(files.length / BATCH_IMAGES));
     const report = (await getJson<{ stages: Array<{ stage: string; counts: Record<string, number> }> }>(api, `/v1/reconstruction/${id}/report`)).body;
-    const denseCounts = report.stages.find((s) => s.stage === "dense")!.counts;
-    expect(denseCounts.remoteClusters).toBe(tasks.length);
+    expect(report.stages.find((s) => s.stage === "dense")!.counts.remoteClusters).toBe(denseTasks);
+    expect(report.stages.find((s) => s.stage === "features")!.counts.batches).toBe(featureTasks);
 
     // The same photos through the whole pipeline in this one process, clusters solved here.
     const local = await runPipeline({
@@ -108,7 +112,7 @@ describe("one job on many compute processes", () => {
       quality: "preview",
       denseClusterViews: CLUSTER_VIEWS,
     });
-    expect(local.report.stages.find((s) => s.stage === "dense")!.counts!.clusters).toBe(tasks.length);
+    expect(local.report.stages.find((s) => s.stage === "dense")!.counts!.clusters).toBe(denseTasks);
     for (const format of COMPARED) {
       const { body } = await getJson<{ download_url: string }>(api, `/v1/reconstruction/${id}/download/${format}`);
       const served = Buffer.from(await (await fetch(body.download_url)).arrayBuffer());

@@ -10,7 +10,9 @@ import type { ProgressFn, StageReport } from "../../scene/report.js";
 import { WorkerPool, type TaskRunner } from "../../util/pool.js";
 import { decodeForDetection } from "./decode.js";
 import type { FeatureResult, FeatureTask } from "./detect.js";
+import type { FeatureBatch } from "./encode.js";
 
+export { decodeFeatureBatch, encodeFeatureBatch, type FeatureBatch } from "./encode.js";
 export const NAME = "features";
 
 export interface Options {
@@ -89,7 +91,7 @@ export async function run(input: Input, options: Partial<Options> = {}, progress
     await Promise.all(Array.from({ length: Math.min(input.images.length, 2 * pool.size) }, lane));
     const features: ImageFeatures[] = results.map(({ imageIndex, count, xy, scale, angle, descriptors, descriptorBytes, rgb }) => ({ imageIndex, count, xy, scale, angle, descriptors, descriptorBytes, rgb }));
     const keypoints = results.reduce((sum, r) => sum + r.count, 0);
-    const warnings = results.filter((r) => r.count < 100).map((r) => `${input.images[r.imageIndex]?.name ?? r.imageIndex}: only ${r.count} keypoints (little texture?)`);
+    const warnings = results.flatMap((r, i) => (r.count < 100 ? [`${input.images[i].name}: only ${r.count} keypoints (little texture?)`] : []));
     return {
       features,
       report: {
@@ -103,4 +105,38 @@ export async function run(input: Input, options: Partial<Options> = {}, progress
   } finally {
     await own?.close();
   }
+}
+
+/**
+ * Detects the features of a job's images somewhere else (batches as tasks on other
+ * containers, compute/service) and gives them back in the images' order; null when it leaves
+ * them to this process (a set too small to split).
+ */
+export type BatchRunner = (images: ImageRef[], options: Options, progress: (fraction: number) => void) => Promise<FeatureBatch[] | null>;
+
+/** The stage's output from batches detected elsewhere, in the order of `images`. */
+export function fromBatches(images: ImageRef[], batches: FeatureBatch[], wallMs: number): Output {
+  const byIndex = new Map(batches.flatMap((b) => b.features).map((f) => [f.imageIndex, f]));
+  const features = images.map((image) => {
+    const found = byIndex.get(image.index);
+    if (!found) throw new Error(`features: no batch holds image ${image.name}`);
+    return found;
+  });
+  const keypoints = features.reduce((sum, f) => sum + f.count, 0);
+  return {
+    features,
+    report: {
+      stage: NAME,
+      wallMs,
+      counts: { images: features.length, keypoints, meanKeypoints: features.length ? keypoints / features.length : 0, batches: batches.length },
+      perImage: batches.flatMap((b) => b.perImage),
+      warnings: batches.flatMap((b) => b.warnings),
+    },
+  };
+}
+
+/** One batch detected here, as a task does it. */
+export async function runBatch(images: ImageRef[], options: Partial<Options>, progress?: ProgressFn): Promise<FeatureBatch> {
+  const out = await run({ images }, options, progress);
+  return { features: out.features, perImage: out.report.perImage ?? [], warnings: out.report.warnings ?? [] };
 }
