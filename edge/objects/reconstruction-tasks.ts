@@ -10,7 +10,7 @@
  */
 import { z } from "zod";
 import { workKey, workPrefix } from "../../shared/storage-keys.js";
-import { TaskRecord, type TaskKind, type TaskMessage, type TaskSpec, type TaskState } from "../../shared/tasks.js";
+import { TaskKey, TaskRecord, type TaskKind, type TaskMessage, type TaskSpec, type TaskState } from "../../shared/tasks.js";
 import { deletePrefix } from "../storage/delete-prefix.js";
 import { isWorkKeyOf } from "../storage/work-keys.js";
 
@@ -138,6 +138,24 @@ export function taskSpecsProblem(specs: readonly TaskSpec[], reconstructionId: s
     if (foreign) return foreign;
   }
   return null;
+}
+
+/** A malformed argument is refused as data, not thrown: errors cross boundaries as values. */
+export function invalidReason(error: z.ZodError): string {
+  return `invalid report: ${z.prettifyError(error).replace(/\s+/g, " ")}`;
+}
+
+export function refusedTask(reason: string): TaskReportOutcome {
+  return { accepted: false, reason };
+}
+
+/** A task verb's key and body, parsed with the shared schemas, or why not. */
+export function taskArgs<T>(key: string, schema: z.ZodType<T>, body: unknown): { key: string; body: T } | { reason: string } {
+  const parsedKey = TaskKey.safeParse(key);
+  if (!parsedKey.success) return { reason: invalidReason(parsedKey.error) };
+  const parsedBody = schema.safeParse(body);
+  if (!parsedBody.success) return { reason: invalidReason(parsedBody.error) };
+  return { key: parsedKey.data, body: parsedBody.data };
 }
 
 /** The lost-container failure of a task whose last delivery's lease ran out. */

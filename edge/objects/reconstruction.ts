@@ -11,13 +11,15 @@
  * has passed it re-dispatches the job with attempt + 1, up to a bounded number of attempts, and
  * finally fails the reconstruction with `processing_timeout` and refunds the credit.
  *
- * A job's coordinator may spread work over other containers as tasks (shared/tasks.ts): the
- * object keeps their table (reconstruction-task-board.ts) and leases; the same alarm also wakes
- * for a task lease that runs out (reconstruction-alarm.ts), which sends that task again without
- * touching the job or the other tasks. Task reports name the job attempt too; a newer attempt
- * makes the older attempt's tasks stale. The owner may cancel (→ failed, `cancelled`) and delete (a tombstone: the id then
+ * The owner may cancel (→ failed, `cancelled`) and delete (a tombstone: the id then
  * answers as unknown). Side effects on the AccountObject (refund, outcome, webhook events) are retried by the alarm until
  * they succeed; the AccountObject makes each of them idempotent per reconstruction id.
+ *
+ * A job's coordinator may spread work over other containers as tasks (shared/tasks.ts): the
+ * object keeps their table and leases (reconstruction-task-board.ts). The same alarm also wakes
+ * for a task lease that runs out (reconstruction-alarm.ts), which sends that task again without
+ * touching the job or the other tasks. Task reports name the job attempt too: a newer attempt
+ * makes the older attempt's tasks stale, and a finished job's tasks are refused.
  */
 import { DurableObject } from "cloudflare:workers";
 import { z } from "zod";
@@ -29,11 +31,8 @@ import { CANCELLED_FAILURE, TOMBSTONE_SQL, type CancelOutcome } from "./reconstr
 import { emitOnce } from "./reconstruction-events.js";
 import { AlarmPlan } from "./reconstruction-alarm.js";
 import { TaskBoard } from "./reconstruction-task-board.js";
-import { TaskConfig, deleteWorkOnce, type AddTasksOutcome, type TaskReportOutcome } from "./reconstruction-tasks.js";
-import {
-  AddTasksRequest, TaskCompletion, TaskFailure, TaskHeartbeat, TaskKey, TaskLeaseRequest, TaskMessage,
-  type TaskLeaseAnswer, type TaskRecord,
-} from "../../shared/tasks.js";
+import { TaskConfig, deleteWorkOnce, invalidReason, refusedTask, taskArgs, type AddTasksOutcome, type TaskReportOutcome } from "./reconstruction-tasks.js";
+import { AddTasksRequest, TaskCompletion, TaskFailure, TaskHeartbeat, TaskLeaseRequest, TaskMessage, type TaskLeaseAnswer, type TaskRecord } from "../../shared/tasks.js";
 
 /** What the create route hands the object once the inputs are in R2 and the credit is taken. */
 export const ReconstructionInit = z.object({
@@ -281,7 +280,7 @@ export class ReconstructionObject extends DurableObject<Env> {
     return this.onLiveJob(parsed.data.attempt, refusedTask, (board) => board.abandon(parsed.data, why, Date.now()));
   }
 
-  /** Task leases first, then the job watchdog if its deadline has passed (see the module comment). */
+  /** The job watchdog when its deadline has passed, otherwise the tasks' wake (see the module comment). */
   override async alarm(): Promise<void> {
     const row = this.row();
     if (!row) return;
@@ -290,11 +289,13 @@ export class ReconstructionObject extends DurableObject<Env> {
       return;
     }
     const at = this.alarmPlan.firedAt(Date.now());
-    await this.taskBoard(row).onAlarm(at);
     if (!this.alarmPlan.jobDeadlinePassed(at)) {
+      // A wake for the tasks: leases that ran out, messages to send again. The job is on time.
+      await this.taskBoard(row).onAlarm(at);
       await this.scheduleAlarm();
       return;
     }
+    // The job's deadline passed: a re-dispatch makes this attempt's tasks stale, a failure ends them.
     if (row.attempt < this.watchdog.WATCHDOG_MAX_ATTEMPTS) {
       this.sql.exec(`UPDATE reconstruction SET attempt = attempt + 1, last_seen_at = ? WHERE id = ?`, new Date().toISOString(), row.id);
       this.log(row.status, row.status, row.attempt + 1, `watchdog: no sign of life from attempt ${row.attempt}, re-dispatching`);
@@ -467,23 +468,6 @@ export class ReconstructionObject extends DurableObject<Env> {
 
 function refused(row: ReconstructionRow, reason: string): ReportOutcome & { reason: string } {
   return { accepted: false, status: row.status, reason };
-}
-
-function refusedTask(reason: string): TaskReportOutcome {
-  return { accepted: false, reason };
-}
-
-function invalidReason(error: z.ZodError): string {
-  return `invalid report: ${z.prettifyError(error).replace(/\s+/g, " ")}`;
-}
-
-/** A task verb's key and body, parsed with the shared schemas, or why not. */
-function taskArgs<T>(key: string, schema: z.ZodType<T>, body: unknown): { key: string; body: T } | { reason: string } {
-  const parsedKey = TaskKey.safeParse(key);
-  if (!parsedKey.success) return { reason: invalidReason(parsedKey.error) };
-  const parsedBody = schema.safeParse(body);
-  if (!parsedBody.success) return { reason: invalidReason(parsedBody.error) };
-  return { key: parsedKey.data, body: parsedBody.data };
 }
 
 function toStatusRecord(row: ReconstructionRow): StatusRecord {
