@@ -58,7 +58,7 @@ export async function createComputeService(config: ComputeConfig, edge: EdgeClie
     capacity: config.MAX_CONCURRENT_JOBS,
     available: Math.max(0, config.MAX_CONCURRENT_JOBS - running.size),
     worker,
-    running_tasks: [...runningTasks.values()].map((t) => ({ id: t.id, key: t.key, attempt: t.attempt, delivery: t.delivery, progress: t.progress, seconds: Math.round((Date.now() - t.startedAt) / 1000) })),
+    running_tasks: [...runningTasks.values()].map((t) => ({ id: t.id, key: t.key, attempt: t.attempt, delivery: t.delivery, leased: t.leased, progress: t.progress, seconds: Math.round((Date.now() - t.startedAt) / 1000) })),
     task_capacity: config.MAX_CONCURRENT_TASKS,
     draining,
     // Threads started since start-up, and those waiting loaded: jobs that reuse one skip its start-up.

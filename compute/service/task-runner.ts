@@ -33,6 +33,8 @@ export interface RunningTask {
   key: string;
   attempt: number;
   delivery: number;
+  /** True once the edge granted this container the task's lease (until then it may be someone else's). */
+  leased: boolean;
   startedAt: number;
   progress: number;
   cancelReason: string | null;
@@ -46,6 +48,7 @@ export function startTask(message: TaskMessage, ctx: TaskContext): { handle: Run
     key: message.key,
     attempt: message.attempt,
     delivery: message.delivery,
+    leased: false,
     startedAt: Date.now(),
     progress: 0,
     cancelReason: null,
@@ -69,6 +72,8 @@ async function runTask(message: TaskMessage, handle: RunningTask, ctx: TaskConte
     return;
   }
   const leaseId = lease.lease_id;
+  handle.leased = true;
+  handle.delivery = lease.delivery ?? message.delivery;
   ctx.log({ level: "info", job: id, task: key, event: "task_started", delivery: lease.delivery });
   const dir = path.join(ctx.workRoot, `${id}-a${attempt}-${key}-d${lease.delivery ?? message.delivery}`);
   const heartbeat = setInterval(() => {

@@ -107,7 +107,8 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
   }
   async function killCompute(signal: NodeJS.Signals = "SIGKILL", index = 0): Promise<void> {
     const child = computes[index];
-    if (!child || child.exitCode !== null) return;
+    // A process ended by a signal keeps exitCode null: it has exited all the same.
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((r) => child.once("exit", r));
     child.kill(signal);
     await exited;
