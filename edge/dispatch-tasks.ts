@@ -5,7 +5,9 @@
  * POST /jobs). The ReconstructionObject decides whether a delivery is still wanted (its job
  * attempt is current and running, the task waits for a container, the delivery is the task's
  * current one), so late or duplicated messages are dropped here rather than run twice. The
- * container that accepts a task leases it from the object before running it.
+ * container that accepts a task leases it from the object before running it. When every
+ * container is busy, the object itself sends the delivery again after the Retry-After, so a
+ * large job waits for free containers as long as it needs without using up the queue's retries.
  */
 import { TaskMessage } from "../shared/tasks.js";
 import { postToCompute, type DispatchOutcome } from "./compute-targets.js";
@@ -44,6 +46,13 @@ export async function handleTaskBatch(batch: MessageBatch<unknown>, env: Env): P
       continue;
     }
     const delaySeconds = retryDelaySeconds(outcome, message.attempts, maxBackoff);
+    // Busy containers are the normal state of a large job on a few of them: waiting for one
+    // must not use up the queue's retries (those are for a compute that errs or cannot be
+    // reached), so the object sends this delivery again itself.
+    if (outcome.kind === "busy" && (await reconstructionStub(env, task.reconstruction_id).deferTask(task, delaySeconds))) {
+      message.ack();
+      continue;
+    }
     console.warn(JSON.stringify({ level: "warn", event: "task_dispatch_retry", id: task.reconstruction_id, attempt: task.attempt, key: task.key, delivery: task.delivery, tries: message.attempts, outcome: outcome.kind, delaySeconds }));
     message.retry({ delaySeconds });
   }

@@ -126,6 +126,20 @@ export class TaskBoard {
     return true;
   }
 
+  /**
+   * Every container was busy: the object sends this delivery again itself after `seconds`,
+   * instead of the queue's bounded retries (a large job on a few containers waits for them
+   * as long as it needs; its coordinator's heartbeats keep the job alive). False when the
+   * delivery is no longer the task's current one.
+   */
+  defer(message: TaskMessage, seconds: number, now: number): boolean {
+    const row = this.get(message.key);
+    if (!row || row.state !== "pending" || row.deliveries !== message.delivery) return false;
+    // The alarm re-sends a pending task once `sent_at` is a lease length old.
+    this.sql.exec(`UPDATE tasks SET sent_at = ? WHERE attempt = ? AND key = ?`, now + seconds * 1000 - this.leaseMs, this.attempt, message.key);
+    return true;
+  }
+
   /** A delivery the queue gave up on (dead letter): the task fails if that delivery is still current. */
   abandon(message: TaskMessage, reason: string, now: number): TaskReportOutcome {
     const row = this.get(message.key);

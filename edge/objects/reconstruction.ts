@@ -272,6 +272,14 @@ export class ReconstructionObject extends DurableObject<Env> {
     return this.onLiveJob(parsed.data.attempt, () => false, (board) => board.wanted(parsed.data, Date.now()));
   }
 
+  /** For the task queue's consumer when every container is busy: this object sends the delivery again after `seconds`. */
+  async deferTask(message: TaskMessage, seconds: number): Promise<boolean> {
+    const parsed = TaskMessage.safeParse(message);
+    const delay = z.number().min(1).max(3600).safeParse(seconds);
+    if (!parsed.success || !delay.success) return false;
+    return this.onLiveJob(parsed.data.attempt, () => false, (board) => board.defer(parsed.data, delay.data, Date.now()));
+  }
+
   /** For the task dead-letter queue: the delivery could not be handed to compute; its task fails if it is still current. */
   async abandonTask(message: TaskMessage, reason: string): Promise<TaskReportOutcome> {
     const parsed = TaskMessage.safeParse(message);

@@ -14,7 +14,7 @@ import type { JobMessage } from "../../shared/jobs.js";
 import type { TaskMessage } from "../../shared/tasks.js";
 import { env } from "./helpers.js";
 import { reconstructionStub } from "./reconstruction-support.js";
-import { denseSpecs, processingReconstruction, recordTaskSends } from "./task-support.js";
+import { alarmAt, denseSpecs, fireAlarm, processingReconstruction, recordTaskSends } from "./task-support.js";
 
 const A = "http://compute-a.test";
 const B = "http://compute-b.test";
@@ -166,18 +166,38 @@ describe("task queue consumer", () => {
     expect(calls).toEqual([]);
   });
 
-  it("hands a wanted delivery to compute and acknowledges it once accepted; retries while no compute accepts", async () => {
-    const calls = stubCompute({ [A]: { status: 202 }, [B]: { status: 503, retryAfter: "9" } });
+  it("hands a wanted delivery to compute and acknowledges it once accepted; retries while compute errs", async () => {
+    const calls = stubCompute({ [A]: { status: 202 }, [B]: { status: 500 } });
     const { id } = await processingReconstruction();
     await recordTaskSends(id);
     await reconstructionStub(id).addTasks({ attempt: 1, tasks: denseSpecs(id, 2) });
     const accepted = await deliverTo(handleTaskBatch, "reconstruction-tasks", taskFor(id, "dense-000"), withUrls(A));
     expect(accepted.explicitAcks).toEqual(["msg-1"]);
     expect(calls).toEqual([{ url: `${A}/tasks`, authorization: "Bearer test-compute-secret", body: taskFor(id, "dense-000") }]);
-    const busy = await deliverTo(handleTaskBatch, "reconstruction-tasks", taskFor(id, "dense-001"), withUrls(B));
-    expect(busy.explicitAcks).toEqual([]);
-    expect(busy.retryMessages.map((m) => m.msgId)).toEqual(["msg-1"]);
+    const failing = await deliverTo(handleTaskBatch, "reconstruction-tasks", taskFor(id, "dense-001"), withUrls(B));
+    expect(failing.explicitAcks).toEqual([]);
+    expect(failing.retryMessages.map((m) => m.msgId)).toEqual(["msg-1"]);
     expect((await reconstructionStub(id).tasks(1)).map((t) => t.state)).toEqual(["pending", "pending"]);
+  });
+
+  it("when every compute is busy, acknowledges and has the object send the delivery again after the Retry-After (no queue retry used)", async () => {
+    stubCompute({ [B]: { status: 503, retryAfter: "9" } });
+    const { id } = await processingReconstruction();
+    const sent = await recordTaskSends(id);
+    await reconstructionStub(id).addTasks({ attempt: 1, tasks: denseSpecs(id, 1) });
+    const before = Date.now();
+    const busy = await deliverTo(handleTaskBatch, "reconstruction-tasks", taskFor(id, "dense-000"), withUrls(B));
+    expect(busy.explicitAcks).toEqual(["msg-1"]);
+    expect(busy.retryMessages).toEqual([]);
+    // The object's alarm is due about 9 s from now, and then sends the same delivery again.
+    const due = (await alarmAt(id))!;
+    expect(due).toBeGreaterThanOrEqual(before + 8_000);
+    expect(due).toBeLessThanOrEqual(Date.now() + 10_000);
+    await fireAlarm(id);
+    expect(sent.messages.map((m) => `${m.key}#${m.delivery}`)).toEqual(["dense-000#1", "dense-000#1"]);
+    // A stale delivery (the task was leased meanwhile) is not deferred: it is dropped as unwanted.
+    await reconstructionStub(id).leaseTask("dense-000", { attempt: 1, worker: "compute-a" });
+    expect(await reconstructionStub(id).deferTask(taskFor(id, "dense-000"), 5)).toBe(false);
   });
 
   it("is routed by queue name from the Worker's queue handler", async () => {
