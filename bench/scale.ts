@@ -1,5 +1,5 @@
 /**
- * @module `npm run bench -- scale [--sizes=50,200,800] [--width=640] [--quality=standard] [--sparse-only] [--video=SECONDS]`:
+ * @module `npm run bench -- scale [--sizes=50,200,800] [--width=640] [--quality=standard] [--sparse-only] [--video=SECONDS] [--optimum]`:
  * how cost grows with the photo count (issue "Large captures"). For each size it renders a
  * drone survey with known cameras (test/support/survey-scene.ts; cached in
  * bench-out/scale/survey-<n>-<width>/, so a rerun only reconstructs), reconstructs it with the
@@ -21,6 +21,8 @@ import ffmpegInstaller from "@ffmpeg-installer/ffmpeg";
 import { surveyCapture, surveyVideo, type SurveyCapture } from "../test/support/survey-scene.js";
 import type { RenderTask } from "./scale-render.js";
 import type { JobFigures } from "./scale-job.js";
+import type { CameraAccuracy } from "../compute/stages/sfm/accuracy.js";
+import type { ObservationsOptimum } from "./optimum.js";
 
 const run$ = promisify(execFile);
 const repoRoot = path.resolve(fileURLToPath(import.meta.url), "../..");
@@ -92,6 +94,24 @@ function fmt(value: number, digits: number): string {
   return Number.isFinite(value) ? value.toFixed(digits) : "-";
 }
 
+/**
+ * `--optimum` (instead of the timed runs): SfM again, then bundle adjustment of the model's own
+ * observations from the true cameras (bench/scale-optimum.ts): the error any estimator would
+ * have with these photos, and how far ours is from it.
+ */
+async function optimum(images: number, dir: string, width: number): Promise<void> {
+  const height = Math.round((width * 3) / 4);
+  const jobArgs = [...process.execArgv, path.join(repoRoot, "bench", "scale-optimum.ts"), dir, String(width), String(height)];
+  const { stdout } = await run$(process.execPath, jobArgs.includes("tsx") ? jobArgs : ["--import", "tsx", ...jobArgs], { maxBuffer: 64 * 2 ** 20, cwd: repoRoot });
+  const r = JSON.parse(stdout.trim().split("\n").pop()!) as { registered: number; model: CameraAccuracy; optimum: ObservationsOptimum | null };
+  const line = (a: CameraAccuracy) => `rotation ${fmt(a.medianRotationErrorDeg, 3)}/${fmt(a.maxRotationErrorDeg, 3)}°, centre ${fmt(a.medianCenterErrorPercent, 3)}/${fmt(a.maxCenterErrorPercent, 3)} %`;
+  console.log(`\n${images} photos: ${r.registered} registered`);
+  console.log(`  model against the truth:              ${line(r.model)}`);
+  if (!r.optimum) return console.log("  no optimum (too few cameras with a truth)");
+  console.log(`  optimum of its observations vs truth: ${line(r.optimum.optimumVsTruth)} (RMS ${fmt(r.optimum.optimumRmsPx, 3)} px; truth ${fmt(r.optimum.truthRmsPx, 3)} px)`);
+  console.log(`  model against that optimum:           ${line(r.optimum.modelVsOptimum)}`);
+}
+
 export async function run(args: string[]): Promise<void> {
   const sizes = option(args, "sizes", "50,200,800").split(",").map(Number).filter((n) => n > 0);
   await mkdir(path.join(repoRoot, "bench", "out"), { recursive: true });
@@ -115,7 +135,8 @@ export async function run(args: string[]): Promise<void> {
   };
   for (const images of sizes) {
     const dir = await renderSurvey(images, width);
-    results.push({ images, figures: await reconstruct(`${images} photos (${width} px)`, dir, images) });
+    if (args.includes("--optimum")) await optimum(images, dir, width);
+    else results.push({ images, figures: await reconstruct(`${images} photos (${width} px)`, dir, images) });
   }
   const videoSeconds = Number(option(args, "video", "0"));
   if (videoSeconds > 0) {
