@@ -10,6 +10,7 @@
  */
 import type { Intrinsics, PointCloud } from "../../scene/index.js";
 import type { DenseCluster } from "./clusters.js";
+import type { Options } from "./options.js";
 import type { ViewResult } from "./worker.js";
 
 /** One view of the cluster (core or extra) with what the whole model says about it. */
@@ -30,24 +31,8 @@ export interface ClusterJobView {
   home: number;
 }
 
-/** The dense options a cluster's solve uses (the stage's Options without the machine's own settings). */
-export interface ClusterSolveOptions {
-  maxImageSide: number;
-  iterations: number;
-  pyramidLevels: number;
-  refineIterations: number;
-  windowRadius: number;
-  windowStep: number;
-  bestK: number;
-  maxCost: number;
-  maxReprojectionPx: number;
-  maxRelativeDepthError: number;
-  minConsistentViews: number;
-  maxNormalAngleDeg: number;
-  minFusedViews: number;
-  kernel: "wasm" | "typescript";
-  seed: number;
-}
+/** The dense options a cluster's solve uses: the stage's Options without the machine's own settings and those the plan already applied. */
+export type ClusterSolveOptions = Omit<Options, "workers" | "keepDepthMaps" | "sourceViews" | "minAngleDeg" | "maxAngleDeg" | "depthMargin" | "maxClusterViews">;
 
 export interface ClusterJob {
   /** Index of the cluster in the plan (fusion yields to lower ones). */

@@ -4,97 +4,21 @@
  * photometrically and geometrically, and fuse them into a coloured point cloud with normals (Schönberger et al., ECCV 2016; Galliani et al., ICCV
  * 2015; Bleyer et al., BMVC 2011).
  */
-import { availableParallelism } from "node:os";
 import type { DepthMap, ImageRef, PointCloud, ProgressFn, SparseModel, StageReport } from "../../scene/index.js";
 import { cameraCenter, PipelineError } from "../../scene/index.js";
 import { WorkerPool } from "../../util/pool.js";
 import { clusterJobs, type ClusterJob, type ClusterResult, type ClusterSolveOptions } from "./cluster-job.js";
 import { clusterViews } from "./clusters.js";
+import { DEFAULTS, type Options } from "./options.js";
 import { depthRanges, selectSourceViews } from "./select.js";
 import { solveCluster } from "./solve-cluster.js";
 import type { ViewResult, ViewTask } from "./worker.js";
 
 export { decodeClusterJob, decodeClusterResult, encodeClusterJob, encodeClusterResult, type ClusterJob, type ClusterResult } from "./cluster-job.js";
+export { DEFAULTS, type Options } from "./options.js";
 export { solveCluster } from "./solve-cluster.js";
 
 export const NAME = "dense";
-
-export interface Options {
-  /** Working resolution (longest side, px); the quality presets use 480, 800 and 1600. */
-  maxImageSide: number;
-  /** Source views per reference view. */
-  sourceViews: number;
-  /** PatchMatch red–black iterations (at the coarsest level when pyramidLevels > 0). */
-  iterations: number;
-  /** Half-size levels solved first, coarse to fine (0 = the working resolution only). */
-  pyramidLevels: number;
-  /** Iterations at each finer level, seeded from the coarser one. */
-  refineIterations: number;
-  /** Window: half-size in samples and pixels between samples (3, 2 → 7×7 samples over 13×13 px). */
-  windowRadius: number;
-  windowStep: number;
-  /** Best source costs averaged per hypothesis (at most half the view's sources, rounded up). */
-  bestK: number;
-  /** Triangulation angles (degrees) preferred for source selection. */
-  minAngleDeg: number;
-  maxAngleDeg: number;
-  /** Relative widening of each view's sparse depth range. */
-  depthMargin: number;
-  /** Highest kept cost (1 − NCC, 0..2). */
-  maxCost: number;
-  /** Geometric consistency: reprojection (px), relative depth, fewest agreeing views. */
-  maxReprojectionPx: number;
-  maxRelativeDepthError: number;
-  minConsistentViews: number;
-  /**
-   * Fusion: normal agreement (degrees) and fewest views per point. One agreeing source view
-   * and two fused views keep the surfaces that only a few photos see (the ground near the
-   * cameras, the ends of a sequence): held-back photos of Herz-Jesus-P8 went from 0.868 to
-   * 0.918 coverage and fountain-P11 from 0.907 to 0.925, at 0.2–0.3 dB less PSNR over the
-   * larger covered part (`npm run bench -- views Herz fountain`); smoke F at 0.5 % of the
-   * radius 0.813 → 0.873 with precision 0.970 → 0.930 (`npm run bench -- dense smoke`).
-   */
-  maxNormalAngleDeg: number;
-  minFusedViews: number;
-  /** Cost kernel; "wasm" falls back to "typescript" when the module does not load. */
-  kernel: "wasm" | "typescript";
-  /**
-   * Most views solved and fused together (clusters.ts): bounds memory (~28 bytes per working
-   * pixel per loaded view) and fusion's cost per view on large captures. A set this size or
-   * smaller is one cluster, solved as before clusters existed.
-   */
-  maxClusterViews: number;
-  /** Worker threads (default: available parallelism). */
-  workers: number;
-  /** Return the filtered depth maps as well as the cloud (memory: ~24 bytes per pixel per view). */
-  keepDepthMaps: boolean;
-  seed: number;
-}
-
-export const DEFAULTS: Options = {
-  maxImageSide: 1200,
-  sourceViews: 6,
-  iterations: 5,
-  pyramidLevels: 2,
-  refineIterations: 1,
-  windowRadius: 3,
-  windowStep: 2,
-  bestK: 3,
-  minAngleDeg: 5,
-  maxAngleDeg: 30,
-  depthMargin: 0.25,
-  maxCost: 0.6,
-  maxReprojectionPx: 1.5,
-  maxRelativeDepthError: 0.01,
-  minConsistentViews: 1,
-  maxNormalAngleDeg: 15,
-  minFusedViews: 2,
-  kernel: "wasm",
-  maxClusterViews: 40,
-  workers: availableParallelism(),
-  keepDepthMaps: false,
-  seed: 1,
-};
 
 export interface DenseInput {
   images: ImageRef[];
@@ -208,25 +132,10 @@ export function merge(densePlan: DensePlan, results: Array<ClusterResult & { dep
   return { cloud, depthMaps, report };
 }
 
-/** The stage options a cluster's solve needs (not the machine's: workers, keepDepthMaps). */
-function solveOptions(o: Options): ClusterSolveOptions {
-  return {
-    maxImageSide: o.maxImageSide,
-    iterations: o.iterations,
-    pyramidLevels: o.pyramidLevels,
-    refineIterations: o.refineIterations,
-    windowRadius: o.windowRadius,
-    windowStep: o.windowStep,
-    bestK: o.bestK,
-    maxCost: o.maxCost,
-    maxReprojectionPx: o.maxReprojectionPx,
-    maxRelativeDepthError: o.maxRelativeDepthError,
-    minConsistentViews: o.minConsistentViews,
-    maxNormalAngleDeg: o.maxNormalAngleDeg,
-    minFusedViews: o.minFusedViews,
-    kernel: o.kernel,
-    seed: o.seed,
-  };
+/** The stage options a cluster's solve needs: not the machine's (workers, keepDepthMaps), nor those the plan already used. */
+function solveOptions(options: Options): ClusterSolveOptions {
+  const { workers: _workers, keepDepthMaps: _keep, sourceViews: _sources, minAngleDeg: _min, maxAngleDeg: _max, depthMargin: _margin, maxClusterViews: _cluster, ...solve } = options;
+  return solve;
 }
 
 /** The clusters' clouds as one. */
