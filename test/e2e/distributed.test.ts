@@ -15,9 +15,9 @@ import { renderScene, writeViewsAsImages } from "../support/render.js";
 import { createAccount, getJson, pollUntilDone, upload, type StatusBody } from "./client.js";
 import { startSystem, type RunningSystem } from "./system.js";
 
-/** Small clusters and batches, so a 10-photo job makes several tasks of each kind. */
+/** Small clusters and batches, so an 8-photo job makes several tasks of each kind. */
 const CLUSTER_VIEWS = 3;
-const BATCH_IMAGES = 4;
+const BATCH_IMAGES = 3;
 /** Formats compared byte for byte with the one-process run (zips entry by entry: their headers carry the time they were written). */
 const COMPARED = ["ply", "las", "stl", "obj", "colmap"] as const;
 
@@ -83,7 +83,7 @@ async function tasksOf(id: string): Promise<TaskRecord[]> {
 
 describe("one job on many compute processes", () => {
   it("sends feature batches and dense clusters as tasks, survives a killed process, and gives the one-process result with one debit", async () => {
-    const scene = renderScene({ scene: "object", views: 10, width: 400, height: 300, seed: 7, stepDegrees: 12 });
+    const scene = renderScene({ scene: "object", views: 8, width: 400, height: 300, seed: 5, stepDegrees: 12 });
     const files = await writeViewsAsImages(scene.views, path.join(dir, "photos"));
     const api = await createAccount(system.baseUrl, system.adminToken, 2);
     const res = await upload(api, files, { quality: "preview" });
