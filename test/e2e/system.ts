@@ -37,16 +37,32 @@ export interface RunningSystem {
   logs(): string;
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * Test files run two at a time, and a port found free here is only taken later by the process
+ * started on it (wrangler, compute), so two files asking the OS for "any free port" could be
+ * handed the same one. Each vitest worker therefore takes ports from a block of its own, below
+ * Linux's ephemeral range (32768–60999) where the OS hands out ports for `listen(0)` and for
+ * outgoing connections, and checks each one is free before handing it out.
+ */
+const PORT_BLOCK = 2000;
+const firstPort = 20_000 + (Number(process.env.VITEST_POOL_ID ?? 0) % 6) * PORT_BLOCK;
+let nextPortOffset = Math.floor(Math.random() * PORT_BLOCK);
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = net.createServer();
     server.unref();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
   });
+}
+
+export async function freePort(): Promise<number> {
+  for (let tries = 0; tries < PORT_BLOCK; tries++) {
+    const port = firstPort + (nextPortOffset++ % PORT_BLOCK);
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`no free port in ${firstPort}–${firstPort + PORT_BLOCK - 1}`);
 }
 
 async function waitFor(url: string, timeoutMs: number, child: ChildProcess, logs: () => string): Promise<void> {
