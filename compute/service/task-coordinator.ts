@@ -78,9 +78,15 @@ export class TaskCoordinator {
     return Promise.all(specs.map((s) => this.download(byKey.get(s.key)!)));
   }
 
-  /** Polls the task table until every task of `keys` is done; a task that failed for good ends the job. */
+  /**
+   * Polls the task table until every task of `keys` is done; a task that failed for good ends
+   * the job. Each round also asks whether this attempt is still the job's current one: after a
+   * watchdog re-dispatch its tasks are stale and would never finish, so waiting would hang.
+   */
   private async waitFor(keys: Set<string>, progress: (fraction: number) => void): Promise<TaskRecord[]> {
     for (;;) {
+      const current = await this.ctx.edge.heartbeat(this.ctx.reconstructionId, this.ctx.attempt);
+      if (!current.accepted) throw new StoppedByEdge(`the job no longer runs as attempt ${this.ctx.attempt}: ${current.reason ?? current.status ?? "refused"}`);
       const tasks = (await this.ctx.edge.listTasks(this.ctx.reconstructionId, this.ctx.attempt)).filter((t) => keys.has(t.key));
       if (tasks.length < keys.size) throw new StoppedByEdge(`edge lists ${tasks.length} of ${keys.size} tasks (a newer attempt owns the job?)`);
       const failed = tasks.find((t) => t.state === "failed");

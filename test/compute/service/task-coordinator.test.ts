@@ -1,0 +1,118 @@
+/**
+ * The coordinator's side of tasks against an edge played by the test: photos stored once,
+ * payloads registered as tasks, progress from the table, results in payload order, and the
+ * ways a wait must end (a task failed for good, the job moved to a newer attempt).
+ */
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { AddTasksRequest, TaskRecord } from "../../../shared/tasks.js";
+import type { ImageRef } from "../../../compute/scene/index.js";
+import { StoppedByEdge, type EdgeClient, type ReportAnswer } from "../../../compute/service/edge-client.js";
+import { TaskCoordinator } from "../../../compute/service/task-coordinator.js";
+
+const ID = "rec_abcdefghijklmnopqrstuvwx";
+
+/** An edge whose task table the test moves forward one poll at a time. */
+function scriptedEdge(dir: string) {
+  const uploads = new Map<string, Buffer>();
+  const added: AddTasksRequest[] = [];
+  const state = { tasks: [] as TaskRecord[], polls: 0, currentAttempt: 1, onPoll: (_poll: number, _tasks: TaskRecord[]) => {} };
+  const yes = async (): Promise<ReportAnswer> => ({ accepted: true });
+  const edge: EdgeClient = {
+    async uploadObject(key, src) {
+      uploads.set(key, await readFile(src));
+      return uploads.get(key)!.byteLength;
+    },
+    async downloadObject(key, dest) {
+      const bytes = uploads.get(key);
+      if (!bytes) throw new Error(`no object ${key}`);
+      await writeFile(dest, bytes);
+      return bytes.byteLength;
+    },
+    start: yes,
+    progress: yes,
+    complete: yes,
+    fail: yes,
+    heartbeat: async (_id, attempt) => (attempt === state.currentAttempt ? { accepted: true } : { accepted: false, status: "processing", reason: `attempt ${attempt} is not the current attempt ${state.currentAttempt}` }),
+    async addTasks(_id, request) {
+      added.push(request);
+      state.tasks = request.tasks.map((t) => ({ key: t.key, kind: t.kind, state: "pending", deliveries: 1, progress: 0, result_key: null, error: null, worker: null }));
+      return { accepted: true };
+    },
+    async listTasks() {
+      state.onPoll(++state.polls, state.tasks);
+      return state.tasks.map((t) => ({ ...t }));
+    },
+    leaseTask: async () => ({ granted: false }),
+    taskHeartbeat: yes,
+    completeTask: yes,
+    failTask: yes,
+  };
+  /** A task finishes: its result is "stored" under its key, as a container would upload it. */
+  const finish = (task: TaskRecord, content: string) => {
+    const key = `work/${ID}/a1/tasks/${task.key}.result`;
+    uploads.set(key, Buffer.from(content));
+    Object.assign(task, { state: "done", progress: 1, result_key: key });
+  };
+  return { edge, uploads, added, state, finish, dir };
+}
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), "coordinator-"));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function photo(index: number): Promise<ImageRef> {
+  const file = path.join(dir, `p${index}.jpg`);
+  await writeFile(file, `photo ${index}`);
+  return { index, name: `p${index}.jpg`, path: file, width: 4, height: 3, focalPrior: 4, focalPriorSource: "default" };
+}
+
+describe("task coordinator", () => {
+  it("stores each photo once, registers the payloads, reports the tasks' mean progress and returns results in payload order", async () => {
+    const fake = scriptedEdge(dir);
+    const coordinator = new TaskCoordinator({ edge: fake.edge, reconstructionId: ID, attempt: 1, scratchDir: dir, pollMs: 1 });
+    const [a, b] = [await photo(0), await photo(1)];
+    const first = await coordinator.storePhotos([a, b]);
+    const again = await coordinator.storePhotos([b]);
+    expect(again).toEqual([first[1]]);
+    expect([...fake.uploads.keys()].filter((k) => k.includes("/photos/"))).toEqual([`work/${ID}/a1/photos/00000.jpg`, `work/${ID}/a1/photos/00001.jpg`]);
+    // Poll 1: half of one task; poll 2: the second finishes first; poll 3: both done.
+    fake.state.onPoll = (poll, tasks) => {
+      if (poll === 1) tasks[0].progress = 0.5;
+      if (poll === 2) fake.finish(tasks[1], "second");
+      if (poll === 3) fake.finish(tasks[0], "first");
+    };
+    const seen: number[] = [];
+    const results = await coordinator.run("dense-cluster", [{ key: "dense-0000", payload: "{}" }, { key: "dense-0001", payload: "{}" }], (f) => seen.push(f));
+    expect(results.map((r) => Buffer.from(r).toString())).toEqual(["first", "second"]);
+    expect(seen).toEqual([0.25, 0.75, 1]);
+    expect(fake.added).toEqual([{ attempt: 1, tasks: [{ key: "dense-0000", kind: "dense-cluster", payload_key: `work/${ID}/a1/tasks/dense-0000.json` }, { key: "dense-0001", kind: "dense-cluster", payload_key: `work/${ID}/a1/tasks/dense-0001.json` }] }]);
+  });
+
+  it("ends the wait with the task's error when a task failed on every delivery", async () => {
+    const fake = scriptedEdge(dir);
+    const coordinator = new TaskCoordinator({ edge: fake.edge, reconstructionId: ID, attempt: 1, scratchDir: dir, pollMs: 1 });
+    fake.state.onPoll = (poll, tasks) => {
+      if (poll === 2) Object.assign(tasks[0], { state: "failed", deliveries: 3, error: { code: "task_lost", message: "no sign of life" } });
+    };
+    await expect(coordinator.run("features-batch", [{ key: "features-0000", payload: "{}" }], () => {})).rejects.toThrow(/features-0000 failed after 3 deliveries: task_lost/);
+  });
+
+  it("stops waiting once the job runs as a newer attempt (its tasks would never finish)", async () => {
+    const fake = scriptedEdge(dir);
+    const coordinator = new TaskCoordinator({ edge: fake.edge, reconstructionId: ID, attempt: 1, scratchDir: dir, pollMs: 1 });
+    fake.state.onPoll = (poll) => {
+      if (poll === 3) fake.state.currentAttempt = 2;
+    };
+    const wait = coordinator.run("dense-cluster", [{ key: "dense-0000", payload: "{}" }], () => {});
+    await expect(wait).rejects.toBeInstanceOf(StoppedByEdge);
+    await expect(wait).rejects.toThrow(/not the current attempt 2/);
+    expect(fake.state.polls).toBe(3);
+  });
+});
