@@ -2,7 +2,7 @@
  * @module Dense clusters as tasks (task-coordinator.ts): the payload of one cluster, and the
  * ClusterRunner that sends every cluster of a job out and gathers their results.
  */
-import { decodeClusterResult, type ClusterJob, type ClusterRunner } from "../stages/dense/index.js";
+import { checkClusterJob, decodeClusterResult, type ClusterJob, type ClusterRunner } from "../stages/dense/index.js";
 import type { StoredPhoto, TaskCoordinator } from "./task-coordinator.js";
 
 /** A dense-cluster task's input: the cluster job and where each of its photos is stored. */
@@ -13,7 +13,8 @@ export interface DenseTaskPayload {
 
 export function decodeDensePayload(text: string): DenseTaskPayload {
   const payload = JSON.parse(text) as DenseTaskPayload;
-  if (!payload.job || !Array.isArray(payload.photos) || !Array.isArray(payload.job.views)) throw new Error("dense task: malformed payload");
+  if (!payload || !Array.isArray(payload.photos)) throw new Error("dense task: malformed payload");
+  payload.job = checkClusterJob(payload.job);
   const stored = new Set(payload.photos.map((p) => p.imageIndex));
   const missing = payload.job.views.find((v) => !stored.has(v.imageIndex));
   if (missing) throw new Error(`dense task: no photo for view ${missing.name}`);

@@ -5,8 +5,8 @@
  *
  * The in-process stage and a task on another container solve the same ClusterJob with the same
  * function (solve-cluster.ts), so a job spread over containers gives the same cloud as one
- * process. Both travel as bytes: JSON numbers round-trip IEEE doubles exactly, and the point
- * arrays are copied raw.
+ * process. The job travels as JSON (its numbers round-trip IEEE doubles exactly), the result as
+ * bytes with the point arrays copied raw.
  */
 import type { Intrinsics, PointCloud } from "../../scene/index.js";
 import type { DenseCluster } from "./clusters.js";
@@ -84,13 +84,11 @@ export function clusterJobs(
   }));
 }
 
-export function encodeClusterJob(job: ClusterJob): Uint8Array {
-  return new TextEncoder().encode(JSON.stringify(job));
-}
-
-export function decodeClusterJob(bytes: Uint8Array): ClusterJob {
-  const job = JSON.parse(new TextDecoder().decode(bytes)) as ClusterJob;
-  if (!Number.isInteger(job.cluster) || !Array.isArray(job.core) || !Array.isArray(job.views) || typeof job.options !== "object") {
+/** A cluster job read back from JSON (a task's payload), checked for the fields its solve reads. */
+export function checkClusterJob(value: unknown): ClusterJob {
+  const job = value as ClusterJob;
+  const viewOk = (v: ClusterJobView) => Number.isInteger(v?.viewIndex) && Number.isInteger(v.imageIndex) && Array.isArray(v.R) && v.R.length === 9 && Array.isArray(v.t) && v.t.length === 3 && Array.isArray(v.sources) && typeof v.intrinsics === "object";
+  if (!job || !Number.isInteger(job.cluster) || !Array.isArray(job.core) || !Array.isArray(job.extras) || !Array.isArray(job.views) || !job.views.every(viewOk) || typeof job.options !== "object") {
     throw new Error("dense: not a cluster job");
   }
   return job;

@@ -14,7 +14,7 @@ import { depthRanges, selectSourceViews } from "./select.js";
 import { solveCluster } from "./solve-cluster.js";
 import type { ViewResult, ViewTask } from "./worker.js";
 
-export { decodeClusterJob, decodeClusterResult, encodeClusterJob, encodeClusterResult, type ClusterJob, type ClusterResult } from "./cluster-job.js";
+export { checkClusterJob, decodeClusterResult, encodeClusterResult, type ClusterJob, type ClusterResult } from "./cluster-job.js";
 export { DEFAULTS, type Options } from "./options.js";
 export { solveCluster } from "./solve-cluster.js";
 

@@ -10,6 +10,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { AddTasksRequest, TaskRecord } from "../../../shared/tasks.js";
 import type { ImageRef } from "../../../compute/scene/index.js";
 import { StoppedByEdge, type EdgeClient, type ReportAnswer } from "../../../compute/service/edge-client.js";
+import { decodeDensePayload } from "../../../compute/service/dense-tasks.js";
+import { decodeFeaturePayload } from "../../../compute/service/feature-tasks.js";
 import { TaskCoordinator } from "../../../compute/service/task-coordinator.js";
 
 const ID = "rec_abcdefghijklmnopqrstuvwx";
@@ -114,5 +116,25 @@ describe("task coordinator", () => {
     await expect(wait).rejects.toBeInstanceOf(StoppedByEdge);
     await expect(wait).rejects.toThrow(/not the current attempt 2/);
     expect(fake.state.polls).toBe(3);
+  });
+});
+
+describe("task payloads", () => {
+  const view = { viewIndex: 0, name: "a.jpg", imageIndex: 3, intrinsics: { width: 4, height: 3, focal: 4, cx: 2, cy: 1.5, k1: 0, k2: 0 }, R: [1, 0, 0, 0, 1, 0, 0, 0, 1], t: [0, 0, 0], sources: [], range: null, home: 0 };
+  const job = { cluster: 0, core: [0], extras: [], views: [view], options: {} };
+  const photos = [{ imageIndex: 3, key: `work/${ID}/a1/photos/00003.jpg`, extension: ".jpg" }];
+
+  it("a dense payload is read back only when its job and photos are whole", () => {
+    expect(decodeDensePayload(JSON.stringify({ job, photos })).job.views[0].imageIndex).toBe(3);
+    expect(() => decodeDensePayload(JSON.stringify({ job: { ...job, views: [{ ...view, R: [1, 0, 0] }] }, photos }))).toThrow(/not a cluster job/);
+    expect(() => decodeDensePayload(JSON.stringify({ job, photos: [] }))).toThrow(/no photo for view a.jpg/);
+    expect(() => decodeDensePayload(JSON.stringify({ photos }))).toThrow(/not a cluster job/);
+  });
+
+  it("a features payload is read back only when every image has its photo", () => {
+    const image = { index: 3, name: "a.jpg", width: 4, height: 3, focalPrior: 4, focalPriorSource: "default" };
+    expect(decodeFeaturePayload(JSON.stringify({ images: [image], photos, options: {} })).images).toHaveLength(1);
+    expect(() => decodeFeaturePayload(JSON.stringify({ images: [{ ...image, index: 4 }], photos, options: {} }))).toThrow(/no photo for a.jpg/);
+    expect(() => decodeFeaturePayload(JSON.stringify({ images: [image], photos }))).toThrow(/malformed/);
   });
 });
