@@ -130,12 +130,24 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
     await exited;
   }
 
+  /**
+   * `node_modules/.bin/wrangler` runs wrangler's CLI in a child process, which runs workerd:
+   * SIGTERM lets the CLI stop workerd; a SIGKILL of the wrapper alone would leave both running.
+   */
+  async function stopEdge(): Promise<void> {
+    if (edge.exitCode !== null || edge.signalCode !== null) return;
+    const exited = new Promise((r) => edge.once("exit", r));
+    edge.kill("SIGTERM");
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+    if (edge.exitCode === null && edge.signalCode === null) edge.kill("SIGKILL");
+  }
+
   try {
     await waitFor(`${baseUrl}/v1/openapi.json`, 120_000, edge, () => output);
     if (!options.noCompute) await Promise.all(computePorts.map((_, i) => startCompute(i)));
   } catch (err) {
-    edge.kill("SIGKILL");
     await Promise.all(computePorts.map((_, i) => killCompute("SIGKILL", i)));
+    await stopEdge();
     throw err;
   }
   return {
@@ -149,12 +161,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<RunningS
     logs: () => output,
     async stop() {
       await Promise.all(computePorts.map((_, i) => killCompute("SIGTERM", i)));
-      if (edge.exitCode === null) {
-        const exited = new Promise((r) => edge.once("exit", r));
-        edge.kill("SIGTERM");
-        await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-        if (edge.exitCode === null) edge.kill("SIGKILL");
-      }
+      await stopEdge();
       await rm(persist, { recursive: true, force: true });
       await rm(workRoot, { recursive: true, force: true });
     },
