@@ -12,6 +12,7 @@ import { CONTENT_TYPES } from "../../shared/formats.js";
 import type { JobMessage } from "../../shared/jobs.js";
 import type { Stage } from "../../shared/records.js";
 import { outputKey, reportKey } from "../../shared/storage-keys.js";
+import { cancellable, type Cancellable, type OnCancel } from "./cancellable.js";
 import type { ComputeConfig } from "./config.js";
 import { StoppedByEdge, type EdgeClient } from "./edge-client.js";
 import type { PipelineThreadCommand, PipelineThreadInput, PipelineThreadMessage } from "./pipeline-messages.js";
@@ -26,15 +27,12 @@ export interface JobContext {
 }
 
 /** A running job; `attempt` follows the newest dispatch of the same reconstruction. */
-export interface RunningJob {
+export interface RunningJob extends Cancellable {
   id: string;
   attempt: number;
   startedAt: number;
   stage: Stage | null;
   progress: number;
-  /** Set once the job must stop (the edge refused a report, or shutdown); checked at every checkpoint. */
-  cancelReason: string | null;
-  cancel(reason: string): void;
 }
 
 type Outcome =
@@ -43,27 +41,12 @@ type Outcome =
   | { type: "cancelled"; reason: string };
 
 export function startJob(job: JobMessage, ctx: JobContext): { handle: RunningJob; finished: Promise<void> } {
-  let onCancel: (reason: string) => void = () => {};
-  const handle: RunningJob = {
-    id: job.reconstruction_id,
-    attempt: job.attempt,
-    startedAt: Date.now(),
-    stage: null,
-    progress: 0,
-    cancelReason: null,
-    cancel(reason) {
-      handle.cancelReason ??= reason;
-      onCancel(reason);
-    },
-  };
-  const finished = runJob(job, handle, ctx, (fn) => {
-    onCancel = fn;
-    if (handle.cancelReason) fn(handle.cancelReason);
-  }).catch((err: unknown) => ctx.log({ level: "error", job: job.reconstruction_id, event: "job_crashed", error: String(err) }));
+  const { handle, onCancel } = cancellable({ id: job.reconstruction_id, attempt: job.attempt, startedAt: Date.now(), stage: null as Stage | null, progress: 0 });
+  const finished = runJob(job, handle, ctx, onCancel).catch((err: unknown) => ctx.log({ level: "error", job: job.reconstruction_id, event: "job_crashed", error: String(err) }));
   return { handle, finished };
 }
 
-async function runJob(job: JobMessage, handle: RunningJob, ctx: JobContext, setCancel: (fn: (reason: string) => void) => void): Promise<void> {
+async function runJob(job: JobMessage, handle: RunningJob, ctx: JobContext, setCancel: OnCancel): Promise<void> {
   const id = job.reconstruction_id;
   const started = await ctx.edge.start(id, handle.attempt);
   if (!started.accepted) {
@@ -109,7 +92,7 @@ async function execute(
   ctx: JobContext,
   jobDir: string,
   reporter: ProgressReporter,
-  setCancel: (fn: (reason: string) => void) => void,
+  setCancel: OnCancel,
 ): Promise<Outcome> {
   const inputDir = path.join(jobDir, "inputs");
   const outDir = path.join(jobDir, "out");
@@ -124,11 +107,12 @@ async function execute(
     files.push({ path: localPath, name: input.name });
     reporter.report("ingest", Math.floor((2 * (index + 1)) / job.inputs.length), 0);
   }
-  const scratchDir = path.join(jobDir, "tasks");
-  await mkdir(scratchDir, { recursive: true });
-  const tasks = ctx.config.DISTRIBUTE_TASKS === "1"
-    ? { edgeUrl: ctx.config.EDGE_URL, secret: ctx.config.COMPUTE_SECRET, reconstructionId: job.reconstruction_id, attempt: handle.attempt, pollMs: ctx.config.TASK_POLL_MS, scratchDir, featureBatchImages: ctx.config.FEATURE_BATCH_IMAGES }
-    : undefined;
+  let tasks: PipelineThreadInput["tasks"];
+  if (ctx.config.DISTRIBUTE_TASKS === "1") {
+    const scratchDir = path.join(jobDir, "tasks");
+    await mkdir(scratchDir, { recursive: true });
+    tasks = { edgeUrl: ctx.config.EDGE_URL, secret: ctx.config.COMPUTE_SECRET, reconstructionId: job.reconstruction_id, attempt: handle.attempt, pollMs: ctx.config.TASK_POLL_MS, scratchDir, featureBatchImages: ctx.config.FEATURE_BATCH_IMAGES };
+  }
   const threadInput: PipelineThreadInput = { files, workDir: path.join(jobDir, "work"), outDir, quality: job.quality, tasks, denseClusterViews: ctx.config.DENSE_CLUSTER_VIEWS };
   const tag = `${job.reconstruction_id}-a${job.attempt}`;
   const outcome = await new Promise<Outcome>((resolve) => {

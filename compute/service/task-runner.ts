@@ -12,6 +12,7 @@ import path from "node:path";
 import { Worker } from "node:worker_threads";
 import type { TaskMessage } from "../../shared/tasks.js";
 import { useCompileCache } from "../util/compile-cache.js";
+import { cancellable, type Cancellable, type OnCancel } from "./cancellable.js";
 import type { ComputeConfig } from "./config.js";
 import { decodeDensePayload } from "./dense-tasks.js";
 import type { EdgeClient } from "./edge-client.js";
@@ -28,7 +29,7 @@ export interface TaskContext {
   log: (event: Record<string, unknown>) => void;
 }
 
-export interface RunningTask {
+export interface RunningTask extends Cancellable {
   id: string;
   key: string;
   attempt: number;
@@ -37,34 +38,15 @@ export interface RunningTask {
   leased: boolean;
   startedAt: number;
   progress: number;
-  cancelReason: string | null;
-  cancel(reason: string): void;
 }
 
 export function startTask(message: TaskMessage, ctx: TaskContext): { handle: RunningTask; finished: Promise<void> } {
-  let onCancel: (reason: string) => void = () => {};
-  const handle: RunningTask = {
-    id: message.reconstruction_id,
-    key: message.key,
-    attempt: message.attempt,
-    delivery: message.delivery,
-    leased: false,
-    startedAt: Date.now(),
-    progress: 0,
-    cancelReason: null,
-    cancel(reason) {
-      handle.cancelReason ??= reason;
-      onCancel(reason);
-    },
-  };
-  const finished = runTask(message, handle, ctx, (fn) => {
-    onCancel = fn;
-    if (handle.cancelReason) fn(handle.cancelReason);
-  }).catch((err: unknown) => ctx.log({ level: "error", job: message.reconstruction_id, task: message.key, event: "task_crashed", error: String(err) }));
+  const { handle, onCancel } = cancellable({ id: message.reconstruction_id, key: message.key, attempt: message.attempt, delivery: message.delivery, leased: false, startedAt: Date.now(), progress: 0 });
+  const finished = runTask(message, handle, ctx, onCancel).catch((err: unknown) => ctx.log({ level: "error", job: message.reconstruction_id, task: message.key, event: "task_crashed", error: String(err) }));
   return { handle, finished };
 }
 
-async function runTask(message: TaskMessage, handle: RunningTask, ctx: TaskContext, setCancel: (fn: (reason: string) => void) => void): Promise<void> {
+async function runTask(message: TaskMessage, handle: RunningTask, ctx: TaskContext, setCancel: OnCancel): Promise<void> {
   const { reconstruction_id: id, key, attempt } = message;
   const lease = await ctx.edge.leaseTask(id, key, { attempt, worker: ctx.worker });
   if (!lease.granted || !lease.lease_id || !lease.payload_key) {
@@ -128,7 +110,7 @@ async function fetchInputs(ctx: TaskContext, message: TaskMessage, payloadKey: s
 }
 
 /** Runs the task's thread; resolves with its summary, or null when the task was cancelled. */
-function solveInThread(command: TaskThreadCommand, handle: RunningTask, setCancel: (fn: (reason: string) => void) => void): Promise<string | null> {
+function solveInThread(command: TaskThreadCommand, handle: RunningTask, setCancel: OnCancel): Promise<string | null> {
   useCompileCache();
   const thread = new Worker(new URL("./task-thread.ts", import.meta.url), { execArgv: ["--import", "tsx"] });
   return new Promise<string | null>((resolve, reject) => {

@@ -45,7 +45,7 @@ export interface DensePlan {
 export type ClusterRunner = (plan: DensePlan, images: ImageRef[], progress: (fraction: number) => void) => Promise<ClusterResult[]>;
 
 /** Source views, depth ranges and clusters of the model, as self-contained cluster jobs. */
-export function plan(input: DenseInput, options: Partial<Options> = {}): DensePlan {
+function plan(input: DenseInput, options: Partial<Options> = {}): DensePlan {
   const opts: Options = { ...DEFAULTS, ...options };
   const { model } = input;
   const sources = selectSourceViews(model, { sourceViews: opts.sourceViews, minAngleDeg: opts.minAngleDeg, maxAngleDeg: opts.maxAngleDeg, minSharedPoints: 5 });
@@ -97,7 +97,7 @@ async function solveHere(input: DenseInput, densePlan: DensePlan, opts: Options,
 }
 
 /** The clusters' clouds as one, in cluster order, and the stage report. */
-export function merge(densePlan: DensePlan, results: Array<ClusterResult & { depthMaps?: DepthMap[] }>, keepDepthMaps: boolean): DenseOutput {
+function merge(densePlan: DensePlan, results: Array<ClusterResult & { depthMaps?: DepthMap[] }>, keepDepthMaps: boolean): DenseOutput {
   const ordered = [...results].sort((a, b) => a.cluster - b.cluster);
   if (ordered.length !== densePlan.jobs.length || ordered.some((r, c) => r.cluster !== c)) throw new Error(`dense: ${ordered.length} cluster results for ${densePlan.jobs.length} clusters`);
   const core = ordered.flatMap((r) => r.core).sort((a, b) => a.viewIndex - b.viewIndex);

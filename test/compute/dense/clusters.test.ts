@@ -2,10 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rm } from "node:fs/promises";
 import path from "node:path";
 import { clusterViews } from "../../../compute/stages/dense/clusters.js";
-import { decodeClusterResult, encodeClusterResult, run, solveCluster, type ClusterRunner, type DenseOutput } from "../../../compute/stages/dense/index.js";
+import { checkClusterJob, decodeClusterResult, encodeClusterResult, run, solveCluster, type ClusterRunner, type DenseOutput } from "../../../compute/stages/dense/index.js";
 import type { ViewResult, ViewTask } from "../../../compute/stages/dense/worker.js";
 import { WorkerPool } from "../../../compute/util/pool.js";
-import { decodeDensePayload } from "../../../compute/service/dense-tasks.js";
 import { visiblePoints } from "../../support/render.js";
 import { denseFixture, type DenseFixture } from "./fixture.js";
 import { median, nearestDistances } from "./metrics.js";
@@ -89,12 +88,12 @@ describe("dense clusters", () => {
 
     it("gives the same cloud, bit for bit, when each cluster travels as bytes to a solve of its own (a task on another container)", async () => {
       const solvedRemotely: number[] = [];
-      // What a task does: decode its payload, solve the job with its own worker pool, encode the result.
+      // What a task does: read its job back from JSON, solve it with its own worker pool, encode the result.
       const runner: ClusterRunner = async (plan, images, progress) => {
         const byIndex = new Map(images.map((im) => [im.index, im]));
         const results = [];
         for (const job of plan.jobs) {
-          const received = decodeDensePayload(JSON.stringify({ job, photos: job.views.map((v) => ({ imageIndex: v.imageIndex, key: "", extension: ".jpg" })) })).job;
+          const received = checkClusterJob(JSON.parse(JSON.stringify(job)));
           const pool = new WorkerPool<ViewTask, ViewResult>(new URL("../../../compute/stages/dense/worker.ts", import.meta.url), { size: 2 });
           try {
             const result = await solveCluster(received, (i) => byIndex.get(i)!, pool);
