@@ -52,6 +52,15 @@ export interface Options extends PairOptions, VerifyOptions {
    * 0.7 0.086° / 0.044°, at 0.6 0.043° / 0.036°, at 0.5 0.093° / 0.041°.
    */
   guidedRatio: number;
+  /**
+   * The search over a pair's full keypoint sets (the guided search keeps its band): "off"
+   * compares every descriptor of A with every one of B (kernel.ts); "mih" compares only the
+   * candidates multi-index hashing finds (ann.ts), for pairs where both images have at least
+   * `annMinKeypoints`.
+   */
+  ann: "off" | "mih";
+  /** Keypoints both images need before the approximate search is used. */
+  annMinKeypoints: number;
 }
 
 export const DEFAULTS: Options = {
@@ -74,6 +83,8 @@ export const DEFAULTS: Options = {
   guidedMinInliers: 15,
   guidedBand: 2,
   guidedRatio: 0.6,
+  ann: "off",
+  annMinKeypoints: 0,
 };
 
 export interface Input {
@@ -159,7 +170,7 @@ function shareFeatures(images: ImageRef[], features: ImageFeatures[], opts: Opti
   const longSides = Float64Array.from(images, (im) => Math.max(im.width, im.height));
   const verify: VerifyOptions = { epipolarThreshold: opts.epipolarThreshold, homographyThreshold: opts.homographyThreshold, minInliers: opts.minInliers, homographyMinRatio: opts.homographyMinRatio, maxRansacIterations: opts.maxRansacIterations };
   const subset = shareSubsets(features, descriptors, offsets, words, opts.guidedSubset, opts.guidedMinKeypoints);
-  return { run: nextRun++, descriptors, xy, offsets, counts, longSides, words, ratio: opts.ratio, verify, subset, guided: { minInliers: opts.guidedMinInliers, band: opts.guidedBand, ratio: opts.guidedRatio } };
+  return { run: nextRun++, descriptors, xy, offsets, counts, longSides, words, ratio: opts.ratio, verify, subset, guided: { minInliers: opts.guidedMinInliers, band: opts.guidedBand, ratio: opts.guidedRatio }, ann: { mode: opts.ann, minKeypoints: opts.annMinKeypoints } };
 }
 
 /** The `size` largest-scale keypoints of every image with at least max(minKeypoints, 2·size) (none when size is 0), packed for the workers. */
@@ -210,6 +221,7 @@ function report(images: ImageRef[], results: PairResult[], pairs: VerifiedPair[]
       verifiedPairs: pairs.length,
       homographyPairs: pairs.filter((p) => p.model === "homography").length,
       guidedPairs: results.filter((r) => r.guided).length,
+      approximatePairs: results.filter((r) => r.approximate).length,
       putativeMatches: results.reduce((s, r) => s + r.putative, 0),
       inlierMatches: pairs.reduce((s, p) => s + p.matches.length / 2, 0),
       tracks: tracks.count,

@@ -3,13 +3,14 @@
  * shared front workers). All images' packed descriptors and keypoint coordinates live in
  * SharedArrayBuffers that every task carries: their memory is shared, and only the small
  * per-image tables (offsets, counts) are copied with each task. Beyond those, a task is a
- * pair of image indices: match descriptors (kernel.ts, geometry/epipolar-band.ts), ratio + mutual test
+ * pair of image indices: match descriptors (kernel.ts, ann.ts, geometry/epipolar-band.ts), ratio + mutual test
  * (hamming.ts), verify (verify.ts).
  */
 import type { TransferListItem } from "node:worker_threads";
 import { createRng } from "../../math/random.js";
 import { epipolarBandNeighbours } from "../../geometry/epipolar-band.js";
 import { mutualRatioMatches } from "../../math/mutual-nearest.js";
+import { approximateNeighbours } from "./ann.js";
 import { candidateDistances, nearestNeighbours } from "./kernel.js";
 import { verifyPair, type VerifyOptions } from "./verify.js";
 import type { VerifiedPair } from "../../scene/matches.js";
@@ -31,6 +32,13 @@ export interface MatchingShared {
   /** The largest-scale keypoints of each image that has enough for guided matching (index.ts). */
   subset: SubsetShared;
   guided: GuidedSettings;
+  ann: AnnSettings;
+}
+
+/** When the exhaustive search of a pair is approximate (ann.ts): mode "mih" and both images with at least minKeypoints. */
+export interface AnnSettings {
+  mode: "off" | "mih";
+  minKeypoints: number;
 }
 
 /** Per image: `counts[i]` keypoints (0 when the image is matched exhaustively only), packed like the full set. */
@@ -63,6 +71,8 @@ export interface PairResult {
   putative: number;
   /** Whether the matches came from guided matching (geometry/epipolar-band.ts) rather than the exhaustive search. */
   guided: boolean;
+  /** Whether the exhaustive search was the approximate one (ann.ts). */
+  approximate: boolean;
   pair?: VerifiedPair;
   reason?: string;
 }
@@ -103,9 +113,11 @@ function matchPair({ a, b, shared }: PairTask): PairResult {
   const rng = createRng(0x9e3779b1 ^ (a * 65599 + b));
   const guided = guidedPair(a, b, shared, { rowsA, rowsB, xyA, xyB, longSide, rng });
   if (guided) return guided;
-  const putative = mutualRatioMatches(nearestNeighbours(rowsA, counts[a], rowsB, counts[b], words), shared.ratio);
+  const approximate = shared.ann.mode === "mih" && Math.min(counts[a], counts[b]) >= shared.ann.minKeypoints;
+  const search = approximate ? approximateNeighbours : nearestNeighbours;
+  const putative = mutualRatioMatches(search(rowsA, counts[a], rowsB, counts[b], words), shared.ratio);
   const verified = verifyPair(a, b, xyA, xyB, putative, longSide, shared.verify, rng);
-  return { a, b, putative: putative.length / 3, guided: false, ...verified };
+  return { a, b, putative: putative.length / 3, guided: false, approximate, ...verified };
 }
 
 interface PairData {
@@ -146,7 +158,7 @@ function guidedPair(a: number, b: number, shared: MatchingShared, pair: PairData
   const putative = mutualRatioMatches(neighbours, guided.ratio);
   const verified = verifyPair(a, b, pair.xyA, pair.xyB, putative, pair.longSide, verify, pair.rng);
   if (!verified.pair) return null;
-  return { a, b, putative: putative.length / 3, guided: true, ...verified };
+  return { a, b, putative: putative.length / 3, guided: true, approximate: false, ...verified };
 }
 
 /** One task of the matching stage: the result, and the match buffer to transfer rather than copy. */
