@@ -1,10 +1,16 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { CandidateDistances } from "../../../compute/geometry/epipolar-band.js";
 import { mutualRatioMatches, type Neighbours } from "../../../compute/math/mutual-nearest.js";
 import { ANN_PARAMETERS, INDEXED_BITS, approximateNeighbours, searchReach, substringBits, substringNeighbours } from "../../../compute/stages/matching/ann.js";
 import { hammingDistance, nearestNeighboursReference, packDescriptors } from "../../../compute/stages/matching/hamming.js";
+import type { ImageRef } from "../../../compute/scene/images.js";
+import * as features from "../../../compute/stages/features/index.js";
+import * as matching from "../../../compute/stages/matching/index.js";
 import { nearestNeighbours } from "../../../compute/stages/matching/kernel.js";
-import { rng } from "../../support/fixtures.js";
+import { encodePng, makePlaneScene, renderPlane, rng } from "../../support/fixtures.js";
 
 const BYTES = 61;
 const WORDS = 16;
@@ -124,22 +130,22 @@ describe("stages/matching approximate search (multi-index hashing)", () => {
   });
 
   it("bounds a second-nearest it could not see by its reach, so Lowe's ratio caps the nearest at ratio × (reach + 1)", () => {
-    expect(REACH).toBe(100);
+    expect(REACH).toBe(120);
     expect(searchReach({ ...ANN_PARAMETERS, tables: 10 })).toBeLessThan(REACH);
     const random = rng(14);
     const count = 8;
     const rawA = randomDescriptors(count, random);
     const rawB = randomDescriptors(count, random);
     plant(rawB, 0, rawA, 0, 30, random, TABLE0_BITS); // a0: one partner at 30, nothing else near
-    plant(rawB, 1, rawA, 1, 90, random, TABLE0_BITS); // a1: one partner at 90: the exhaustive ratio passes, the capped one not
-    plant(rawB, 2, rawA, 2, 110, random, TABLE0_BITS); // a2: a partner beyond the reach
+    plant(rawB, 1, rawA, 1, 100, random, TABLE0_BITS); // a1: one partner at 100 ≥ 0.8 × 121: the exhaustive ratio passes, the capped one not
+    plant(rawB, 2, rawA, 2, 130, random, TABLE0_BITS); // a2: a partner beyond the reach
     plant(rawB, 3, rawA, 3, 40, random, TABLE0_BITS); // a3: a partner at 40 and a decoy at 45 the index sees
     plant(rawB, 4, rawA, 3, 45, random, TABLE0_BITS);
     const [a, b] = [packDescriptors(rawA, count, BYTES), packDescriptors(rawB, count, BYTES)];
     const nb = approximateNeighbours(a, count, b, count, WORDS);
     const exact = nearestNeighbours(a, count, b, count, WORDS);
-    expect(Array.from(nb.bestA.subarray(0, 4))).toEqual([30, 90, 110, 40]);
-    expect(Array.from(nb.secondA.subarray(0, 4))).toEqual([REACH + 1, REACH + 1, 110, 45]);
+    expect(Array.from(nb.bestA.subarray(0, 4))).toEqual([30, 100, 130, 40]);
+    expect(Array.from(nb.secondA.subarray(0, 4))).toEqual([REACH + 1, REACH + 1, 130, 45]);
     for (const i of [0, 1]) expect(exact.secondA[i]).toBeGreaterThan(REACH + 1); // the true second lies farther than the bound
     const matches = (n: Neighbours) => Array.from(mutualRatioMatches(n, 0.8)).filter((_, k) => k % 3 === 0);
     expect(matches(exact)).toEqual([0, 1, 2]);
@@ -166,5 +172,33 @@ describe("stages/matching approximate search (multi-index hashing)", () => {
     const small = approximateNeighbours(a, 40, b, 30, 8);
     const reference = nearestNeighboursReference(a, 40, b, 30, 8);
     for (const key of KEYS) expect(Array.from(small[key])).toEqual(Array.from(reference[key]));
+  });
+
+  it("serves the matching stage: pairs above annMinKeypoints are searched approximately and verify as the exhaustive search does", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "ann-stage-"));
+    try {
+      const scene = makePlaneScene(21, 600, 450, 1400);
+      const views = [
+        [1, 0, -100, 0, 1, -75, 0, 0, 1],
+        [0.92, -0.16, -60, 0.16, 0.92, -110, 0.00012, 0, 1],
+        [1.05, 0.05, -150, -0.03, 0.98, -60, 0, 0.0002, 1],
+      ];
+      const images: ImageRef[] = [];
+      for (const [index, imageFromPlane] of views.entries()) {
+        const path = join(dir, `plane${index}.png`);
+        await writeFile(path, await encodePng(renderPlane(scene, 400, 300, imageFromPlane), 400, 300));
+        images.push({ index, name: `plane${index}.png`, path, width: 400, height: 300, focalPrior: 480, focalPriorSource: "default" });
+      }
+      const detected = await features.run({ images }, { maxFeatures: 1200, workers: 2 });
+      const options = { workers: 2, guidedSubset: 0 };
+      const exhaustive = await matching.run({ images, features: detected.features }, options);
+      const approximate = await matching.run({ images, features: detected.features }, { ...options, ann: "mih", annMinKeypoints: 0 });
+      const tooFew = await matching.run({ images, features: detected.features }, { ...options, ann: "mih", annMinKeypoints: 100_000 });
+      expect([exhaustive.report.counts.approximatePairs, approximate.report.counts.approximatePairs, tooFew.report.counts.approximatePairs]).toEqual([0, 3, 0]);
+      expect(approximate.pairs.map((p) => `${p.imageA}-${p.imageB}`)).toEqual(exhaustive.pairs.map((p) => `${p.imageA}-${p.imageB}`));
+      expect(approximate.report.counts.inlierMatches).toBeGreaterThan(0.9 * exhaustive.report.counts.inlierMatches);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
