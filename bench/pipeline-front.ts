@@ -1,15 +1,18 @@
-/** @module Ingest, features and matching the way compute/pipeline runs them, for the benches that time the stages one by one. */
+/** @module Ingest, features, matching and keypoint refinement the way compute/pipeline runs them, for the benches that time the stages one by one. */
 import { FRESH_FRONT, type FrontLease } from "../compute/pipeline/front-pool.js";
 import type { StagePresets } from "../compute/pipeline/presets.js";
 import type { ImageRef } from "../compute/scene/index.js";
 import * as features from "../compute/stages/features/index.js";
 import * as ingest from "../compute/stages/ingest/index.js";
+import * as keypoints from "../compute/stages/keypoints/index.js";
 import * as matching from "../compute/stages/matching/index.js";
 
 export interface FrontResult {
   images: ImageRef[];
   detected: features.Output;
   matched: matching.Output;
+  /** The keypoint refinement's report (detected.features are the refined ones). */
+  refined: keypoints.Output["report"];
 }
 
 /**
@@ -32,7 +35,9 @@ export async function runFront(files: Array<{ path: string; name: string }>, wor
     lap("features");
     const matched = await matching.run({ images, features: detected.features }, preset.matching, undefined, front.matching);
     lap("matching");
-    return { images, detected, matched };
+    const refined = await keypoints.run({ images, features: detected.features, tracks: matched.tracks }, preset.keypoints);
+    lap("keypoints");
+    return { images, detected: { ...detected, features: refined.features }, matched, refined: refined.report };
   } finally {
     await lease.release(front);
   }

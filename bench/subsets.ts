@@ -1,11 +1,15 @@
 /**
- * @module `npm run bench -- subsets [set-name-filter...] [--no-colmap] [--k=2,3,4,6]`: how camera
+ * @module `npm run bench -- subsets [set-name-filter...] [--no-colmap] [--k=2,3,4,6] [--optimum]`: how camera
  * accuracy holds up when a capture overlaps less (issue "Accuracy that survives fewer photos").
  * For every image set in ../shared/datasets with ground-truth cameras, reconstruct (ingest →
  * features → matching → sfm, standard preset) the full set, the subsets that leave out every
  * k-th photo, and each half; report median and maximum rotation and centre errors, and the same
  * subsets through COLMAP (Debian's `colmap`, installed by bench sfm's ensureColmap) beside them.
  * Acceptance per subset: our median errors ≤ 2× the full set's and below COLMAP's.
+ * `--optimum` also adjusts each model's own observations from the published cameras (published
+ * intrinsics held; optimum.ts) and prints that optimum's errors: the best any pipeline reaches
+ * with these keypoints, so a subset whose optimum is already above 2× the full set's errors
+ * fails for its photos, not for the pipeline.
  * Writes bench/out/subsets.json.
  */
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -17,6 +21,8 @@ import { cameraAccuracy, type CameraAccuracy } from "../compute/stages/sfm/accur
 import * as sfm from "../compute/stages/sfm/index.js";
 import { datasetInputs, datasetsRoot, listDatasets, repoRoot } from "./datasets.js";
 import { runFront } from "./pipeline-front.js";
+import { observationsOptimum, type ObservationsOptimum } from "./optimum.js";
+import { loadPublished, publishedCamera, type PublishedSet } from "./published.js";
 import { ensureColmap, loadGroundTruth, runColmap } from "./sfm.js";
 
 interface Subset {
@@ -28,7 +34,7 @@ interface SubsetResult {
   set: string;
   subset: string;
   photos: number;
-  ours: { registered: number; accuracy: CameraAccuracy | null; error?: string; seconds: number };
+  ours: { registered: number; accuracy: CameraAccuracy | null; error?: string; seconds: number; optimum?: ObservationsOptimum | null };
   colmap?: { registered: number; accuracy: CameraAccuracy | null; error?: string; seconds: number };
 }
 
@@ -43,14 +49,23 @@ function subsetsOf(files: Subset["files"], ks: number[]): Subset[] {
   ];
 }
 
-async function runOurs(subset: Subset, workDir: string, truth: NonNullable<Awaited<ReturnType<typeof loadGroundTruth>>>): Promise<SubsetResult["ours"]> {
+async function runOurs(subset: Subset, workDir: string, truth: NonNullable<Awaited<ReturnType<typeof loadGroundTruth>>>, published: PublishedSet | null): Promise<SubsetResult["ours"]> {
   const started = performance.now();
   const preset = QUALITY_PRESETS.standard;
   try {
     const { images, detected, matched } = await runFront(subset.files, workDir, preset, {}, FRESH_FRONT);
     const { model } = sfm.run({ images, features: detected.features, pairs: matched.pairs, tracks: matched.tracks }, preset.sfm);
     const estimated = model.views.map((v) => ({ name: v.name, camFromWorld: v.camFromWorld }));
-    return { registered: model.views.length, accuracy: cameraAccuracy(estimated, truth.cameras, truth.radius), seconds: (performance.now() - started) / 1000 };
+    const accuracy = cameraAccuracy(estimated, truth.cameras, truth.radius);
+    const seconds = (performance.now() - started) / 1000;
+    if (!published) return { registered: model.views.length, accuracy, seconds };
+    const trueCameras = model.views.flatMap((v) => {
+      const entry = published.byName.get(v.name);
+      if (!entry) return [];
+      const c = publishedCamera(entry, v.intrinsics.width);
+      return [{ name: v.name, camFromWorld: c.camFromWorld, focal: (c.fx + c.fy) / 2, cx: c.cx, cy: c.cy }];
+    });
+    return { registered: model.views.length, accuracy, seconds, optimum: observationsOptimum(model, detected.features, trueCameras, published.radius) };
   } catch (err) {
     return { registered: 0, accuracy: null, error: (err as Error).message, seconds: (performance.now() - started) / 1000 };
   }
@@ -59,6 +74,16 @@ async function runOurs(subset: Subset, workDir: string, truth: NonNullable<Await
 function fmt(a: CameraAccuracy | null | undefined): string {
   if (!a || !Number.isFinite(a.medianRotationErrorDeg)) return "- | -";
   return `${a.medianRotationErrorDeg.toFixed(3)}/${a.maxRotationErrorDeg.toFixed(3)} | ${a.medianCenterErrorPercent.toFixed(2)}/${a.maxCenterErrorPercent.toFixed(2)}`;
+}
+
+/** The optimum's errors, and whether even it is within 2× the full set's medians. */
+function optimumColumn(r: SubsetResult, full: SubsetResult | undefined): string {
+  const o = r.ours.optimum;
+  if (o === undefined) return "";
+  if (o === null) return " | optimum not measured (under 3 cameras)";
+  const f = full?.ours.accuracy;
+  const reachable = !f || r.subset === "full" ? "" : o.optimumVsTruth.medianRotationErrorDeg <= 2 * f.medianRotationErrorDeg && o.optimumVsTruth.medianCenterErrorPercent <= 2 * f.medianCenterErrorPercent ? ", 2× reachable" : ", 2× NOT reachable";
+  return ` | optimum ${fmt(o.optimumVsTruth)}, ours vs optimum ${fmt(o.modelVsOptimum)}${reachable}`;
 }
 
 function verdict(r: SubsetResult, full: SubsetResult | undefined): string {
@@ -74,6 +99,7 @@ function verdict(r: SubsetResult, full: SubsetResult | undefined): string {
 export async function run(args: string[]): Promise<void> {
   const ks = (args.find((a) => a.startsWith("--k="))?.slice(4) ?? "2,3,4,6").split(",").map(Number);
   const withColmap = !args.includes("--no-colmap") && (await ensureColmap());
+  const withOptimum = args.includes("--optimum");
   const filters = args.filter((a) => !a.startsWith("--"));
   const workRoot = await mkdtemp(path.join(tmpdir(), "bench-subsets-"));
   const results: SubsetResult[] = [];
@@ -85,10 +111,11 @@ export async function run(args: string[]): Promise<void> {
       const files = (await datasetInputs(setDir)).filter((f) => !/\.(mp4|mov)$/i.test(f.name));
       if (!truth || files.length < 6) continue;
       const inputs = files.filter((f) => !truth.outliers.includes(f.name));
+      const published = withOptimum ? await loadPublished(setDir) : null;
       let full: SubsetResult | undefined;
       for (const subset of subsetsOf(inputs, ks)) {
         const workDir = path.join(workRoot, `${set.replace(/\//g, "_")}-${subset.name.replace(/\s+/g, "-")}`);
-        const result: SubsetResult = { set, subset: subset.name, photos: subset.files.length, ours: await runOurs(subset, workDir, truth) };
+        const result: SubsetResult = { set, subset: subset.name, photos: subset.files.length, ours: await runOurs(subset, workDir, truth, published) };
         if (withColmap) {
           const colmap = await runColmap(subset.files, workRoot);
           result.colmap = { registered: colmap.poses.length, accuracy: colmap.poses.length >= 3 ? cameraAccuracy(colmap.poses, truth.cameras, truth.radius) : null, error: colmap.error, seconds: colmap.seconds };
@@ -96,7 +123,7 @@ export async function run(args: string[]): Promise<void> {
         if (subset.name === "full") full = result;
         results.push(result);
         const c = result.colmap;
-        console.log(`${set} | ${subset.name} | ${result.photos} | ${result.ours.registered} | ${fmt(result.ours.accuracy)} | ${c ? c.registered : "n/a"} | ${fmt(c?.accuracy)} | ${verdict(result, full)}${result.ours.error ? ` (ours failed: ${result.ours.error})` : ""}`);
+        console.log(`${set} | ${subset.name} | ${result.photos} | ${result.ours.registered} | ${fmt(result.ours.accuracy)} | ${c ? c.registered : "n/a"} | ${fmt(c?.accuracy)} | ${verdict(result, full)}${optimumColumn(result, full)}${result.ours.error ? ` (ours failed: ${result.ours.error})` : ""}`);
       }
     }
   } finally {
@@ -104,5 +131,5 @@ export async function run(args: string[]): Promise<void> {
   }
   const outDir = path.join(repoRoot, "bench/out");
   await mkdir(outDir, { recursive: true });
-  await writeFile(path.join(outDir, "subsets.json"), JSON.stringify(results, null, 2));
+  await writeFile(path.join(outDir, "subsets.json"), JSON.stringify(results.map(({ ours: { optimum, ...ours }, ...r }) => ({ ...r, ours: { ...ours, optimum: optimum && { optimumVsTruth: optimum.optimumVsTruth, modelVsOptimum: optimum.modelVsOptimum } } })), null, 2));
 }

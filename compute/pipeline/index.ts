@@ -18,6 +18,7 @@ import * as dense from "../stages/dense/index.js";
 import * as exporter from "../stages/export/index.js";
 import * as features from "../stages/features/index.js";
 import * as ingest from "../stages/ingest/index.js";
+import * as keypoints from "../stages/keypoints/index.js";
 import * as matching from "../stages/matching/index.js";
 import * as mesh from "../stages/mesh/index.js";
 import * as sfm from "../stages/sfm/index.js";
@@ -135,8 +136,15 @@ async function execute(input: PipelineInput, timeline: Timeline, run: RunState):
     });
     timeline.reports.push(detected.report);
     const found = detected.features;
-    matched = await stage(timeline, "matching", (p) => matching.run({ images: ready, features: found }, preset.matching, p, front.matching));
-    timeline.reports.push(matched.report);
+    // Keypoint refinement reports as a stage of its own but counts in matching's progress (API.md's stages).
+    let refined: keypoints.Output | undefined;
+    matched = await stage(timeline, "matching", async (p) => {
+      const result = await matching.run({ images: ready, features: found }, preset.matching, (f, done) => p(0.9 * f, done), front.matching);
+      refined = await keypoints.run({ images: ready, features: found, tracks: result.tracks }, preset.keypoints, (f) => p(0.9 + 0.1 * f));
+      return result;
+    });
+    timeline.reports.push(matched.report, refined!.report);
+    detected = { ...detected, features: refined!.features };
   } finally {
     await lease.release(front);
   }

@@ -35,6 +35,7 @@ import type { Quality } from "../../shared/jobs.js";
 import type { Options as DenseOptions } from "../stages/dense/index.js";
 import type { Options as FeaturesOptions } from "../stages/features/index.js";
 import type { Options as IngestOptions } from "../stages/ingest/index.js";
+import type { Options as KeypointsOptions } from "../stages/keypoints/index.js";
 import type { Options as MatchingOptions } from "../stages/matching/index.js";
 import type { Options as MeshOptions } from "../stages/mesh/index.js";
 import type { Options as SfmOptions } from "../stages/sfm/index.js";
@@ -45,6 +46,8 @@ export interface StagePresets {
   features: Partial<FeaturesOptions>;
   /** Matching stays at the stage's defaults for every preset (its cost follows the keypoint count). */
   matching: Partial<MatchingOptions>;
+  /** Keypoint refinement along tracks, at the stage's defaults for every preset (its cost is a fraction of matching's). */
+  keypoints: Partial<KeypointsOptions>;
   sfm: Partial<SfmOptions>;
   dense: Partial<DenseOptions>;
   mesh: Partial<MeshOptions>;
@@ -80,6 +83,7 @@ export const QUALITY_PRESETS: Record<Quality, StagePresets> = {
     ingest: { maxImageSide: 1600, videoMaxKeyframes: 120 },
     features: { maxImageSide: 1200, maxFeatures: 4000 },
     matching: {},
+    keypoints: {},
     // Global BA keeps the standard 40 iterations: at 20 a ring joined by pair registrations
     // (templeSparseRing at preview) converged to a wrong model (6/16 registered, 17° off).
     sfm: { localBaIterations: 6, globalBaIterations: 40, registrationRetries: 1, initCandidates: 6, maxModels: 1 },
@@ -91,6 +95,7 @@ export const QUALITY_PRESETS: Record<Quality, StagePresets> = {
     ingest: { maxImageSide: 2400, videoMaxKeyframes: 400 },
     features: { maxImageSide: 2000, maxFeatures: 8000 },
     matching: {},
+    keypoints: {},
     sfm: {},
     dense: { maxImageSide: 800, iterations: 3, pyramidLevels: 2, refineIterations: 1, sourceViews: 4 },
     mesh: { faceBudget: 200_000 },
@@ -100,6 +105,7 @@ export const QUALITY_PRESETS: Record<Quality, StagePresets> = {
     ingest: { maxImageSide: 3200, videoMaxKeyframes: 600 },
     features: { maxImageSide: 2400, maxFeatures: 12_000 },
     matching: {},
+    keypoints: {},
     sfm: { localBaIterations: 20, globalBaIterations: 60, registrationRetries: 3, initCandidates: 20 },
     // Dense at 1200 px: 2.25× standard's pixels, × 6/4 sources ≈ 3.4× its hypotheses, to stay
     // near the "at most three times standard's time" of issue 13 (dense is about half of

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import * as features from "../../compute/stages/features/index.js";
 import * as ingest from "../../compute/stages/ingest/index.js";
+import * as keypoints from "../../compute/stages/keypoints/index.js";
 import * as matching from "../../compute/stages/matching/index.js";
 import { cameraAccuracy, type CameraAccuracy } from "../../compute/stages/sfm/accuracy.js";
 import * as sfm from "../../compute/stages/sfm/index.js";
@@ -36,7 +37,8 @@ export async function runSfmOnViews(views: RenderedView[], truthNames: Set<strin
     const { images } = await ingest.run({ files, workDir: path.join(dir, "work") });
     const detected = await features.run({ images }, { workers: 1 });
     const matched = await matching.run({ images, features: detected.features });
-    const result = sfm.run({ images, features: detected.features, pairs: matched.pairs, tracks: matched.tracks }, sfmOptions);
+    const refined = await keypoints.run({ images, features: detected.features, tracks: matched.tracks });
+    const result = sfm.run({ images, features: refined.features, pairs: matched.pairs, tracks: matched.tracks }, sfmOptions);
     const truth = views.filter((v) => truthNames.has(v.name)).map((v) => ({ name: `${v.name}.jpg`, camFromWorld: { R: v.R, t: v.t } }));
     const estimated = result.model.views.map((v) => ({ name: v.name, camFromWorld: v.camFromWorld }));
     const known = new Set(truth.map((t) => t.name));
@@ -44,7 +46,7 @@ export async function runSfmOnViews(views: RenderedView[], truthNames: Set<strin
       result,
       accuracy: cameraAccuracy(estimated, truth, sceneRadius),
       registeredWithoutTruth: estimated.filter((e) => !known.has(e.name)).map((e) => e.name),
-      features: detected.features,
+      features: refined.features,
     };
   } finally {
     await rm(dir, { recursive: true, force: true });
