@@ -227,14 +227,14 @@ function fmt(value: number | undefined, digits = 2): string {
   return value === undefined || !Number.isFinite(value) ? "-" : value.toFixed(digits);
 }
 
-const HEADER = ["set", "reg/total", "rot med/max °", "ctr med/max %r", "reproj px", "ingest s", "feat s", "match s", "sfm s", "RSS MiB", "COLMAP reg", "COLMAP rot/ctr", "COLMAP reproj", "COLMAP s", "ours/COLMAP"];
+const HEADER = ["set", "reg/total", "rot med/max °", "ctr med/max %r", "reproj px", "ingest s", "feat s", "match s", "kp s", "sfm s", "RSS MiB", "COLMAP reg", "COLMAP rot/ctr", "COLMAP reproj", "COLMAP s", "ours/COLMAP"];
 
 function row(r: SetResult): string {
   const a = r.accuracy;
   const c = r.colmap;
   // COLMAP's time covers reading the images, feature extraction, matching and mapping: compare
   // with ingest (decoding) + features + matching + sfm, since the front workers start during ingest.
-  const ours = (r.stageSeconds.ingest ?? 0) + (r.stageSeconds.features ?? 0) + (r.stageSeconds.matching ?? 0) + (r.stageSeconds.sfm ?? 0);
+  const ours = (r.stageSeconds.ingest ?? 0) + (r.stageSeconds.features ?? 0) + (r.stageSeconds.matching ?? 0) + (r.stageSeconds.keypoints ?? 0) + (r.stageSeconds.sfm ?? 0);
   const cells = [
     r.set,
     `${r.registered}/${r.images}`,
@@ -244,6 +244,7 @@ function row(r: SetResult): string {
     fmt(r.stageSeconds.ingest, 1),
     fmt(r.stageSeconds.features, 1),
     fmt(r.stageSeconds.matching, 1),
+    fmt(r.stageSeconds.keypoints, 1),
     fmt(r.stageSeconds.sfm, 1),
     fmt(r.peakRssMiB, 0),
     c ? String(c.registered) : "n/a",

@@ -10,6 +10,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as features from "../../../compute/stages/features/index.js";
 import * as ingest from "../../../compute/stages/ingest/index.js";
+import * as keypoints from "../../../compute/stages/keypoints/index.js";
 import * as matching from "../../../compute/stages/matching/index.js";
 import { cameraAccuracy } from "../../../compute/stages/sfm/accuracy.js";
 import * as sfm from "../../../compute/stages/sfm/index.js";
@@ -38,7 +39,8 @@ describe("sfm end to end on rendered views", () => {
     const { images } = await ingest.run({ files, workDir: path.join(dir, "work") });
     const detected = await features.run({ images }, { workers: 1, threshold: 0.0001 });
     const matched = await matching.run({ images, features: detected.features });
-    result = sfm.run({ images, features: detected.features, pairs: matched.pairs, tracks: matched.tracks });
+    const refined = await keypoints.run({ images, features: detected.features, tracks: matched.tracks });
+    result = sfm.run({ images, features: refined.features, pairs: matched.pairs, tracks: matched.tracks });
   });
 
   afterAll(async () => {

@@ -1,8 +1,9 @@
 /**
  * Sparse overlap on rendered photos (issue 19): six views along a facade, spread over the same
  * path as a denser capture would use (about every other photo of one), through ingest →
- * features → matching → sfm. The cameras must stay within 0.2° of the truth after a
- * similarity alignment, and the final bundle adjustment must not end above its start.
+ * features → matching → keypoint refinement → sfm. The cameras must stay within 0.2° of the
+ * truth after a similarity alignment, and the final bundle adjustment must not end above its
+ * start.
  */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -10,6 +11,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as features from "../../../compute/stages/features/index.js";
 import * as ingest from "../../../compute/stages/ingest/index.js";
+import * as keypoints from "../../../compute/stages/keypoints/index.js";
 import * as matching from "../../../compute/stages/matching/index.js";
 import { cameraAccuracy } from "../../../compute/stages/sfm/accuracy.js";
 import * as sfm from "../../../compute/stages/sfm/index.js";
@@ -36,7 +38,8 @@ describe("sfm on a sparsely overlapping facade sequence", () => {
     const { images } = await ingest.run({ files, workDir: path.join(dir, "work") });
     const detected = await features.run({ images }, { workers: 1, threshold: 0.0001 });
     const matched = await matching.run({ images, features: detected.features });
-    result = sfm.run({ images, features: detected.features, pairs: matched.pairs, tracks: matched.tracks });
+    const refined = await keypoints.run({ images, features: detected.features, tracks: matched.tracks });
+    result = sfm.run({ images, features: refined.features, pairs: matched.pairs, tracks: matched.tracks });
   }, 120_000);
 
   afterAll(async () => {
