@@ -9,16 +9,18 @@
  * reference in place of their graph. An error the reference has is shared by the whole track and
  * only moves its 3-D point.
  *
- * Images are decoded twice, one at a time (references first, then the others), so memory holds
- * two images' pyramids and one patch per track, never every image.
+ * Two passes over the images, each image one task on a worker thread (image-task.ts): first the
+ * references' patches, into one shared buffer, then the alignments. A worker holds one image's
+ * pyramid at a time, so memory is one patch per track plus a pyramid per worker.
  */
-import sharp from "sharp";
+import { availableParallelism } from "node:os";
 import type { ImageFeatures } from "../../scene/features.js";
 import type { ImageRef } from "../../scene/images.js";
 import type { Tracks } from "../../scene/matches.js";
 import type { ProgressFn, StageReport } from "../../scene/report.js";
-import { alignPatch, alignScratch, patchOffsets, referencePatch, type AlignOptions, type AlignOutcome } from "./align.js";
-import { buildPyramid, withGradients, type Pyramid } from "./pyramid.js";
+import { WorkerPool, type TaskRunner } from "../../util/pool.js";
+import type { AlignOptions } from "./align.js";
+import { OUTCOMES, runImageTask, type ImageTask, type ImageTaskResult, type Outcome } from "./image-task.js";
 
 export const NAME = "keypoints";
 
@@ -35,6 +37,8 @@ export interface Options extends AlignOptions {
   sizePerSample: number;
   /** Largest change of the patch's scale the alignment may make, as a factor either way. */
   maxScaleChange: number;
+  /** Worker threads; default all cores; 1 runs on the calling thread. */
+  workers: number;
 }
 
 export const DEFAULTS: Options = {
@@ -47,6 +51,7 @@ export const DEFAULTS: Options = {
   maxShiftLevelPx: 2,
   minContrast: 2,
   maxScaleChange: 1.5,
+  workers: availableParallelism(),
 };
 
 export interface Input {
@@ -56,15 +61,9 @@ export interface Input {
 }
 
 export interface Output {
-  /** The features with refined xy (the same objects when nothing moved). */
+  /** The features with refined xy (the same objects when refinement is off). */
   features: ImageFeatures[];
   report: StageReport;
-}
-
-async function loadPyramid(image: ImageRef, levels: number): Promise<Pyramid> {
-  const { data, info } = await sharp(image.path).greyscale().raw().toBuffer({ resolveWithObject: true });
-  if (info.width !== image.width || info.height !== image.height) throw new Error(`keypoints: ${image.name} decodes to ${info.width}×${info.height}, expected ${image.width}×${image.height}`);
-  return buildPyramid(new Uint8Array(data.buffer, data.byteOffset, info.width * info.height), info.width, info.height, levels);
 }
 
 /**
@@ -86,17 +85,6 @@ function chooseReferences(tracks: Tracks, features: ImageFeatures[]): Uint32Arra
   return refs;
 }
 
-/** Visits the images that have observations in order, each decoded while the previous one is visited (sharp decodes on libuv's threads). */
-async function sweep(images: ImageRef[], wanted: (i: number) => boolean, levels: number, visit: (i: number, pyramid: Pyramid) => void): Promise<void> {
-  const decode = (i: number) => (i < images.length && wanted(i) ? loadPyramid(images[i], levels) : Promise.resolve(null));
-  let next = decode(0);
-  for (let i = 0; i < images.length; i++) {
-    const pyramid = await next;
-    next = decode(i + 1);
-    if (pyramid !== null) visit(i, pyramid);
-  }
-}
-
 /** Observations (indices into trackImages) grouped by image, and each observation's track. */
 function observationsByImage(tracks: Tracks, imageCount: number): { byImage: number[][]; trackOf: Uint32Array } {
   const byImage: number[][] = Array.from({ length: imageCount }, () => []);
@@ -110,96 +98,120 @@ function observationsByImage(tracks: Tracks, imageCount: number): { byImage: num
   return { byImage, trackOf };
 }
 
+/** The calling thread as a one-worker runner: one task at a time, so one image is decoded at a time. */
+function inline(): TaskRunner<ImageTask, ImageTaskResult> {
+  let last: Promise<unknown> = Promise.resolve();
+  return {
+    size: 1,
+    run: (task) => {
+      const next = last.then(() => runImageTask(task)).then((r) => r.value);
+      last = next.catch(() => undefined);
+      return next;
+    },
+  };
+}
+
 export async function run(input: Input, options: Partial<Options> = {}, progress?: ProgressFn): Promise<Output> {
   const started = performance.now();
   const opts: Options = { ...DEFAULTS, ...options };
   const { images, tracks } = input;
+  const counts = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
+  if (!opts.enabled || tracks.count === 0) return { features: input.features, report: report(counts, [], performance.now() - started, opts.enabled) };
+
   const byIndex = new Map(input.features.map((f) => [f.imageIndex, f]));
   const features = images.map((im) => byIndex.get(im.index)!);
-  const outcomes: Record<AlignOutcome | "flatReference" | "references", number> = { aligned: 0, outside: 0, diverged: 0, dissimilar: 0, flatReference: 0, references: 0 };
-  if (!opts.enabled || tracks.count === 0) return { features: input.features, report: report(outcomes, [], performance.now() - started, opts.enabled) };
-
-  const offsets = patchOffsets(opts.patchRadius);
-  const patchSize = offsets.length / 2;
   const refs = chooseReferences(tracks, features);
   const { byImage, trackOf } = observationsByImage(tracks, images.length);
   const isReference = new Uint8Array(tracks.trackImages.length);
   for (const o of refs) isReference[o] = 1;
-  const spacingOf = (o: number) => Math.max(1, features[tracks.trackImages[o]].scale[tracks.trackKeypoints[o]] / opts.sizePerSample);
+  const keypointOf = (o: number) => ({ f: features[tracks.trackImages[o]], k: tracks.trackKeypoints[o] });
+  const spacingOf = (o: number) => {
+    const { f, k } = keypointOf(o);
+    return Math.max(1, f.scale[k] / opts.sizePerSample);
+  };
+  const patchFloats = (2 * opts.patchRadius + 1) ** 2;
+  const patches = new SharedArrayBuffer(4 * Math.max(1, tracks.count * patchFloats));
+  const align: AlignOptions = { patchRadius: opts.patchRadius, maxIterations: opts.maxIterations, minZncc: opts.minZncc, maxShiftLevelPx: opts.maxShiftLevelPx, minContrast: opts.minContrast };
 
-  const patches = new Float32Array(tracks.count * patchSize);
+  /** The task of image i over its observations `mine`. */
+  const taskOf = (i: number, mine: number[], kind: ImageTask["kind"]): ImageTask => {
+    const xy = new Float32Array(2 * mine.length);
+    mine.forEach((o, n) => {
+      const { f, k } = keypointOf(o);
+      xy[2 * n] = f.xy[2 * k];
+      xy[2 * n + 1] = f.xy[2 * k + 1];
+    });
+    const base = { path: images[i].path, width: images[i].width, height: images[i].height, levels: opts.levels, align, patches, tracks: Uint32Array.from(mine, (o) => trackOf[o]), xy };
+    if (kind === "references") return { ...base, kind, spacing: Float32Array.from(mine, spacingOf) };
+    const reference = (o: number) => keypointOf(refs[trackOf[o]]);
+    return {
+      ...base, kind, maxScaleChange: opts.maxScaleChange,
+      // The patch is sampled on the reference's grid, so its spacing is the reference's.
+      spacing: Float32Array.from(mine, (o) => spacingOf(refs[trackOf[o]])),
+      scaleRatio: Float32Array.from(mine, (o) => keypointOf(o).f.scale[keypointOf(o).k] / reference(o).f.scale[reference(o).k]),
+      angle: Float32Array.from(mine, (o) => keypointOf(o).f.angle[keypointOf(o).k] - reference(o).f.angle[reference(o).k]),
+    };
+  };
+
+  const poolSize = Math.max(1, Math.min(opts.workers, images.length));
+  const own = poolSize > 1 ? new WorkerPool<ImageTask, ImageTaskResult>(new URL("./worker.ts", import.meta.url), { size: poolSize }) : null;
+  const pool = own ?? inline();
   const hasPatch = new Uint8Array(tracks.count);
-  const patchOf = (t: number) => patches.subarray(t * patchSize, (t + 1) * patchSize);
-  // Pass 1: each track's reference patch.
-  await sweep(images, (i) => byImage[i].some((o) => isReference[o]), opts.levels, (i, pyramid) => {
-    const f = features[i];
-    for (const o of byImage[i]) {
-      if (!isReference[o]) continue;
-      const t = trackOf[o];
-      const k = tracks.trackKeypoints[o];
-      if (referencePatch(pyramid, f.xy[2 * k], f.xy[2 * k + 1], spacingOf(o), offsets, opts.minContrast, patchOf(t))) hasPatch[t] = 1;
-      else outcomes.flatReference++;
-    }
-    progress?.((i + 1) / (2 * images.length));
-  });
-  outcomes.references = hasPatch.reduce((a, b) => a + b, 0);
-
-  // Pass 2: every other observation aligned to its track's reference.
   const refined = features.map((f) => ({ ...f, xy: f.xy.slice() }));
   const shifts: number[] = [];
-  const scratch = alignScratch(opts.patchRadius);
-  const warp = new Float64Array(6);
-  const toAlign = (o: number) => !isReference[o] && hasPatch[trackOf[o]] === 1;
-  await sweep(images, (i) => byImage[i].some(toAlign), opts.levels, (i, pyramid) => {
-    withGradients(pyramid);
-    const f = features[i];
-    for (const o of byImage[i]) {
-      if (!toAlign(o)) continue;
-      const t = trackOf[o];
-      const ref = refs[t];
-      const refScale = features[tracks.trackImages[ref]].scale[tracks.trackKeypoints[ref]];
-      const refAngle = features[tracks.trackImages[ref]].angle[tracks.trackKeypoints[ref]];
-      const k = tracks.trackKeypoints[o];
-      initialWarp(f.scale[k] / refScale, f.angle[k] - refAngle, warp);
-      const x = f.xy[2 * k];
-      const y = f.xy[2 * k + 1];
-      let outcome = alignPatch(pyramid, x, y, patchOf(t), spacingOf(ref), offsets, warp, opts, scratch);
-      if (outcome === "aligned" && !scaleKept(warp, f.scale[k] / refScale, opts.maxScaleChange)) outcome = "diverged";
-      outcomes[outcome]++;
-      if (outcome !== "aligned") continue;
-      refined[i].xy[2 * k] = x + warp[0];
-      refined[i].xy[2 * k + 1] = y + warp[1];
-      shifts.push(Math.hypot(warp[0], warp[1]));
-    }
-    progress?.((images.length + i + 1) / (2 * images.length));
-  });
+  // Progress: the references are a third of the work (no alignment), by images done.
+  let referencesDone = 0;
+  let alignedDone = 0;
+  const report1 = () => progress?.((referencesDone / images.length) / 3);
+  const report2 = () => progress?.(1 / 3 + (2 * alignedDone) / images.length / 3);
+  try {
+    // Pass 1: every track's reference patch.
+    await Promise.all(images.map(async (_, i) => {
+      const mine = byImage[i].filter((o) => isReference[o]);
+      if (mine.length > 0) {
+        const result = await pool.run(taskOf(i, mine, "references"));
+        mine.forEach((o, n) => {
+          const outcome = OUTCOMES[result.outcome[n]];
+          counts[outcome]++;
+          if (outcome === "reference") hasPatch[trackOf[o]] = 1;
+        });
+      }
+      referencesDone++;
+      report1();
+    }));
+    // Pass 2: every other observation aligned to its track's reference.
+    await Promise.all(images.map(async (_, i) => {
+      const mine = byImage[i].filter((o) => !isReference[o] && hasPatch[trackOf[o]] === 1);
+      if (mine.length > 0) {
+        const result = await pool.run(taskOf(i, mine, "align"));
+        mine.forEach((o, n) => {
+          const outcome = OUTCOMES[result.outcome[n]];
+          counts[outcome]++;
+          if (outcome !== "aligned") return;
+          const k = tracks.trackKeypoints[o];
+          const xy = refined[i].xy;
+          shifts.push(Math.hypot(result.xy[2 * n] - xy[2 * k], result.xy[2 * n + 1] - xy[2 * k + 1]));
+          xy[2 * k] = result.xy[2 * n];
+          xy[2 * k + 1] = result.xy[2 * n + 1];
+        });
+      }
+      alignedDone++;
+      report2();
+    }));
+  } finally {
+    await own?.close();
+  }
   const byImageIndex = new Map(refined.map((f) => [f.imageIndex, f]));
-  return { features: input.features.map((f) => byImageIndex.get(f.imageIndex)!), report: report(outcomes, shifts, performance.now() - started, true) };
+  return { features: input.features.map((f) => byImageIndex.get(f.imageIndex)!), report: report(counts, shifts, performance.now() - started, true) };
 }
 
-/** The similarity from reference offsets to this keypoint's: their scale ratio and orientation difference. */
-function initialWarp(scaleRatio: number, angle: number, warp: Float64Array): void {
-  const c = scaleRatio * Math.cos(angle);
-  const s = scaleRatio * Math.sin(angle);
-  warp.set([0, 0, c, -s, s, c]);
-}
-
-/** Whether the aligned warp's scale stayed within `maxChange` of the keypoints' ratio. */
-function scaleKept(warp: Float64Array, ratio: number, maxChange: number): boolean {
-  const scale = Math.sqrt(Math.abs(warp[2] * warp[5] - warp[3] * warp[4]));
-  return scale <= ratio * maxChange && scale >= ratio / maxChange;
-}
-
-function report(outcomes: Record<string, number>, shifts: number[], wallMs: number, enabled: boolean): StageReport {
+function report(counts: Record<Outcome, number>, shifts: number[], wallMs: number, enabled: boolean): StageReport {
   const sorted = shifts.sort((a, b) => a - b);
+  const { reference, ...rest } = counts;
   return {
     stage: NAME,
     wallMs,
-    counts: {
-      enabled: enabled ? 1 : 0,
-      ...outcomes,
-      medianShiftPx: sorted.length ? sorted[sorted.length >> 1] : 0,
-    },
+    counts: { enabled: enabled ? 1 : 0, references: reference, ...rest, medianShiftPx: sorted.length ? sorted[sorted.length >> 1] : 0 },
     warnings: [],
   };
 }

@@ -1,0 +1,105 @@
+/**
+ * @module One image's share of the keypoints stage, as a task a worker thread runs: decode the
+ * image into a pyramid (sharp, in the worker), then either cut the reference patches of the
+ * tracks whose reference lies in it, or align its other observations to their tracks'
+ * references. Patches live in one SharedArrayBuffer that every worker reads and writes.
+ */
+import sharp from "sharp";
+import type { TransferListItem } from "node:worker_threads";
+import { alignPatch, alignScratch, patchOffsets, referencePatch, type AlignOptions, type AlignOutcome } from "./align.js";
+import { buildPyramid, withGradients, type Pyramid } from "./pyramid.js";
+
+export interface ImageTaskBase {
+  path: string;
+  width: number;
+  height: number;
+  levels: number;
+  align: AlignOptions;
+  /** One patch of (2·patchRadius + 1)² floats per track. */
+  patches: SharedArrayBuffer;
+  /** The observations of this image: their track, position and patch spacing (level-0 pixels). */
+  tracks: Uint32Array;
+  xy: Float32Array;
+  spacing: Float32Array;
+}
+
+/** Cut each observation's patch as its track's reference. */
+export interface ReferenceTask extends ImageTaskBase {
+  kind: "references";
+}
+
+/** Align each observation to its track's reference; `warp` holds its starting similarity (scale ratio, angle) per observation. */
+export interface AlignTask extends ImageTaskBase {
+  kind: "align";
+  scaleRatio: Float32Array;
+  angle: Float32Array;
+  /** Largest change of the patch's scale the alignment may make, as a factor either way. */
+  maxScaleChange: number;
+}
+
+export type ImageTask = ReferenceTask | AlignTask;
+
+/** Outcome codes per observation. */
+export const OUTCOMES = ["aligned", "outside", "diverged", "dissimilar", "flatReference", "reference"] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+export interface ImageTaskResult {
+  /** Refined positions (align) or the same positions (references). */
+  xy: Float32Array;
+  /** Index into OUTCOMES per observation. */
+  outcome: Uint8Array;
+}
+
+async function loadPyramid(task: ImageTaskBase): Promise<Pyramid> {
+  const { data, info } = await sharp(task.path).greyscale().raw().toBuffer({ resolveWithObject: true });
+  if (info.width !== task.width || info.height !== task.height) throw new Error(`keypoints: ${task.path} decodes to ${info.width}×${info.height}, expected ${task.width}×${task.height}`);
+  return buildPyramid(new Uint8Array(data.buffer, data.byteOffset, info.width * info.height), info.width, info.height, task.levels);
+}
+
+const code = (outcome: Outcome) => OUTCOMES.indexOf(outcome);
+
+function cutReferences(task: ReferenceTask, pyramid: Pyramid, result: ImageTaskResult): void {
+  const offsets = patchOffsets(task.align.patchRadius);
+  const size = offsets.length / 2;
+  const patches = new Float32Array(task.patches);
+  for (let o = 0; o < task.tracks.length; o++) {
+    const patch = patches.subarray(task.tracks[o] * size, (task.tracks[o] + 1) * size);
+    const ok = referencePatch(pyramid, task.xy[2 * o], task.xy[2 * o + 1], task.spacing[o], offsets, task.align.minContrast, patch);
+    result.outcome[o] = code(ok ? "reference" : "flatReference");
+  }
+}
+
+function alignObservations(task: AlignTask, pyramid: Pyramid, result: ImageTaskResult): void {
+  withGradients(pyramid);
+  const offsets = patchOffsets(task.align.patchRadius);
+  const size = offsets.length / 2;
+  const patches = new Float32Array(task.patches);
+  const scratch = alignScratch(task.align.patchRadius);
+  const warp = new Float64Array(6);
+  for (let o = 0; o < task.tracks.length; o++) {
+    const x = task.xy[2 * o];
+    const y = task.xy[2 * o + 1];
+    const ratio = task.scaleRatio[o];
+    warp.set([0, 0, ratio * Math.cos(task.angle[o]), -ratio * Math.sin(task.angle[o]), ratio * Math.sin(task.angle[o]), ratio * Math.cos(task.angle[o])]);
+    let outcome: AlignOutcome = alignPatch(pyramid, x, y, patches.subarray(task.tracks[o] * size, (task.tracks[o] + 1) * size), task.spacing[o], offsets, warp, task.align, scratch);
+    if (outcome === "aligned" && !scaleKept(warp, ratio, task.maxScaleChange)) outcome = "diverged";
+    result.outcome[o] = code(outcome);
+    if (outcome !== "aligned") continue;
+    result.xy[2 * o] = x + warp[0];
+    result.xy[2 * o + 1] = y + warp[1];
+  }
+}
+
+/** Whether the aligned warp's scale stayed within `maxChange` of the keypoints' ratio. */
+function scaleKept(warp: Float64Array, ratio: number, maxChange: number): boolean {
+  const scale = Math.sqrt(Math.abs(warp[2] * warp[5] - warp[3] * warp[4]));
+  return scale <= ratio * maxChange && scale >= ratio / maxChange;
+}
+
+export async function runImageTask(task: ImageTask): Promise<{ value: ImageTaskResult; transfer: TransferListItem[] }> {
+  const pyramid = await loadPyramid(task);
+  const result: ImageTaskResult = { xy: task.xy.slice(), outcome: new Uint8Array(task.tracks.length) };
+  if (task.kind === "references") cutReferences(task, pyramid, result);
+  else alignObservations(task, pyramid, result);
+  return { value: result, transfer: [result.xy.buffer, result.outcome.buffer] as ArrayBuffer[] };
+}
