@@ -20,7 +20,8 @@ export interface ImageTaskBase {
   /** The observations of this image: their track, position and patch spacing (level-0 pixels). */
   tracks: Uint32Array;
   xy: Float32Array;
-  spacing: Float32Array;
+  /** Doubles, like the warps they start: in float32 the rounding alone moved templeSparseRing's cameras by up to 1.8° (a chaotic set). */
+  spacing: Float64Array;
 }
 
 /** Cut each observation's patch as its track's reference. */
@@ -31,8 +32,8 @@ export interface ReferenceTask extends ImageTaskBase {
 /** Align each observation to its track's reference; `warp` holds its starting similarity (scale ratio, angle) per observation. */
 export interface AlignTask extends ImageTaskBase {
   kind: "align";
-  scaleRatio: Float32Array;
-  angle: Float32Array;
+  scaleRatio: Float64Array;
+  angle: Float64Array;
   /** Largest change of the patch's scale the alignment may make, as a factor either way. */
   maxScaleChange: number;
 }

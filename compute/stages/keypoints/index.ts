@@ -142,14 +142,14 @@ export async function run(input: Input, options: Partial<Options> = {}, progress
       xy[2 * n + 1] = f.xy[2 * k + 1];
     });
     const base = { path: images[i].path, width: images[i].width, height: images[i].height, levels: opts.levels, align, patches, tracks: Uint32Array.from(mine, (o) => trackOf[o]), xy };
-    if (kind === "references") return { ...base, kind, spacing: Float32Array.from(mine, spacingOf) };
+    if (kind === "references") return { ...base, kind, spacing: Float64Array.from(mine, spacingOf) };
     const reference = (o: number) => keypointOf(refs[trackOf[o]]);
     return {
       ...base, kind, maxScaleChange: opts.maxScaleChange,
       // The patch is sampled on the reference's grid, so its spacing is the reference's.
-      spacing: Float32Array.from(mine, (o) => spacingOf(refs[trackOf[o]])),
-      scaleRatio: Float32Array.from(mine, (o) => keypointOf(o).f.scale[keypointOf(o).k] / reference(o).f.scale[reference(o).k]),
-      angle: Float32Array.from(mine, (o) => keypointOf(o).f.angle[keypointOf(o).k] - reference(o).f.angle[reference(o).k]),
+      spacing: Float64Array.from(mine, (o) => spacingOf(refs[trackOf[o]])),
+      scaleRatio: Float64Array.from(mine, (o) => keypointOf(o).f.scale[keypointOf(o).k] / reference(o).f.scale[reference(o).k]),
+      angle: Float64Array.from(mine, (o) => keypointOf(o).f.angle[keypointOf(o).k] - reference(o).f.angle[reference(o).k]),
     };
   };
 
