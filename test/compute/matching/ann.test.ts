@@ -9,6 +9,7 @@ import { hammingDistance, nearestNeighboursReference, packDescriptors } from "..
 import type { ImageRef } from "../../../compute/scene/images.js";
 import * as features from "../../../compute/stages/features/index.js";
 import * as matching from "../../../compute/stages/matching/index.js";
+import { confirmMatches } from "../../../compute/stages/matching/confirm.js";
 import { nearestNeighbours } from "../../../compute/stages/matching/kernel.js";
 import { encodePng, makePlaneScene, renderPlane, rng } from "../../support/fixtures.js";
 
@@ -153,6 +154,34 @@ describe("stages/matching approximate search (multi-index hashing)", () => {
     // Without the bound (coverage 0: a reach beyond any distance) the approximate search keeps a1 and a2.
     const unbounded = approximateNeighbours(a, count, b, count, WORDS, { ...ANN_PARAMETERS, coverage: 0 });
     expect(matches(unbounded)).toEqual([0, 1, 2]);
+  });
+
+  it("confirms exactly: of the approximate matches, those and only those the exhaustive search gives", () => {
+    const random = rng(17);
+    const count = 600;
+    const rawA = randomDescriptors(count, random);
+    const rawB = randomDescriptors(count, random);
+    for (let k = 0; k < 300; k++) plant(rawB, k, rawA, k, 20 + (k % 70), random);
+    // A row 300: a partner 26 bits away that shares table 0's key, and a decoy the index cannot
+    // see (the first bit of every table's key flipped: 30 bits away, no key shared). The
+    // exhaustive ratio fails (26 ≥ 0.8 × 30); the approximate one, blind to the decoy, passes.
+    const bits = substringBits(ANN_PARAMETERS.tables, ANN_PARAMETERS.keyBits, ANN_PARAMETERS.seed);
+    plant(rawB, 300, rawA, 300, 26, random, TABLE0_BITS);
+    rawB.set(rawA.subarray(300 * BYTES, 301 * BYTES), 301 * BYTES);
+    for (let t = 0; t < ANN_PARAMETERS.tables; t++) {
+      const bit = bits[t * ANN_PARAMETERS.keyBits];
+      rawB[301 * BYTES + (bit >> 3)] ^= 1 << (bit & 7);
+    }
+    const [a, b] = [packDescriptors(rawA, count, BYTES), packDescriptors(rawB, count, BYTES)];
+    const key = (m: Uint32Array) => Array.from({ length: m.length / 3 }, (_, k) => `${m[3 * k]}-${m[3 * k + 1]}`);
+    const exact = new Set(key(mutualRatioMatches(nearestNeighbours(a, count, b, count, WORDS), 0.8)));
+    const tentative = mutualRatioMatches(approximateNeighbours(a, count, b, count, WORDS), 0.8);
+    expect(key(tentative)).toContain("300-300"); // passed: the decoy at 30 went unseen
+    expect(exact.has("300-300")).toBe(false);
+    const confirmed = key(confirmMatches(tentative, a, count, b, count, WORDS, 0.8));
+    expect(confirmed).toEqual(key(tentative).filter((m) => exact.has(m)));
+    expect(confirmed.length).toBeGreaterThan(250);
+    expect(confirmMatches(new Uint32Array(0), a, count, b, count, WORDS, 0.8)).toHaveLength(0);
   });
 
   it("handles empty sets, single rows, and sends rows of other sizes to the exhaustive search", () => {
