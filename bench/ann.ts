@@ -5,15 +5,16 @@
  * fountain-P11), features are detected as the quality preset does; then every pair the
  * matching stage would search goes through each search variant in this thread (VARIANTS: the
  * exhaustive search, the approximate one, without the bound on the second-nearest, with weak
- * pairs confirmed exactly or searched exhaustively again), each ending in the ratio + mutual
+ * pairs searched exhaustively again), each ending in the ratio + mutual
  * test and geometric verification (verify.ts, the stage's defaults and per-pair seed).
  * Printed per set: keypoints per image; the share of rows whose exhaustive nearest neighbour
  * the index finds, by its distance; per variant, CPU and wall ms per pair, its matches (the
  * share of the exhaustive search's it also gives, and those it gives beside them), verified
  * pairs and inliers per pair, and on sets with published cameras the share of matches and of
- * inliers on those cameras' epipolar lines; the pairs that verify only some ways. Then the
+ * inliers on those cameras' epipolar lines; the pairs that verify only some ways, with how
+ * often each way's matches verify under 20 other RANSAC seeds. Then the
  * whole matching stage (worker threads, guided matching as the preset has it) with `ann` off
- * and on. Writes bench/out/ann.json.
+ * and on (any keypoint count, the stage's other defaults). Writes bench/out/ann.json.
  */
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
@@ -27,7 +28,6 @@ import type { ImageFeatures, ImageRef } from "../compute/scene/index.js";
 import * as features from "../compute/stages/features/index.js";
 import * as ingest from "../compute/stages/ingest/index.js";
 import { ANN_PARAMETERS, approximateNeighbours, searchReach, type AnnParameters } from "../compute/stages/matching/ann.js";
-import { confirmMatches } from "../compute/stages/matching/confirm.js";
 import { packDescriptors, wordsPerDescriptor } from "../compute/stages/matching/hamming.js";
 import * as matching from "../compute/stages/matching/index.js";
 import { nearestNeighbours } from "../compute/stages/matching/kernel.js";
@@ -40,16 +40,17 @@ import { loadPublished, normalizePublished, publishedCamera, type PublishedCamer
 const DEFAULT_SETS = ["Herz-Jesus-P8", "fountain-P11"];
 /** The bound on the second-nearest switched off: a reach beyond any distance. */
 const UNBOUNDED = { ...ANN_PARAMETERS, coverage: 0 };
+/** The escalated variant's weak pairs: at most this many approximate matches (no pair with more verified differently in any run). */
+const WEAK_MATCHES = 150;
 /** Distance bins (upper ends, bits) for the share of exhaustive nearest neighbours the index finds. */
 const DISTANCE_BINS = [40, 60, 80, 100, 120];
 
 /**
  * The searches compared, each ending in ratio + mutual matches: exhaustive; approximate
- * (ann.ts as is); unbounded (no bound on the second-nearest); confirmed (approximate, then a
- * pair with at most `weak` matches has them confirmed exactly, confirm.ts); escalated
- * (approximate, then such a pair is searched exhaustively again).
+ * (ann.ts as is); unbounded (no bound on the second-nearest); escalated (approximate, then a
+ * pair with at most `weak` matches is searched exhaustively again; measured, not in the stage).
  */
-const VARIANTS = ["exhaustive", "approximate", "unbounded", "confirmed", "escalated"] as const;
+const VARIANTS = ["exhaustive", "approximate", "unbounded", "escalated"] as const;
 type Variant = (typeof VARIANTS)[number];
 
 /** One variant's sums over a set's pairs; the means are taken when printing. */
@@ -76,7 +77,7 @@ interface Tally {
   binRows: number[];
   binFound: number[];
   /** Per pair: matches and verified inliers of each variant, in VARIANTS order. */
-  perPair: Array<{ a: number; b: number; matches: number[]; inliers: number[] }>;
+  perPair: Array<{ a: number; b: number; matches: number[]; inliers: number[]; correct: number[]; seedsVerified?: number[] }>;
 }
 
 function newTally(): Tally {
@@ -148,10 +149,10 @@ function trueInliers(truth: Truth, a: number, b: number, matches: Uint32Array, s
   return within;
 }
 
-/** A pair's verified inliers (0 when verification rejects it), with the stage's per-pair seed, and how many of them the published cameras accept. */
-function verifiedInliers(a: number, b: number, set: SetData, matches: Uint32Array, longSide: number): { inliers: number; correct: number } {
+/** A pair's verified inliers (0 when verification rejects it), with the stage's per-pair seed unless given, and how many of them the published cameras accept. */
+function verifiedInliers(a: number, b: number, set: SetData, matches: Uint32Array, longSide: number, seed = 0x9e3779b1 ^ (a * 65599 + b)): { inliers: number; correct: number } {
   const options: VerifyOptions = matching.DEFAULTS;
-  const rng = createRng(0x9e3779b1 ^ (a * 65599 + b));
+  const rng = createRng(seed);
   const verified = verifyPair(a, b, set.images[a].xy, set.images[b].xy, matches, longSide, options, rng);
   if (!verified.pair) return { inliers: 0, correct: 0 };
   const thresholdPx = Math.max(1, options.epipolarThreshold * longSide);
@@ -162,7 +163,7 @@ interface SetData {
   images: PackedImage[];
   /** The approximate search's parameters (ANN_PARAMETERS unless --coverage= says otherwise). */
   parameters: AnnParameters;
-  /** Pairs with at most this many approximate matches are confirmed or escalated. */
+  /** Pairs with at most this many approximate matches are searched exhaustively again in the escalated variant (WEAK_MATCHES unless --weak= says otherwise). */
   weak: number;
   truth: Truth | null;
   words: number;
@@ -181,15 +182,8 @@ function searchPair(a: number, b: number, set: SetData, tally: Tally): Record<Va
   const free = approximateNeighbours(A.rows, A.count, B.rows, B.count, words, UNBOUNDED);
   countNearest(exactBest, free.bestA, tally);
   const weak = approximate.matches.length / 3 <= set.weak;
-  const confirmation = timed(() => (weak ? confirmMatches(approximate.matches, A.rows, A.count, B.rows, B.count, words, ratio) : approximate.matches));
-  const after = (base: Searched, step: Searched): Searched => ({ matches: step.matches, wallMs: base.wallMs + step.wallMs, cpuMs: base.cpuMs + step.cpuMs });
-  return {
-    exhaustive,
-    approximate,
-    unbounded: { matches: mutualRatioMatches(free, ratio), wallMs: NaN, cpuMs: NaN },
-    confirmed: after(approximate, confirmation),
-    escalated: weak ? after(approximate, exhaustive) : approximate,
-  };
+  const escalated = { matches: exhaustive.matches, wallMs: approximate.wallMs + exhaustive.wallMs, cpuMs: approximate.cpuMs + exhaustive.cpuMs };
+  return { exhaustive, approximate, unbounded: { matches: mutualRatioMatches(free, ratio), wallMs: NaN, cpuMs: NaN }, escalated: weak ? escalated : approximate };
 }
 
 /** Rows whose exhaustive nearest distance the index found (before any bound), overall and by that distance. */
@@ -205,12 +199,21 @@ function countNearest(exactBest: Uint32Array, foundBest: Uint32Array, tally: Tal
   }
 }
 
+/** Seeds for the verification of marginal pairs. */
+const SEEDS = 20;
+
+function verifiedUnderSeeds(a: number, b: number, set: SetData, matches: Uint32Array, longSide: number): number {
+  let verified = 0;
+  for (let seed = 1; seed <= SEEDS; seed++) if (verifiedInliers(a, b, set, matches, longSide, seed).inliers > 0) verified++;
+  return verified;
+}
+
 function comparePair(a: number, b: number, set: SetData, longSide: number, tally: Tally): void {
   const searched = searchPair(a, b, set, tally);
   const reference = matchKeys(searched.exhaustive.matches);
   const thresholdPx = Math.max(1, matching.DEFAULTS.epipolarThreshold * longSide);
   const verifiedOf = new Map<Uint32Array, { inliers: number; correct: number }>(); // variants that share their matches share the verification
-  const row = { a, b, matches: [] as number[], inliers: [] as number[] };
+  const row: Tally["perPair"][number] = { a, b, matches: [], inliers: [], correct: [] };
   for (const variant of VARIANTS) {
     const { matches, wallMs, cpuMs } = searched[variant];
     const keys = matchKeys(matches);
@@ -229,7 +232,10 @@ function comparePair(a: number, b: number, set: SetData, longSide: number, tally
     t.matchesOnTrueLines += set.truth ? trueInliers(set.truth, a, b, matches, 3, thresholdPx) : 0;
     row.matches.push(keys.size);
     row.inliers.push(verified.inliers);
+    row.correct.push(verified.correct);
   }
+  // A pair that verifies only some ways sits near the inlier threshold: how often does each variant's matches verify under other RANSAC seeds?
+  if (new Set(row.inliers.map((n) => n > 0)).size > 1) row.seedsVerified = VARIANTS.map((v) => verifiedUnderSeeds(a, b, set, searched[v].matches, longSide));
   tally.pairs++;
   tally.perPair.push(row);
 }
@@ -278,7 +284,10 @@ function printSet(set: string, keypoints: number, tally: Tally, truth: boolean):
     const inliersOnLines = truth ? `, on true lines ${pct(t.inliersOnTrueLines, t.inliers)}` : "";
     console.log(`  ${variant.padEnd(11)} ${time}; matches ${per(t.matches)}/pair: ${pct(t.shared, exhaustive.matches)} of exhaustive's + ${pct(t.extra, exhaustive.matches)} others${onLines}; verified pairs ${t.verifiedPairs}, inliers ${per(t.inliers)}/pair${inliersOnLines}`);
   }
-  for (const p of tally.perPair.filter((q) => new Set(q.inliers.map((n) => n > 0)).size > 1)) console.log(`  pair ${p.a}-${p.b} verifies only some ways: matches ${p.matches.join(", ")}; inliers ${p.inliers.join(", ")} (${VARIANTS.join(", ")})`);
+  for (const p of tally.perPair.filter((q) => q.seedsVerified)) {
+    const onLines = truth ? ` (${p.correct.join(", ")} on true lines)` : "";
+    console.log(`  pair ${p.a}-${p.b} verifies only some ways: matches ${p.matches.join(", ")}; inliers ${p.inliers.join(", ")}${onLines}; verified under ${p.seedsVerified!.join(", ")} of ${SEEDS} other seeds (${VARIANTS.join(", ")})`);
+  }
 }
 
 function option(args: string[], name: string): string | undefined {
@@ -288,7 +297,7 @@ function option(args: string[], name: string): string | undefined {
 export async function run(args: string[]): Promise<void> {
   const quality = (option(args, "quality") ?? "standard") as Quality;
   const parameters: AnnParameters = { ...ANN_PARAMETERS, coverage: Number(option(args, "coverage") ?? ANN_PARAMETERS.coverage) };
-  const weak = Number(option(args, "weak") ?? 150);
+  const weak = Number(option(args, "weak") ?? WEAK_MATCHES);
   const filters = args.filter((a) => !a.startsWith("--"));
   const sets = await listDatasets(filters.length > 0 ? filters : DEFAULT_SETS);
   console.log(`ann: ${parameters.tables} tables of ${parameters.keyBits} bits, reach ${searchReach(parameters)} bits (coverage ${parameters.coverage}); weak pairs: ≤ ${weak} matches; quality ${quality}; load average ${loadavg()[0].toFixed(1)} on ${availableParallelism()} cores`);
