@@ -1,25 +1,27 @@
 /**
- * @module `npm run bench -- ann [set-name-filter...] [--quality=preview|standard|high] [--coverage=c]`: the
- * approximate descriptor search (compute/stages/matching/ann.ts) against the exhaustive one
- * (kernel.ts) on real features. Per set (default Herz-Jesus-P8 and fountain-P11), features are
- * detected as the quality preset does; then for every pair the matching stage would search,
- * both searches run in this thread, one after the other, each followed by the ratio + mutual
- * test and geometric verification (verify.ts, the stage's defaults, the stage's seed per pair).
- * Printed per set: keypoints per image, wall and CPU ms per pair of each search, recall of the
- * nearest neighbour (rows whose nearest distance the index found), recall of the final
- * matches (share of the exhaustive search's matches the approximate one also gives, and its
- * matches the exhaustive one does not give), the same without the bound on the second-nearest,
- * and verified pairs and inliers both ways; on sets with published cameras, the share of the
- * matches and of the verified inliers that lie on those cameras' epipolar lines. Then the whole matching stage (worker threads,
- * guided matching as configured) with `ann` off and on.
- * Writes bench/out/ann.json.
+ * @module `npm run bench -- ann [set-name-filter...] [--quality=preview|standard|high]
+ * [--coverage=c] [--weak=n]`: the approximate descriptor search (compute/stages/matching/ann.ts)
+ * against the exhaustive one (kernel.ts) on real features. Per set (default Herz-Jesus-P8 and
+ * fountain-P11), features are detected as the quality preset does; then every pair the
+ * matching stage would search goes through each search variant in this thread (VARIANTS: the
+ * exhaustive search, the approximate one, without the bound on the second-nearest, with weak
+ * pairs searched exhaustively again), each ending in the ratio + mutual
+ * test and geometric verification (verify.ts, the stage's defaults and per-pair seed).
+ * Printed per set: keypoints per image; the share of rows whose exhaustive nearest neighbour
+ * the index finds, by its distance; per variant, CPU and wall ms per pair, its matches (the
+ * share of the exhaustive search's it also gives, and those it gives beside them), verified
+ * pairs and inliers per pair, and on sets with published cameras the share of matches and of
+ * inliers on those cameras' epipolar lines; the pairs that verify only some ways, with how
+ * often each way's matches verify under 20 other RANSAC seeds. Then the
+ * whole matching stage (worker threads, guided matching as the preset has it) with `ann` off
+ * and on (any keypoint count, the stage's other defaults). Writes bench/out/ann.json.
  */
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { essentialFromPoses } from "../compute/geometry/essential.js";
 import { sampsonError } from "../compute/geometry/fundamental.js";
-import { mutualRatioMatches, type Neighbours } from "../compute/math/mutual-nearest.js";
+import { mutualRatioMatches } from "../compute/math/mutual-nearest.js";
 import { createRng } from "../compute/math/random.js";
 import { QUALITY_PRESETS } from "../compute/pipeline/presets.js";
 import type { ImageFeatures, ImageRef } from "../compute/scene/index.js";
@@ -38,54 +40,50 @@ import { loadPublished, normalizePublished, publishedCamera, type PublishedCamer
 const DEFAULT_SETS = ["Herz-Jesus-P8", "fountain-P11"];
 /** The bound on the second-nearest switched off: a reach beyond any distance. */
 const UNBOUNDED = { ...ANN_PARAMETERS, coverage: 0 };
+/** The escalated variant's weak pairs: at most this many approximate matches (no pair with more verified differently in any run). */
+const WEAK_MATCHES = 150;
 /** Distance bins (upper ends, bits) for the share of exhaustive nearest neighbours the index finds. */
 const DISTANCE_BINS = [40, 60, 80, 100, 120];
 
-interface Search {
+/**
+ * The searches compared, each ending in ratio + mutual matches: exhaustive; approximate
+ * (ann.ts as is); unbounded (no bound on the second-nearest); escalated (approximate, then a
+ * pair with at most `weak` matches is searched exhaustively again; measured, not in the stage).
+ */
+const VARIANTS = ["exhaustive", "approximate", "unbounded", "escalated"] as const;
+type Variant = (typeof VARIANTS)[number];
+
+/** One variant's sums over a set's pairs; the means are taken when printing. */
+interface VariantTally {
   wallMs: number;
   cpuMs: number;
-  neighbours: Neighbours;
-}
-
-/** Sums over a set's pairs; the means are taken when printing. */
-interface Tally {
-  pairs: number;
-  exactWallMs: number;
-  exactCpuMs: number;
-  annWallMs: number;
-  annCpuMs: number;
-  rows: number;
-  nearestFound: number;
-  exactMatches: number;
+  matches: number;
+  /** Matches the exhaustive search also gives, and matches it does not. */
   shared: number;
   extra: number;
-  sharedUnbounded: number;
-  extraUnbounded: number;
-  verifiedExact: number;
-  verifiedAnn: number;
-  verifiedUnbounded: number;
-  inliersExact: number;
-  inliersAnn: number;
-  inliersUnbounded: number;
-  /** Verified inliers the published cameras' epipolar geometry accepts too (sets with published cameras). */
-  trueExact: number;
-  trueAnn: number;
-  trueUnbounded: number;
-  /** Ratio + mutual matches the published cameras accept (sets with published cameras). */
-  putativeTrueExact: number;
-  putativeTrueAnn: number;
-  putativeTrueUnbounded: number;
-  putativeAnn: number;
-  putativeUnbounded: number;
-  /** Per DISTANCE_BINS bin (and one beyond): exhaustive nearest neighbours, and those the index found. */
+  verifiedPairs: number;
+  inliers: number;
+  /** Matches and verified inliers within the verification threshold of the published cameras' epipolar geometry (sets with published cameras). */
+  matchesOnTrueLines: number;
+  inliersOnTrueLines: number;
+}
+
+interface Tally {
+  pairs: number;
+  variants: Record<Variant, VariantTally>;
+  /** Rows, and rows whose exhaustive nearest distance the index found (no bound), overall and per DISTANCE_BINS bin (and one beyond). */
+  rows: number;
+  nearestFound: number;
   binRows: number[];
   binFound: number[];
+  /** Per pair: matches and verified inliers of each variant, in VARIANTS order. */
+  perPair: Array<{ a: number; b: number; matches: number[]; inliers: number[]; correct: number[]; seedsVerified?: number[] }>;
 }
 
 function newTally(): Tally {
-  const zero = { pairs: 0, exactWallMs: 0, exactCpuMs: 0, annWallMs: 0, annCpuMs: 0, rows: 0, nearestFound: 0, exactMatches: 0, shared: 0, extra: 0, sharedUnbounded: 0, extraUnbounded: 0 };
-  const verified = { verifiedExact: 0, verifiedAnn: 0, verifiedUnbounded: 0, inliersExact: 0, inliersAnn: 0, inliersUnbounded: 0, trueExact: 0, trueAnn: 0, trueUnbounded: 0, putativeTrueExact: 0, putativeTrueAnn: 0, putativeTrueUnbounded: 0, putativeAnn: 0, putativeUnbounded: 0 };
-  return { ...zero, ...verified, binRows: new Array(DISTANCE_BINS.length + 1).fill(0), binFound: new Array(DISTANCE_BINS.length + 1).fill(0) };
+  const variant = (): VariantTally => ({ wallMs: 0, cpuMs: 0, matches: 0, shared: 0, extra: 0, verifiedPairs: 0, inliers: 0, matchesOnTrueLines: 0, inliersOnTrueLines: 0 });
+  const bins = () => new Array<number>(DISTANCE_BINS.length + 1).fill(0);
+  return { pairs: 0, variants: Object.fromEntries(VARIANTS.map((v) => [v, variant()])) as Record<Variant, VariantTally>, rows: 0, nearestFound: 0, binRows: bins(), binFound: bins(), perPair: [] };
 }
 
 function cpuMs(): number {
@@ -93,11 +91,18 @@ function cpuMs(): number {
   return (u.user + u.system) / 1e3;
 }
 
-function timed(search: () => Neighbours): Search {
+/** A variant's matches and the time its steps took. */
+interface Searched {
+  matches: Uint32Array;
+  wallMs: number;
+  cpuMs: number;
+}
+
+function timed(search: () => Uint32Array): Searched {
   const wall = performance.now();
   const cpu = cpuMs();
-  const neighbours = search();
-  return { wallMs: performance.now() - wall, cpuMs: cpuMs() - cpu, neighbours };
+  const matches = search();
+  return { matches, wallMs: performance.now() - wall, cpuMs: cpuMs() - cpu };
 }
 
 /** Matches as "a,b" keys, for set comparisons. */
@@ -105,12 +110,6 @@ function matchKeys(matches: Uint32Array): Set<string> {
   const keys = new Set<string>();
   for (let k = 0; k < matches.length; k += 3) keys.add(`${matches[k]},${matches[k + 1]}`);
   return keys;
-}
-
-function overlap(found: Set<string>, reference: Set<string>): { shared: number; extra: number } {
-  let shared = 0;
-  for (const key of found) if (reference.has(key)) shared++;
-  return { shared, extra: found.size - shared };
 }
 
 interface PackedImage {
@@ -150,10 +149,10 @@ function trueInliers(truth: Truth, a: number, b: number, matches: Uint32Array, s
   return within;
 }
 
-/** A pair's verified inliers (0 when verification rejects it), with the stage's per-pair seed, and how many of them the published cameras accept. */
-function verifiedInliers(a: number, b: number, set: SetData, matches: Uint32Array, longSide: number): { inliers: number; correct: number } {
+/** A pair's verified inliers (0 when verification rejects it), with the stage's per-pair seed unless given, and how many of them the published cameras accept. */
+function verifiedInliers(a: number, b: number, set: SetData, matches: Uint32Array, longSide: number, seed = 0x9e3779b1 ^ (a * 65599 + b)): { inliers: number; correct: number } {
   const options: VerifyOptions = matching.DEFAULTS;
-  const rng = createRng(0x9e3779b1 ^ (a * 65599 + b));
+  const rng = createRng(seed);
   const verified = verifyPair(a, b, set.images[a].xy, set.images[b].xy, matches, longSide, options, rng);
   if (!verified.pair) return { inliers: 0, correct: 0 };
   const thresholdPx = Math.max(1, options.epipolarThreshold * longSide);
@@ -164,76 +163,99 @@ interface SetData {
   images: PackedImage[];
   /** The approximate search's parameters (ANN_PARAMETERS unless --coverage= says otherwise). */
   parameters: AnnParameters;
+  /** Pairs with at most this many approximate matches are searched exhaustively again in the escalated variant (WEAK_MATCHES unless --weak= says otherwise). */
+  weak: number;
   truth: Truth | null;
   words: number;
 }
 
-function comparePair(a: number, b: number, set: SetData, longSide: number, tally: Tally): void {
-  const [A, B, words] = [set.images[a], set.images[b], set.words];
-  const exact = timed(() => nearestNeighbours(A.rows, A.count, B.rows, B.count, words));
-  const ann = timed(() => approximateNeighbours(A.rows, A.count, B.rows, B.count, words, set.parameters));
-  const unbounded = approximateNeighbours(A.rows, A.count, B.rows, B.count, words, UNBOUNDED);
-  tally.pairs++;
-  tally.exactWallMs += exact.wallMs;
-  tally.exactCpuMs += exact.cpuMs;
-  tally.annWallMs += ann.wallMs;
-  tally.annCpuMs += ann.cpuMs;
-  countNearest(exact.neighbours, unbounded, tally);
-  const ratio = matching.DEFAULTS.ratio;
-  const matches = { exact: mutualRatioMatches(exact.neighbours, ratio), ann: mutualRatioMatches(ann.neighbours, ratio), unbounded: mutualRatioMatches(unbounded, ratio) };
-  const reference = matchKeys(matches.exact);
-  const bounded = overlap(matchKeys(matches.ann), reference);
-  const free = overlap(matchKeys(matches.unbounded), reference);
-  tally.exactMatches += reference.size;
-  tally.shared += bounded.shared;
-  tally.extra += bounded.extra;
-  tally.sharedUnbounded += free.shared;
-  tally.extraUnbounded += free.extra;
-  const verified = { exact: verifiedInliers(a, b, set, matches.exact, longSide), ann: verifiedInliers(a, b, set, matches.ann, longSide), unbounded: verifiedInliers(a, b, set, matches.unbounded, longSide) };
-  tally.verifiedExact += Number(verified.exact.inliers > 0);
-  tally.verifiedAnn += Number(verified.ann.inliers > 0);
-  tally.verifiedUnbounded += Number(verified.unbounded.inliers > 0);
-  tally.inliersExact += verified.exact.inliers;
-  tally.inliersAnn += verified.ann.inliers;
-  tally.inliersUnbounded += verified.unbounded.inliers;
-  tally.trueExact += verified.exact.correct;
-  tally.trueAnn += verified.ann.correct;
-  tally.trueUnbounded += verified.unbounded.correct;
-  tally.putativeAnn += matches.ann.length / 3;
-  tally.putativeUnbounded += matches.unbounded.length / 3;
-  if (set.truth) {
-    const thresholdPx = Math.max(1, matching.DEFAULTS.epipolarThreshold * longSide);
-    tally.putativeTrueExact += trueInliers(set.truth, a, b, matches.exact, 3, thresholdPx);
-    tally.putativeTrueAnn += trueInliers(set.truth, a, b, matches.ann, 3, thresholdPx);
-    tally.putativeTrueUnbounded += trueInliers(set.truth, a, b, matches.unbounded, 3, thresholdPx);
-  }
+/** Every variant's matches for one pair, with their times (a variant built on another includes its time). */
+function searchPair(a: number, b: number, set: SetData, tally: Tally): Record<Variant, Searched> {
+  const [A, B, words, ratio] = [set.images[a], set.images[b], set.words, matching.DEFAULTS.ratio];
+  let exactBest: Uint32Array = new Uint32Array(0);
+  const exhaustive = timed(() => {
+    const neighbours = nearestNeighbours(A.rows, A.count, B.rows, B.count, words);
+    exactBest = neighbours.bestA;
+    return mutualRatioMatches(neighbours, ratio);
+  });
+  const approximate = timed(() => mutualRatioMatches(approximateNeighbours(A.rows, A.count, B.rows, B.count, words, set.parameters), ratio));
+  const free = approximateNeighbours(A.rows, A.count, B.rows, B.count, words, UNBOUNDED);
+  countNearest(exactBest, free.bestA, tally);
+  const weak = approximate.matches.length / 3 <= set.weak;
+  const escalated = { matches: exhaustive.matches, wallMs: approximate.wallMs + exhaustive.wallMs, cpuMs: approximate.cpuMs + exhaustive.cpuMs };
+  return { exhaustive, approximate, unbounded: { matches: mutualRatioMatches(free, ratio), wallMs: NaN, cpuMs: NaN }, escalated: weak ? escalated : approximate };
 }
 
 /** Rows whose exhaustive nearest distance the index found (before any bound), overall and by that distance. */
-function countNearest(exact: Neighbours, approximate: Neighbours, tally: Tally): void {
-  for (let i = 0; i < exact.bestA.length; i++) {
-    const found = approximate.bestA[i] === exact.bestA[i];
-    const bin = DISTANCE_BINS.findIndex((upper) => exact.bestA[i] <= upper);
+function countNearest(exactBest: Uint32Array, foundBest: Uint32Array, tally: Tally): void {
+  for (let i = 0; i < exactBest.length; i++) {
+    const bin = DISTANCE_BINS.findIndex((upper) => exactBest[i] <= upper);
     const at = bin < 0 ? DISTANCE_BINS.length : bin;
+    const found = Number(foundBest[i] === exactBest[i]);
     tally.rows++;
     tally.binRows[at]++;
-    if (found) {
-      tally.nearestFound++;
-      tally.binFound[at]++;
-    }
+    tally.nearestFound += found;
+    tally.binFound[at] += found;
   }
 }
 
-/** The whole matching stage with `ann` off and on (worker threads on all cores, the preset's options otherwise). */
-async function compareStage(images: ImageRef[], detected: ImageFeatures[], quality: Quality): Promise<Record<string, Record<string, number>>> {
-  const out: Record<string, Record<string, number>> = {};
+/** Seeds for the verification of marginal pairs. */
+const SEEDS = 20;
+
+function verifiedUnderSeeds(a: number, b: number, set: SetData, matches: Uint32Array, longSide: number): number {
+  let verified = 0;
+  for (let seed = 1; seed <= SEEDS; seed++) if (verifiedInliers(a, b, set, matches, longSide, seed).inliers > 0) verified++;
+  return verified;
+}
+
+function comparePair(a: number, b: number, set: SetData, longSide: number, tally: Tally): void {
+  const searched = searchPair(a, b, set, tally);
+  const reference = matchKeys(searched.exhaustive.matches);
+  const thresholdPx = Math.max(1, matching.DEFAULTS.epipolarThreshold * longSide);
+  const verifiedOf = new Map<Uint32Array, { inliers: number; correct: number }>(); // variants that share their matches share the verification
+  const row: Tally["perPair"][number] = { a, b, matches: [], inliers: [], correct: [] };
+  for (const variant of VARIANTS) {
+    const { matches, wallMs, cpuMs } = searched[variant];
+    const keys = matchKeys(matches);
+    const shared = [...keys].filter((key) => reference.has(key)).length;
+    if (!verifiedOf.has(matches)) verifiedOf.set(matches, verifiedInliers(a, b, set, matches, longSide));
+    const verified = verifiedOf.get(matches)!;
+    const t = tally.variants[variant];
+    t.wallMs += wallMs;
+    t.cpuMs += cpuMs;
+    t.matches += keys.size;
+    t.shared += shared;
+    t.extra += keys.size - shared;
+    t.verifiedPairs += Number(verified.inliers > 0);
+    t.inliers += verified.inliers;
+    t.inliersOnTrueLines += verified.correct;
+    t.matchesOnTrueLines += set.truth ? trueInliers(set.truth, a, b, matches, 3, thresholdPx) : 0;
+    row.matches.push(keys.size);
+    row.inliers.push(verified.inliers);
+    row.correct.push(verified.correct);
+  }
+  // A pair that verifies only some ways sits near the inlier threshold: how often does each variant's matches verify under other RANSAC seeds?
+  if (new Set(row.inliers.map((n) => n > 0)).size > 1) row.seedsVerified = VARIANTS.map((v) => verifiedUnderSeeds(a, b, set, searched[v].matches, longSide));
+  tally.pairs++;
+  tally.perPair.push(row);
+}
+
+/** The whole matching stage with `ann` off and on (worker threads on all cores, the preset's options otherwise); CPU of the process, all threads. */
+async function compareStage(images: ImageRef[], detected: ImageFeatures[], quality: Quality): Promise<Record<string, Record<string, number | string>>> {
+  const out: Record<string, Record<string, number | string>> = {};
+  const verified: Array<Map<string, number>> = [];
   for (const ann of ["off", "mih"] as const) {
     const wall = performance.now();
     const cpu = cpuMs();
     const matched = await matching.run({ images, features: detected }, { ...QUALITY_PRESETS[quality].matching, ann, annMinKeypoints: 0 });
     const { verifiedPairs, inlierMatches, tracks, guidedPairs, approximatePairs } = matched.report.counts;
-    out[ann] = { wallS: (performance.now() - wall) / 1000, mainThreadCpuS: (cpuMs() - cpu) / 1000, verifiedPairs, inlierMatches, tracks, guidedPairs, approximatePairs };
+    out[ann] = { wallS: (performance.now() - wall) / 1000, cpuS: (cpuMs() - cpu) / 1000, verifiedPairs, inlierMatches, tracks, guidedPairs, approximatePairs };
+    verified.push(new Map(matched.pairs.map((p) => [`${p.imageA}-${p.imageB}`, p.matches.length / 2])));
   }
+  // Pairs only one run verified, with their inliers: marginal pairs flip with a few matches or RANSAC's draws.
+  const only = (k: number) => [...verified[k]].filter(([pair]) => !verified[1 - k].has(pair)).map(([pair, n]) => `${pair} (${n})`).join(" ");
+  out.off.only = only(0);
+  out.mih.only = only(1);
   return out;
 }
 
@@ -252,13 +274,20 @@ async function detect(set: string, quality: Quality): Promise<{ images: ImageRef
 function printSet(set: string, keypoints: number, tally: Tally, truth: boolean): void {
   const per = (sum: number) => (sum / tally.pairs).toFixed(1);
   const pct = (part: number, whole: number) => `${((100 * part) / Math.max(1, whole)).toFixed(1)} %`;
+  const exhaustive = tally.variants.exhaustive;
   console.log(`${set}: ${keypoints.toFixed(0)} keypoints per image, ${tally.pairs} pairs`);
-  console.log(`  exhaustive ${per(tally.exactWallMs)} ms/pair wall, ${per(tally.exactCpuMs)} CPU; approximate ${per(tally.annWallMs)} wall, ${per(tally.annCpuMs)} CPU (${(tally.exactCpuMs / tally.annCpuMs).toFixed(2)}× by CPU)`);
-  console.log(`  nearest found ${pct(tally.nearestFound, tally.rows)} of rows; by exhaustive nearest distance ${DISTANCE_BINS.map((upper, k) => `≤${upper}: ${pct(tally.binFound[k], tally.binRows[k])} of ${tally.binRows[k]}`).join(", ")}, >${DISTANCE_BINS.at(-1)}: ${pct(tally.binFound.at(-1)!, tally.binRows.at(-1)!)}`);
-  console.log(`  ratio+mutual matches: exhaustive ${per(tally.exactMatches)}/pair; approximate has ${pct(tally.shared, tally.exactMatches)} of them + ${pct(tally.extra, tally.exactMatches)} others; without the bound on the second ${pct(tally.sharedUnbounded, tally.exactMatches)} + ${pct(tally.extraUnbounded, tally.exactMatches)}`);
-  console.log(`  verified pairs exhaustive ${tally.verifiedExact}, approximate ${tally.verifiedAnn}, unbounded ${tally.verifiedUnbounded}; inliers/pair ${per(tally.inliersExact)}, ${per(tally.inliersAnn)}, ${per(tally.inliersUnbounded)}`);
-  if (truth) console.log(`  ratio+mutual matches on the published cameras' epipolar lines: ${pct(tally.putativeTrueExact, tally.exactMatches)}, ${pct(tally.putativeTrueAnn, tally.putativeAnn)}, ${pct(tally.putativeTrueUnbounded, tally.putativeUnbounded)}`);
-  if (truth) console.log(`  of those inliers, within the threshold of the published cameras' epipolar lines: ${pct(tally.trueExact, tally.inliersExact)}, ${pct(tally.trueAnn, tally.inliersAnn)}, ${pct(tally.trueUnbounded, tally.inliersUnbounded)} (${per(tally.trueExact)}, ${per(tally.trueAnn)}, ${per(tally.trueUnbounded)} per pair)`);
+  console.log(`  nearest found (no bound) for ${pct(tally.nearestFound, tally.rows)} of rows; by the exhaustive nearest distance ${DISTANCE_BINS.map((upper, k) => `≤${upper}: ${pct(tally.binFound[k], tally.binRows[k])}`).join(", ")}, >${DISTANCE_BINS.at(-1)}: ${pct(tally.binFound.at(-1)!, tally.binRows.at(-1)!)}`);
+  for (const variant of VARIANTS) {
+    const t = tally.variants[variant];
+    const time = Number.isNaN(t.cpuMs) ? "(not timed)" : `${per(t.cpuMs)} ms CPU/pair (${per(t.wallMs)} wall, ${(exhaustive.cpuMs / t.cpuMs).toFixed(2)}×)`;
+    const onLines = truth ? `, on true lines ${pct(t.matchesOnTrueLines, t.matches)}` : "";
+    const inliersOnLines = truth ? `, on true lines ${pct(t.inliersOnTrueLines, t.inliers)}` : "";
+    console.log(`  ${variant.padEnd(11)} ${time}; matches ${per(t.matches)}/pair: ${pct(t.shared, exhaustive.matches)} of exhaustive's + ${pct(t.extra, exhaustive.matches)} others${onLines}; verified pairs ${t.verifiedPairs}, inliers ${per(t.inliers)}/pair${inliersOnLines}`);
+  }
+  for (const p of tally.perPair.filter((q) => q.seedsVerified)) {
+    const onLines = truth ? ` (${p.correct.join(", ")} on true lines)` : "";
+    console.log(`  pair ${p.a}-${p.b} verifies only some ways: matches ${p.matches.join(", ")}; inliers ${p.inliers.join(", ")}${onLines}; verified under ${p.seedsVerified!.join(", ")} of ${SEEDS} other seeds (${VARIANTS.join(", ")})`);
+  }
 }
 
 function option(args: string[], name: string): string | undefined {
@@ -268,15 +297,16 @@ function option(args: string[], name: string): string | undefined {
 export async function run(args: string[]): Promise<void> {
   const quality = (option(args, "quality") ?? "standard") as Quality;
   const parameters: AnnParameters = { ...ANN_PARAMETERS, coverage: Number(option(args, "coverage") ?? ANN_PARAMETERS.coverage) };
+  const weak = Number(option(args, "weak") ?? WEAK_MATCHES);
   const filters = args.filter((a) => !a.startsWith("--"));
   const sets = await listDatasets(filters.length > 0 ? filters : DEFAULT_SETS);
-  console.log(`ann: ${parameters.tables} tables of ${parameters.keyBits} bits, reach ${searchReach(parameters)} bits (coverage ${parameters.coverage}); quality ${quality}; load average ${loadavg()[0].toFixed(1)} on ${availableParallelism()} cores`);
+  console.log(`ann: ${parameters.tables} tables of ${parameters.keyBits} bits, reach ${searchReach(parameters)} bits (coverage ${parameters.coverage}); weak pairs: ≤ ${weak} matches; quality ${quality}; load average ${loadavg()[0].toFixed(1)} on ${availableParallelism()} cores`);
   const results: unknown[] = [];
   for (const set of sets) {
     const { images, detected } = await detect(set, quality);
     const words = wordsPerDescriptor(detected.find((f) => f.count > 0)?.descriptorBytes ?? 61);
     const packed = detected.map((f) => ({ rows: packDescriptors(f.descriptors, f.count, f.descriptorBytes), count: f.count, xy: f.xy }));
-    const data: SetData = { images: packed, parameters, truth: await loadTruth(set, images, detected), words };
+    const data: SetData = { images: packed, parameters, weak, truth: await loadTruth(set, images, detected), words };
     const selection = selectPairs(images, packed, words, matching.DEFAULTS);
     const tally = newTally();
     for (let k = 0; k < selection.pairs.length; k += 2) {

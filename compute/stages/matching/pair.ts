@@ -71,7 +71,7 @@ export interface PairResult {
   putative: number;
   /** Whether the matches came from guided matching (geometry/epipolar-band.ts) rather than the exhaustive search. */
   guided: boolean;
-  /** Whether the exhaustive search was the approximate one (ann.ts). */
+  /** Whether the search over all keypoints was the approximate one (ann.ts). */
   approximate: boolean;
   pair?: VerifiedPair;
   reason?: string;
