@@ -6,52 +6,17 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { triangulateMultiView } from "../../../compute/geometry/triangulation.js";
-import type { ImageFeatures, RigidTransform, Tracks } from "../../../compute/scene/index.js";
+import type { ImageFeatures } from "../../../compute/scene/index.js";
 import * as features from "../../../compute/stages/features/index.js";
 import * as ingest from "../../../compute/stages/ingest/index.js";
 import * as keypoints from "../../../compute/stages/keypoints/index.js";
 import * as matching from "../../../compute/stages/matching/index.js";
 import { encodeJpeg } from "../../support/fixtures.js";
 import { renderScene, type RenderedScene } from "../../support/render.js";
+import { trackAgreement } from "../../support/track-agreement.js";
 
 const WIDTH = 480;
 const HEIGHT = 360;
-
-/** RMS (pixels) of every track's observations against its point triangulated through the true cameras. */
-function trackRmsPx(scene: RenderedScene, order: number[], feats: ImageFeatures[], tracks: Tracks): number {
-  const poses: RigidTransform[] = order.map((v) => ({ R: scene.views[v].R, t: scene.views[v].t }));
-  const K = scene.views[0].K;
-  const [f, cx, cy] = [K[0], K[2], K[5]];
-  let sum = 0;
-  let count = 0;
-  for (let t = 0; t < tracks.count; t++) {
-    const from = tracks.trackOffsets[t];
-    const n = tracks.trackOffsets[t + 1] - from;
-    const obs = new Float64Array(2 * n);
-    const trackPoses: RigidTransform[] = [];
-    for (let o = 0; o < n; o++) {
-      const image = tracks.trackImages[from + o];
-      const k = tracks.trackKeypoints[from + o];
-      obs[2 * o] = (feats[image].xy[2 * k] - cx) / f;
-      obs[2 * o + 1] = (feats[image].xy[2 * k + 1] - cy) / f;
-      trackPoses.push(poses[image]);
-    }
-    const X = triangulateMultiView(trackPoses, obs, n);
-    if (!X) continue;
-    for (let o = 0; o < n; o++) {
-      const { R, t: tr } = trackPoses[o];
-      const p = [0, 1, 2].map((r) => R[3 * r] * X[0] + R[3 * r + 1] * X[1] + R[3 * r + 2] * X[2] + tr[r]);
-      if (p[2] <= 0) continue;
-      const e = Math.hypot(f * (p[0] / p[2] - obs[2 * o]), f * (p[1] / p[2] - obs[2 * o + 1]));
-      // Wrong matches (a few pixels off) say nothing about localisation; keep them out of both sides alike.
-      if (e > 3) continue;
-      sum += e * e;
-      count++;
-    }
-  }
-  return Math.sqrt(sum / count);
-}
 
 describe("keypoint refinement along tracks", () => {
   let dir = "";
@@ -76,8 +41,12 @@ describe("keypoint refinement along tracks", () => {
     detectedFeatures = detected.features;
     const matched = await matching.run({ images, features: detected.features });
     output = await keypoints.run({ images, features: detected.features, tracks: matched.tracks });
-    before = trackRmsPx(scene, order, detected.features, matched.tracks);
-    after = trackRmsPx(scene, order, output.features, matched.tracks);
+    const cameras = order.map((v) => {
+      const { K, R, t } = scene.views[v];
+      return { camFromWorld: { R, t }, fx: K[0], fy: K[4], skew: K[1], cx: K[2], cy: K[5] };
+    });
+    before = trackAgreement(cameras, detected.features, matched.tracks).rmsPx;
+    after = trackAgreement(cameras, output.features, matched.tracks).rmsPx;
   }, 120_000);
 
   afterAll(async () => {
