@@ -51,7 +51,7 @@ describe("runPipeline (sparse only)", () => {
 
   it("writes report.json with each stage and every image either registered or listed with a reason", async () => {
     const report = JSON.parse(await readFile(path.join(dir, "out/report.json"), "utf8"));
-    expect(report.stages.map((s: { stage: string }) => s.stage)).toEqual(["ingest", "features", "matching", "sfm", "export"]);
+    expect(report.stages.map((s: { stage: string }) => s.stage)).toEqual(["ingest", "features", "matching", "keypoints", "sfm", "export"]);
     for (const s of report.stages) expect(s.wallMs).toBeGreaterThan(0);
     expect(report.images).toBe(6);
     expect(report.files).toBe(6);

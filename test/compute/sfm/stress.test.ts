@@ -29,21 +29,17 @@ const RECORDED: Array<{ scene: StressSceneName; registered: number; photos: numb
   // no 3D model can come from it.
   { scene: "panning", registered: 0, photos: 9 },
   { scene: "tiled", registered: 10, photos: 10 },
-  // 12/12 until keypoint refinement (stage keypoints) landed; since then 11/12, every camera
-  // within 0.095° and 0.40 % (before: 0.139°, 0.52 %). The twelfth is left out by the focal
-  // cross-check: the second start, which continues on the tracks the first start's loop closure
-  // extended, lands up to 1.03° from the first (independent starts from the matcher's tracks
-  // agree within 0.01°). Lowered knowingly; see BENCHMARKS.md, keypoint refinement.
-  { scene: "twoFocal", registered: 11, photos: 12 },
+  { scene: "twoFocal", registered: 12, photos: 12 },
   { scene: "mixed", registered: 8, photos: 11 },
   // A courtyard seen from its middle with a phone's wide lens and no EXIF: from the default
   // focal guess (1.7× too long) 10/16 registered with rotations off by 150°+ at 0.23 px RMS;
   // the second guess (focal-guess.ts) places all 16, within 0.25°.
   { scene: "courtyard", registered: 16, photos: 16 },
   // One flat wall and nothing else, no EXIF: every pair is a homography. The essential-matrix
-  // seed was 21.6° off and grew cameras 3–26° off; the homography seed (planar-seed.ts) places
-  // 9 within 0.09°, the tenth left out because its own focal is not fixed by the photos.
-  { scene: "mural", registered: 9, photos: 10 },
+  // seed was 21.6° off and grew cameras 3–26° off; the homography seed (planar-seed.ts) placed
+  // 9 within 0.09°, the tenth left out because its own focal was not fixed by the photos; on
+  // refined keypoints (stage keypoints) with independent focal starts, 10 within 0.021°.
+  { scene: "mural", registered: 10, photos: 10 },
 ];
 
 describe("camera stress suite", () => {
