@@ -98,6 +98,9 @@ function observationsByImage(tracks: Tracks, imageCount: number): { byImage: num
   return { byImage, trackOf };
 }
 
+/** Observations per worker thread: fewer (about two seconds of alignment) are done on the calling thread. */
+const OBSERVATIONS_PER_WORKER = 20_000;
+
 /** The calling thread as a one-worker runner: one task at a time, so one image is decoded at a time. */
 function inline(): TaskRunner<ImageTask, ImageTaskResult> {
   let last: Promise<unknown> = Promise.resolve();
@@ -153,7 +156,9 @@ export async function run(input: Input, options: Partial<Options> = {}, progress
     };
   };
 
-  const poolSize = Math.max(1, Math.min(opts.workers, images.length));
+  // A worker thread costs its start (tsx loader, sharp) of some tenths of a second: a small job
+  // aligns faster on the calling thread than it starts two.
+  const poolSize = Math.max(1, Math.min(opts.workers, images.length, Math.ceil(tracks.trackImages.length / OBSERVATIONS_PER_WORKER)));
   const own = poolSize > 1 ? new WorkerPool<ImageTask, ImageTaskResult>(new URL("./worker.ts", import.meta.url), { size: poolSize }) : null;
   const pool = own ?? inline();
   const hasPatch = new Uint8Array(tracks.count);
