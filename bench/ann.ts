@@ -40,15 +40,13 @@ import { loadPublished, normalizePublished, publishedCamera, type PublishedCamer
 const DEFAULT_SETS = ["Herz-Jesus-P8", "fountain-P11"];
 /** The bound on the second-nearest switched off: a reach beyond any distance. */
 const UNBOUNDED = { ...ANN_PARAMETERS, coverage: 0 };
-/** The escalated variant's weak pairs: at most this many approximate matches (no pair with more verified differently in any run). */
-const WEAK_MATCHES = 150;
 /** Distance bins (upper ends, bits) for the share of exhaustive nearest neighbours the index finds. */
 const DISTANCE_BINS = [40, 60, 80, 100, 120];
 
 /**
  * The searches compared, each ending in ratio + mutual matches: exhaustive; approximate
  * (ann.ts as is); unbounded (no bound on the second-nearest); escalated (approximate, then a
- * pair with at most `weak` matches is searched exhaustively again; measured, not in the stage).
+ * pair with at most `weak` matches is searched exhaustively again: the stage's way, pair.ts).
  */
 const VARIANTS = ["exhaustive", "approximate", "unbounded", "escalated"] as const;
 type Variant = (typeof VARIANTS)[number];
@@ -163,7 +161,7 @@ interface SetData {
   images: PackedImage[];
   /** The approximate search's parameters (ANN_PARAMETERS unless --coverage= says otherwise). */
   parameters: AnnParameters;
-  /** Pairs with at most this many approximate matches are searched exhaustively again in the escalated variant (WEAK_MATCHES unless --weak= says otherwise). */
+  /** Pairs with at most this many approximate matches are searched exhaustively again in the escalated variant (the stage's annWeakMatches unless --weak= says otherwise). */
   weak: number;
   truth: Truth | null;
   words: number;
@@ -248,8 +246,8 @@ async function compareStage(images: ImageRef[], detected: ImageFeatures[], quali
     const wall = performance.now();
     const cpu = cpuMs();
     const matched = await matching.run({ images, features: detected }, { ...QUALITY_PRESETS[quality].matching, ann, annMinKeypoints: 0 });
-    const { verifiedPairs, inlierMatches, tracks, guidedPairs, approximatePairs } = matched.report.counts;
-    out[ann] = { wallS: (performance.now() - wall) / 1000, cpuS: (cpuMs() - cpu) / 1000, verifiedPairs, inlierMatches, tracks, guidedPairs, approximatePairs };
+    const { verifiedPairs, inlierMatches, tracks, guidedPairs, approximatePairs, escalatedPairs } = matched.report.counts;
+    out[ann] = { wallS: (performance.now() - wall) / 1000, cpuS: (cpuMs() - cpu) / 1000, verifiedPairs, inlierMatches, tracks, guidedPairs, approximatePairs, escalatedPairs };
     verified.push(new Map(matched.pairs.map((p) => [`${p.imageA}-${p.imageB}`, p.matches.length / 2])));
   }
   // Pairs only one run verified, with their inliers: marginal pairs flip with a few matches or RANSAC's draws.
@@ -297,7 +295,7 @@ function option(args: string[], name: string): string | undefined {
 export async function run(args: string[]): Promise<void> {
   const quality = (option(args, "quality") ?? "standard") as Quality;
   const parameters: AnnParameters = { ...ANN_PARAMETERS, coverage: Number(option(args, "coverage") ?? ANN_PARAMETERS.coverage) };
-  const weak = Number(option(args, "weak") ?? WEAK_MATCHES);
+  const weak = Number(option(args, "weak") ?? matching.DEFAULTS.annWeakMatches);
   const filters = args.filter((a) => !a.startsWith("--"));
   const sets = await listDatasets(filters.length > 0 ? filters : DEFAULT_SETS);
   console.log(`ann: ${parameters.tables} tables of ${parameters.keyBits} bits, reach ${searchReach(parameters)} bits (coverage ${parameters.coverage}); weak pairs: ≤ ${weak} matches; quality ${quality}; load average ${loadavg()[0].toFixed(1)} on ${availableParallelism()} cores`);

@@ -56,19 +56,30 @@ export interface Options extends PairOptions, VerifyOptions {
    * The search over a pair's full keypoint sets (the guided search keeps its band): "off"
    * compares every descriptor of A with every one of B (kernel.ts); "mih" compares only the
    * candidates multi-index hashing finds (ann.ts), for pairs where both images have at least
-   * `annMinKeypoints`. Measured per pair (`npm run bench -- ann`, Herz-Jesus-P8 and
-   * fountain-P11, every pair): 3.8–4.4× less CPU at 8,000 keypoints and 4.9–5.4× at 12,000,
-   * as many verified pairs, 0.4–1.2 % more verified inliers and as large a share of them on the
-   * published cameras' epipolar lines.
+   * `annMinKeypoints`, and searches weak pairs again exhaustively (`annWeakMatches`).
    */
   ann: "off" | "mih";
   /**
-   * Keypoints both images need before the approximate search is used. At 4,000 (the preview
-   * preset) it was 2.5–2.9× faster, but fountain-P11 kept 1.6 % fewer verified inliers and one
-   * pair fewer, and templeSparseRing (3,600) more wrong matches among its weak pairs; there
-   * the exhaustive search costs only ~50 ms a pair.
+   * Keypoints both images need before the approximate search is used. Per pair it is 2.4–2.9×
+   * faster than the exhaustive search at 4,000 keypoints, 3.7–4.4× at 8,000, 4.4–4.5× at
+   * 12,000 (`npm run bench -- ann`). In the stage, guided matching takes the strong pairs of
+   * images with 6,000 keypoints or more, and the weak pairs left are searched twice: at 8,000
+   * (standard) the stage's CPU went from 3.8 to 4.0 s on Herz-Jesus-P8 and 8.1 to 7.4 s on
+   * fountain-P11, at 12,000 (high) from 6.3 to 5.2 s and 16.0 to 10.8 s, with the same verified
+   * pairs. So it is on for the high preset's keypoint counts only.
    */
   annMinKeypoints: number;
+  /**
+   * A pair whose approximate search gives at most this many ratio + mutual matches is searched
+   * again exhaustively (0: never). On a weak pair a few matches decide verification, and the
+   * index both misses true matches (those 80–100 bits apart 51–81 % of the time) and passes
+   * matches whose second-nearest it missed. Measured by verifying such pairs under 20 RANSAC
+   * seeds: wrong pairs (most inliers off the published cameras' epipolar lines) verified 9 and
+   * 11 times out of 20 from the approximate matches against 3 and 1 from the exhaustive ones,
+   * and a true pair 16 times against 20. No pair with more than 150 approximate matches
+   * verified differently.
+   */
+  annWeakMatches: number;
 }
 
 export const DEFAULTS: Options = {
@@ -92,7 +103,8 @@ export const DEFAULTS: Options = {
   guidedBand: 2,
   guidedRatio: 0.6,
   ann: "mih",
-  annMinKeypoints: 6000,
+  annMinKeypoints: 10_000,
+  annWeakMatches: 150,
 };
 
 export interface Input {
@@ -178,7 +190,7 @@ function shareFeatures(images: ImageRef[], features: ImageFeatures[], opts: Opti
   const longSides = Float64Array.from(images, (im) => Math.max(im.width, im.height));
   const verify: VerifyOptions = { epipolarThreshold: opts.epipolarThreshold, homographyThreshold: opts.homographyThreshold, minInliers: opts.minInliers, homographyMinRatio: opts.homographyMinRatio, maxRansacIterations: opts.maxRansacIterations };
   const subset = shareSubsets(features, descriptors, offsets, words, opts.guidedSubset, opts.guidedMinKeypoints);
-  return { run: nextRun++, descriptors, xy, offsets, counts, longSides, words, ratio: opts.ratio, verify, subset, guided: { minInliers: opts.guidedMinInliers, band: opts.guidedBand, ratio: opts.guidedRatio }, ann: { mode: opts.ann, minKeypoints: opts.annMinKeypoints } };
+  return { run: nextRun++, descriptors, xy, offsets, counts, longSides, words, ratio: opts.ratio, verify, subset, guided: { minInliers: opts.guidedMinInliers, band: opts.guidedBand, ratio: opts.guidedRatio }, ann: { mode: opts.ann, minKeypoints: opts.annMinKeypoints, weakMatches: opts.annWeakMatches } };
 }
 
 /** The `size` largest-scale keypoints of every image with at least max(minKeypoints, 2·size) (none when size is 0), packed for the workers. */
@@ -229,7 +241,8 @@ function report(images: ImageRef[], results: PairResult[], pairs: VerifiedPair[]
       verifiedPairs: pairs.length,
       homographyPairs: pairs.filter((p) => p.model === "homography").length,
       guidedPairs: results.filter((r) => r.guided).length,
-      approximatePairs: results.filter((r) => r.approximate).length,
+      approximatePairs: results.filter((r) => r.search === "approximate").length,
+      escalatedPairs: results.filter((r) => r.search === "escalated").length,
       putativeMatches: results.reduce((s, r) => s + r.putative, 0),
       inlierMatches: pairs.reduce((s, p) => s + p.matches.length / 2, 0),
       tracks: tracks.count,

@@ -39,6 +39,8 @@ export interface MatchingShared {
 export interface AnnSettings {
   mode: "off" | "mih";
   minKeypoints: number;
+  /** A pair with at most this many approximate matches is searched again exhaustively (0: never). */
+  weakMatches: number;
 }
 
 /** Per image: `counts[i]` keypoints (0 when the image is matched exhaustively only), packed like the full set. */
@@ -71,8 +73,8 @@ export interface PairResult {
   putative: number;
   /** Whether the matches came from guided matching (geometry/epipolar-band.ts) rather than the exhaustive search. */
   guided: boolean;
-  /** Whether the search over all keypoints was the approximate one (ann.ts). */
-  approximate: boolean;
+  /** Which search over all keypoints gave the matches (none: guided matching did). */
+  search?: FullSearch;
   pair?: VerifiedPair;
   reason?: string;
 }
@@ -113,11 +115,25 @@ function matchPair({ a, b, shared }: PairTask): PairResult {
   const rng = createRng(0x9e3779b1 ^ (a * 65599 + b));
   const guided = guidedPair(a, b, shared, { rowsA, rowsB, xyA, xyB, longSide, rng });
   if (guided) return guided;
-  const approximate = shared.ann.mode === "mih" && Math.min(counts[a], counts[b]) >= shared.ann.minKeypoints;
-  const search = approximate ? approximateNeighbours : nearestNeighbours;
-  const putative = mutualRatioMatches(search(rowsA, counts[a], rowsB, counts[b], words), shared.ratio);
+  const { putative, search } = fullSearch(rowsA, counts[a], rowsB, counts[b], shared);
   const verified = verifyPair(a, b, xyA, xyB, putative, longSide, shared.verify, rng);
-  return { a, b, putative: putative.length / 3, guided: false, approximate, ...verified };
+  return { a, b, putative: putative.length / 3, guided: false, search, ...verified };
+}
+
+/** "exhaustive" (kernel.ts), "approximate" (ann.ts), or "escalated": approximate, then exhaustive because the pair was weak. */
+export type FullSearch = "exhaustive" | "approximate" | "escalated";
+
+/**
+ * Ratio + mutual matches over all keypoints of a pair: approximate where the settings allow,
+ * and exhaustive again when that leaves a weak pair, whose verification hangs on a few matches
+ * the index may miss or let through (the stage's `annWeakMatches`).
+ */
+function fullSearch(rowsA: Uint32Array, countA: number, rowsB: Uint32Array, countB: number, shared: MatchingShared): { putative: Uint32Array; search: FullSearch } {
+  const { words, ratio, ann } = shared;
+  const exhaustive = () => mutualRatioMatches(nearestNeighbours(rowsA, countA, rowsB, countB, words), ratio);
+  if (ann.mode !== "mih" || Math.min(countA, countB) < ann.minKeypoints) return { putative: exhaustive(), search: "exhaustive" };
+  const putative = mutualRatioMatches(approximateNeighbours(rowsA, countA, rowsB, countB, words), ratio);
+  return putative.length / 3 > ann.weakMatches ? { putative, search: "approximate" } : { putative: exhaustive(), search: "escalated" };
 }
 
 interface PairData {
@@ -158,7 +174,7 @@ function guidedPair(a: number, b: number, shared: MatchingShared, pair: PairData
   const putative = mutualRatioMatches(neighbours, guided.ratio);
   const verified = verifyPair(a, b, pair.xyA, pair.xyB, putative, pair.longSide, verify, pair.rng);
   if (!verified.pair) return null;
-  return { a, b, putative: putative.length / 3, guided: true, approximate: false, ...verified };
+  return { a, b, putative: putative.length / 3, guided: true, ...verified };
 }
 
 /** One task of the matching stage: the result, and the match buffer to transfer rather than copy. */

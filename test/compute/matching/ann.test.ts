@@ -174,7 +174,7 @@ describe("stages/matching approximate search (multi-index hashing)", () => {
     for (const key of KEYS) expect(Array.from(small[key])).toEqual(Array.from(reference[key]));
   });
 
-  it("serves the matching stage: pairs whose images both have annMinKeypoints are searched approximately", async () => {
+  it("serves the matching stage: pairs whose images both have annMinKeypoints are searched approximately, weak ones again exhaustively", async () => {
     const dir = await mkdtemp(join(tmpdir(), "ann-stage-"));
     try {
       const scene = makePlaneScene(21, 600, 450, 1400);
@@ -194,11 +194,13 @@ describe("stages/matching approximate search (multi-index hashing)", () => {
       const exhaustive = await matching.run({ images, features: detected.features }, options);
       const approximate = await matching.run({ images, features: detected.features }, { ...options, ann: "mih", annMinKeypoints: 0 });
       const tooFew = await matching.run({ images, features: detected.features }, { ...options, ann: "mih", annMinKeypoints: 100_000 });
-      expect([exhaustive, approximate, tooFew].map((run) => run.report.counts.approximatePairs)).toEqual([0, 3, 0]);
+      const allWeak = await matching.run({ images, features: detected.features }, { ...options, ann: "mih", annMinKeypoints: 0, annWeakMatches: 100_000 });
+      const counts = (run: matching.Output) => [run.report.counts.approximatePairs, run.report.counts.escalatedPairs];
+      expect([exhaustive, approximate, tooFew, allWeak].map(counts)).toEqual([[0, 0], [3, 0], [0, 0], [0, 3]]);
       expect(approximate.pairs.map((p) => `${p.imageA}-${p.imageB}`)).toEqual(exhaustive.pairs.map((p) => `${p.imageA}-${p.imageB}`));
       expect(approximate.report.counts.inlierMatches).toBeGreaterThan(0.9 * exhaustive.report.counts.inlierMatches);
-      // Below annMinKeypoints the exhaustive search runs, with the same per-pair seed: the same inliers.
-      expect(tooFew.pairs.map((p) => Array.from(p.matches))).toEqual(exhaustive.pairs.map((p) => Array.from(p.matches)));
+      // Below annMinKeypoints, and for weak pairs, the exhaustive search runs with the same per-pair seed: the same inliers.
+      for (const run of [tooFew, allWeak]) expect(run.pairs.map((p) => Array.from(p.matches))).toEqual(exhaustive.pairs.map((p) => Array.from(p.matches)));
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
