@@ -61,7 +61,7 @@ export interface Options extends PairOptions, VerifyOptions {
   ann: "off" | "mih";
   /**
    * Keypoints both images need before the approximate search is used. Per pair it takes
-   * 2.5–2.8× less CPU than the exhaustive search at 4,000 keypoints, 3.6–4.4× at 8,000 and
+   * 2.4–2.8× less CPU than the exhaustive search at 4,000 keypoints, 3.6–4.4× at 8,000 and
    * 4.5–5.3× at 12,000 (`npm run bench -- ann`, Herz-Jesus-P8 and fountain-P11). In the stage,
    * with weak pairs searched twice: at 12,000 (high) 6.9 → 5.8 s and 16.5 → 12.1 s of CPU with
    * the same verified pairs and as many inliers; at 8,000 (standard) guided matching takes the
