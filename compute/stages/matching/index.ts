@@ -60,13 +60,14 @@ export interface Options extends PairOptions, VerifyOptions {
    */
   ann: "off" | "mih";
   /**
-   * Keypoints both images need before the approximate search is used. Per pair it is 2.4–2.9×
-   * faster than the exhaustive search at 4,000 keypoints, 3.7–4.4× at 8,000, 4.4–4.5× at
-   * 12,000 (`npm run bench -- ann`). In the stage, guided matching takes the strong pairs of
-   * images with 6,000 keypoints or more, and the weak pairs left are searched twice: at 8,000
-   * (standard) the stage's CPU went from 3.8 to 4.0 s on Herz-Jesus-P8 and 8.1 to 7.4 s on
-   * fountain-P11, at 12,000 (high) from 6.3 to 5.2 s and 16.0 to 10.8 s, with the same verified
-   * pairs. So it is on for the high preset's keypoint counts only.
+   * Keypoints both images need before the approximate search is used. Per pair it takes
+   * 2.4–2.8× less CPU than the exhaustive search at 4,000 keypoints, 3.6–4.4× at 8,000 and
+   * 4.5–5.3× at 12,000 (`npm run bench -- ann`, Herz-Jesus-P8 and fountain-P11). In the stage,
+   * with weak pairs searched twice: at 12,000 (high) 6.9 → 5.8 s and 16.5 → 12.1 s of CPU with
+   * the same verified pairs and as many inliers; at 8,000 (standard) guided matching takes the
+   * strong pairs and most of those left are weak: 3.9 → 4.2 s and 8.4 → 8.2 s; at 4,000
+   * (preview) 2.4 → 1.9 s and 4.3 → 3.6 s, but fountain-P11 kept 1.3 % fewer inliers and
+   * tracks. So it is on for the high preset's keypoint counts only.
    */
   annMinKeypoints: number;
   /**
