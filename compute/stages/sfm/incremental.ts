@@ -273,14 +273,63 @@ const MIN_PRINCIPAL_POINT_RMS_GAIN = 0.001;
 const PRINCIPAL_POINT_SCREEN_ITERATIONS = 3;
 
 /**
+ * Models of up to this many images check a refined principal point on two halves of their
+ * points (two more global adjustments); larger ones have views enough to fix it, and the check
+ * would cost them minutes.
+ */
+const SPLIT_CHECK_MAX_IMAGES = 100;
+
+/**
+ * Whether the principal point the state now holds is reproducible: refined again from the
+ * fixed-centre solution `saved` on the even tracks' points and on the odd ones', each group's
+ * two estimates must lie closer to each other than the full estimate lies from the image
+ * centre (a split-half test: their difference is about twice the full estimate's standard
+ * deviation, measured on the photos instead of assumed from the residuals). The reprojection
+ * error cannot make this call on a few photos. On refined keypoints, smoke's halves (5 photos,
+ * principal point exactly centred) gained 0.4–0.5 % RMS from an 8–15-px move that cost
+ * 0.26–0.36°, while Herz-Jesus-P8's 4-photo subsets gained 0.5–0.6 % from a real 20–29-px
+ * offset. Their halves lay 18–26 px apart for smoke (1.7–2.2 × the move) and 5–18 px for the
+ * real offsets (0.26–0.6 ×) (`bench-out/dbg-pp.ts`).
+ */
+function halvesAgree(state: SfmState, saved: Float64Array[], options: Options): boolean {
+  if (state.order.length > SPLIT_CHECK_MAX_IMAGES) return true;
+  const full = state.intrinsics.slice();
+  const refined = snapshot(state);
+  const halves: Float64Array[] = [];
+  for (const parity of [0, 1]) {
+    restore(state, saved);
+    const hidden: number[] = [];
+    for (let k = parity; k < state.tracks.count; k += 2) {
+      if (state.hasPoint[k] === 1) {
+        state.hasPoint[k] = 0;
+        hidden.push(k);
+      }
+    }
+    clearNormalizedCache(state);
+    globalBundleAdjustment(state, options, true, true);
+    halves.push(state.intrinsics.slice());
+    for (const k of hidden) state.hasPoint[k] = 1;
+  }
+  restore(state, refined);
+  clearNormalizedCache(state);
+  return state.order.every((i) => {
+    const g = 5 * state.groupOfImage[i];
+    const { width, height } = state.images[i];
+    const shift = Math.hypot(full[g + 1] - width / 2, full[g + 2] - height / 2);
+    return Math.hypot(halves[0][g + 1] - halves[1][g + 1], halves[0][g + 2] - halves[1][g + 2]) <= shift;
+  });
+}
+
+/**
  * Real lenses' principal points sit some pixels off the image centre; holding it at the
  * centre tilts every camera by about atan(offset / focal) (~0.4° on the EPFL sets). It is
  * only observable when the points cover much of the frame at varied depths — otherwise it
  * trades off against rotation, which is why COLMAP keeps it fixed by default. So: refine it
  * once at the end (after the short screen above), and keep the result only if it lowers the
  * reprojection error (by MIN_PRINCIPAL_POINT_RMS_GAIN) and every group's principal point moved
- * less than `principalPointMaxShift` of the image diagonal (a real offset); otherwise it is
- * the rotation trade-off, and the model goes back to the fixed-centre solution.
+ * less than `principalPointMaxShift` of the image diagonal (a real offset), and two halves of
+ * the points agree on it (halvesAgree); otherwise it is the rotation trade-off, and the model
+ * goes back to the fixed-centre solution.
  */
 export function refinePrincipalPoints(ctx: GrowContext): void {
   const { state } = ctx;
@@ -300,8 +349,9 @@ export function refinePrincipalPoints(ctx: GrowContext): void {
     const { width, height } = state.images[i];
     return Math.hypot(K[g + 1] - width / 2, K[g + 2] - height / 2) <= options.principalPointMaxShift * Math.hypot(width, height);
   });
-  if (!plausible) {
+  if (!plausible || !halvesAgree(state, saved, options)) {
     restore(state, saved);
+    clearNormalizedCache(state);
     ctx.principalPointRefined = false;
     return;
   }
