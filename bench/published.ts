@@ -6,16 +6,10 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { RigidTransform } from "../compute/scene/index.js";
+import type { KnownCamera } from "../test/support/track-agreement.js";
 
 /** A published camera in the model's pixel frame (pixel centres at +0.5, the model's image size). */
-export interface PublishedCamera {
-  camFromWorld: RigidTransform;
-  fx: number;
-  fy: number;
-  skew: number;
-  cx: number;
-  cy: number;
-}
+export type PublishedCamera = KnownCamera;
 
 /** One published camera as cameras.json gives it, with the half-pixel shift to our convention. */
 interface PublishedEntry {
