@@ -2,8 +2,8 @@
  * @module Tasks: the pieces of one large reconstruction that run on any compute container.
  *
  * The compute process that runs a job (its coordinator) splits the work that needs no shared
- * state (feature detection per image batch, dense reconstruction per view cluster) into tasks. It writes each task's inputs
- * under the job's work prefix in R2 and registers the tasks with the ReconstructionObject, which
+ * state (feature detection per image batch, matching per pair batch, dense reconstruction per
+ * view cluster) into tasks. It writes each task's inputs under the job's work prefix in R2 and registers the tasks with the ReconstructionObject, which
  * keeps the task table, sends one TaskMessage per task through the `reconstruction-tasks`
  * queue, and leases each task to the container that picks it up. A task whose lease runs out
  * (its container died) is sent again, up to a bounded number of deliveries; the others are not
@@ -16,8 +16,8 @@ import { ReconstructionId } from "./records.js";
 export const TaskKey = z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/);
 export type TaskKey = z.infer<typeof TaskKey>;
 
-/** Dense reconstruction of one view cluster; feature detection of one batch of images. */
-export const TaskKind = z.enum(["dense-cluster", "features-batch"]);
+/** Dense reconstruction of one view cluster; feature detection of one batch of images; matching of one batch of image pairs. */
+export const TaskKind = z.enum(["dense-cluster", "features-batch", "matching-batch"]);
 export type TaskKind = z.infer<typeof TaskKind>;
 
 /** A work object: `work/<reconstruction id>/a<attempt>/<name>` (storage-keys.ts `workKey`). */

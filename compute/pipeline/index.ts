@@ -44,6 +44,8 @@ export interface PipelineInput {
   front?: FrontLease;
   /** Detects features elsewhere (batches as tasks on other containers) when it takes the set; default: here. */
   featureRunner?: features.BatchRunner;
+  /** Matches pair batches elsewhere (tasks on other containers) when there are more pairs than a batch; default: here. */
+  pairRunner?: matching.PairBatchRunner;
   /** Solves dense clusters elsewhere (tasks on other containers) when there is more than one; default: here. */
   denseRunner?: dense.ClusterRunner;
   /** Most views per dense cluster, overriding the preset (a container's memory bounds a task's size). */
@@ -139,7 +141,7 @@ async function execute(input: PipelineInput, timeline: Timeline, run: RunState):
     // Keypoint refinement reports as a stage of its own but counts in matching's progress (API.md's stages).
     let refined: keypoints.Output | undefined;
     matched = await stage(timeline, "matching", async (p) => {
-      const result = await matching.run({ images: ready, features: found }, preset.matching, (f, done) => p(0.9 * f, done), front.matching);
+      const result = await matching.run({ images: ready, features: found }, preset.matching, (f, done) => p(0.9 * f, done), front.matching, input.pairRunner);
       refined = await keypoints.run({ images: ready, features: found, tracks: result.tracks }, preset.keypoints, (f) => p(0.9 + 0.1 * f));
       return result;
     });

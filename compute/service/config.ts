@@ -20,12 +20,19 @@ const ConfigSchema = z.object({
   MAX_CONCURRENT_TASKS: z.coerce.number().int().min(1).default(1),
   /**
    * Spread large jobs over containers as tasks: feature detection by batches of
-   * FEATURE_BATCH_IMAGES when there are more images than that, dense reconstruction by cluster
+   * FEATURE_BATCH_IMAGES when there are more images than that, matching by batches of
+   * MATCH_BATCH_PAIRS pairs when there are more pairs than that, dense reconstruction by cluster
    * when there is more than one ("0": everything in the job's process).
    */
   DISTRIBUTE_TASKS: z.enum(["0", "1"]).default("1"),
   /** Images per feature-detection task. */
   FEATURE_BATCH_IMAGES: z.coerce.number().int().min(1).default(100),
+  /**
+   * Image pairs per matching task. A pair takes 50–200 ms of CPU at the standard preset, so a
+   * batch of 2,000 is minutes on one container; its payload carries the features of the images
+   * its pairs name (about 0.6 MB per image at 8,000 keypoints).
+   */
+  MATCH_BATCH_PAIRS: z.coerce.number().int().min(1).default(2000),
   /** Most views per dense cluster (one task), overriding the quality preset's; bounds a task's memory. */
   DENSE_CLUSTER_VIEWS: z.coerce.number().int().min(2).optional(),
   /** How often a coordinator reads its job's task table. */

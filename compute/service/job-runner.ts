@@ -111,7 +111,7 @@ async function execute(
   if (ctx.config.DISTRIBUTE_TASKS === "1") {
     const scratchDir = path.join(jobDir, "tasks");
     await mkdir(scratchDir, { recursive: true });
-    tasks = { edgeUrl: ctx.config.EDGE_URL, secret: ctx.config.COMPUTE_SECRET, reconstructionId: job.reconstruction_id, attempt: handle.attempt, pollMs: ctx.config.TASK_POLL_MS, scratchDir, featureBatchImages: ctx.config.FEATURE_BATCH_IMAGES };
+    tasks = { edgeUrl: ctx.config.EDGE_URL, secret: ctx.config.COMPUTE_SECRET, reconstructionId: job.reconstruction_id, attempt: handle.attempt, pollMs: ctx.config.TASK_POLL_MS, scratchDir, featureBatchImages: ctx.config.FEATURE_BATCH_IMAGES, matchBatchPairs: ctx.config.MATCH_BATCH_PAIRS };
   }
   const threadInput: PipelineThreadInput = { files, workDir: path.join(jobDir, "work"), outDir, quality: job.quality, tasks, denseClusterViews: ctx.config.DENSE_CLUSTER_VIEWS };
   const tag = `${job.reconstruction_id}-a${job.attempt}`;

@@ -8,8 +8,8 @@ export interface PipelineThreadInput {
   workDir: string;
   outDir: string;
   quality: Quality;
-  /** Set when the job's dense clusters go out as tasks (dense-tasks.ts); the thread reaches the edge itself. */
-  tasks?: { edgeUrl: string; secret: string; reconstructionId: string; attempt: number; pollMs: number; scratchDir: string; featureBatchImages: number };
+  /** Set when the job's large stages go out as tasks (feature, matching and dense tasks); the thread reaches the edge itself. */
+  tasks?: { edgeUrl: string; secret: string; reconstructionId: string; attempt: number; pollMs: number; scratchDir: string; featureBatchImages: number; matchBatchPairs: number };
   /** Most views per dense cluster (compute config DENSE_CLUSTER_VIEWS). */
   denseClusterViews?: number;
 }

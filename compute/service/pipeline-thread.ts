@@ -16,6 +16,7 @@ import { DEFAULTS as FEATURE_DEFAULTS } from "../stages/features/index.js";
 import { denseTaskRunner } from "./dense-tasks.js";
 import { createEdgeClient } from "./edge-client.js";
 import { featureTaskRunner } from "./feature-tasks.js";
+import { matchingTaskRunner } from "./matching-tasks.js";
 import { TaskCoordinator } from "./task-coordinator.js";
 import type { PipelineThreadCommand, PipelineThreadInput, PipelineThreadMessage } from "./pipeline-messages.js";
 
@@ -31,12 +32,12 @@ function send(message: PipelineThreadMessage): void {
   port!.postMessage(message);
 }
 
-/** The runners that send feature batches and dense clusters out as tasks, when the job runner asked for it. */
+/** The runners that send feature batches, pair batches and dense clusters out as tasks, when the job runner asked for it. */
 function taskRunnersFor(input: PipelineThreadInput) {
   const tasks = input.tasks;
   if (!tasks) return {};
   const coordinator = new TaskCoordinator({ edge: createEdgeClient(tasks.edgeUrl, tasks.secret), reconstructionId: tasks.reconstructionId, attempt: tasks.attempt, pollMs: tasks.pollMs, scratchDir: tasks.scratchDir });
-  return { featureRunner: featureTaskRunner(coordinator, tasks.featureBatchImages), denseRunner: denseTaskRunner(coordinator) };
+  return { featureRunner: featureTaskRunner(coordinator, tasks.featureBatchImages), pairRunner: matchingTaskRunner(coordinator, tasks.matchBatchPairs), denseRunner: denseTaskRunner(coordinator) };
 }
 
 // The owner (pipeline-threads.ts) gives a thread one job at a time.

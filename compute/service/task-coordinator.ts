@@ -59,14 +59,16 @@ export class TaskCoordinator {
    * Uploads the payloads, registers one task per payload, waits until all are done (progress:
    * their mean fraction) and returns their results' bytes in the payloads' order.
    */
-  async run(kind: TaskKind, payloads: Array<{ key: string; payload: string }>, progress: (fraction: number) => void): Promise<Uint8Array[]> {
+  async run(kind: TaskKind, payloads: Array<{ key: string; payload: string | Uint8Array }>, progress: (fraction: number) => void): Promise<Uint8Array[]> {
     const { edge, reconstructionId, attempt } = this.ctx;
     const specs: TaskSpec[] = [];
     for (const { key, payload } of payloads) {
-      const local = path.join(this.ctx.scratchDir, `${key}.json`);
+      // JSON payloads as text, binary ones (features to match) as bytes.
+      const [extension, type] = typeof payload === "string" ? [".json", "application/json"] : [".bin", "application/octet-stream"];
+      const local = path.join(this.ctx.scratchDir, `${key}${extension}`);
       await writeFile(local, payload);
-      const payloadKey = workKey(reconstructionId, attempt, `tasks/${key}.json`);
-      await edge.uploadObject(payloadKey, local, "application/json");
+      const payloadKey = workKey(reconstructionId, attempt, `tasks/${key}${extension}`);
+      await edge.uploadObject(payloadKey, local, type);
       specs.push({ key, kind, payload_key: payloadKey });
     }
     const added = await edge.addTasks(reconstructionId, { attempt, tasks: specs });

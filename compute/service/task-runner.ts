@@ -92,12 +92,18 @@ async function runTask(message: TaskMessage, handle: RunningTask, ctx: TaskConte
   }
 }
 
+/** The photos a payload names (a matching batch names none: it carries its features). */
+function photosOf(kind: TaskMessage["kind"], payload: Buffer): StoredPhoto[] {
+  if (kind === "matching-batch") return [];
+  const text = payload.toString("utf8");
+  return kind === "dense-cluster" ? decodeDensePayload(text).photos : decodeFeaturePayload(text).photos;
+}
+
 /** Downloads the payload and the photos it names. */
 async function fetchInputs(ctx: TaskContext, message: TaskMessage, payloadKey: string, dir: string): Promise<TaskThreadCommand> {
-  const payloadPath = path.join(dir, "payload.json");
+  const payloadPath = path.join(dir, "payload");
   await ctx.edge.downloadObject(payloadKey, payloadPath);
-  const text = await readFile(payloadPath, "utf8");
-  const stored: StoredPhoto[] = message.kind === "dense-cluster" ? decodeDensePayload(text).photos : decodeFeaturePayload(text).photos;
+  const stored = photosOf(message.kind, await readFile(payloadPath));
   const prefix = `work/${message.reconstruction_id}/a${message.attempt}/`;
   const photos: Array<[number, string]> = [];
   for (const photo of stored) {

@@ -1,7 +1,7 @@
 /**
  * @module One task in a worker thread of its own (started per task, ended after it), so its
  * numeric work never stalls the service's HTTP server or its heartbeats. The stage's own
- * worker pool (PatchMatch, or feature detection with OpenCV.js) is started here.
+ * worker pool (PatchMatch, feature detection with OpenCV.js, or pair matching) is started here.
  */
 import { readFile, writeFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
@@ -10,9 +10,11 @@ import type { TaskKind } from "../../shared/tasks.js";
 import { encodeClusterResult, solveCluster } from "../stages/dense/index.js";
 import type { ViewResult, ViewTask } from "../stages/dense/worker.js";
 import { encodeFeatureBatch, runBatch } from "../stages/features/index.js";
+import { encodePairResults, runPairBatch } from "../stages/matching/index.js";
 import { WorkerPool } from "../util/pool.js";
 import { decodeDensePayload } from "./dense-tasks.js";
 import { decodeFeaturePayload } from "./feature-tasks.js";
+import { decodeMatchingPayload } from "./matching-tasks.js";
 
 export interface TaskThreadCommand {
   kind: TaskKind;
@@ -36,7 +38,7 @@ port.once("message", (command: TaskThreadCommand) => {
     if (!photo) throw new Error(`task: photo ${imageIndex} was not downloaded`);
     return photo;
   };
-  const work = command.kind === "dense-cluster" ? solveDense(command, photoOf) : detectFeatures(command, photoOf);
+  const work = command.kind === "dense-cluster" ? solveDense(command, photoOf) : command.kind === "matching-batch" ? matchPairs(command) : detectFeatures(command, photoOf);
   work.then(
     (summary) => port.postMessage({ type: "done", summary } satisfies TaskThreadMessage),
     (err: unknown) => port.postMessage({ type: "failed", message: err instanceof Error ? `${err.message}\n${err.stack ?? ""}` : String(err) } satisfies TaskThreadMessage),
@@ -62,4 +64,11 @@ async function detectFeatures(command: TaskThreadCommand, photoOf: (imageIndex: 
   const batch = await runBatch(images.map((image) => ({ ...image, path: photoOf(image.index) })), options, (fraction) => progress(fraction));
   await writeFile(command.resultPath, encodeFeatureBatch(batch));
   return `${batch.features.reduce((sum, f) => sum + f.count, 0)} keypoints`;
+}
+
+async function matchPairs(command: TaskThreadCommand): Promise<string> {
+  const { images, features, positions, pairs, options } = decodeMatchingPayload(new Uint8Array(await readFile(command.payloadPath)));
+  const results = await runPairBatch(images, features, pairs, positions, options, (fraction) => progress(fraction));
+  await writeFile(command.resultPath, encodePairResults(results));
+  return `${results.filter((r) => r.pair).length} of ${results.length} pairs verified`;
 }

@@ -1,7 +1,7 @@
 /**
  * One reconstruction spread over three compute processes (issue: large captures): the job's
- * feature batches and dense clusters go out as tasks through the edge's task queue, one process running a task is
- * killed without warning, and the job still completes, with the same files as the whole
+ * feature batches, pair batches and dense clusters go out as tasks through the edge's task
+ * queue, one process running a task is killed without warning, and the job still completes, with the same files as the whole
  * pipeline run in one process, one credit charged, and only the lost task run again.
  */
 import { mkdtemp, readFile, rm } from "node:fs/promises";
@@ -18,6 +18,8 @@ import { startSystem, type RunningSystem } from "./system.js";
 /** Small clusters and batches, so an 8-photo job makes several tasks of each kind. */
 const CLUSTER_VIEWS = 3;
 const BATCH_IMAGES = 3;
+/** 8 photos are matched exhaustively: 28 pairs, 3 matching tasks. */
+const BATCH_PAIRS = 10;
 /** Formats compared byte for byte with the one-process run (zips entry by entry: their headers carry the time they were written). */
 const COMPARED = ["ply", "las", "stl", "obj", "colmap"] as const;
 
@@ -38,7 +40,7 @@ beforeAll(async () => {
     computeProcesses: 3,
     // A short lease, so a killed process's task is sent again within test time.
     vars: { TASK_LEASE_SECONDS: "5", WATCHDOG_PROCESSING_SECONDS: "120", WATCHDOG_PENDING_SECONDS: "120" },
-    computeEnv: { DENSE_CLUSTER_VIEWS: String(CLUSTER_VIEWS), FEATURE_BATCH_IMAGES: String(BATCH_IMAGES), HEARTBEAT_SECONDS: "1", TASK_POLL_MS: "250", PREWARM: "0" },
+    computeEnv: { DENSE_CLUSTER_VIEWS: String(CLUSTER_VIEWS), FEATURE_BATCH_IMAGES: String(BATCH_IMAGES), MATCH_BATCH_PAIRS: String(BATCH_PAIRS), HEARTBEAT_SECONDS: "1", TASK_POLL_MS: "250", PREWARM: "0" },
   });
 }, 180_000);
 
@@ -82,7 +84,7 @@ async function tasksOf(id: string): Promise<TaskRecord[]> {
 }
 
 describe("one job on many compute processes", () => {
-  it("sends feature batches and dense clusters as tasks, survives a killed process, and gives the one-process result with one debit", async () => {
+  it("sends feature batches, pair batches and dense clusters as tasks, survives a killed process, and gives the one-process result with one debit", async () => {
     const scene = renderScene({ scene: "object", views: 8, width: 400, height: 300, seed: 5, stepDegrees: 12 });
     const files = await writeViewsAsImages(scene.views, path.join(dir, "photos"));
     const api = await createAccount(system.baseUrl, system.adminToken, 2);
@@ -110,9 +112,12 @@ describe("one job on many compute processes", () => {
     const denseTasks = tasks.filter((t) => t.kind === "dense-cluster").length;
     const featureTasks = tasks.filter((t) => t.kind === "features-batch").length;
     expect(featureTasks).toBe(Math.ceil(files.length / BATCH_IMAGES));
+    const matchingTasks = tasks.filter((t) => t.kind === "matching-batch").length;
+    expect(matchingTasks).toBe(Math.ceil((files.length * (files.length - 1)) / 2 / BATCH_PAIRS));
     const report = (await getJson<{ stages: Array<{ stage: string; counts: Record<string, number> }> }>(api, `/v1/reconstruction/${id}/report`)).body;
     expect(report.stages.find((s) => s.stage === "dense")!.counts.remoteClusters).toBe(denseTasks);
     expect(report.stages.find((s) => s.stage === "features")!.counts.batches).toBe(featureTasks);
+    expect(report.stages.find((s) => s.stage === "matching")!.counts.remoteBatches).toBe(matchingTasks);
 
     // The same photos through the whole pipeline in this one process, clusters solved here.
     const local = await runPipeline({

@@ -20,6 +20,15 @@ export interface PlaneScene {
 /** Deterministic generator (mulberry32) shared with the code under test. */
 export const rng = createRng;
 
+/** Views of a plane scene at 400×300: imageFromPlane homographies with rotation, scale and perspective, all overlapping. */
+export const PLANE_VIEWS: number[][] = [
+  [1, 0, -100, 0, 1, -75, 0, 0, 1],
+  [0.92, -0.16, -60, 0.16, 0.92, -110, 0.00012, 0, 1],
+  [1.05, 0.05, -150, -0.03, 0.98, -60, 0, 0.0002, 1],
+  [0.97, 0.1, -120, -0.1, 0.97, -50, -0.0001, 0.0001, 1],
+  [1.1, 0, -170, 0, 1.1, -100, 0.0001, -0.0001, 1],
+];
+
 export function makePlaneScene(seed: number, width: number, height: number, discCount: number): PlaneScene {
   const random = rng(seed);
   const discs = new Float64Array(discCount * 6);

@@ -18,6 +18,8 @@ import type { VerifiedPair } from "../../scene/matches.js";
 export interface MatchingShared {
   /** Identifies one run of the stage, so a worker builds its typed views once per run. */
   run: number;
+  /** Per image, the index its pairs' random seeds use (default its own): a batch of a larger set seeds as the whole set would. */
+  seedIndex?: Uint32Array;
   /** Packed descriptor rows of all images, `words` Uint32 per keypoint (SharedArrayBuffer). */
   descriptors: SharedArrayBuffer;
   /** x, y per keypoint of all images, pixels (SharedArrayBuffer of Float32). */
@@ -111,8 +113,10 @@ function matchPair({ a, b, shared }: PairTask): PairResult {
   const xyA = xy.subarray(2 * offsets[a], 2 * (offsets[a] + counts[a]));
   const xyB = xy.subarray(2 * offsets[b], 2 * (offsets[b] + counts[b]));
   const longSide = Math.max(shared.longSides[a], shared.longSides[b]);
-  // Seeded per pair: results do not depend on which worker ran which pair.
-  const rng = createRng(0x9e3779b1 ^ (a * 65599 + b));
+  // Seeded per pair: results do not depend on which worker, or which container, ran which pair.
+  const seedA = shared.seedIndex?.[a] ?? a;
+  const seedB = shared.seedIndex?.[b] ?? b;
+  const rng = createRng(0x9e3779b1 ^ (seedA * 65599 + seedB));
   const guided = guidedPair(a, b, shared, { rowsA, rowsB, xyA, xyB, longSide, rng });
   if (guided) return guided;
   const { putative, search } = fullSearch(rowsA, counts[a], rowsB, counts[b], shared);

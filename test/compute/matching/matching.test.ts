@@ -5,17 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ImageRef } from "../../../compute/scene/images.js";
 import * as features from "../../../compute/stages/features/index.js";
 import { run } from "../../../compute/stages/matching/index.js";
-import { applyH, encodePng, invert3x3, makePlaneScene, renderPlane } from "../../support/fixtures.js";
+import { applyH, encodePng, invert3x3, makePlaneScene, PLANE_VIEWS, renderPlane } from "../../support/fixtures.js";
 
 const W = 400;
 const H = 300;
 
-/** Views of the plane: imageFromPlane homographies with rotation, scale and perspective. */
-const VIEWS: number[][] = [
-  [1, 0, -100, 0, 1, -75, 0, 0, 1],
-  [0.92, -0.16, -60, 0.16, 0.92, -110, 0.00012, 0, 1],
-  [1.05, 0.05, -150, -0.03, 0.98, -60, 0, 0.0002, 1],
-];
+/** Three views of the plane. */
+const VIEWS = PLANE_VIEWS.slice(0, 3);
 
 let dir: string;
 beforeAll(async () => {
