@@ -33,6 +33,9 @@ export interface JobFigures {
   rotationMaxDeg: number;
   centreMedianPercent: number;
   centreMaxPercent: number;
+  /** Parts of the "matching" progress stage, from report.json: pair selection (retrieval) and keypoint refinement, wall seconds. */
+  matchingSelectionS?: number;
+  keypointsS?: number;
   error?: string;
 }
 
@@ -85,6 +88,11 @@ async function main(): Promise<void> {
     figures.rotationMaxDeg = accuracy.maxRotationErrorDeg;
     figures.centreMedianPercent = accuracy.medianCenterErrorPercent;
     figures.centreMaxPercent = accuracy.maxCenterErrorPercent;
+    const report = JSON.parse(await readFile(path.join(outDir, "report.json"), "utf8")) as { stages: Array<{ stage: string; wallMs: number; counts?: Record<string, number> }> };
+    const selectionMs = report.stages.find((s) => s.stage === "matching")?.counts?.selectionMs;
+    const keypointsMs = report.stages.find((s) => s.stage === "keypoints")?.wallMs;
+    if (selectionMs !== undefined) figures.matchingSelectionS = selectionMs / 1000;
+    if (keypointsMs !== undefined) figures.keypointsS = keypointsMs / 1000;
   } catch (err) {
     close();
     figures.error = (err as Error).message;

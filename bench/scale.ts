@@ -130,6 +130,7 @@ export async function run(args: string[]): Promise<void> {
     console.log(`\n${label} (${quality}${sparseOnly ? ", sparse only" : ""}): ${figures.registered}/${figures.photos} registered; rotation median ${fmt(figures.rotationMedianDeg, 3)}° max ${fmt(figures.rotationMaxDeg, 3)}°, centre median ${fmt(figures.centreMedianPercent, 3)} % max ${fmt(figures.centreMaxPercent, 3)} % of the flown area's half-diagonal${figures.error ? `; FAILED: ${figures.error}` : ""}`);
     console.log("  stage      wall s   cpu s   peak MiB   wall ms/photo");
     for (const s of figures.stages) console.log(`  ${s.stage.padEnd(9)} ${fmt(s.wallS, 1).padStart(7)} ${fmt(s.cpuS, 1).padStart(7)} ${fmt(s.peakRssMiB, 0).padStart(10)} ${fmt((1000 * s.wallS) / images, 0).padStart(14)}`);
+    if (figures.matchingSelectionS !== undefined) console.log(`  (matching's wall time includes pair selection ${fmt(figures.matchingSelectionS, 1)} s and keypoint refinement ${fmt(figures.keypointsS ?? NaN, 1)} s)`);
     console.log(`  total     ${fmt(figures.wallS, 1).padStart(7)} ${fmt(figures.cpuS, 1).padStart(7)} ${fmt(figures.peakRssMiB, 0).padStart(10)} ${fmt((1000 * figures.wallS) / images, 0).padStart(14)}`);
     return figures;
   };

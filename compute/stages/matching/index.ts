@@ -48,11 +48,13 @@ export async function run(input: Input, options: Partial<Options> = {}, progress
   const shared = shareFeatures(images, features, opts);
   const packed = features.map((f, i) => ({ rows: new Uint32Array(shared.descriptors, shared.offsets[i] * shared.words * 4, f.count * shared.words), count: f.count }));
   const selection = selectPairs(images, packed, shared.words, opts);
+  // Pair selection (retrieval on large sets) stays with the job; the pairs can go out as tasks.
+  const selectionMs = performance.now() - started;
   const elsewhere = remote ? await remote(images, features, selection.pairs, opts, (fraction) => progress?.(fraction)) : null;
   const results = elsewhere?.results ?? (await matchHere(selection.pairs, shared, images.length, opts, progress, workers));
   const pairs = results.flatMap((r) => (r.pair ? [r.pair] : []));
   const { tracks, stats } = buildTracks(pairs, features.map((f) => f.count));
-  return { pairs, tracks, report: report(images, results, pairs, tracks, stats, selection.strategy, elsewhere?.batches ?? 0, performance.now() - started) };
+  return { pairs, tracks, report: report(images, results, pairs, tracks, stats, selection.strategy, { remoteBatches: elsewhere?.batches ?? 0, selectionMs }, performance.now() - started) };
 }
 
 /** The selected pairs matched in this process; progress counts pairs and the images whose pairs are all done. */
@@ -74,7 +76,7 @@ async function matchHere(pairList: Uint32Array, shared: ReturnType<typeof shareF
   }
 }
 
-function report(images: ImageRef[], results: PairResult[], pairs: VerifiedPair[], tracks: Tracks, stats: { inconsistent: number; observations: number }, strategy: string, remoteBatches: number, wallMs: number): StageReport {
+function report(images: ImageRef[], results: PairResult[], pairs: VerifiedPair[], tracks: Tracks, stats: { inconsistent: number; observations: number }, strategy: string, split: { remoteBatches: number; selectionMs: number }, wallMs: number): StageReport {
   const verifiedPerImage = new Uint32Array(images.length);
   for (const p of pairs) {
     verifiedPerImage[p.imageA]++;
@@ -102,7 +104,8 @@ function report(images: ImageRef[], results: PairResult[], pairs: VerifiedPair[]
       inconsistentTracks: stats.inconsistent,
       meanTrackLength: tracks.count ? stats.observations / tracks.count : 0,
       exhaustive: strategy === "exhaustive" ? 1 : 0,
-      remoteBatches,
+      remoteBatches: split.remoteBatches,
+      selectionMs: split.selectionMs,
     },
     perImage: images.map((im, i) => ({ name: im.name, verifiedPairs: verifiedPerImage[i], trackObservations: observationsPerImage[i] })),
     warnings,
