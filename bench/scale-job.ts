@@ -4,7 +4,10 @@
  * Runs compute/pipeline's runPipeline on the photos and prints one JSON line: per stage the wall
  * time, the CPU time of the whole process (every thread) and the peak resident memory sampled
  * every 100 ms; the registration count and the camera errors against the truth, read back from
- * the COLMAP export the user would download.
+ * the COLMAP export the user would download. With `--survey=<photos>:<seed>:<width>x<height>`
+ * and a dense run, also the dense cloud's (model.ply) precision, completeness and F-score
+ * against the surface the true cameras see (surface-truth.ts), after the similarity that maps
+ * the exported cameras onto the true ones.
  */
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -12,8 +15,12 @@ import path from "node:path";
 import { unzipSync } from "fflate";
 import type { Quality } from "../shared/jobs.js";
 import { runPipeline } from "../compute/pipeline/index.js";
+import { robustSimilarity } from "../compute/geometry/similarity.js";
+import { cameraCenter } from "../compute/scene/index.js";
 import { cameraAccuracy, type NamedPose } from "../compute/stages/sfm/accuracy.js";
+import { surveyCapture } from "../test/support/survey-scene.js";
 import { parseImagesTxt } from "./sfm.js";
+import { readServicePly, surfaceScore, visibleSurfaceSamples, type SurfaceScore } from "./surface-truth.js";
 
 export interface StageFigures {
   stage: string;
@@ -36,7 +43,35 @@ export interface JobFigures {
   /** Parts of the "matching" progress stage, from report.json: pair selection (retrieval) and keypoint refinement, wall seconds. */
   matchingSelectionS?: number;
   keypointsS?: number;
+  /** The dense cloud against the seen surface, at τ = DENSE_TAU (surveys, dense runs). */
+  dense?: SurfaceScore;
   error?: string;
+}
+
+/**
+ * τ of the dense score: 1 % of the flight altitude, about 7 ground pixels at 640 px (the
+ * survey's focal is 1.1 image widths), so the score sees a misplaced surface, not pixel noise.
+ */
+const DENSE_TAU = 0.01;
+/** Every 8th pixel of every true camera is a truth sample (with ~10 views over each spot, ~3 mm apart on the ground). */
+const TRUTH_STRIDE = 8;
+
+/** The dense cloud's score against the surface the true cameras of survey `spec` (`<photos>:<seed>:<width>x<height>`) see. */
+function denseScore(spec: string, cloud: Float64Array, estimated: NamedPose[], known: NamedPose[]): SurfaceScore | undefined {
+  const [photos, seed, size] = spec.split(":");
+  const [width, height] = size.split("x").map(Number);
+  const byName = new Map(known.map((k) => [k.name, k]));
+  const pairs = estimated.filter((e) => byName.has(e.name));
+  const src = pairs.flatMap((e) => [...cameraCenter(e.camFromWorld)]);
+  const dst = pairs.flatMap((e) => [...cameraCenter(byName.get(e.name)!.camFromWorld)]);
+  const sim = robustSimilarity(src, dst, pairs.length);
+  if (!sim) return undefined;
+  const aligned = new Float64Array(cloud.length);
+  for (let i = 0; i < cloud.length; i += 3) {
+    for (let r = 0; r < 3; r++) aligned[i + r] = sim.scale * (sim.R[3 * r] * cloud[i] + sim.R[3 * r + 1] * cloud[i + 1] + sim.R[3 * r + 2] * cloud[i + 2]) + sim.t[r];
+  }
+  const { def } = surveyCapture(Number(photos), Number(seed), height / width);
+  return surfaceScore(aligned, visibleSurfaceSamples(def, width, height, TRUTH_STRIDE), DENSE_TAU);
 }
 
 interface Truth {
@@ -47,6 +82,7 @@ interface Truth {
 async function main(): Promise<void> {
   const [photosDir, truthFile, outDir, quality] = process.argv.slice(2);
   const sparseOnly = process.argv.includes("--sparse-only");
+  const survey = process.argv.find((a) => a.startsWith("--survey="))?.slice("--survey=".length);
   const truth = JSON.parse(await readFile(truthFile, "utf8")) as Truth;
   const names = (await readdir(photosDir)).filter((n) => /\.(jpg|mp4)$/.test(n)).sort();
   const files = names.map((name) => ({ path: path.join(photosDir, name), name }));
@@ -88,6 +124,8 @@ async function main(): Promise<void> {
     figures.rotationMaxDeg = accuracy.maxRotationErrorDeg;
     figures.centreMedianPercent = accuracy.medianCenterErrorPercent;
     figures.centreMaxPercent = accuracy.maxCenterErrorPercent;
+    const ply = path.join(outDir, (await readdir(outDir)).find((n) => n.endsWith(".ply")) ?? "model.ply");
+    if (survey && !sparseOnly) figures.dense = denseScore(survey, readServicePly(new Uint8Array(await readFile(ply))), estimated, known);
     const report = JSON.parse(await readFile(path.join(outDir, "report.json"), "utf8")) as { stages: Array<{ stage: string; wallMs: number; counts?: Record<string, number> }> };
     const selectionMs = report.stages.find((s) => s.stage === "matching")?.counts?.selectionMs;
     const keypointsMs = report.stages.find((s) => s.stage === "keypoints")?.wallMs;

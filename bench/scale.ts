@@ -5,6 +5,8 @@
  * bench-out/scale/survey-<n>-<width>/, so a rerun only reconstructs), reconstructs it with the
  * compute pipeline in a process of its own (scale-job.ts), and prints per stage the wall time,
  * the CPU time, the peak memory and the time per photo, then registration and camera errors.
+ * Dense runs of a survey also print the dense cloud's precision, completeness and F-score
+ * against the surface the true cameras see (surface-truth.ts).
  * The verdict line compares the wall time per photo of the largest size with the smallest's.
  * `--video=120` also renders a 2-minute drone video (encoded at 3840 × 2160) and reconstructs it
  * the same way; `--sizes=` (empty) runs the video alone.
@@ -119,10 +121,10 @@ export async function run(args: string[]): Promise<void> {
   const quality = option(args, "quality", "standard");
   const sparseOnly = args.includes("--sparse-only");
   const results: Array<{ images: number; figures: JobFigures }> = [];
-  const reconstruct = async (label: string, dir: string, photos?: number): Promise<JobFigures> => {
+  const reconstruct = async (label: string, dir: string, photos?: number, survey?: string): Promise<JobFigures> => {
     const outDir = path.join(dir, `out-${quality}${sparseOnly ? "-sparse" : ""}`);
     await rm(outDir, { recursive: true, force: true });
-    const jobArgs = [...process.execArgv, path.join(repoRoot, "bench", "scale-job.ts"), path.join(dir, "photos"), path.join(dir, "truth.json"), outDir, quality, ...(sparseOnly ? ["--sparse-only"] : [])];
+    const jobArgs = [...process.execArgv, path.join(repoRoot, "bench", "scale-job.ts"), path.join(dir, "photos"), path.join(dir, "truth.json"), outDir, quality, ...(sparseOnly ? ["--sparse-only"] : []), ...(survey ? [`--survey=${survey}`] : [])];
     const { stdout } = await run$(process.execPath, jobArgs.includes("tsx") ? jobArgs : ["--import", "tsx", ...jobArgs], { maxBuffer: 64 * 2 ** 20, cwd: repoRoot });
     const figures = JSON.parse(stdout.trim().split("\n").pop()!) as JobFigures;
     // Per photo, or per registered keyframe for a video.
@@ -130,6 +132,7 @@ export async function run(args: string[]): Promise<void> {
     console.log(`\n${label} (${quality}${sparseOnly ? ", sparse only" : ""}): ${figures.registered}/${figures.photos} registered; rotation median ${fmt(figures.rotationMedianDeg, 3)}° max ${fmt(figures.rotationMaxDeg, 3)}°, centre median ${fmt(figures.centreMedianPercent, 3)} % max ${fmt(figures.centreMaxPercent, 3)} % of the flown area's half-diagonal${figures.error ? `; FAILED: ${figures.error}` : ""}`);
     console.log("  stage      wall s   cpu s   peak MiB   wall ms/photo");
     for (const s of figures.stages) console.log(`  ${s.stage.padEnd(9)} ${fmt(s.wallS, 1).padStart(7)} ${fmt(s.cpuS, 1).padStart(7)} ${fmt(s.peakRssMiB, 0).padStart(10)} ${fmt((1000 * s.wallS) / images, 0).padStart(14)}`);
+    if (figures.dense) console.log(`  dense cloud against the seen surface (τ = ${figures.dense.tau} = 1 % of the altitude): precision ${fmt(figures.dense.precision, 3)}, completeness ${fmt(figures.dense.completeness, 3)}, F ${fmt(figures.dense.fScore, 3)} (${figures.dense.reconstructedPoints} points, ${figures.dense.truthSamples} true samples)`);
     if (figures.matchingSelectionS !== undefined) console.log(`  (matching's wall time includes pair selection ${fmt(figures.matchingSelectionS, 1)} s and keypoint refinement ${fmt(figures.keypointsS ?? NaN, 1)} s)`);
     console.log(`  total     ${fmt(figures.wallS, 1).padStart(7)} ${fmt(figures.cpuS, 1).padStart(7)} ${fmt(figures.peakRssMiB, 0).padStart(10)} ${fmt((1000 * figures.wallS) / images, 0).padStart(14)}`);
     return figures;
@@ -137,7 +140,8 @@ export async function run(args: string[]): Promise<void> {
   for (const images of sizes) {
     const dir = await renderSurvey(images, width);
     if (args.includes("--optimum")) await optimum(images, dir, width);
-    else results.push({ images, figures: await reconstruct(`${images} photos (${width} px)`, dir, images) });
+    // The survey's definition (renderSurvey: seed 11, 4:3), so the job can sample its true surface.
+    else results.push({ images, figures: await reconstruct(`${images} photos (${width} px)`, dir, images, `${images}:11:${width}x${Math.round((width * 3) / 4)}`) });
   }
   const videoSeconds = Number(option(args, "video", "0"));
   if (videoSeconds > 0) {
