@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { unzipSync } from "fflate";
 import type { Quality } from "../shared/jobs.js";
-import { runPipeline } from "../compute/pipeline/index.js";
+import { QUALITY_PRESETS, runPipeline } from "../compute/pipeline/index.js";
 import { robustSimilarity } from "../compute/geometry/similarity.js";
 import { cameraCenter } from "../compute/scene/index.js";
 import { cameraAccuracy, type NamedPose } from "../compute/stages/sfm/accuracy.js";
@@ -83,6 +83,11 @@ async function main(): Promise<void> {
   const [photosDir, truthFile, outDir, quality] = process.argv.slice(2);
   const sparseOnly = process.argv.includes("--sparse-only");
   const survey = process.argv.find((a) => a.startsWith("--survey="))?.slice("--survey=".length);
+  // For comparison only: the same photos with their GPS fixes used for pairs but not as priors.
+  if (process.argv.includes("--no-gps-priors")) {
+    const preset = QUALITY_PRESETS[quality as Quality];
+    preset.sfm = { ...preset.sfm, gpsPriors: false };
+  }
   const truth = JSON.parse(await readFile(truthFile, "utf8")) as Truth;
   const names = (await readdir(photosDir)).filter((n) => /\.(jpg|mp4)$/.test(n)).sort();
   const files = names.map((name) => ({ path: path.join(photosDir, name), name }));

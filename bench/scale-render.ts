@@ -1,13 +1,14 @@
 /**
  * @module Worker of `npm run bench -- scale`: renders one photo of a survey (survey-scene.ts) and
- * writes it as a JPEG with the EXIF a drone writes (make, model, 35 mm focal length).
+ * writes it as a JPEG with the EXIF a drone writes (make, model, 35 mm focal length, and with
+ * `gps` its GPS fix, noisy as a consumer receiver's: survey-scene.ts surveyGps).
  */
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { serveTasks } from "../compute/util/pool.js";
 import { encodeJpeg } from "../test/support/fixtures.js";
 import { renderDefinedView } from "../test/support/render.js";
-import { SURVEY_FOCAL_35MM, surveyCapture, surveyVideo, type SurveyCapture } from "../test/support/survey-scene.js";
+import { SURVEY_FOCAL_35MM, surveyCapture, surveyGps, surveyVideo, type SurveyCapture } from "../test/support/survey-scene.js";
 
 export interface RenderTask {
   /** A photo survey of `images` photos, or a video of `images` frames (written as frames, without EXIF). */
@@ -18,6 +19,8 @@ export interface RenderTask {
   height: number;
   index: number;
   dir: string;
+  /** Write the camera's GPS fix into the photo's EXIF (surveys only). */
+  gps?: boolean;
 }
 
 let cached: { key: string; capture: SurveyCapture } | null = null;
@@ -28,7 +31,8 @@ serveTasks<RenderTask, { R: number[]; t: number[] }>(async (task) => {
   if (cached?.key !== key) cached = { key, capture: task.kind === "survey" ? surveyCapture(task.images, task.seed, aspect) : surveyVideo(task.images, task.seed, 3, 5, aspect) };
   const { capture } = cached;
   const view = renderDefinedView(capture.def, task.index, { width: task.width, height: task.height, seed: task.seed, prefix: "survey", supersample: 1 });
-  const exif = task.kind === "survey" ? { make: "Bench", model: "Survey", focalLength35mm: SURVEY_FOCAL_35MM } : {};
+  const gps = task.gps ? { gps: surveyGps(capture.def.cameras[task.index].eye, task.index, task.seed) } : {};
+  const exif = task.kind === "survey" ? { make: "Bench", model: "Survey", focalLength35mm: SURVEY_FOCAL_35MM, ...gps } : {};
   const jpeg = await encodeJpeg(Buffer.from(view.rgb.buffer, view.rgb.byteOffset, view.rgb.byteLength), view.width, view.height, exif, task.kind === "survey" ? 92 : 95);
   await writeFile(path.join(task.dir, `${capture.names[task.index]}.jpg`), jpeg);
   return { value: { R: [...view.R], t: [...view.t] } };

@@ -147,6 +147,28 @@ export interface ExifFields {
   model?: string;
   focalLength35mm?: number;
   focalLengthMm?: number;
+  /** A GPS fix (WGS 84 degrees, metres above sea level). */
+  gps?: { latitudeDeg: number; longitudeDeg: number; altitudeM: number };
+}
+
+/** EXIF's degrees, minutes, seconds as rationals (seconds to 1/10,000). */
+function dms(degrees: number): string {
+  const d = Math.floor(degrees);
+  const m = Math.floor((degrees - d) * 60);
+  const seconds = Math.round(((degrees - d) * 60 - m) * 60 * 10_000);
+  return `${d}/1 ${m}/1 ${seconds}/10000`;
+}
+
+/** The GPS IFD of a fix. */
+function gpsIfd(gps: NonNullable<ExifFields["gps"]>): Record<string, string> {
+  return {
+    GPSLatitudeRef: gps.latitudeDeg >= 0 ? "N" : "S",
+    GPSLatitude: dms(Math.abs(gps.latitudeDeg)),
+    GPSLongitudeRef: gps.longitudeDeg >= 0 ? "E" : "W",
+    GPSLongitude: dms(Math.abs(gps.longitudeDeg)),
+    GPSAltitudeRef: gps.altitudeM >= 0 ? "0" : "1",
+    GPSAltitude: `${Math.round(Math.abs(gps.altitudeM) * 1000)}/1000`,
+  };
 }
 
 /** Encode raw RGB as JPEG with the given EXIF tags (orientation written as the EXIF tag, pixels untouched). */
@@ -158,7 +180,8 @@ export async function encodeJpeg(rgb: Buffer, width: number, height: number, exi
   if (exif.focalLength35mm) ifd2.FocalLengthIn35mmFilm = String(exif.focalLength35mm);
   if (exif.focalLengthMm) ifd2.FocalLength = `${Math.round(exif.focalLengthMm * 100)}/100`;
   let image = sharp(rgb, { raw: { width, height, channels: 3 } }).jpeg({ quality, chromaSubsampling: "4:4:4" });
-  if (Object.keys(ifd0).length + Object.keys(ifd2).length > 0) image = image.withExif({ IFD0: ifd0, IFD2: ifd2 });
+  const ifd3 = exif.gps ? gpsIfd(exif.gps) : {};
+  if (Object.keys(ifd0).length + Object.keys(ifd2).length + Object.keys(ifd3).length > 0) image = image.withExif({ IFD0: ifd0, IFD2: ifd2, ...(exif.gps ? { IFD3: ifd3 } : {}) });
   if (exif.orientation) image = image.withMetadata({ orientation: exif.orientation });
   return image.toBuffer();
 }

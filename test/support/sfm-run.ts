@@ -13,7 +13,7 @@ import * as matching from "../../compute/stages/matching/index.js";
 import { cameraAccuracy, type CameraAccuracy } from "../../compute/stages/sfm/accuracy.js";
 import * as sfm from "../../compute/stages/sfm/index.js";
 import type { ImageFeatures } from "../../compute/scene/index.js";
-import { encodeJpeg } from "./fixtures.js";
+import { encodeJpeg, type ExifFields } from "./fixtures.js";
 import type { RenderedView } from "./render.js";
 
 export interface SfmRun {
@@ -25,13 +25,14 @@ export interface SfmRun {
   features: ImageFeatures[];
 }
 
-export async function runSfmOnViews(views: RenderedView[], truthNames: Set<string>, sceneRadius: number, sfmOptions: Partial<sfm.Options> = {}): Promise<SfmRun> {
+/** `exifOf` gives a view's EXIF (default none: a photo without metadata). */
+export async function runSfmOnViews(views: RenderedView[], truthNames: Set<string>, sceneRadius: number, sfmOptions: Partial<sfm.Options> = {}, exifOf: (view: RenderedView, index: number) => ExifFields = () => ({})): Promise<SfmRun> {
   const dir = await mkdtemp(path.join(tmpdir(), "sfm-run-"));
   try {
     const files = [];
-    for (const view of views) {
+    for (const [index, view] of views.entries()) {
       const file = path.join(dir, `${view.name}.jpg`);
-      await writeFile(file, await encodeJpeg(Buffer.from(view.rgb), view.width, view.height, {}));
+      await writeFile(file, await encodeJpeg(Buffer.from(view.rgb), view.width, view.height, exifOf(view, index)));
       files.push({ path: file, name: `${view.name}.jpg` });
     }
     const { images } = await ingest.run({ files, workDir: path.join(dir, "work") });

@@ -15,6 +15,12 @@ export const SURVEY_FOCAL_WIDTHS = 1.1;
 export const SURVEY_FOCAL_35MM = Math.round(SURVEY_FOCAL_WIDTHS * 36);
 
 const ALTITUDE = 1;
+/** Metres per scene unit when a survey's photos carry GPS: a mapping flight at 60 m. */
+export const SURVEY_METRES_PER_UNIT = 60;
+/** Where the town lies (degrees), and the ground's height above sea level (metres). */
+const ORIGIN = { latitudeDeg: 47.3769, longitudeDeg: 8.5417, groundM: 408 };
+/** A consumer drone's fix without RTK: σ 1.5 m horizontally, 3 m vertically. */
+export const SURVEY_GPS_SIGMA_M = { horizontal: 1.5, vertical: 3 };
 const TILT_RAD = (15 * Math.PI) / 180;
 /** Along-track spacing: 20 % of the footprint's along-track extent (~0.68 × altitude at 4:3). */
 const ALONG = 0.14;
@@ -177,4 +183,22 @@ export function surveyCapture(images: number, seed: number, aspect = 0.75): Surv
   const def = townFor(cameras, [-MARGIN, spanX + MARGIN + ALTITUDE * Math.tan(TILT_RAD), -MARGIN, spanY + MARGIN], [spanX / 2, spanY / 2, 0], aspect, rng);
   const names = cameras.map((_, k) => `survey_${String(k).padStart(4, "0")}`);
   return { def, names, sceneRadius: 0.5 * Math.hypot(spanX, spanY) };
+}
+
+/**
+ * The GPS fix a drone would write for a camera at `eye` (scene units, +X east, +Y north, +Z
+ * up): its position in metres about ORIGIN plus Gaussian noise of SURVEY_GPS_SIGMA_M (seeded by
+ * the photo's index), as degrees on a sphere of the Earth's mean radius (over a few hundred
+ * metres the difference from the ellipsoid is far below the noise).
+ */
+export function surveyGps(eye: [number, number, number], index: number, seed: number): { latitudeDeg: number; longitudeDeg: number; altitudeM: number } {
+  const rng = createRng(seed * 7919 + index);
+  const gauss = () => Math.sqrt(-2 * Math.log(Math.max(1e-12, rng()))) * Math.cos(2 * Math.PI * rng());
+  const east = eye[0] * SURVEY_METRES_PER_UNIT + SURVEY_GPS_SIGMA_M.horizontal * gauss();
+  const north = eye[1] * SURVEY_METRES_PER_UNIT + SURVEY_GPS_SIGMA_M.horizontal * gauss();
+  const up = eye[2] * SURVEY_METRES_PER_UNIT + SURVEY_GPS_SIGMA_M.vertical * gauss();
+  const earthM = 6_371_000;
+  const latitudeDeg = ORIGIN.latitudeDeg + (north / earthM) * (180 / Math.PI);
+  const longitudeDeg = ORIGIN.longitudeDeg + (east / (earthM * Math.cos((ORIGIN.latitudeDeg * Math.PI) / 180))) * (180 / Math.PI);
+  return { latitudeDeg, longitudeDeg, altitudeM: ORIGIN.groundM + up };
 }

@@ -69,7 +69,7 @@ export function run(problem: BAProblem, options: Partial<Options> = {}): BARepor
     problem.observationCount > 0 ? Math.sqrt(sumSquares / problem.observationCount) : 0;
   const { layout } = summary;
   const warnings: string[] = [];
-  if (problem.observationCount > 0 && layout.freePoseCount > 0 && !problem.fixedPose?.some((f) => f === 1)) {
+  if (problem.observationCount > 0 && layout.freePoseCount > 0 && !problem.fixedPose?.some((f) => f === 1) && !problem.centrePrior) {
     warnings.push("ba: no pose is fixed, so the gauge is free and only damping holds the scene in place");
   }
   if (summary.termination === "max-iterations" || summary.termination === "damping") {

@@ -7,6 +7,7 @@
  *                               V: 3×3 per point;  W: (6+ni)×3 per observation.
  * Robust losses enter by √ρ′ reweighting of residual and Jacobian (see loss.ts).
  */
+import { accumulatePriors, allocatePriorLinearization, priorSquares, type PriorLinearization } from "./centre-prior.js";
 import type { Layout } from "./layout.js";
 import { JAC, projectResidual, projectWithJacobian } from "./projection.js";
 import { angleAxisToMatrix } from "./rotation.js";
@@ -39,6 +40,8 @@ export interface Normal {
   rotations: Float64Array;
   /** Scratch of one observation's raw residual and Jacobian (JAC layout). */
   scratch: Float64Array;
+  /** The position priors' residuals and Jacobians, when the problem has priors. */
+  prior: PriorLinearization | null;
 }
 
 export function allocateNormal(problem: BAProblem, layout: Layout): Normal {
@@ -57,6 +60,7 @@ export function allocateNormal(problem: BAProblem, layout: Layout): Normal {
     gP: new Float64Array(problem.pointCount * 3),
     rotations: new Float64Array(problem.cameraCount * 9),
     scratch: new Float64Array(JAC.size),
+    prior: allocatePriorLinearization(problem),
   };
 }
 
@@ -90,6 +94,8 @@ export function evaluateCost(
     cost += lossValue(loss, s / (sigma * sigma), scale);
     sumSquares += s;
   }
+  // Priors add to the cost, not to Σ‖r‖², which stays the photos' reprojection error.
+  cost += priorSquares(problem, poses, rotations);
   return { cost: 0.5 * cost, sumSquares };
 }
 
@@ -250,6 +256,7 @@ export function linearize(problem: BAProblem, layout: Layout, normal: Normal, lo
     storeWeighted(normal, layout, o, whitened, lossWeight(loss, whitened, scale), lossCurvature(loss, whitened, scale));
     accumulate(problem, layout, normal, o);
   }
+  if (normal.prior) cost += accumulatePriors(problem, layout, normal.rotations, normal.upp, normal.gR, normal.prior);
   mirrorBlocks(layout, normal);
   return { cost: 0.5 * cost, sumSquares };
 }

@@ -2,6 +2,7 @@
  * @module What an LM step does to the parameters: apply it to trial copies, predict the
  * cost decrease of the linearised model, and the norms used by the stopping tests.
  */
+import { priorPredictedDecrease } from "./centre-prior.js";
 import type { Layout } from "./layout.js";
 import type { Normal } from "./linearize.js";
 import { perturbRotationLeft } from "./rotation.js";
@@ -69,6 +70,7 @@ export function predictedDecrease(problem: BAProblem, layout: Layout, normal: No
     // ½(‖r‖² − ‖r + l‖²) = −(r·l) − ½‖l‖².
     decrease -= r0 * l0 + r1 * l1 + 0.5 * (l0 * l0 + l1 * l1);
   }
+  if (normal.prior) decrease += priorPredictedDecrease(problem, layout, normal.prior, dR);
   return decrease;
 }
 

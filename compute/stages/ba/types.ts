@@ -1,4 +1,5 @@
 /** @module The BA stage's public types: problem, options and report (re-exported by index.ts). */
+import type { CentrePrior } from "./centre-prior.js";
 import type { LossName } from "./loss.js";
 
 /**
@@ -6,7 +7,7 @@ import type { LossName } from "./loss.js";
  * points in place.
  *
  * Gauge (Triggs et al. 2000 §9): reprojection errors do not change under a similarity
- * transform of the whole scene (7 DoF). The caller must hold at least one pose constant
+ * transform of the whole scene (7 DoF). Without position priors, the caller must hold at least one pose constant
  * (`fixedPose`, e.g. the first registered camera), which removes rotation and translation.
  * Scale stays free: SfM keeps it from its points and poses as they are, and the
  * Levenberg–Marquardt damping keeps the one remaining null direction from making a step
@@ -40,6 +41,11 @@ export interface BAProblem {
   fixedPose?: Uint8Array;
   /** 1 = this point is held constant (local BA borders). */
   fixedPoint?: Uint8Array;
+  /**
+   * Measured camera positions (GPS) in this problem's frame (centre-prior.ts). Positions spread
+   * over a plane or a volume fix the gauge, so no pose need be held.
+   */
+  centrePrior?: CentrePrior;
 }
 
 export interface Options {

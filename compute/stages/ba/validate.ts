@@ -20,6 +20,9 @@ export function validateProblem(problem: BAProblem): void {
   check(!problem.obsSigma || (problem.obsSigma.length === obs && problem.obsSigma.every((s) => s > 0 && Number.isFinite(s))), "obsSigma needs one positive value per observation");
   check(!problem.fixedPose || problem.fixedPose.length === cams, "fixedPose needs one entry per camera");
   check(!problem.fixedPoint || problem.fixedPoint.length === pts, "fixedPoint needs one entry per point");
+  const prior = problem.centrePrior;
+  check(!prior || (prior.positions.length === 3 * cams && prior.sigmas.length === 3 * cams), "centrePrior needs 3 positions and 3 sigmas per camera");
+  check(!prior || (prior.positions.every(Number.isFinite) && prior.sigmas.every((s) => s >= 0 || Number.isNaN(s))), "centrePrior positions must be finite and sigmas non-negative");
   checkIndices(problem.intrinsicsGroup, problem.intrinsics.length / 5, "intrinsicsGroup");
   checkIndices(problem.obsCamera, cams, "obsCamera");
   checkIndices(problem.obsPoint, pts, "obsPoint");

@@ -6,10 +6,13 @@
  * imports another. Local BA (Schönberger & Frahm 2016, §4.5) optimises the newest cameras and
  * the points they see, with every other camera observing those points held fixed; global BA
  * optimises everything with the first camera fixed (the scale gauge is left to the solver's
- * damping, as COLMAP does not need more than one fixed pose in practice).
+ * damping, as COLMAP does not need more than one fixed pose in practice), or, when the photos'
+ * GPS fixes can hold the block (georeference.ts), with no camera fixed and the fixes as priors.
  */
 import { angleAxisToMatrix, matrixToAngleAxis } from "../../geometry/rotation.js";
 import { run as runBundleAdjustment, type BAProblem } from "../ba/index.js";
+import type { CentrePrior } from "../ba/centre-prior.js";
+import { gpsPriorFor, type GpsPriorSummary } from "./georeference.js";
 import type { ImageFeatures } from "../../scene/index.js";
 import type { Options } from "./options.js";
 import type { SfmState } from "./state.js";
@@ -29,6 +32,8 @@ export interface BundleSummary {
   initialCost: number;
   finalCost: number;
   refined: string[];
+  /** Global adjustments of photos with GPS: the priors they had, or why none. */
+  gps?: GpsPriorSummary;
 }
 
 /**
@@ -134,7 +139,7 @@ export function keypointSigma(features: ImageFeatures, keypoint: number): number
   return ratio >= 1 && Number.isFinite(ratio) ? ratio : 1;
 }
 
-function buildProblem(state: SfmState, sel: Selection): { problem: BAProblem; groupIds: number[] } {
+function buildProblem(state: SfmState, sel: Selection, prior: CentrePrior | null): { problem: BAProblem; groupIds: number[] } {
   const cameraOfImage = new Map<number, number>();
   sel.cameraImages.forEach((img, c) => cameraOfImage.set(img, c));
   const localGroup = new Map<number, number>();
@@ -186,6 +191,7 @@ function buildProblem(state: SfmState, sel: Selection): { problem: BAProblem; gr
     obsXY: Float64Array.from(obsXY),
     obsSigma: Float64Array.from(obsSigma),
     fixedPose: sel.fixedPose,
+    ...(prior ? { centrePrior: prior } : {}),
   };
   return { problem, groupIds };
 }
@@ -207,9 +213,9 @@ interface Refine {
   principalPoint: boolean;
 }
 
-function solve(state: SfmState, sel: Selection, kind: "local" | "global", options: Options, refine: Refine): BundleSummary {
+function solve(state: SfmState, sel: Selection, kind: "local" | "global", options: Options, refine: Refine, prior: CentrePrior | null = null): BundleSummary {
   const started = performance.now();
-  const { problem, groupIds } = buildProblem(state, sel);
+  const { problem, groupIds } = buildProblem(state, sel, prior);
   const report = runBundleAdjustment(problem, {
     loss: "cauchy",
     lossScalePx: options.baLossScalePx,
@@ -289,5 +295,9 @@ export function globalBundleAdjustment(state: SfmState, options: Options, refine
   const refine = refineIntrinsics && options.refineIntrinsics;
   const lens = refine && options.refineDistortion && distortionObservable(state);
   const principalPoint = refine && refinePrincipalPoint && groupsWellViewed(state);
-  return solve(state, selectGlobal(state), "global", options, { focal: refine, distortion: lens, principalPoint });
+  const sel = selectGlobal(state);
+  const gps = gpsPriorFor(state, sel.cameraImages, options);
+  // The fixes fix the gauge: a held camera would impose its own fix's error on the block.
+  if (gps.prior) sel.fixedPose.fill(0);
+  return { ...solve(state, sel, "global", options, { focal: refine, distortion: lens, principalPoint }, gps.prior), gps: gps.summary };
 }

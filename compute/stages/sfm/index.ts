@@ -13,6 +13,7 @@ import { viewResiduals } from "./view-residuals.js";
 import { hasGuessedFocal, withFocalGuess } from "./focal-guess.js";
 import { crossCheckStarts, startsAgree } from "./cross-check.js";
 import type { DistortionChoice } from "./distortion-select.js";
+import type { GpsPriorSummary } from "./georeference.js";
 import { assignIntrinsicsGroups, type IntrinsicsGroups } from "./groups.js";
 import { emptyTimings, growModel, type GrowContext, type Timings } from "./incremental.js";
 import { initializeModel, resetModel, type InitAttempt } from "./initialize.js";
@@ -33,7 +34,7 @@ export interface Input {
 export interface Report extends StageReport {
   initialPairAttempts: InitAttempt[];
   /** The last global bundle adjustment: its rounds, robust cost and RMS before and after, what it refined, whether it was kept. */
-  finalBundleAdjustment: { iterations: number; initialCost: number; finalCost: number; initialRmsPx: number; finalRmsPx: number; refined: string[]; kept: boolean } | null;
+  finalBundleAdjustment: { iterations: number; initialCost: number; finalCost: number; initialRmsPx: number; finalRmsPx: number; refined: string[]; kept: boolean; gps?: GpsPriorSummary } | null;
 }
 
 export interface Output {
@@ -175,6 +176,11 @@ function buildReport(best: Attempted, others: number[], ctx: GrowContext, images
     crossCheckUnconfirmed: guess.crossCheck?.unconfirmed ?? 0,
     guessedFocalGroups: best.focalProfiles.length,
     minFocalChi2Rise: best.focalProfiles.length > 0 ? Math.min(...best.focalProfiles.map((p) => p.chi2Rise)) : 0,
+    // GPS fixes of the final adjustment's cameras, those it held as priors, and how far they lay
+    // from the model's centres (after a similarity) as it started.
+    gpsFixes: last?.gps?.withFix ?? 0,
+    gpsPriors: last?.gps?.used ?? 0,
+    gpsResidualRmsM: last?.gps && Number.isFinite(last.gps.residualRmsM) ? last.gps.residualRmsM : 0,
   };
   for (const [key, ms] of Object.entries(timings)) counts[`${key}Ms`] = Math.round(ms);
   const residuals = viewResiduals(model, ctx.state.features);
@@ -196,7 +202,8 @@ function buildReport(best: Attempted, others: number[], ctx: GrowContext, images
     warnings.push("the refined lens distortion was beyond a rectilinear lens's (it folded back or moved the corners by over 30 %) and was dropped; photos from a fisheye lens need that lens's own model");
   }
   if (last?.rejected) warnings.push(`the final bundle adjustment ended above its starting cost (${last.initialCost.toPrecision(4)} → ${last.finalCost.toPrecision(4)}) and was not kept`);
-  const finalBundleAdjustment = last ? { iterations: last.iterations, initialCost: last.initialCost, finalCost: last.finalCost, initialRmsPx: last.initialRmsPx, finalRmsPx: last.finalRmsPx, refined: last.refined, kept: !last.rejected } : null;
+  if (last?.gps && last.gps.withFix > 0 && last.gps.used === 0 && last.gps.reason !== "off") warnings.push(`the photos' GPS positions were not used as priors: ${last.gps.reason}`);
+  const finalBundleAdjustment = last ? { iterations: last.iterations, initialCost: last.initialCost, finalCost: last.finalCost, initialRmsPx: last.initialRmsPx, finalRmsPx: last.finalRmsPx, refined: last.refined, kept: !last.rejected, ...(last.gps ? { gps: last.gps } : {}) } : null;
   return { stage: NAME, wallMs, counts, perImage, warnings, initialPairAttempts: best.init, finalBundleAdjustment };
 }
 

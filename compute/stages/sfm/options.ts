@@ -88,6 +88,20 @@ export interface Options {
    * that verified matches connect to it (focal-guess.ts). Empty: the prior only.
    */
   focalGuessFactors: number[];
+  /**
+   * Photos' GPS positions (EXIF) as priors on their camera centres in every global bundle
+   * adjustment (georeference.ts), when they are spread widely enough to mean something.
+   */
+  gpsPriors: boolean;
+  /** Standard deviation of a GPS position, horizontal and vertical, metres (a consumer receiver's, without RTK). */
+  gpsSigmaM: number;
+  gpsVerticalSigmaM: number;
+  /**
+   * Positions whose spread is below this many horizontal σ across the capture's second-widest
+   * direction say nothing a photo does not (a walk around an object: the fixes scatter within
+   * the noise), or leave the block free to turn about a line (one straight strip): no priors.
+   */
+  gpsMinSpreadSigmas: number;
   /** Seed of the RANSAC random generator, so runs are reproducible. */
   seed: number;
 }
@@ -123,5 +137,9 @@ export const DEFAULTS: Options = {
   // A phone's or drone's wide lens (~65° across the long side) and a short telephoto (~28°),
   // either side of the ingest prior's 1.2 (~45°, a normal lens).
   focalGuessFactors: [0.8, 2.0],
+  gpsPriors: true,
+  gpsSigmaM: 2,
+  gpsVerticalSigmaM: 4,
+  gpsMinSpreadSigmas: 10,
   seed: 1,
 };

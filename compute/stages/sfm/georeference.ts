@@ -1,0 +1,131 @@
+/**
+ * @module GPS positions as priors on the camera centres (ba/centre-prior.ts). A drone survey or
+ * a long walk has EXIF positions on every photo; bundle adjustment on the photos alone lets a
+ * large block bend with the keypoint noise (the scale bench: median rotation error 0.04° at 50
+ * photos, 0.18° at 800, both at the optimum of their own observations), and no estimator can
+ * stop that from the photos. The positions can: each global adjustment holds every camera with
+ * a fix near it, in east-north-up metres about the capture.
+ *
+ * The model's frame stays its own. Before each global adjustment a robust similarity maps the
+ * registered centres onto their fixes (so a fix far off, a multipath jump, is left out), and
+ * the adjustment gets the fixes with that similarity as the priors' frame; no pose is held,
+ * since the fixes fix the gauge. Fixes spread less than `gpsMinSpreadSigmas` σ across the
+ * capture's second direction (a walk around a statue, one straight strip) give no prior.
+ */
+import { geodeticToEnu, type Geodetic } from "../../geometry/geodesy.js";
+import { robustSimilarity } from "../../geometry/similarity.js";
+import type { ImageRef } from "../../scene/index.js";
+import type { CentrePrior } from "../ba/centre-prior.js";
+import type { Options } from "./options.js";
+import type { SfmState } from "./state.js";
+
+/** Each image's fix in metres east, north, up of the capture's mean position; NaN without a fix (up NaN without altitude). */
+const enuCache = new WeakMap<ImageRef[], Float64Array>();
+
+export function localPositions(images: ImageRef[]): Float64Array {
+  let enu = enuCache.get(images);
+  if (enu) return enu;
+  enu = new Float64Array(3 * images.length).fill(Number.NaN);
+  const fixed = images.filter((im) => im.gps);
+  if (fixed.length > 0) {
+    const mean = (f: (im: ImageRef) => number | undefined) => {
+      const values = fixed.map(f).filter((v): v is number => v !== undefined && Number.isFinite(v));
+      return values.length ? values.reduce((a, b) => a + b, 0) / values.length : 0;
+    };
+    const reference: Geodetic = { latitudeDeg: mean((im) => im.gps!.latitudeDeg), longitudeDeg: mean((im) => im.gps!.longitudeDeg), heightM: mean((im) => im.gps!.altitudeM) };
+    images.forEach((im, i) => {
+      if (!im.gps) return;
+      const hasAltitude = im.gps.altitudeM !== undefined && Number.isFinite(im.gps.altitudeM);
+      const [e, n, u] = geodeticToEnu({ latitudeDeg: im.gps.latitudeDeg, longitudeDeg: im.gps.longitudeDeg, heightM: hasAltitude ? im.gps.altitudeM! : reference.heightM }, reference);
+      enu!.set([e, n, hasAltitude ? u : Number.NaN], 3 * i);
+    });
+  }
+  enuCache.set(images, enu);
+  return enu;
+}
+
+/** What a global adjustment's priors were (or why there were none), for the report. */
+export interface GpsPriorSummary {
+  /** Cameras of the adjustment with a fix, and those whose fix the similarity kept. */
+  withFix: number;
+  used: number;
+  /** RMS distance (metres) of the kept fixes from the model's centres after the similarity, before the adjustment. */
+  residualRmsM: number;
+  /** The σ the priors had: the options', or larger where the fixes scatter more. */
+  sigmaM?: number;
+  verticalSigmaM?: number;
+  reason?: string;
+}
+
+/** RMS about their mean of the horizontal positions along their second principal direction (metres): √ of the 2×2 covariance's smaller eigenvalue. */
+function secondSpread(points: number[][]): number {
+  const n = points.length;
+  const [mx, my] = [0, 1].map((a) => points.reduce((s, p) => s + p[a], 0) / n);
+  let sxx = 0, sxy = 0, syy = 0;
+  for (const [x, y] of points) {
+    sxx += (x - mx) ** 2;
+    sxy += (x - mx) * (y - my);
+    syy += (y - my) ** 2;
+  }
+  const [a, b, d] = [sxx / n, sxy / n, syy / n];
+  const half = (a + d) / 2;
+  return Math.sqrt(Math.max(0, half - Math.sqrt(Math.max(0, half * half - (a * d - b * b)))));
+}
+
+/**
+ * Priors for the cameras `cameraImages` (one per camera of the adjustment, in its order), or
+ * null (with the reason in `summary`) when the fixes cannot hold the block.
+ */
+export function gpsPriorFor(state: SfmState, cameraImages: number[], options: Options): { prior: CentrePrior; summary: GpsPriorSummary } | { prior: null; summary: GpsPriorSummary } {
+  const enu = localPositions(state.images as ImageRef[]);
+  const withFix = cameraImages.map((img, c) => ({ img, c })).filter(({ img }) => Number.isFinite(enu[3 * img]));
+  const none = (reason: string) => ({ prior: null, summary: { withFix: withFix.length, used: 0, residualRmsM: Number.NaN, reason } });
+  if (!options.gpsPriors) return none("off");
+  if (withFix.length < 3) return none(`${withFix.length} registered photos with a GPS fix (3 needed)`);
+  const spread = secondSpread(withFix.map(({ img }) => [enu[3 * img], enu[3 * img + 1]]));
+  if (spread < options.gpsMinSpreadSigmas * options.gpsSigmaM) return none(`GPS fixes spread ${spread.toFixed(1)} m across the capture, within ${options.gpsMinSpreadSigmas} × their ${options.gpsSigmaM} m noise`);
+  // The similarity from the model's centres to the fixes with an altitude; a fix without one
+  // (some phones) then holds its camera horizontally only.
+  const centre = (img: number) => {
+    const R = state.rotation.subarray(9 * img, 9 * img + 9);
+    const t = state.translation.subarray(3 * img, 3 * img + 3);
+    return [0, 1, 2].map((a) => -(R[a] * t[0] + R[3 + a] * t[1] + R[6 + a] * t[2]));
+  };
+  const full = withFix.filter(({ img }) => Number.isFinite(enu[3 * img + 2]));
+  if (full.length < 3) return none(`${full.length} registered photos with a GPS altitude (3 needed)`);
+  const threshold = 3 * Math.hypot(options.gpsSigmaM, options.gpsVerticalSigmaM);
+  const sim = robustSimilarity(full.flatMap(({ img }) => centre(img)), full.flatMap(({ img }) => [...enu.subarray(3 * img, 3 * img + 3)]), full.length, { threshold });
+  if (!sim) return none("no similarity maps the model onto its GPS fixes");
+  // Each fix's residual after the similarity; the fixes within the threshold are kept. Their
+  // scatter, horizontal and vertical, sets σ where it exceeds the options' (a phone in a street
+  // gets the σ its fixes show, so it does not bend the block).
+  let horizontal = 0;
+  let vertical = 0;
+  let withAltitude = 0;
+  const kept = withFix.filter(({ img }) => {
+    const m = centre(img);
+    const mapped = [0, 1, 2].map((a) => sim.s * (sim.R[3 * a] * m[0] + sim.R[3 * a + 1] * m[1] + sim.R[3 * a + 2] * m[2]) + sim.t[a]);
+    const h = (mapped[0] - enu[3 * img]) ** 2 + (mapped[1] - enu[3 * img + 1]) ** 2;
+    const up = enu[3 * img + 2];
+    const v = Number.isFinite(up) ? (mapped[2] - up) ** 2 : 0;
+    if (Math.sqrt(h + v) > threshold) return false;
+    horizontal += h;
+    vertical += v;
+    if (Number.isFinite(up)) withAltitude++;
+    return true;
+  });
+  if (kept.length < Math.max(3, 0.5 * withFix.length)) return none(`the model agrees with only ${kept.length} of ${withFix.length} GPS fixes within ${threshold.toFixed(1)} m`);
+  const sigmaH = Math.max(options.gpsSigmaM, Math.sqrt(horizontal / (2 * kept.length)));
+  const sigmaV = Math.max(options.gpsVerticalSigmaM, Math.sqrt(vertical / Math.max(1, withAltitude)));
+  const positions = new Float64Array(3 * cameraImages.length);
+  const sigmas = new Float64Array(3 * cameraImages.length);
+  for (const { img, c } of kept) {
+    const up = enu[3 * img + 2];
+    positions.set([enu[3 * img], enu[3 * img + 1], Number.isFinite(up) ? up : 0], 3 * c);
+    sigmas.set([sigmaH, sigmaH, Number.isFinite(up) ? sigmaV : 0], 3 * c);
+  }
+  return {
+    prior: { positions, sigmas, frame: { R: sim.R, scale: sim.s, t: sim.t } },
+    summary: { withFix: withFix.length, used: kept.length, residualRmsM: Math.sqrt((horizontal + vertical) / kept.length), sigmaM: sigmaH, verticalSigmaM: sigmaV },
+  };
+}
