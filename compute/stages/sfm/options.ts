@@ -140,6 +140,6 @@ export const DEFAULTS: Options = {
   gpsPriors: true,
   gpsSigmaM: 2,
   gpsVerticalSigmaM: 4,
-  gpsMinSpreadSigmas: 10,
+  gpsMinSpreadSigmas: 5,
   seed: 1,
 };

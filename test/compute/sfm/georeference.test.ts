@@ -105,7 +105,7 @@ describe("sfm/georeference: GPS fixes as priors", () => {
     const ring = Array.from({ length: 24 }, (_, k) => [4 * Math.cos((2 * Math.PI * k) / 24), 4 * Math.sin((2 * Math.PI * k) / 24), 1.6]);
     const walk = gpsPriorFor(stateWith(ring, ring.map((p) => fixAt(p[0] + 3 * gauss(), p[1] + 3 * gauss(), p[2]))), ring.map((_, i) => i), DEFAULTS);
     expect(walk.prior).toBeNull();
-    expect(walk.summary.reason).toMatch(/spread .* within 10 × their 2 m noise/);
+    expect(walk.summary.reason).toMatch(/spread .* within 5 × their 2 m noise/);
     const strip = Array.from({ length: 20 }, (_, k) => [30 * k, 0, 60]);
     expect(gpsPriorFor(stateWith(strip, strip.map((p) => fixAt(p[0], p[1] + 0.5 * gauss(), p[2]))), strip.map((_, i) => i), DEFAULTS).prior).toBeNull();
     const few = gpsPriorFor(stateWith(GRID, GRID.map((p, i) => (i < 2 ? fixAt(p[0], p[1], p[2]) : null))), GRID.map((_, i) => i), DEFAULTS);

@@ -19,6 +19,7 @@ describe("sfm with GPS fixes on a rendered survey", () => {
     const exif = (_: unknown, i: number) => ({ make: "Test", model: "Drone", focalLength35mm: SURVEY_FOCAL_35MM, gps: surveyGps(capture.def.cameras[i].eye, i, SEED) });
     const run = await runSfmOnViews(views, new Set(views.map((v) => v.name)), capture.sceneRadius, {}, exif);
     const { counts, finalBundleAdjustment } = run.result.report as unknown as { counts: Record<string, number>; finalBundleAdjustment: { gps?: { used: number; sigmaM: number } } };
+    console.log(`gps survey: ${counts.registered}/${PHOTOS}, ${counts.gpsPriors} priors, fixes ${counts.gpsResidualRmsM.toFixed(2)} m RMS from the model; rotation ${run.accuracy.medianRotationErrorDeg.toFixed(3)}/${run.accuracy.maxRotationErrorDeg.toFixed(3)}°, centre ${run.accuracy.medianCenterErrorPercent.toFixed(3)}/${run.accuracy.maxCenterErrorPercent.toFixed(3)} %`);
     expect(counts.registered).toBe(PHOTOS);
     expect(counts.gpsFixes).toBe(PHOTOS);
     expect(counts.gpsPriors).toBeGreaterThanOrEqual(PHOTOS - 1);
@@ -27,6 +28,5 @@ describe("sfm with GPS fixes on a rendered survey", () => {
     expect(finalBundleAdjustment.gps?.sigmaM).toBeGreaterThanOrEqual(2);
     expect(run.accuracy.maxRotationErrorDeg).toBeLessThan(0.2);
     expect(run.accuracy.maxCenterErrorPercent).toBeLessThan(1);
-    console.log(`gps survey: ${counts.registered}/${PHOTOS}, ${counts.gpsPriors} priors, fixes ${counts.gpsResidualRmsM.toFixed(2)} m RMS from the model; rotation ${run.accuracy.medianRotationErrorDeg.toFixed(3)}/${run.accuracy.maxRotationErrorDeg.toFixed(3)}°, centre ${run.accuracy.medianCenterErrorPercent.toFixed(3)}/${run.accuracy.maxCenterErrorPercent.toFixed(3)} %`);
   }, 180_000);
 });
