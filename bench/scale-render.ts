@@ -8,7 +8,7 @@ import path from "node:path";
 import { serveTasks } from "../compute/util/pool.js";
 import { encodeJpeg } from "../test/support/fixtures.js";
 import { renderDefinedView } from "../test/support/render.js";
-import { SURVEY_FOCAL_35MM, surveyCapture, surveyGps, surveyVideo, type SurveyCapture } from "../test/support/survey-scene.js";
+import { SURVEY_FOCAL_35MM, SURVEY_GPS_SIGMA_M, SURVEY_RTK_SIGMA_M, surveyCapture, surveyGps, surveyVideo, type SurveyCapture } from "../test/support/survey-scene.js";
 
 export interface RenderTask {
   /** A photo survey of `images` photos, or a video of `images` frames (written as frames, without EXIF). */
@@ -19,8 +19,8 @@ export interface RenderTask {
   height: number;
   index: number;
   dir: string;
-  /** Write the camera's GPS fix into the photo's EXIF (surveys only). */
-  gps?: boolean;
+  /** Write the camera's GPS fix into the photo's EXIF (surveys only): a consumer receiver's, or an RTK one's with its stated accuracy. */
+  gps?: "consumer" | "rtk";
 }
 
 let cached: { key: string; capture: SurveyCapture } | null = null;
@@ -31,7 +31,7 @@ serveTasks<RenderTask, { R: number[]; t: number[] }>(async (task) => {
   if (cached?.key !== key) cached = { key, capture: task.kind === "survey" ? surveyCapture(task.images, task.seed, aspect) : surveyVideo(task.images, task.seed, 3, 5, aspect) };
   const { capture } = cached;
   const view = renderDefinedView(capture.def, task.index, { width: task.width, height: task.height, seed: task.seed, prefix: "survey", supersample: 1 });
-  const gps = task.gps ? { gps: surveyGps(capture.def.cameras[task.index].eye, task.index, task.seed) } : {};
+  const gps = task.gps ? { gps: surveyGps(capture.def.cameras[task.index].eye, task.index, task.seed, task.gps === "rtk" ? SURVEY_RTK_SIGMA_M : SURVEY_GPS_SIGMA_M) } : {};
   const exif = task.kind === "survey" ? { make: "Bench", model: "Survey", focalLength35mm: SURVEY_FOCAL_35MM, ...gps } : {};
   const jpeg = await encodeJpeg(Buffer.from(view.rgb.buffer, view.rgb.byteOffset, view.rgb.byteLength), view.width, view.height, exif, task.kind === "survey" ? 92 : 95);
   await writeFile(path.join(task.dir, `${capture.names[task.index]}.jpg`), jpeg);

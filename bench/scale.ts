@@ -1,5 +1,5 @@
 /**
- * @module `npm run bench -- scale [--sizes=50,200,800] [--width=640] [--quality=standard] [--sparse-only] [--video=SECONDS] [--optimum] [--gps]`:
+ * @module `npm run bench -- scale [--sizes=50,200,800] [--width=640] [--quality=standard] [--sparse-only] [--video=SECONDS] [--optimum] [--gps[=rtk]]`:
  * how cost grows with the photo count (issue "Large captures"). For each size it renders a
  * drone survey with known cameras (test/support/survey-scene.ts; cached in
  * bench-out/scale/survey-<n>-<width>/, so a rerun only reconstructs), reconstructs it with the
@@ -9,7 +9,8 @@
  * against the surface the true cameras see (surface-truth.ts).
  * The verdict line compares the wall time per photo of the largest size with the smallest's.
  * `--gps` renders the surveys with GPS fixes in their EXIF (σ 1.5 m horizontally, 3 m
- * vertically, survey-scene.ts), which matching pairs by and SfM holds the cameras to
+ * vertically, survey-scene.ts; `--gps=rtk`: 2 and 3 cm, stated in the EXIF), which matching
+ * pairs by and SfM holds the cameras to
  * (`--no-gps-priors`: pairs only, for comparison).
  * `--video=120` also renders a 2-minute drone video (encoded at 3840 × 2160) and reconstructs it
  * the same way; `--sizes=` (empty) runs the video alone.
@@ -52,9 +53,9 @@ async function renderWithTruth(task: Omit<RenderTask, "index">, capture: SurveyC
 }
 
 /** Render the survey of `images` photos (with GPS fixes in their EXIF when `gps`) unless the folder already holds all of them; returns its folder. */
-async function renderSurvey(images: number, width: number, gps: boolean): Promise<string> {
+async function renderSurvey(images: number, width: number, gps: "consumer" | "rtk" | undefined): Promise<string> {
   const height = Math.round((width * 3) / 4);
-  const dir = path.join(repoRoot, "bench-out", "scale", `survey-${images}-${width}${gps ? "-gps" : ""}`);
+  const dir = path.join(repoRoot, "bench-out", "scale", `survey-${images}-${width}${gps === "consumer" ? "-gps" : gps === "rtk" ? "-rtk" : ""}`);
   const photos = path.join(dir, "photos");
   const truthFile = path.join(dir, "truth.json");
   if (existsSync(truthFile) && (await readdir(photos)).filter((n) => n.endsWith(".jpg")).length === images) return dir;
@@ -123,7 +124,8 @@ export async function run(args: string[]): Promise<void> {
   const width = Number(option(args, "width", "640"));
   const quality = option(args, "quality", "standard");
   const sparseOnly = args.includes("--sparse-only");
-  const gps = args.includes("--gps");
+  // --gps: a consumer receiver's fixes; --gps=rtk: an RTK receiver's, with their stated accuracy.
+  const gps = args.includes("--gps") ? "consumer" : args.includes("--gps=rtk") ? "rtk" : undefined;
   const results: Array<{ images: number; figures: JobFigures }> = [];
   const reconstruct = async (label: string, dir: string, photos?: number, survey?: string): Promise<JobFigures> => {
     const outDir = path.join(dir, `out-${quality}${sparseOnly ? "-sparse" : ""}`);

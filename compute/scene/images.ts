@@ -24,6 +24,8 @@ export interface GpsPosition {
   latitudeDeg: number;
   longitudeDeg: number;
   altitudeM?: number;
+  /** The receiver's stated horizontal accuracy (EXIF GPSHPositioningError), metres: centimetres for RTK, metres for a phone. */
+  horizontalErrorM?: number;
 }
 
 export interface SkippedInput {

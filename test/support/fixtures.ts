@@ -148,7 +148,7 @@ export interface ExifFields {
   focalLength35mm?: number;
   focalLengthMm?: number;
   /** A GPS fix (WGS 84 degrees, metres above sea level). */
-  gps?: { latitudeDeg: number; longitudeDeg: number; altitudeM: number };
+  gps?: { latitudeDeg: number; longitudeDeg: number; altitudeM: number; horizontalErrorM?: number };
 }
 
 /** EXIF's degrees, minutes, seconds as rationals (seconds to 1/10,000). */
@@ -168,6 +168,7 @@ function gpsIfd(gps: NonNullable<ExifFields["gps"]>): Record<string, string> {
     GPSLongitude: dms(Math.abs(gps.longitudeDeg)),
     GPSAltitudeRef: gps.altitudeM >= 0 ? "0" : "1",
     GPSAltitude: `${Math.round(Math.abs(gps.altitudeM) * 1000)}/1000`,
+    ...(gps.horizontalErrorM !== undefined ? { GPSHPositioningError: `${Math.round(gps.horizontalErrorM * 1000)}/1000` } : {}),
   };
 }
 

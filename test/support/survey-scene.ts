@@ -19,8 +19,10 @@ const ALTITUDE = 1;
 export const SURVEY_METRES_PER_UNIT = 60;
 /** Where the town lies (degrees), and the ground's height above sea level (metres). */
 const ORIGIN = { latitudeDeg: 47.3769, longitudeDeg: 8.5417, groundM: 408 };
-/** A consumer drone's fix without RTK: σ 1.5 m horizontally, 3 m vertically. */
+/** A consumer drone's fix without RTK: σ 1.5 m horizontally, 3 m vertically, no accuracy in the EXIF. */
 export const SURVEY_GPS_SIGMA_M = { horizontal: 1.5, vertical: 3 };
+/** An RTK drone's fix: σ 2 cm horizontally and 3 cm vertically, the horizontal stated in the EXIF (GPSHPositioningError). */
+export const SURVEY_RTK_SIGMA_M = { horizontal: 0.02, vertical: 0.03, stated: 0.02 };
 const TILT_RAD = (15 * Math.PI) / 180;
 /** Along-track spacing: 20 % of the footprint's along-track extent (~0.68 × altitude at 4:3). */
 const ALONG = 0.14;
@@ -187,18 +189,18 @@ export function surveyCapture(images: number, seed: number, aspect = 0.75): Surv
 
 /**
  * The GPS fix a drone would write for a camera at `eye` (scene units, +X east, +Y north, +Z
- * up): its position in metres about ORIGIN plus Gaussian noise of SURVEY_GPS_SIGMA_M (seeded by
- * the photo's index), as degrees on a sphere of the Earth's mean radius (over a few hundred
+ * up): its position in metres about ORIGIN plus Gaussian noise of the receiver's σ (a consumer
+ * receiver's by default; seeded by the photo's index), as degrees on a sphere of the Earth's mean radius (over a few hundred
  * metres the difference from the ellipsoid is far below the noise).
  */
-export function surveyGps(eye: [number, number, number], index: number, seed: number): { latitudeDeg: number; longitudeDeg: number; altitudeM: number } {
+export function surveyGps(eye: [number, number, number], index: number, seed: number, receiver: { horizontal: number; vertical: number; stated?: number } = SURVEY_GPS_SIGMA_M): { latitudeDeg: number; longitudeDeg: number; altitudeM: number; horizontalErrorM?: number } {
   const rng = createRng(seed * 7919 + index);
   const gauss = () => Math.sqrt(-2 * Math.log(Math.max(1e-12, rng()))) * Math.cos(2 * Math.PI * rng());
-  const east = eye[0] * SURVEY_METRES_PER_UNIT + SURVEY_GPS_SIGMA_M.horizontal * gauss();
-  const north = eye[1] * SURVEY_METRES_PER_UNIT + SURVEY_GPS_SIGMA_M.horizontal * gauss();
-  const up = eye[2] * SURVEY_METRES_PER_UNIT + SURVEY_GPS_SIGMA_M.vertical * gauss();
+  const east = eye[0] * SURVEY_METRES_PER_UNIT + receiver.horizontal * gauss();
+  const north = eye[1] * SURVEY_METRES_PER_UNIT + receiver.horizontal * gauss();
+  const up = eye[2] * SURVEY_METRES_PER_UNIT + receiver.vertical * gauss();
   const earthM = 6_371_000;
   const latitudeDeg = ORIGIN.latitudeDeg + (north / earthM) * (180 / Math.PI);
   const longitudeDeg = ORIGIN.longitudeDeg + (east / (earthM * Math.cos((ORIGIN.latitudeDeg * Math.PI) / 180))) * (180 / Math.PI);
-  return { latitudeDeg, longitudeDeg, altitudeM: ORIGIN.groundM + up };
+  return { latitudeDeg, longitudeDeg, altitudeM: ORIGIN.groundM + up, ...(receiver.stated !== undefined ? { horizontalErrorM: receiver.stated } : {}) };
 }

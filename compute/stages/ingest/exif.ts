@@ -60,10 +60,13 @@ function gpsOf(tags: Tags): GpsPosition | undefined {
   const west = String((tags.GPSLongitudeRef?.value as unknown[] | undefined)?.[0] ?? "").toUpperCase() === "W";
   const altitude = numberOf(tags.GPSAltitude);
   const below = Number(tags.GPSAltitudeRef?.value) === 1;
+  // EXIF 2.31's GPSHPositioningError: the receiver's own horizontal accuracy (metres).
+  const accuracy = numberOf(tags.GPSHPositioningError);
   return {
     latitudeDeg: south ? -Math.abs(latitude) : Math.abs(latitude),
     longitudeDeg: west ? -Math.abs(longitude) : Math.abs(longitude),
     ...(altitude !== undefined ? { altitudeM: below ? -altitude : altitude } : {}),
+    ...(accuracy !== undefined && accuracy > 0 ? { horizontalErrorM: accuracy } : {}),
   };
 }
 

@@ -14,6 +14,7 @@
  */
 import { geodeticToEnu, type Geodetic } from "../../geometry/geodesy.js";
 import { robustSimilarity } from "../../geometry/similarity.js";
+import { median } from "../../math/median.js";
 import type { ImageRef } from "../../scene/index.js";
 import type { CentrePrior } from "../ba/centre-prior.js";
 import type { Options } from "./options.js";
@@ -72,18 +73,34 @@ function secondSpread(points: number[][]): number {
   return Math.sqrt(Math.max(0, half - Math.sqrt(Math.max(0, half * half - (a * d - b * b)))));
 }
 
+/** Each image's stated horizontal accuracy (EXIF GPSHPositioningError), metres; NaN where the fix states none. */
+function statedAccuracy(images: ImageRef[]): Float64Array {
+  return Float64Array.from(images, (im) => im.gps?.horizontalErrorM ?? Number.NaN);
+}
+
 /**
  * Priors for the cameras `cameraImages` (one per camera of the adjustment, in its order), or
  * null (with the reason in `summary`) when the fixes cannot hold the block.
+ *
+ * σ per fix: the receiver's stated accuracy where the photo has one (RTK: centimetres), else
+ * the options'; vertical σ in the options' ratio to horizontal. A fix with a stated accuracy
+ * is trusted as stated. The others are checked against the model: where their scatter about
+ * it (after the similarity) exceeds the assumed σ, σ is raised to that scatter, so a phone's
+ * fixes in a street do not bend the block.
  */
 export function gpsPriorFor(state: SfmState, cameraImages: number[], options: Options): { prior: CentrePrior; summary: GpsPriorSummary } | { prior: null; summary: GpsPriorSummary } {
-  const enu = localPositions(state.images as ImageRef[]);
+  const images = state.images as ImageRef[];
+  const enu = localPositions(images);
+  const stated = statedAccuracy(images);
   const withFix = cameraImages.map((img, c) => ({ img, c })).filter(({ img }) => Number.isFinite(enu[3 * img]));
   const none = (reason: string) => ({ prior: null, summary: { withFix: withFix.length, used: 0, residualRmsM: Number.NaN, reason } });
   if (!options.gpsPriors) return none("off");
   if (withFix.length < 3) return none(`${withFix.length} registered photos with a GPS fix (3 needed)`);
+  const verticalRatio = options.gpsVerticalSigmaM / options.gpsSigmaM;
+  const sigmaOf = (img: number) => (Number.isFinite(stated[img]) ? stated[img] : options.gpsSigmaM);
+  const typical = median(withFix.map(({ img }) => sigmaOf(img)));
   const spread = secondSpread(withFix.map(({ img }) => [enu[3 * img], enu[3 * img + 1]]));
-  if (spread < options.gpsMinSpreadSigmas * options.gpsSigmaM) return none(`GPS fixes spread ${spread.toFixed(1)} m across the capture, within ${options.gpsMinSpreadSigmas} × their ${options.gpsSigmaM} m noise`);
+  if (spread < options.gpsMinSpreadSigmas * typical) return none(`GPS fixes spread ${spread.toFixed(1)} m across the capture, within ${options.gpsMinSpreadSigmas} × their ${typical} m noise`);
   // The similarity from the model's centres to the fixes with an altitude; a fix without one
   // (some phones) then holds its camera horizontally only.
   const centre = (img: number) => {
@@ -93,39 +110,47 @@ export function gpsPriorFor(state: SfmState, cameraImages: number[], options: Op
   };
   const full = withFix.filter(({ img }) => Number.isFinite(enu[3 * img + 2]));
   if (full.length < 3) return none(`${full.length} registered photos with a GPS altitude (3 needed)`);
-  const threshold = 3 * Math.hypot(options.gpsSigmaM, options.gpsVerticalSigmaM);
-  const sim = robustSimilarity(full.flatMap(({ img }) => centre(img)), full.flatMap(({ img }) => [...enu.subarray(3 * img, 3 * img + 3)]), full.length, { threshold });
+  const sim = robustSimilarity(full.flatMap(({ img }) => centre(img)), full.flatMap(({ img }) => [...enu.subarray(3 * img, 3 * img + 3)]), full.length);
   if (!sim) return none("no similarity maps the model onto its GPS fixes");
-  // Each fix's residual after the similarity; the fixes within the threshold are kept. Their
-  // scatter, horizontal and vertical, sets σ where it exceeds the options' (a phone in a street
-  // gets the σ its fixes show, so it does not bend the block).
+  // A fix is kept within 3 σ of its camera, or within the similarity's own robust threshold where
+  // the model is not yet as accurate as the fixes (accurate fixes and a drifted block: the
+  // drift is what the priors are there to remove).
+  const threshold = Math.max(3 * Math.hypot(typical, verticalRatio * typical), sim.threshold);
   let horizontal = 0;
   let vertical = 0;
-  let withAltitude = 0;
+  let assumedCount = 0;
+  let assumedWithAltitude = 0;
+  let squares = 0;
   const kept = withFix.filter(({ img }) => {
     const m = centre(img);
     const mapped = [0, 1, 2].map((a) => sim.s * (sim.R[3 * a] * m[0] + sim.R[3 * a + 1] * m[1] + sim.R[3 * a + 2] * m[2]) + sim.t[a]);
     const h = (mapped[0] - enu[3 * img]) ** 2 + (mapped[1] - enu[3 * img + 1]) ** 2;
     const up = enu[3 * img + 2];
     const v = Number.isFinite(up) ? (mapped[2] - up) ** 2 : 0;
-    if (Math.sqrt(h + v) > threshold) return false;
-    horizontal += h;
-    vertical += v;
-    if (Number.isFinite(up)) withAltitude++;
+    if (Math.sqrt(h + v) > Math.max(threshold, 3 * Math.hypot(sigmaOf(img), verticalRatio * sigmaOf(img)))) return false;
+    squares += h + v;
+    if (!Number.isFinite(stated[img])) {
+      horizontal += h;
+      vertical += v;
+      assumedCount++;
+      if (Number.isFinite(up)) assumedWithAltitude++;
+    }
     return true;
   });
   if (kept.length < Math.max(3, 0.5 * withFix.length)) return none(`the model agrees with only ${kept.length} of ${withFix.length} GPS fixes within ${threshold.toFixed(1)} m`);
-  const sigmaH = Math.max(options.gpsSigmaM, Math.sqrt(horizontal / (2 * kept.length)));
-  const sigmaV = Math.max(options.gpsVerticalSigmaM, Math.sqrt(vertical / Math.max(1, withAltitude)));
+  // Fixes of no stated accuracy: σ raised to their scatter about the model where it is larger.
+  const sigmaH = Math.max(options.gpsSigmaM, assumedCount > 0 ? Math.sqrt(horizontal / (2 * assumedCount)) : 0);
+  const sigmaV = Math.max(options.gpsVerticalSigmaM, assumedWithAltitude > 0 ? Math.sqrt(vertical / assumedWithAltitude) : 0);
   const positions = new Float64Array(3 * cameraImages.length);
   const sigmas = new Float64Array(3 * cameraImages.length);
   for (const { img, c } of kept) {
     const up = enu[3 * img + 2];
+    const [h, v] = Number.isFinite(stated[img]) ? [stated[img], verticalRatio * stated[img]] : [sigmaH, sigmaV];
     positions.set([enu[3 * img], enu[3 * img + 1], Number.isFinite(up) ? up : 0], 3 * c);
-    sigmas.set([sigmaH, sigmaH, Number.isFinite(up) ? sigmaV : 0], 3 * c);
+    sigmas.set([h, h, Number.isFinite(up) ? v : 0], 3 * c);
   }
   return {
     prior: { positions, sigmas, frame: { R: sim.R, scale: sim.s, t: sim.t } },
-    summary: { withFix: withFix.length, used: kept.length, residualRmsM: Math.sqrt((horizontal + vertical) / kept.length), sigmaM: sigmaH, verticalSigmaM: sigmaV },
+    summary: { withFix: withFix.length, used: kept.length, residualRmsM: Math.sqrt(squares / kept.length), sigmaM: median(kept.map(({ c }) => sigmas[3 * c])), verticalSigmaM: median(kept.map(({ c }) => sigmas[3 * c + 2])) },
   };
 }

@@ -17,6 +17,9 @@ describe("stages/ingest EXIF GPS", () => {
     expect(north.gps?.latitudeDeg).toBeCloseTo(47 + 22 / 60, 9);
     expect(north.gps?.longitudeDeg).toBeCloseTo(8 + 33 / 60, 9);
     expect(north.gps?.altitudeM).toBe(12);
+    expect(north.gps?.horizontalErrorM).toBeUndefined();
+    const rtk = readCameraExif(await jpegWithGps({ GPSLatitudeRef: "N", GPSLatitude: "47/1 22/1 0/1", GPSLongitudeRef: "E", GPSLongitude: "8/1 33/1 0/1", GPSHPositioningError: "2/100" }));
+    expect(rtk.gps?.horizontalErrorM).toBeCloseTo(0.02, 9);
   });
 
   it("ignores a position without a fix (0, 0) and photos without GPS", async () => {

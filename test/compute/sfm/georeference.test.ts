@@ -90,6 +90,18 @@ describe("sfm/georeference: GPS fixes as priors", () => {
     expect(summary.sigmaM).toBeLessThan(3);
   });
 
+  it("trusts a fix's stated accuracy (RTK: 2 cm) even where the model has not yet reached it", () => {
+    const gauss = noise(4);
+    // The model's centres 10 cm off their true places (a drifted block), the fixes within 2 cm.
+    const drifted = GRID.map((p) => [p[0] + 0.1 * gauss(), p[1] + 0.1 * gauss(), p[2] + 0.1 * gauss()]);
+    const fixes = GRID.map((p) => ({ ...fixAt(p[0] + 0.02 * gauss(), p[1] + 0.02 * gauss(), p[2] + 0.03 * gauss()), horizontalErrorM: 0.02 }));
+    const { prior, summary } = gpsPriorFor(stateWith(drifted, fixes), GRID.map((_, i) => i), DEFAULTS);
+    expect(summary.used).toBe(30);
+    expect(prior!.sigmas[0]).toBeCloseTo(0.02, 9);
+    expect(prior!.sigmas[2]).toBeCloseTo(0.04, 9);
+    expect(summary.residualRmsM).toBeGreaterThan(0.1);
+  });
+
   it("takes the σ the fixes show when they scatter more than the options say (a phone in a street)", () => {
     const gauss = noise(5);
     const fixes = GRID.map((p) => fixAt(p[0] + 8 * gauss(), p[1] + 8 * gauss(), p[2] + 8 * gauss()));
