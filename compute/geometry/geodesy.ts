@@ -39,3 +39,32 @@ export function geodeticToEnu(p: Geodetic, reference: Geodetic): [number, number
     cosLat * cosLon * dx + cosLat * sinLon * dy + sinLat * dz,
   ];
 }
+
+/** WGS 84 latitude, longitude and height of an Earth-centred Earth-fixed point (Bowring's iteration, converged to well under a millimetre in three rounds). */
+export function ecefToGeodetic(x: number, y: number, z: number): Geodetic {
+  const longitude = Math.atan2(y, x);
+  const p = Math.hypot(x, y);
+  let latitude = Math.atan2(z, p * (1 - E2));
+  let height = 0;
+  for (let round = 0; round < 5; round++) {
+    const sinLat = Math.sin(latitude);
+    const n = A / Math.sqrt(1 - E2 * sinLat * sinLat);
+    height = p / Math.cos(latitude) - n;
+    latitude = Math.atan2(z, p * (1 - (E2 * n) / (n + height)));
+  }
+  return { latitudeDeg: (latitude * 180) / Math.PI, longitudeDeg: (longitude * 180) / Math.PI, heightM: height };
+}
+
+/** The geodetic position of `enu` (east, north, up metres) in the tangent frame at `reference`: geodeticToEnu's inverse. */
+export function enuToGeodetic(enu: [number, number, number], reference: Geodetic): Geodetic {
+  const [x0, y0, z0] = geodeticToEcef(reference);
+  const lat = (reference.latitudeDeg * Math.PI) / 180;
+  const lon = (reference.longitudeDeg * Math.PI) / 180;
+  const [sinLat, cosLat, sinLon, cosLon] = [Math.sin(lat), Math.cos(lat), Math.sin(lon), Math.cos(lon)];
+  const [e, n, u] = enu;
+  return ecefToGeodetic(
+    x0 - sinLon * e - sinLat * cosLon * n + cosLat * cosLon * u,
+    y0 + cosLon * e - sinLat * sinLon * n + cosLat * sinLon * u,
+    z0 + cosLat * n + sinLat * u,
+  );
+}
