@@ -32,6 +32,7 @@ import type { BAProblem, BAReport, Options } from "./types.js";
 import { validateOptions, validateProblem } from "./validate.js";
 
 export type { BAProblem, BAReport, LinearSolverKind, Options } from "./types.js";
+export type { CentrePrior } from "./centre-prior.js";
 export type { LossName } from "./loss.js";
 
 export const NAME = "ba";

@@ -10,8 +10,7 @@
  * GPS fixes can hold the block (georeference.ts), with no camera fixed and the fixes as priors.
  */
 import { angleAxisToMatrix, matrixToAngleAxis } from "../../geometry/rotation.js";
-import { run as runBundleAdjustment, type BAProblem } from "../ba/index.js";
-import type { CentrePrior } from "../ba/centre-prior.js";
+import { run as runBundleAdjustment, type BAProblem, type CentrePrior } from "../ba/index.js";
 import { gpsPriorFor, type GpsPriorSummary } from "./georeference.js";
 import type { ImageFeatures } from "../../scene/index.js";
 import type { Options } from "./options.js";

@@ -16,7 +16,7 @@ import { geodeticToEnu, type Geodetic } from "../../geometry/geodesy.js";
 import { robustSimilarity } from "../../geometry/similarity.js";
 import { median } from "../../math/median.js";
 import type { ImageRef } from "../../scene/index.js";
-import type { CentrePrior } from "../ba/centre-prior.js";
+import type { CentrePrior } from "../ba/index.js";
 import type { Options } from "./options.js";
 import type { SfmState } from "./state.js";
 
