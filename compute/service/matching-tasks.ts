@@ -3,7 +3,7 @@
  * the selected pairs, and the PairBatchRunner that sends a large job's batches out. A job with
  * at most `batchPairs` pairs is matched in its own process.
  *
- * A payload is bytes: magic, header length (u32 LE), a JSON header (the batch's images without
+ * A payload is bytes framed by util/framed.ts: a JSON header (the batch's images without
  * their paths, each one's position in the whole set, the pairs as indices into the batch's
  * images, the stage options), then the batch's images' features as a feature batch
  * (stages/features/encode.ts). Matching needs no photo, only keypoints and descriptors.
@@ -11,6 +11,7 @@
 import type { ImageFeatures, ImageRef } from "../scene/index.js";
 import { decodeFeatureBatch, encodeFeatureBatch } from "../stages/features/index.js";
 import { decodePairResults, type Options as MatchingOptions, type PairBatchRunner, type PairResult } from "../stages/matching/index.js";
+import { decodeFramed, encodeFramed } from "../util/framed.js";
 import type { TaskCoordinator } from "./task-coordinator.js";
 
 const MAGIC = 0x4d545031; // "MTP1"
@@ -32,29 +33,16 @@ export interface MatchingTaskPayload {
 
 export function encodeMatchingPayload(images: ImageRef[], features: ImageFeatures[], positions: Uint32Array, pairs: Uint32Array, options: Omit<MatchingOptions, "workers">): Uint8Array {
   const header: PayloadHeader = { images: images.map(({ path: _path, ...rest }) => rest), positions: [...positions], pairs: [...pairs], options };
-  const headerBytes = new TextEncoder().encode(JSON.stringify(header));
-  const featureBytes = encodeFeatureBatch({ features, perImage: [], warnings: [] });
-  const start = (8 + headerBytes.byteLength + 3) & ~3;
-  const out = new Uint8Array(start + featureBytes.byteLength);
-  const view = new DataView(out.buffer);
-  view.setUint32(0, MAGIC, true);
-  view.setUint32(4, headerBytes.byteLength, true);
-  out.set(headerBytes, 8);
-  out.set(featureBytes, start);
-  return out;
+  return encodeFramed(MAGIC, header, [encodeFeatureBatch({ features, perImage: [], warnings: [] })], 4);
 }
 
 /** The payload, checked: every pair inside the batch, features for every image. Images get no path (the task reads no photo). */
 export function decodeMatchingPayload(bytes: Uint8Array): MatchingTaskPayload {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (bytes.byteLength < 8 || view.getUint32(0, true) !== MAGIC) throw new Error("matching task: not a matching payload");
-  const headerLength = view.getUint32(4, true);
-  if (8 + headerLength > bytes.byteLength) throw new Error("matching task: truncated payload");
-  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + headerLength))) as PayloadHeader;
+  const { header, rest } = decodeFramed<PayloadHeader>(bytes, MAGIC, 4, "matching task", "matching payload");
   if (!Array.isArray(header.images) || !Array.isArray(header.positions) || !Array.isArray(header.pairs) || typeof header.options !== "object") throw new Error("matching task: malformed payload");
   if (header.positions.length !== header.images.length || header.pairs.length % 2 !== 0) throw new Error("matching task: malformed payload");
   if (header.pairs.some((i) => !Number.isInteger(i) || i < 0 || i >= header.images.length)) throw new Error("matching task: a pair names an image outside the batch");
-  const { features } = decodeFeatureBatch(bytes.subarray((8 + headerLength + 3) & ~3));
+  const { features } = decodeFeatureBatch(rest());
   const described = new Set(features.map((f) => f.imageIndex));
   const missing = header.images.find((im) => !described.has(im.index));
   if (missing) throw new Error(`matching task: no features for ${missing.name}`);

@@ -1,9 +1,10 @@
 /**
- * @module Features as bytes, for a batch detected on another container (compute/service):
- * magic, header length (u32 LE), a JSON header (per image: index, count, descriptor bytes,
- * and the batch's report lines), then each image's arrays raw, each padded to 4 bytes.
+ * @module Features as bytes, for a batch detected on another container (compute/service),
+ * framed by util/framed.ts: a JSON header (per image: index, count, descriptor bytes, and the
+ * batch's report lines), then each image's arrays raw, each padded to 4 bytes.
  */
 import type { ImageFeatures } from "../../scene/index.js";
+import { decodeFramed, encodeFramed } from "../../util/framed.js";
 
 const MAGIC = 0x46544231; // "FTB1"
 
@@ -20,8 +21,6 @@ interface Header {
   warnings: string[];
 }
 
-const align4 = (n: number) => (n + 3) & ~3;
-
 /** Arrays of one image in file order, as bytes. */
 function arraysOf(f: ImageFeatures): Uint8Array[] {
   const bytes = (a: Float32Array | Uint8Array) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
@@ -30,37 +29,11 @@ function arraysOf(f: ImageFeatures): Uint8Array[] {
 
 export function encodeFeatureBatch(batch: FeatureBatch): Uint8Array {
   const header: Header = { images: batch.features.map((f) => ({ imageIndex: f.imageIndex, count: f.count, descriptorBytes: f.descriptorBytes })), perImage: batch.perImage, warnings: batch.warnings };
-  const headerBytes = new TextEncoder().encode(JSON.stringify(header));
-  const parts = batch.features.flatMap(arraysOf);
-  let size = align4(8 + headerBytes.byteLength);
-  for (const part of parts) size += align4(part.byteLength);
-  const out = new Uint8Array(size);
-  const view = new DataView(out.buffer);
-  view.setUint32(0, MAGIC, true);
-  view.setUint32(4, headerBytes.byteLength, true);
-  out.set(headerBytes, 8);
-  let at = align4(8 + headerBytes.byteLength);
-  for (const part of parts) {
-    out.set(part, at);
-    at += align4(part.byteLength);
-  }
-  return out;
+  return encodeFramed(MAGIC, header, batch.features.flatMap(arraysOf), 4);
 }
 
 export function decodeFeatureBatch(bytes: Uint8Array): FeatureBatch {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (bytes.byteLength < 8 || view.getUint32(0, true) !== MAGIC) throw new Error("features: not a feature batch");
-  const headerLength = view.getUint32(4, true);
-  if (8 + headerLength > bytes.byteLength) throw new Error("features: truncated feature batch");
-  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + headerLength))) as Header;
-  let at = align4(8 + headerLength);
-  // Copies: aligned arrays that own their memory.
-  const take = (length: number): Uint8Array => {
-    if (at + length > bytes.byteLength) throw new Error("features: truncated feature batch");
-    const part = bytes.slice(at, at + length);
-    at += align4(length);
-    return part;
-  };
+  const { header, take } = decodeFramed<Header>(bytes, MAGIC, 4, "features", "feature batch");
   const features = header.images.map(({ imageIndex, count, descriptorBytes }) => ({
     imageIndex,
     count,
