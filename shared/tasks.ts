@@ -23,16 +23,27 @@ export type TaskKind = z.infer<typeof TaskKind>;
 /** A work object: `work/<reconstruction id>/a<attempt>/<name>` (storage-keys.ts `workKey`). */
 export const WorkKey = z.string().regex(/^work\/rec_[A-Za-z0-9_-]+\/a[0-9]+\/[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/);
 
+/** SHA-256, lower-case hex. */
+export const ContentDigest = z.string().regex(/^[0-9a-f]{64}$/);
+
 /** What the coordinator registers: one entry per task. */
 export const TaskSpec = z.object({
   key: TaskKey,
   kind: TaskKind,
   /** The task's inputs (the coordinator wrote them before registering). */
   payload_key: WorkKey,
+  /**
+   * What the task computes from, as a digest independent of the attempt (compute's
+   * task-digest.ts). When the watchdog re-dispatched the job, a task of the new attempt with
+   * the same key and digest as a task an earlier attempt finished is done at once with that
+   * result: a coordinator that died in the dense stage does not cost the features and matching
+   * tasks again.
+   */
+  content_sha256: ContentDigest.optional(),
 });
 export type TaskSpec = z.infer<typeof TaskSpec>;
 
-/** Coordinator → edge: register the tasks of its job attempt (idempotent per key). */
+/** Coordinator → edge: register the tasks of its job attempt (idempotent per key; see `content_sha256` for results carried over). */
 export const AddTasksRequest = z.object({
   attempt: z.number().int().min(1),
   tasks: z.array(TaskSpec).min(1).max(2000),
@@ -109,5 +120,7 @@ export const TaskRecord = z.object({
   result_key: z.string().nullable(),
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
   worker: z.string().nullable(),
+  /** The earlier attempt whose result this task took (same key and content digest); null when it ran in this attempt. */
+  reused_from_attempt: z.number().int().min(1).nullable(),
 });
 export type TaskRecord = z.infer<typeof TaskRecord>;

@@ -22,8 +22,9 @@ import type { EdgeClient } from "./edge-client.js";
 import { startJob, type RunningJob } from "./job-runner.js";
 import { PipelineThreads } from "./pipeline-threads.js";
 import { startTask, type RunningTask } from "./task-runner.js";
+import { VERSION } from "./version.js";
 
-export const VERSION = "0.1.0";
+export { VERSION } from "./version.js";
 
 export interface ComputeService {
   app: FastifyInstance;

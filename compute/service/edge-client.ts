@@ -23,7 +23,7 @@ export interface EdgeClient {
   complete(reconstructionId: string, report: CompletionReport): Promise<ReportAnswer>;
   fail(reconstructionId: string, report: FailureReport): Promise<ReportAnswer>;
   /** Tasks (shared/tasks.ts): the coordinator registers and reads them, a task's container leases, beats, completes or fails it. */
-  addTasks(reconstructionId: string, request: AddTasksRequest): Promise<ReportAnswer>;
+  addTasks(reconstructionId: string, request: AddTasksRequest): Promise<AddTasksAnswer>;
   listTasks(reconstructionId: string, attempt: number): Promise<TaskRecord[]>;
   leaseTask(reconstructionId: string, key: string, request: TaskLeaseRequest): Promise<TaskLeaseAnswer>;
   taskHeartbeat(reconstructionId: string, key: string, beat: TaskHeartbeat): Promise<ReportAnswer>;
@@ -42,6 +42,12 @@ export interface ReportAnswer {
   status?: string;
   /** Why a report was refused (e.g. "already failed" after a cancel); the job must stop. */
   reason?: string;
+}
+
+/** The answer to registering tasks: how many were new, and how many of those took an earlier attempt's result. */
+export interface AddTasksAnswer extends ReportAnswer {
+  added?: number;
+  reused?: number;
 }
 
 export function createEdgeClient(edgeUrl: string, secret: string, fetchImpl: typeof fetch = fetch): EdgeClient {
@@ -107,7 +113,7 @@ export function createEdgeClient(edgeUrl: string, secret: string, fetchImpl: typ
     heartbeat: (id, attempt) => report(id, "heartbeat", { attempt }),
     complete: (id, body) => report(id, "complete", body),
     fail: (id, body) => report(id, "fail", body),
-    addTasks: (id, body) => report(id, "tasks", body),
+    addTasks: (id, body) => report<AddTasksAnswer>(id, "tasks", body),
     async listTasks(id, attempt) {
       const res = await call(`/internal/reconstructions/${encodeURIComponent(id)}/tasks?attempt=${attempt}`, { method: "GET" });
       if (!res.ok) throw new Error(`edge tasks of ${id}: HTTP ${res.status} ${await res.text()}`);

@@ -7,18 +7,29 @@
  * when that container dies (its lease runs out), without redoing the others; a task that
  * failed on every delivery fails the job here.
  */
+import { createHash } from "node:crypto";
+import { createReadStream } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { workKey } from "../../shared/storage-keys.js";
 import type { TaskKind, TaskRecord, TaskSpec } from "../../shared/tasks.js";
 import type { ImageRef } from "../scene/index.js";
 import { StoppedByEdge, type EdgeClient } from "./edge-client.js";
+import { taskContentDigest } from "./task-digest.js";
 
 /** Where one photo of a payload is stored. */
 export interface StoredPhoto {
   imageIndex: number;
   key: string;
   extension: string;
+  /** The stored file's SHA-256: the photo's part of the task's content digest (task-digest.ts). */
+  sha256: string;
+}
+
+async function fileSha256(file: string): Promise<string> {
+  const hash = createHash("sha256");
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest("hex");
 }
 
 export interface TaskCoordinatorContext {
@@ -47,7 +58,7 @@ export class TaskCoordinator {
         const extension = path.extname(image.path) || ".png";
         const key = workKey(this.ctx.reconstructionId, this.ctx.attempt, `photos/${String(image.index).padStart(5, "0")}${extension}`);
         await this.ctx.edge.uploadObject(key, image.path, "application/octet-stream");
-        photo = { imageIndex: image.index, key, extension };
+        photo = { imageIndex: image.index, key, extension, sha256: await fileSha256(image.path) };
         this.photos.set(image.index, photo);
       }
       stored.push(photo);
@@ -56,8 +67,10 @@ export class TaskCoordinator {
   }
 
   /**
-   * Uploads the payloads, registers one task per payload, waits until all are done (progress:
-   * their mean fraction) and returns their results' bytes in the payloads' order.
+   * Uploads the payloads, registers one task per payload with its content digest, waits until
+   * all are done (progress: their mean fraction) and returns their results' bytes in the
+   * payloads' order. After a watchdog re-dispatch, the edge marks done at once the tasks an
+   * earlier attempt finished with the same digest, and their results are read from there.
    */
   async run(kind: TaskKind, payloads: Array<{ key: string; payload: string | Uint8Array }>, progress: (fraction: number) => void): Promise<Uint8Array[]> {
     const { edge, reconstructionId, attempt } = this.ctx;
@@ -69,11 +82,11 @@ export class TaskCoordinator {
       await writeFile(local, payload);
       const payloadKey = workKey(reconstructionId, attempt, `tasks/${key}${extension}`);
       await edge.uploadObject(payloadKey, local, type);
-      specs.push({ key, kind, payload_key: payloadKey });
+      specs.push({ key, kind, payload_key: payloadKey, content_sha256: taskContentDigest(kind, payload, reconstructionId, attempt) });
     }
     const added = await edge.addTasks(reconstructionId, { attempt, tasks: specs });
     if (!added.accepted) throw new StoppedByEdge(`edge refused the ${kind} tasks: ${added.reason ?? added.status ?? "no reason"}`);
-    this.ctx.log?.({ level: "info", job: reconstructionId, event: "tasks_added", kind, tasks: specs.length });
+    this.ctx.log?.({ level: "info", job: reconstructionId, event: "tasks_added", kind, tasks: specs.length, reused: added.reused ?? 0 });
     const keys = new Set(specs.map((s) => s.key));
     const done = await this.waitFor(keys, progress);
     const byKey = new Map(done.map((t) => [t.key, t]));

@@ -10,7 +10,7 @@
  */
 import { TaskMessage, type TaskFailure, type TaskHeartbeat, type TaskCompletion, type TaskLeaseAnswer, type TaskLeaseRequest, type TaskRecord, type TaskSpec } from "../../shared/tasks.js";
 import {
-  TASKS_SQL, awaitingContainer, foreignWorkKeyProblem, taskSpecsProblem, hasTaskTable, holderRefusal, leaseExpired, leaseRefusal, lostTaskError, taskMessage, toTaskRecord,
+  TASKS_SQL, TASK_CONTENTS_SQL, awaitingContainer, foreignWorkKeyProblem, taskSpecsProblem, hasTaskTable, holderRefusal, leaseExpired, leaseRefusal, lostTaskError, taskMessage, toTaskRecord,
   type AddTasksOutcome, type TaskConfig, type TaskReportOutcome, type TaskRow,
 } from "./reconstruction-tasks.js";
 
@@ -19,6 +19,7 @@ const SEND_BATCH_SIZE = 100;
 
 export class TaskBoard {
   private tableExists: boolean | undefined;
+  private contentsTableExists = false;
 
   constructor(
     private readonly sql: SqlStorage,
@@ -28,22 +29,51 @@ export class TaskBoard {
     private readonly config: TaskConfig,
   ) {}
 
-  /** Inserts the tasks not yet known (by key) as pending delivery 1 and sends their messages. */
+  /**
+   * Inserts the tasks not yet known (by key). A task that an earlier attempt of the job finished
+   * with the same content digest is inserted done, with that attempt's result (its work objects
+   * stay until the job ends); the others are pending delivery 1, and their messages are sent.
+   */
   async add(specs: TaskSpec[], now: number): Promise<AddTasksOutcome> {
     const problem = taskSpecsProblem(specs, this.reconstructionId, this.attempt);
     if (problem) return { accepted: false, added: 0, reason: problem };
     this.sql.exec(TASKS_SQL);
     this.tableExists = true;
+    this.ensureContentsTable();
     const known = new Set(this.rows().map((row) => row.key));
     const fresh = specs.filter((spec) => !known.has(spec.key));
+    const toSend: string[] = [];
     for (const spec of fresh) {
-      this.sql.exec(
-        `INSERT INTO tasks (attempt, key, kind, payload_key, state, deliveries, sent_at, created_at, updated_at) VALUES (?, ?, ?, ?, 'pending', 1, ?, ?, ?)`,
-        this.attempt, spec.key, spec.kind, spec.payload_key, now, now, now,
-      );
+      const earlier = spec.content_sha256 === undefined ? undefined : this.finishedEarlier(spec.key, spec.content_sha256);
+      if (earlier) {
+        this.sql.exec(
+          `INSERT INTO tasks (attempt, key, kind, payload_key, state, deliveries, sent_at, progress, result_key, created_at, updated_at) VALUES (?, ?, ?, ?, 'done', 0, ?, 1, ?, ?, ?)`,
+          this.attempt, spec.key, spec.kind, spec.payload_key, now, earlier.result_key, now, now,
+        );
+      } else {
+        this.sql.exec(
+          `INSERT INTO tasks (attempt, key, kind, payload_key, state, deliveries, sent_at, created_at, updated_at) VALUES (?, ?, ?, ?, 'pending', 1, ?, ?, ?)`,
+          this.attempt, spec.key, spec.kind, spec.payload_key, now, now, now,
+        );
+        toSend.push(spec.key);
+      }
+      if (spec.content_sha256 !== undefined) {
+        this.sql.exec(`INSERT INTO task_contents (attempt, key, content_sha256, reused_from) VALUES (?, ?, ?, ?)`, this.attempt, spec.key, spec.content_sha256, earlier?.attempt ?? null);
+      }
     }
-    await this.send(fresh.map((spec) => this.get(spec.key)!));
-    return { accepted: true, added: fresh.length };
+    await this.send(toSend.map((key) => this.get(key)!));
+    const reused = fresh.length - toSend.length;
+    if (reused > 0) console.log(JSON.stringify({ level: "info", reconstruction_id: this.reconstructionId, attempt: this.attempt, event: "task_results_reused", count: reused }));
+    return { accepted: true, added: fresh.length, reused };
+  }
+
+  /** The latest earlier attempt's finished task with this key and content digest, if any. */
+  private finishedEarlier(key: string, digest: string): { attempt: number; result_key: string } | undefined {
+    return this.sql.exec<{ attempt: number; result_key: string }>(
+      `SELECT t.attempt AS attempt, t.result_key AS result_key FROM tasks t JOIN task_contents c ON c.attempt = t.attempt AND c.key = t.key
+       WHERE t.key = ? AND t.attempt < ? AND t.state = 'done' AND t.result_key IS NOT NULL AND c.content_sha256 = ? ORDER BY t.attempt DESC LIMIT 1`,
+      key, this.attempt, digest,
+    ).toArray()[0];
   }
 
   /**
@@ -219,6 +249,13 @@ export class TaskBoard {
     }
   }
 
+  /** An object whose `tasks` table predates `task_contents` gets it on its first read. */
+  private ensureContentsTable(): void {
+    if (this.contentsTableExists) return;
+    this.sql.exec(TASK_CONTENTS_SQL);
+    this.contentsTableExists = true;
+  }
+
   private hasTable(): boolean {
     this.tableExists ??= hasTaskTable(this.sql);
     return this.tableExists;
@@ -235,7 +272,11 @@ export class TaskBoard {
   /** Rows of this attempt matching `condition`, ordered by key; none when the table does not exist. */
   private rowsWhere(condition: string, ...bindings: SqlStorageValue[]): TaskRow[] {
     if (!this.hasTable()) return [];
-    return this.sql.exec<Record<string, SqlStorageValue>>(`SELECT * FROM tasks WHERE attempt = ? AND (${condition}) ORDER BY key`, this.attempt, ...bindings)
-      .toArray() as unknown as TaskRow[];
+    this.ensureContentsTable();
+    return this.sql.exec<Record<string, SqlStorageValue>>(
+      `SELECT * FROM (SELECT t.*, c.reused_from AS reused_from FROM tasks t LEFT JOIN task_contents c ON c.attempt = t.attempt AND c.key = t.key)
+       WHERE attempt = ? AND (${condition}) ORDER BY key`,
+      this.attempt, ...bindings,
+    ).toArray() as unknown as TaskRow[];
   }
 }

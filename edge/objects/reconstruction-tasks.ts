@@ -44,6 +44,20 @@ CREATE TABLE IF NOT EXISTS tasks (
   PRIMARY KEY (attempt, key)
 );`;
 
+/**
+ * Per task, the digest of what it computes from (TaskSpec `content_sha256`) and, when it took an
+ * earlier attempt's result instead of running, that attempt. A table of its own beside `tasks`,
+ * so objects whose `tasks` table predates it need no migration.
+ */
+export const TASK_CONTENTS_SQL = `
+CREATE TABLE IF NOT EXISTS task_contents (
+  attempt INTEGER NOT NULL,
+  key TEXT NOT NULL,
+  content_sha256 TEXT NOT NULL,
+  reused_from INTEGER,
+  PRIMARY KEY (attempt, key)
+);`;
+
 /** One row of `tasks`; times are epoch milliseconds. */
 export interface TaskRow {
   attempt: number;
@@ -65,6 +79,8 @@ export interface TaskRow {
   error: string | null;
   created_at: number;
   updated_at: number;
+  /** From `task_contents`: the attempt whose result this task took, or null. */
+  reused_from: number | null;
 }
 
 /** The answer to a task report (lease has its own, TaskLeaseAnswer). */
@@ -76,6 +92,8 @@ export interface TaskReportOutcome {
 export interface AddTasksOutcome extends TaskReportOutcome {
   /** Tasks inserted by this call; the ones already known are left as they are. */
   added: number;
+  /** Of those, tasks done at once with an earlier attempt's result (same key and content digest); absent when refused. */
+  reused?: number;
 }
 
 export function hasTaskTable(sql: SqlStorage): boolean {
@@ -120,6 +138,7 @@ export function toTaskRecord(row: TaskRow): TaskRecord {
     result_key: row.result_key,
     error: row.error ? (JSON.parse(row.error) as unknown) : null,
     worker: row.worker,
+    reused_from_attempt: row.reused_from ?? null,
   });
 }
 

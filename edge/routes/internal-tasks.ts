@@ -1,7 +1,7 @@
 /**
  * @module Internal task routes (mounted under /internal/reconstructions, behind the compute secret).
  *
- *   POST /:id/tasks                 AddTasksRequest   → 200 {accepted, added}
+ *   POST /:id/tasks                 AddTasksRequest   → 200 {accepted, added, reused}
  *   GET  /:id/tasks?attempt=N                         → 200 {tasks: TaskRecord[]}
  *   POST /:id/tasks/:key/lease      TaskLeaseRequest  → 200 TaskLeaseAnswer (granted)
  *   POST /:id/tasks/:key/heartbeat  TaskHeartbeat     → 200 {accepted}
@@ -46,7 +46,7 @@ internalTaskRoutes.post("/:id/tasks", async (c) => {
   const problem = taskSpecsProblem(request.tasks, id, request.attempt);
   if (problem) throw invalid(problem);
   const outcome = await stub.addTasks(request);
-  if (outcome.accepted) return c.json({ accepted: true, added: outcome.added }, 200);
+  if (outcome.accepted) return c.json({ accepted: true, added: outcome.added, reused: outcome.reused ?? 0 }, 200);
   return c.json({ ...outcome, stop: true }, 409);
 });
 

@@ -2,7 +2,9 @@
  * One reconstruction spread over three compute processes (issue: large captures): the job's
  * feature batches, pair batches and dense clusters go out as tasks through the edge's task
  * queue, one process running a task is killed without warning, and the job still completes, with the same files as the whole
- * pipeline run in one process, one credit charged, and only the lost task run again.
+ * pipeline run in one process, one credit charged, and only the lost task run again. Then a second job loses its coordinator:
+ * the watchdog dispatches it again, and the new attempt takes the tasks the first one finished (same content digest) instead
+ * of running them again.
  */
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
@@ -39,7 +41,8 @@ beforeAll(async () => {
   system = await startSystem({
     computeProcesses: 3,
     // A short lease, so a killed process's task is sent again within test time.
-    vars: { TASK_LEASE_SECONDS: "5", WATCHDOG_PROCESSING_SECONDS: "120", WATCHDOG_PENDING_SECONDS: "120" },
+    // A short watchdog, so a killed coordinator's job is dispatched again within test time (a live one heartbeats every second).
+    vars: { TASK_LEASE_SECONDS: "5", WATCHDOG_PROCESSING_SECONDS: "15", WATCHDOG_PENDING_SECONDS: "120" },
     computeEnv: { DENSE_CLUSTER_VIEWS: String(CLUSTER_VIEWS), FEATURE_BATCH_IMAGES: String(BATCH_IMAGES), MATCH_BATCH_PAIRS: String(BATCH_PAIRS), HEARTBEAT_SECONDS: "1", TASK_POLL_MS: "250", PREWARM: "0" },
   });
 }, 180_000);
@@ -77,16 +80,45 @@ async function taskOnAnotherProcess(id: string, timeoutMs: number): Promise<{ in
   throw new Error(`no task of ${id} ran on a process other than its coordinator:\n${system.logs().slice(-3000)}`);
 }
 
-async function tasksOf(id: string): Promise<TaskRecord[]> {
-  const res = await fetch(`${system.baseUrl}/internal/reconstructions/${id}/tasks?attempt=1`, { headers: { authorization: "Bearer e2e-compute-secret" } });
+async function tasksOf(id: string, attempt = 1): Promise<TaskRecord[]> {
+  const res = await fetch(`${system.baseUrl}/internal/reconstructions/${id}/tasks?attempt=${attempt}`, { headers: { authorization: "Bearer e2e-compute-secret" } });
   expect(res.status).toBe(200);
   return ((await res.json()) as { tasks: TaskRecord[] }).tasks;
+}
+
+/** Waits until the job's first attempt has every feature and matching task done; returns the index of the process coordinating it. */
+async function coordinatorPastMatching(id: string, featureTasks: number, matchingTasks: number, timeoutMs: number): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const tasks = await tasksOf(id);
+    const done = (kind: string) => tasks.filter((t) => t.kind === kind && t.state === "done").length;
+    if (done("features-batch") === featureTasks && done("matching-batch") === matchingTasks) {
+      const states = await Promise.all(system.computeUrls.map(health));
+      const index = states.findIndex((state) => state?.running_jobs.some((j) => j.id === id));
+      if (index >= 0) return index;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`the job ${id} never got past matching on a live coordinator:\n${system.logs().slice(-3000)}`);
+}
+
+/** The photos of both jobs, and the files of the same photos through the whole pipeline in this one process. */
+let files: string[];
+let localOutputs: Array<{ format: string; path: string }>;
+
+async function expectOneProcessFiles(api: Parameters<typeof getJson>[0], id: string): Promise<void> {
+  for (const format of COMPARED) {
+    const { body } = await getJson<{ download_url: string }>(api, `/v1/reconstruction/${id}/download/${format}`);
+    const served = Buffer.from(await (await fetch(body.download_url)).arrayBuffer());
+    const expected = await readFile(localOutputs.find((o) => o.format === format)!.path);
+    expect(sameContent(format, served, expected), `${format}: ${served.byteLength} bytes served, ${expected.byteLength} from one process`).toBe(true);
+  }
 }
 
 describe("one job on many compute processes", () => {
   it("sends feature batches, pair batches and dense clusters as tasks, survives a killed process, and gives the one-process result with one debit", async () => {
     const scene = renderScene({ scene: "object", views: 8, width: 400, height: 300, seed: 5, stepDegrees: 12 });
-    const files = await writeViewsAsImages(scene.views, path.join(dir, "photos"));
+    files = await writeViewsAsImages(scene.views, path.join(dir, "photos"));
     const api = await createAccount(system.baseUrl, system.adminToken, 2);
     const res = await upload(api, files, { quality: "preview" });
     expect(res.status, await res.clone().text()).toBe(202);
@@ -128,12 +160,37 @@ describe("one job on many compute processes", () => {
       denseClusterViews: CLUSTER_VIEWS,
     });
     expect(local.report.stages.find((s) => s.stage === "dense")!.counts!.clusters).toBe(denseTasks);
-    for (const format of COMPARED) {
-      const { body } = await getJson<{ download_url: string }>(api, `/v1/reconstruction/${id}/download/${format}`);
-      const served = Buffer.from(await (await fetch(body.download_url)).arrayBuffer());
-      const output = local.outputs.find((o) => o.format === format)!;
-      const expected = await readFile(output.path);
-      expect(sameContent(format, served, expected), `${format}: ${served.byteLength} bytes served, ${expected.byteLength} from one process`).toBe(true);
+    localOutputs = local.outputs;
+    await expectOneProcessFiles(api, id);
+  }, 900_000);
+
+  it("survives its coordinator's death: the watchdog's second attempt takes the first attempt's finished tasks instead of running them again", async () => {
+    expect(files, "runs after the first test").toBeDefined();
+    const api = await createAccount(system.baseUrl, system.adminToken, 1);
+    const res = await upload(api, files, { quality: "preview" });
+    expect(res.status, await res.clone().text()).toBe(202);
+    const { id } = (await res.json()) as { id: string };
+    const featureTasks = Math.ceil(files.length / BATCH_IMAGES);
+    const matchingTasks = Math.ceil((files.length * (files.length - 1)) / 2 / BATCH_PAIRS);
+
+    const coordinator = await coordinatorPastMatching(id, featureTasks, matchingTasks, 300_000);
+    await system.killCompute("SIGKILL", coordinator);
+    const seen = await pollUntilDone(api, id, 600_000, 500);
+    const last = seen.at(-1)!;
+    expect(last.status, `${JSON.stringify(last.error)}\n${system.logs().slice(-4000)}`).toBe("completed");
+    expect((await getJson<{ balance: number }>(api, "/v1/account")).body.balance).toBe(0);
+
+    const first = new Map((await tasksOf(id, 1)).map((t) => [t.key, t]));
+    const second = await tasksOf(id, 2);
+    console.log(`distributed: killed coordinator ${coordinator}; attempt 2 tasks ${second.map((t) => `${t.key}${t.reused_from_attempt ? "←a1" : `×${t.deliveries}`}`).join(", ")}`);
+    expect(second.length).toBeGreaterThanOrEqual(first.size);
+    expect(second.every((t) => t.state === "done")).toBe(true);
+    // Every task the first attempt finished was taken over, not run again; the others ran in attempt 2.
+    for (const task of second) {
+      if (first.get(task.key)?.state === "done") expect(task, task.key).toMatchObject({ reused_from_attempt: 1, deliveries: 0, result_key: first.get(task.key)!.result_key });
+      else expect(task.reused_from_attempt === null && task.deliveries >= 1, `${task.key} ran in attempt 2`).toBe(true);
     }
+    expect(second.filter((t) => t.reused_from_attempt === 1).length).toBeGreaterThanOrEqual(featureTasks + matchingTasks);
+    await expectOneProcessFiles(api, id);
   }, 900_000);
 });

@@ -72,8 +72,8 @@ describe("internal task routes", () => {
     const sent = await recordTaskSends(id);
     const add = await post(`${id}/tasks`, { attempt: 1, tasks: denseSpecs(id, 2) });
     expect(add.status).toBe(200);
-    expect(await add.json()).toEqual({ accepted: true, added: 2 });
-    expect(await (await post(`${id}/tasks`, { attempt: 1, tasks: denseSpecs(id, 2) })).json()).toEqual({ accepted: true, added: 0 });
+    expect(await add.json()).toEqual({ accepted: true, added: 2, reused: 0 });
+    expect(await (await post(`${id}/tasks`, { attempt: 1, tasks: denseSpecs(id, 2) })).json()).toEqual({ accepted: true, added: 0, reused: 0 });
     expect(sent.messages.map((m) => m.key)).toEqual(["dense-000", "dense-001"]);
 
     const lease = await post(`${id}/tasks/dense-000/lease`, { attempt: 1, worker: "compute-a" });
@@ -95,8 +95,8 @@ describe("internal task routes", () => {
     expect(list.status).toBe(200);
     expect(await list.json()).toEqual({
       tasks: [
-        { key: "dense-000", kind: "dense-cluster", state: "done", deliveries: 1, progress: 1, result_key, error: null, worker: "compute-a" },
-        { key: "dense-001", kind: "dense-cluster", state: "pending", deliveries: 1, progress: 0, result_key: null, error: null, worker: null },
+        { key: "dense-000", kind: "dense-cluster", state: "done", deliveries: 1, progress: 1, result_key, error: null, worker: "compute-a", reused_from_attempt: null },
+        { key: "dense-001", kind: "dense-cluster", state: "pending", deliveries: 1, progress: 0, result_key: null, error: null, worker: null, reused_from_attempt: null },
       ],
     });
   });

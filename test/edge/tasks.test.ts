@@ -18,20 +18,20 @@ describe("adding tasks", () => {
     const { id } = await processingReconstruction();
     const sent = await recordTaskSends(id);
     const stub = reconstructionStub(id);
-    expect(await stub.addTasks({ attempt: 1, tasks: denseSpecs(id, 2) })).toEqual({ accepted: true, added: 2 });
+    expect(await stub.addTasks({ attempt: 1, tasks: denseSpecs(id, 2) })).toEqual({ accepted: true, added: 2, reused: 0 });
     // A repeated registration (the coordinator retried) adds only the new key.
-    expect(await stub.addTasks({ attempt: 1, tasks: denseSpecs(id, 3) })).toEqual({ accepted: true, added: 1 });
+    expect(await stub.addTasks({ attempt: 1, tasks: denseSpecs(id, 3) })).toEqual({ accepted: true, added: 1, reused: 0 });
     expect(sent.messages).toEqual(["dense-000", "dense-001", "dense-002"].map((key) => ({ version: 1, reconstruction_id: id, attempt: 1, key, kind: "dense-cluster", delivery: 1 })));
     const tasks = await stub.tasks(1);
     expect(tasks.map((t) => t.key)).toEqual(["dense-000", "dense-001", "dense-002"]);
-    expect(tasks[0]).toEqual({ key: "dense-000", kind: "dense-cluster", state: "pending", deliveries: 1, progress: 0, result_key: null, error: null, worker: null });
+    expect(tasks[0]).toEqual({ key: "dense-000", kind: "dense-cluster", state: "pending", deliveries: 1, progress: 0, result_key: null, error: null, worker: null, reused_from_attempt: null });
     expect(await stub.tasks(2)).toEqual([]);
   });
 
   it("sends in batches of at most 100 messages", async () => {
     const { id } = await processingReconstruction();
     const sent = await recordTaskSends(id);
-    expect(await reconstructionStub(id).addTasks({ attempt: 1, tasks: denseSpecs(id, 250) })).toEqual({ accepted: true, added: 250 });
+    expect(await reconstructionStub(id).addTasks({ attempt: 1, tasks: denseSpecs(id, 250) })).toEqual({ accepted: true, added: 250, reused: 0 });
     expect(sent.batchSizes).toEqual([100, 100, 50]);
     expect(new Set(sent.messages.map((m) => m.key)).size).toBe(250);
   });
@@ -64,7 +64,7 @@ describe("adding tasks", () => {
     const sent = await recordTaskSends(id);
     sent.failures = 1;
     const before = Date.now();
-    expect(await reconstructionStub(id).addTasks({ attempt: 1, tasks: denseSpecs(id, 1) })).toEqual({ accepted: true, added: 1 });
+    expect(await reconstructionStub(id).addTasks({ attempt: 1, tasks: denseSpecs(id, 1) })).toEqual({ accepted: true, added: 1, reused: 0 });
     expect(sent.messages).toEqual([]);
     const wake = await alarmAt(id);
     expect(wake).toBeGreaterThanOrEqual(before + 60_000);
@@ -252,6 +252,42 @@ describe("tasks and the job", () => {
     expect(await stub.addTasks({ attempt: 2, tasks: denseSpecs(id, 1, 2) })).toMatchObject({ accepted: true, added: 1 });
     expect((await stub.tasks(2)).map((t) => t.key)).toEqual(["dense-000"]);
     expect(await stub.status(account.accountId)).toMatchObject({ status: "processing" });
+  });
+
+  it("after a re-dispatch, gives a task the result an earlier attempt finished with the same content digest, and runs the others", async () => {
+    const { id } = await processingReconstruction();
+    const sent = await recordTaskSends(id);
+    const stub = reconstructionStub(id);
+    const digest = (c: string) => c.repeat(64);
+    const withDigests = (attempt: number, digests: Array<string | undefined>) =>
+      denseSpecs(id, digests.length, attempt).map((spec, i) => (digests[i] === undefined ? spec : { ...spec, content_sha256: digests[i] }));
+    // Attempt 1: dense-000 and dense-002 finish, dense-001 fails for good, dense-003 is still running when its coordinator dies.
+    expect(await stub.addTasks({ attempt: 1, tasks: withDigests(1, [digest("a"), digest("b"), digest("c"), digest("d"), undefined]) })).toEqual({ accepted: true, added: 5, reused: 0 });
+    for (const key of ["dense-000", "dense-001", "dense-002", "dense-003", "dense-004"]) {
+      const lease = await stub.leaseTask(key, worker("compute-a"));
+      if (key === "dense-001") await stub.failTask(key, { attempt: 1, lease_id: lease.lease_id!, code: "bad_input", message: "no", retryable: false });
+      if (key === "dense-000" || key === "dense-002" || key === "dense-004") {
+        await stub.completeTask(key, { attempt: 1, lease_id: lease.lease_id!, result_key: workKey(id, 1, `tasks/${key}.result`) });
+      }
+    }
+    while ((await stub.history()).at(-1)!.attempt === 1) await fireAlarm(id);
+    sent.messages.length = 0;
+
+    // Attempt 2 registers the same keys: dense-002's inputs changed (another digest), dense-004 carried none.
+    const outcome = await stub.addTasks({ attempt: 2, tasks: withDigests(2, [digest("a"), digest("b"), digest("e"), digest("d"), undefined]) });
+    expect(outcome).toEqual({ accepted: true, added: 5, reused: 1 });
+    const tasks = await stub.tasks(2);
+    expect(tasks[0]).toEqual({ key: "dense-000", kind: "dense-cluster", state: "done", deliveries: 0, progress: 1, result_key: workKey(id, 1, "tasks/dense-000.result"), error: null, worker: null, reused_from_attempt: 1 });
+    expect(tasks.slice(1).map((t) => [t.key, t.state, t.reused_from_attempt])).toEqual([
+      ["dense-001", "pending", null], ["dense-002", "pending", null], ["dense-003", "pending", null], ["dense-004", "pending", null],
+    ]);
+    expect(sent.messages.map((m) => `${m.key}@${m.attempt}`)).toEqual(["dense-001@2", "dense-002@2", "dense-003@2", "dense-004@2"]);
+    // A reused task is done: no container may take it.
+    expect(await stub.leaseTask("dense-000", { attempt: 2, worker: "compute-b" })).toMatchObject({ granted: false, reason: "already done" });
+    // Attempt 3 finds attempt 1's result still (through attempt 2's reuse, the latest attempt that has it done).
+    while ((await stub.history()).at(-1)!.attempt === 2) await fireAlarm(id);
+    expect(await stub.addTasks({ attempt: 3, tasks: withDigests(3, [digest("a")]) })).toEqual({ accepted: true, added: 1, reused: 1 });
+    expect(await stub.tasks(3)).toMatchObject([{ key: "dense-000", state: "done", result_key: workKey(id, 1, "tasks/dense-000.result"), reused_from_attempt: 2 }]);
   });
 
   it("stops caring about tasks when the job ends, and deletes its work objects once", async () => {
