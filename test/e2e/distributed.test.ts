@@ -42,7 +42,7 @@ beforeAll(async () => {
     computeProcesses: 3,
     // A short lease, so a killed process's task is sent again within test time.
     // A short watchdog, so a killed coordinator's job is dispatched again within test time (a live one heartbeats every second).
-    vars: { TASK_LEASE_SECONDS: "5", WATCHDOG_PROCESSING_SECONDS: "15", WATCHDOG_PENDING_SECONDS: "120" },
+    vars: { TASK_LEASE_SECONDS: "5", WATCHDOG_PROCESSING_SECONDS: "20", WATCHDOG_PENDING_SECONDS: "120" },
     computeEnv: { DENSE_CLUSTER_VIEWS: String(CLUSTER_VIEWS), FEATURE_BATCH_IMAGES: String(BATCH_IMAGES), MATCH_BATCH_PAIRS: String(BATCH_PAIRS), HEARTBEAT_SECONDS: "1", TASK_POLL_MS: "250", PREWARM: "0" },
   });
 }, 180_000);
