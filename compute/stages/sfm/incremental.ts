@@ -165,6 +165,12 @@ function registerNextFromPair(ctx: GrowContext): boolean {
 }
 
 /** Grow the seeded model until no image registers, retrying failed images after growth. */
+/** Whether a model of `registered` cameras has grown enough since its last global BA (at `lastGlobalSize`) for another. */
+export function globalBaDue(registered: number, lastGlobalSize: number, options: Pick<Options, "globalBaGrowth" | "largeModelGlobalBaGrowth" | "largeModelCameras">): boolean {
+  const growth = lastGlobalSize >= options.largeModelCameras ? options.largeModelGlobalBaGrowth : options.globalBaGrowth;
+  return registered >= lastGlobalSize * (1 + growth);
+}
+
 export function growModel(ctx: GrowContext): void {
   const { state, options } = ctx;
   let lastGlobalSize = state.order.length;
@@ -173,7 +179,7 @@ export function growModel(ctx: GrowContext): void {
   const eligible = Uint8Array.from(ctx.available);
   for (;;) {
     if (registerNext(ctx, eligible)) {
-      if (state.order.length >= lastGlobalSize * (1 + options.globalBaGrowth)) {
+      if (globalBaDue(state.order.length, lastGlobalSize, options)) {
         globalRefinement(ctx, state.order.length >= 2 * MIN_CAMERAS_FOR_INTRINSICS);
         lastGlobalSize = state.order.length;
       }

@@ -39,8 +39,22 @@ export interface Options {
   maxReprojectionErrorPx: number;
   /** Cameras in a local bundle adjustment: the new one plus its best-connected registered neighbours. */
   localBaCameras: number;
-  /** Global BA runs when the registered set grew by this fraction since the last one. */
+  /** Global BA runs when the registered set grew by this fraction since the last one… */
   globalBaGrowth: number;
+  /**
+   * …and by this larger fraction once it has `largeModelCameras` cameras. A global BA costs in
+   * proportion to the model, so the ones while it grows add up to 1 / (1 − 1/(1 + growth)) BAs of
+   * the final size: 7.7 at 0.15, 4.3 at 0.3. On the 800-photo survey SfM took 383 s instead of
+   * 432 s (global BA 251 s instead of 296 s) with the same cameras to the third decimal
+   * (0.135/0.461°); at 200 photos, 0.3 throughout gave 54.1 s instead of 60.6 s, also with the
+   * same cameras. The final refinement rounds reach the same optimum, and local BA keeps each new
+   * camera consistent in between (`npm run bench -- scale --sizes=200,800 --sparse-only`,
+   * BENCHMARKS.md stop 28). Below
+   * `largeModelCameras` global BAs are cheap and a small model has little redundancy, so the
+   * small ratio stays (every set in ../shared/datasets is below it).
+   */
+  largeModelGlobalBaGrowth: number;
+  largeModelCameras: number;
   /**
    * Robust loss scale for bundle adjustment (Cauchy), pixels for the image's finest keypoints;
    * a coarser keypoint's residual is divided by its σ first (bundle.ts keypointSigma), so its
@@ -121,6 +135,8 @@ export const DEFAULTS: Options = {
   maxReprojectionErrorPx: 4,
   localBaCameras: 6,
   globalBaGrowth: 0.15,
+  largeModelGlobalBaGrowth: 0.3,
+  largeModelCameras: 100,
   baLossScalePx: 1,
   localBaIterations: 12,
   globalBaIterations: 40,
