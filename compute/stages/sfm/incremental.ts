@@ -164,13 +164,13 @@ function registerNextFromPair(ctx: GrowContext): boolean {
   return true;
 }
 
-/** Grow the seeded model until no image registers, retrying failed images after growth. */
 /** Whether a model of `registered` cameras has grown enough since its last global BA (at `lastGlobalSize`) for another. */
 export function globalBaDue(registered: number, lastGlobalSize: number, options: Pick<Options, "globalBaGrowth" | "largeModelGlobalBaGrowth" | "largeModelCameras">): boolean {
   const growth = lastGlobalSize >= options.largeModelCameras ? options.largeModelGlobalBaGrowth : options.globalBaGrowth;
   return registered >= lastGlobalSize * (1 + growth);
 }
 
+/** Grow the seeded model until no image registers, retrying failed images after growth. */
 export function growModel(ctx: GrowContext): void {
   const { state, options } = ctx;
   let lastGlobalSize = state.order.length;
