@@ -67,6 +67,25 @@ export class TaskBoard {
     return { accepted: true, added: fresh.length, reused };
   }
 
+  /**
+   * An earlier attempt's task just finished: this attempt's task of the same key and content
+   * digest, if registered and not done, takes its result (a container still running it finds its
+   * next heartbeat refused). Unregistered, it takes the result when added.
+   */
+  adoptEarlierResult(key: string, now: number): boolean {
+    const row = this.get(key);
+    if (!row || row.state === "done" || row.state === "failed") return false;
+    const [mine] = this.sql.exec<{ content_sha256: string }>(`SELECT content_sha256 FROM task_contents WHERE attempt = ? AND key = ?`, this.attempt, key).toArray();
+    const earlier = mine ? this.finishedEarlier(key, mine.content_sha256) : undefined;
+    if (!earlier) return false;
+    this.sql.exec(
+      `UPDATE tasks SET state = 'done', progress = 1, result_key = ?, lease_id = NULL, lease_until = NULL, updated_at = ? WHERE attempt = ? AND key = ?`,
+      earlier.result_key, now, this.attempt, key,
+    );
+    this.sql.exec(`UPDATE task_contents SET reused_from = ? WHERE attempt = ? AND key = ?`, earlier.attempt, this.attempt, key);
+    return true;
+  }
+
   /** The latest earlier attempt's finished task with this key and content digest, if any. */
   private finishedEarlier(key: string, digest: string): { attempt: number; result_key: string } | undefined {
     return this.sql.exec<{ attempt: number; result_key: string }>(

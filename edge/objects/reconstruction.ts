@@ -19,7 +19,9 @@
  * object keeps their table and leases (reconstruction-task-board.ts). The same alarm also wakes
  * for a task lease that runs out (reconstruction-alarm.ts), which sends that task again without
  * touching the job or the other tasks. Task reports name the job attempt too: a newer attempt
- * makes the older attempt's tasks stale, and a finished job's tasks are refused.
+ * makes the older attempt's tasks stale (no lease, no new delivery, no registration), though a
+ * container still running one may beat and complete it, and the current attempt's task with the
+ * same content digest takes that result; a finished job's tasks are refused.
  */
 import { DurableObject } from "cloudflare:workers";
 import { z } from "zod";
@@ -237,18 +239,29 @@ export class ReconstructionObject extends DurableObject<Env> {
 
   /**
    * The lease holder is alive. Not a sign of life for the job: the coordinator heartbeats the job
-   * itself, and a dead coordinator must not be hidden for as long as its tasks run.
+   * itself, and a dead coordinator must not be hidden for as long as its tasks run. A task of an
+   * earlier attempt that was running when the watchdog moved on may go on (see completeTask).
    */
   async taskHeartbeat(key: string, beat: TaskHeartbeat): Promise<TaskReportOutcome> {
     const args = taskArgs(key, TaskHeartbeat, beat);
     if ("reason" in args) return { accepted: false, reason: args.reason };
-    return this.onLiveJob(args.body.attempt, refusedTask, (board) => board.heartbeat(args.key, args.body, Date.now()));
+    return this.onLiveOrEarlierAttempt(args.body.attempt, (board) => board.heartbeat(args.key, args.body, Date.now()));
   }
 
+  /**
+   * The holder's result is in R2. A task of an earlier attempt, still running on its lease when
+   * the watchdog dispatched the job again, is recorded too: the current attempt's task with the
+   * same key and content digest takes its result at once, or will when it is registered.
+   */
   async completeTask(key: string, completion: TaskCompletion): Promise<TaskReportOutcome> {
     const args = taskArgs(key, TaskCompletion, completion);
     if ("reason" in args) return { accepted: false, reason: args.reason };
-    return this.onLiveJob(args.body.attempt, refusedTask, (board) => board.complete(args.key, args.body, Date.now()));
+    return this.onLiveOrEarlierAttempt(args.body.attempt, (board, current) => {
+      const now = Date.now();
+      const outcome = board.complete(args.key, args.body, now);
+      if (outcome.accepted && current !== board) current.adoptEarlierResult(args.key, now);
+      return outcome;
+    });
   }
 
   async failTask(key: string, failure: TaskFailure): Promise<TaskReportOutcome> {
@@ -341,6 +354,20 @@ export class ReconstructionObject extends DurableObject<Env> {
     if ("reason" in row) return refuse(row.reason);
     if (isTerminal(row.status) || this.isDeleted()) return refuse(`the reconstruction is already ${row.status}`);
     const answer = await run(this.taskBoard(row));
+    await this.scheduleAlarm();
+    return answer;
+  }
+
+  /**
+   * A heartbeat or a completion, for the current attempt as onLiveJob, or for an earlier attempt of
+   * a job still running (its own board; nothing is sent for it). `run` gets that board and the
+   * current attempt's (the same object for the current attempt).
+   */
+  private async onLiveOrEarlierAttempt(attempt: number, run: (board: TaskBoard, current: TaskBoard) => TaskReportOutcome | Promise<TaskReportOutcome>): Promise<TaskReportOutcome> {
+    const row = this.row();
+    if (!row || attempt >= row.attempt) return this.onLiveJob(attempt, refusedTask, (board) => run(board, board));
+    if (isTerminal(row.status) || this.isDeleted()) return refusedTask(`the reconstruction is already ${row.status}`);
+    const answer = await run(this.taskBoard(row, attempt), this.taskBoard(row));
     await this.scheduleAlarm();
     return answer;
   }

@@ -224,7 +224,7 @@ describe("leases", () => {
 });
 
 describe("tasks and the job", () => {
-  it("refuses every task report of a stale attempt once the watchdog re-dispatched, and fires at the job's own deadline", async () => {
+  it("refuses a stale attempt's leases, deliveries and registrations once the watchdog re-dispatched, and fires at the job's own deadline", async () => {
     const { account, id } = await processingReconstruction();
     const sent = await recordTaskSends(id);
     const stub = reconstructionStub(id);
@@ -288,6 +288,41 @@ describe("tasks and the job", () => {
     while ((await stub.history()).at(-1)!.attempt === 2) await fireAlarm(id);
     expect(await stub.addTasks({ attempt: 3, tasks: withDigests(3, [digest("a")]) })).toEqual({ accepted: true, added: 1, reused: 1 });
     expect(await stub.tasks(3)).toMatchObject([{ key: "dense-000", state: "done", result_key: workKey(id, 1, "tasks/dense-000.result"), reused_from_attempt: 2 }]);
+  });
+
+  it("records a task that an earlier attempt's container finishes after the re-dispatch, and gives its result to the current attempt", async () => {
+    const { id } = await processingReconstruction();
+    const sent = await recordTaskSends(id);
+    const stub = reconstructionStub(id);
+    const specs = (attempt: number) => denseSpecs(id, 3, attempt).map((spec, i) => ({ ...spec, content_sha256: String(i).repeat(64) }));
+    await stub.addTasks({ attempt: 1, tasks: specs(1) });
+    const leases = await Promise.all(["dense-000", "dense-001", "dense-002"].map((key) => stub.leaseTask(key, worker(`compute-${key}`))));
+    // Their containers heartbeat (held here by leases that outlast the job's deadline); the coordinator does not.
+    for (const key of ["dense-000", "dense-001", "dense-002"]) await setLeaseUntil(id, key, Date.now() + 36_000_000);
+    while ((await stub.history()).at(-1)!.attempt === 1) await fireAlarm(id);
+    // Attempt 1's containers are still at work: their heartbeats are taken, their leases not renewed by anyone else.
+    expect(await stub.taskHeartbeat("dense-000", { attempt: 1, lease_id: leases[0].lease_id!, progress: 0.5 })).toEqual({ accepted: true });
+    expect(await stub.leaseTask("dense-000", worker("compute-late"))).toMatchObject({ granted: false, reason: "attempt 1 is not the current attempt 2" });
+    // The new coordinator registers dense-000 and dense-001; a container takes dense-001.
+    await stub.addTasks({ attempt: 2, tasks: specs(2).slice(0, 2) });
+    const runningAgain = await stub.leaseTask("dense-001", { attempt: 2, worker: "compute-new" });
+    expect(runningAgain.granted).toBe(true);
+    // Attempt 1's containers finish all three.
+    for (const [i, key] of ["dense-000", "dense-001", "dense-002"].entries()) {
+      expect(await stub.completeTask(key, { attempt: 1, lease_id: leases[i].lease_id!, result_key: workKey(id, 1, `tasks/${key}.result`) })).toEqual({ accepted: true });
+    }
+    const resultOf = (key: string) => workKey(id, 1, `tasks/${key}.result`);
+    expect(await stub.tasks(2)).toMatchObject([
+      { key: "dense-000", state: "done", result_key: resultOf("dense-000"), reused_from_attempt: 1 },
+      { key: "dense-001", state: "done", result_key: resultOf("dense-001"), reused_from_attempt: 1 },
+    ]);
+    // The container of attempt 2 that was running dense-001 is told to stop; dense-002, registered now, is done at once.
+    expect(await stub.taskHeartbeat("dense-001", { attempt: 2, lease_id: runningAgain.lease_id!, progress: 0.1 })).toMatchObject({ accepted: false, reason: "the task is done" });
+    expect(await stub.addTasks({ attempt: 2, tasks: specs(2) })).toEqual({ accepted: true, added: 1, reused: 1 });
+    expect((await stub.tasks(2)).map((t) => [t.key, t.state])).toEqual([["dense-000", "done"], ["dense-001", "done"], ["dense-002", "done"]]);
+    // Failures of an earlier attempt are still refused: they would send the task again for a stale attempt.
+    expect(await stub.failTask("dense-000", { attempt: 1, lease_id: leases[0].lease_id!, code: "x", message: "y", retryable: true })).toMatchObject({ accepted: false });
+    expect(sent.messages.filter((m) => m.attempt === 2).map((m) => m.key)).toEqual(["dense-000", "dense-001"]);
   });
 
   it("stops caring about tasks when the job ends, and deletes its work objects once", async () => {
