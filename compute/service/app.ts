@@ -24,8 +24,6 @@ import { PipelineThreads } from "./pipeline-threads.js";
 import { startTask, type RunningTask } from "./task-runner.js";
 import { VERSION } from "./version.js";
 
-export { VERSION } from "./version.js";
-
 export interface ComputeService {
   app: FastifyInstance;
   running: Map<string, RunningJob>;
