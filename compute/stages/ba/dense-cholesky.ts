@@ -104,3 +104,91 @@ export function choleskySolveUpperAt(r: Float64Array, o: number, n: number, b: F
     b[bo + i] = sum / r[rowI + i];
   }
 }
+
+/** Pivot rows per panel of choleskyUpperPanels: one team round per panel. */
+export const CHOLESKY_PANEL = 32;
+
+/** A panel's pivots, for the threads that apply them to the rows below (all shared memory). */
+export interface PanelScratch {
+  /** Per panel pivot kb, its row's non-zero columns right of the diagonal, ascending, at kb·n. */
+  columns: Int32Array;
+  counts: Int32Array;
+  /** First pivot of the panel and the first row after it. */
+  range: Int32Array;
+}
+
+export function allocatePanelScratch(n: number, allocateInt32: (length: number) => Int32Array): PanelScratch {
+  return { columns: allocateInt32(CHOLESKY_PANEL * n), counts: allocateInt32(CHOLESKY_PANEL), range: allocateInt32(2) };
+}
+
+/**
+ * choleskyUpper by panels of CHOLESKY_PANEL pivot rows, so that a thread team can share the
+ * trailing update (the rows below a panel, which take almost all the multiply-adds of a
+ * banded reduced camera system): the panel's pivots are factored here, with their updates to
+ * the panel's own rows, then `updateTrailing()` applies the panel to every row after it
+ * (trailingUpdate, one share per thread). Each entry receives the same updates in the same
+ * order as in choleskyUpper, so the factor is the same bit for bit.
+ */
+export function choleskyUpperPanels(a: Float64Array, n: number, scratch: PanelScratch, updateTrailing: () => void): boolean {
+  const { columns, counts, range } = scratch;
+  for (let k0 = 0; k0 < n; k0 += CHOLESKY_PANEL) {
+    const k1 = Math.min(n, k0 + CHOLESKY_PANEL);
+    for (let k = k0; k < k1; k++) {
+      const rowK = k * n;
+      const pivot = a[rowK + k];
+      if (!(pivot > 0) || !Number.isFinite(pivot)) return false;
+      const rkk = Math.sqrt(pivot);
+      a[rowK + k] = rkk;
+      const inv = 1 / rkk;
+      const base = (k - k0) * n;
+      let count = 0;
+      for (let j = k + 1; j < n; j++) {
+        const v = a[rowK + j];
+        if (v === 0) continue;
+        a[rowK + j] = v * inv;
+        columns[base + count++] = j;
+      }
+      counts[k - k0] = count;
+      // The panel's own rows after k.
+      for (let c = 0; c < count; c++) {
+        const i = columns[base + c];
+        if (i >= k1) break;
+        const rki = a[rowK + i];
+        const rowI = i * n;
+        for (let d = c; d < count; d++) {
+          const j = columns[base + d];
+          a[rowI + j] -= rki * a[rowK + j];
+        }
+      }
+    }
+    if (k1 < n) {
+      range[0] = k0;
+      range[1] = k1;
+      updateTrailing();
+    }
+  }
+  return true;
+}
+
+/** Thread `thread` of `threads`'s share of a panel's trailing update: the rows i ≥ range[1] with i mod threads = thread. */
+export function trailingUpdate(a: Float64Array, n: number, scratch: PanelScratch, thread: number, threads: number): void {
+  const { columns, counts, range } = scratch;
+  const k0 = range[0], k1 = range[1];
+  for (let k = k0; k < k1; k++) {
+    const rowK = k * n;
+    const base = (k - k0) * n;
+    const count = counts[k - k0];
+    let c = 0;
+    while (c < count && columns[base + c] < k1) c++;
+    for (; c < count; c++) {
+      const i = columns[base + c];
+      if (i % threads !== thread) continue;
+      const rki = a[rowK + i];
+      const rowI = i * n;
+      for (let d = c; d < count; d++) {
+        const j = columns[base + d];
+        a[rowI + j] -= rki * a[rowK + j];
+      }
+    }
+  }
+}

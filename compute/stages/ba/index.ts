@@ -53,6 +53,8 @@ export const DEFAULTS: Options = {
   // (where PCG took over before): 2.3 × 10⁹ (test/compute/ba/ordering.test.ts).
   bandedDenseMaxCost: 2e9,
   bandedDenseMaxSize: 7200,
+  threads: 1,
+  parallelMinObservations: 5_000,
 };
 
 /** Refines `problem`'s poses, intrinsics and points in place. */
@@ -97,6 +99,7 @@ export function run(problem: BAProblem, options: Partial<Options> = {}): BARepor
       acceptedSteps: summary.acceptedSteps,
       rejectedSteps: summary.rejectedSteps,
       pcgIterations: summary.pcgIterations,
+      threads: summary.threads,
     },
     warnings,
   };

@@ -44,21 +44,31 @@ export interface Normal {
   prior: PriorLinearization | null;
 }
 
-export function allocateNormal(problem: BAProblem, layout: Layout): Normal {
+/** Makes a zeroed Float64Array of a length: plain memory, or shared with a thread team (team.ts). */
+export type Allocate = (length: number) => Float64Array;
+
+export const plainArray: Allocate = (length) => new Float64Array(length);
+
+/**
+ * The blocks a thread accumulates (U's camera blocks and the reduced gradient) are plain
+ * memory here; the per-observation and per-point arrays, which the team's threads write for
+ * disjoint points, come from `allocate`.
+ */
+export function allocateNormal(problem: BAProblem, layout: Layout, allocate: Allocate = plainArray): Normal {
   const nObs = problem.observationCount;
   const groupCount = problem.intrinsics.length / 5;
   return {
-    jc: new Float64Array(nObs * 2 * layout.cw),
-    jp: new Float64Array(nObs * 6),
-    res: new Float64Array(nObs * 2),
-    w: new Float64Array(nObs * layout.cw * 3),
+    jc: allocate(nObs * 2 * layout.cw),
+    jp: allocate(nObs * 6),
+    res: allocate(nObs * 2),
+    w: allocate(nObs * layout.cw * 3),
     upp: new Float64Array(problem.cameraCount * 36),
     upi: new Float64Array(problem.cameraCount * 30),
     uii: new Float64Array(groupCount * 25),
-    v: new Float64Array(problem.pointCount * 9),
+    v: allocate(problem.pointCount * 9),
     gR: new Float64Array(layout.reducedSize),
-    gP: new Float64Array(problem.pointCount * 3),
-    rotations: new Float64Array(problem.cameraCount * 9),
+    gP: allocate(problem.pointCount * 3),
+    rotations: allocate(problem.cameraCount * 9),
     scratch: new Float64Array(JAC.size),
     prior: allocatePriorLinearization(problem),
   };
@@ -83,10 +93,20 @@ export function evaluateCost(
   rotations: Float64Array, loss: LossName, scale: number, residual: Float64Array,
 ): CostSum {
   computeRotations(problem.cameraCount, poses, rotations);
+  const sums = observationsCost(problem, poses, intrinsics, points, rotations, loss, scale, residual, 0, problem.observationCount);
+  // Priors add to the cost, not to Σ‖r‖², which stays the photos' reprojection error.
+  return { cost: sums.cost + 0.5 * priorSquares(problem, poses, rotations), sumSquares: sums.sumSquares };
+}
+
+/** ½·Σρ and Σ‖r‖² of observations [o0, o1) at the given parameters, `rotations` already computed from `poses`. */
+export function observationsCost(
+  problem: BAProblem, poses: Float64Array, intrinsics: Float64Array, points: Float64Array,
+  rotations: Float64Array, loss: LossName, scale: number, residual: Float64Array, o0: number, o1: number,
+): CostSum {
   let cost = 0;
   let sumSquares = 0;
   const { obsCamera, obsPoint, intrinsicsGroup, obsXY, obsSigma } = problem;
-  for (let o = 0; o < problem.observationCount; o++) {
+  for (let o = o0; o < o1; o++) {
     const c = obsCamera[o];
     const s = projectResidual(rotations, 9 * c, poses, 6 * c, points, 3 * obsPoint[o],
       intrinsics, 5 * intrinsicsGroup[c], obsXY, 2 * o, residual, 0);
@@ -94,8 +114,6 @@ export function evaluateCost(
     cost += lossValue(loss, s / (sigma * sigma), scale);
     sumSquares += s;
   }
-  // Priors add to the cost, not to Σ‖r‖², which stays the photos' reprojection error.
-  cost += priorSquares(problem, poses, rotations);
   return { cost: 0.5 * cost, sumSquares };
 }
 
@@ -217,13 +235,18 @@ function accumulate(problem: BAProblem, layout: Layout, normal: Normal, o: numbe
   }
 }
 
-/** Copies the accumulated upper triangles of U's pose and intrinsics blocks and of V below their diagonals. */
-function mirrorBlocks(layout: Layout, normal: Normal): void {
-  const mirror = (a: Float64Array, o: number, n: number): void => {
-    for (let i = 1; i < n; i++) for (let j = 0; j < i; j++) a[o + n * i + j] = a[o + n * j + i];
-  };
+function mirror(a: Float64Array, o: number, n: number): void {
+  for (let i = 1; i < n; i++) for (let j = 0; j < i; j++) a[o + n * i + j] = a[o + n * j + i];
+}
+
+function mirrorCameraBlocks(layout: Layout, normal: Normal): void {
   for (let c = 0; c < layout.poseBase.length; c++) if (layout.poseBase[c] >= 0) mirror(normal.upp, 36 * c, 6);
   for (let g = 0; g < layout.intrBase.length; g++) if (layout.intrBase[g] >= 0) mirror(normal.uii, 25 * g, layout.ni);
+}
+
+/** Copies the accumulated upper triangles of U's pose and intrinsics blocks and of V below their diagonals. */
+function mirrorBlocks(layout: Layout, normal: Normal): void {
+  mirrorCameraBlocks(layout, normal);
   for (let p = 0; p < layout.pointFree.length; p++) if (layout.pointFree[p]) mirror(normal.v, 9 * p, 3);
 }
 
@@ -259,4 +282,49 @@ export function linearize(problem: BAProblem, layout: Layout, normal: Normal, lo
   if (normal.prior) cost += accumulatePriors(problem, layout, normal.rotations, normal.upp, normal.gR, normal.prior);
   mirrorBlocks(layout, normal);
   return { cost: 0.5 * cost, sumSquares };
+}
+
+/**
+ * One thread's share of `linearize`: the observations of points [p0, p1), taken point by
+ * point so that V, g_p and W of a point are written by one thread only. U's camera blocks and
+ * the reduced gradient accumulate into `normal`'s upp, upi, uii and gR, which the caller has
+ * zeroed (a thread's partial sums, added up by team order afterwards). `normal.rotations`
+ * must hold the current poses' matrices. Mirrors V of its points; returns ½·Σρ and Σ‖r‖².
+ */
+export function linearizePoints(problem: BAProblem, layout: Layout, normal: Normal, loss: LossName, scale: number, p0: number, p1: number): CostSum {
+  const { obsCamera, obsPoint, intrinsicsGroup, obsXY, obsSigma, poses, points, intrinsics } = problem;
+  const { pointObsStart, pointObs } = layout;
+  let cost = 0;
+  let sumSquares = 0;
+  for (let p = p0; p < p1; p++) {
+    normal.v.fill(0, 9 * p, 9 * p + 9);
+    normal.gP.fill(0, 3 * p, 3 * p + 3);
+    for (let k = pointObsStart[p]; k < pointObsStart[p + 1]; k++) {
+      const o = pointObs[k];
+      const c = obsCamera[o];
+      const s = projectWithJacobian(normal.rotations, 9 * c, poses, 6 * c, points, 3 * obsPoint[o],
+        intrinsics, 5 * intrinsicsGroup[c], obsXY, 2 * o, normal.scratch);
+      sumSquares += s;
+      const whitened = obsSigma ? whiten(normal.scratch, s, obsSigma[o]) : s;
+      cost += lossValue(loss, whitened, scale);
+      storeWeighted(normal, layout, o, whitened, lossWeight(loss, whitened, scale), lossCurvature(loss, whitened, scale));
+      accumulate(problem, layout, normal, o);
+    }
+    if (layout.pointFree[p]) {
+      const v = normal.v;
+      const o = 9 * p;
+      v[o + 3] = v[o + 1]; v[o + 6] = v[o + 2]; v[o + 7] = v[o + 5];
+    }
+  }
+  return { cost: 0.5 * cost, sumSquares };
+}
+
+/**
+ * What `linearize` does after the observations, for a team's solve: the position priors, and
+ * the lower triangles of U's camera blocks (V's were mirrored by linearizePoints).
+ */
+export function finishLinearization(problem: BAProblem, layout: Layout, normal: Normal): number {
+  const priorCost = normal.prior ? 0.5 * accumulatePriors(problem, layout, normal.rotations, normal.upp, normal.gR, normal.prior) : 0;
+  mirrorCameraBlocks(layout, normal);
+  return priorCost;
 }

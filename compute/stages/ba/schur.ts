@@ -36,12 +36,13 @@ export interface SchurWork {
   entryT: Float64Array;
 }
 
-export function allocateSchur(problem: BAProblem, layout: Layout): SchurWork {
+/** `allocate` gives the per-point arrays, which a thread team shares (team.ts). */
+export function allocateSchur(problem: BAProblem, layout: Layout, allocate: (length: number) => Float64Array = (length) => new Float64Array(length)): SchurWork {
   const maxEntries = 2 * Math.max(1, layout.maxObsPerPoint);
   return {
     diagR: new Float64Array(layout.reducedSize),
-    diagP: new Float64Array(problem.pointCount * 3),
-    vinv: new Float64Array(problem.pointCount * 9),
+    diagP: allocate(problem.pointCount * 3),
+    vinv: allocate(problem.pointCount * 9),
     entryOfBase: new Int32Array(layout.reducedSize).fill(-1),
     entryBase: new Int32Array(maxEntries),
     entrySize: new Int32Array(maxEntries),
@@ -211,11 +212,25 @@ function addDampedU(problem: BAProblem, layout: Layout, normal: Normal, work: Sc
  * Returns false if a point block is not positive definite.
  */
 export function formDenseReduced(problem: BAProblem, layout: Layout, normal: Normal, work: SchurWork, mu: number, s: Float64Array, b: Float64Array): boolean {
-  const n = layout.reducedSize;
+  startDenseReduced(problem, layout, normal, work, mu, s, b);
+  return eliminatePointsDense(problem, layout, normal, work, mu, s, b, 0, problem.pointCount);
+}
+
+/** S ← U + μ·diagR (upper triangle, the rest zero), b ← −g_c: the point-free part of formDenseReduced. */
+export function startDenseReduced(problem: BAProblem, layout: Layout, normal: Normal, work: SchurWork, mu: number, s: Float64Array, b: Float64Array): void {
   s.fill(0);
-  for (let k = 0; k < n; k++) b[k] = -normal.gR[k];
+  for (let k = 0; k < layout.reducedSize; k++) b[k] = -normal.gR[k];
   addDampedU(problem, layout, normal, work, mu, s);
-  for (let p = 0; p < problem.pointCount; p++) {
+}
+
+/**
+ * Subtracts the Schur terms of points [p0, p1) from S and adds theirs to b (one thread's
+ * share: S and b may be a thread's own partial sums). Writes V*⁻¹ of those points. False if a
+ * point block is not positive definite.
+ */
+export function eliminatePointsDense(problem: BAProblem, layout: Layout, normal: Normal, work: SchurWork, mu: number, s: Float64Array, b: Float64Array, p0: number, p1: number): boolean {
+  const n = layout.reducedSize;
+  for (let p = p0; p < p1; p++) {
     if (!layout.pointFree[p]) continue;
     const entries = eliminatePoint(problem, layout, normal, work, p, mu, b);
     if (entries < 0) return false;
@@ -269,12 +284,12 @@ export function formReducedDiagonal(problem: BAProblem, layout: Layout, normal: 
 }
 
 /** Point steps from the camera step: δp = V*⁻¹·(−g_p − Σ_obs W_obsᵀ·δc_obs). Uses work.vinv of the last formation. */
-export function backSubstitute(problem: BAProblem, layout: Layout, normal: Normal, work: SchurWork, dR: Float64Array, dP: Float64Array): void {
+export function backSubstitute(problem: BAProblem, layout: Layout, normal: Normal, work: SchurWork, dR: Float64Array, dP: Float64Array, p0 = 0, p1 = problem.pointCount): void {
   const cw = layout.cw;
   const ni = layout.ni;
   const w = normal.w;
   const vi = work.vinv;
-  for (let p = 0; p < problem.pointCount; p++) {
+  for (let p = p0; p < p1; p++) {
     if (!layout.pointFree[p]) continue;
     let s0 = -normal.gP[3 * p], s1 = -normal.gP[3 * p + 1], s2 = -normal.gP[3 * p + 2];
     for (let k = layout.pointObsStart[p]; k < layout.pointObsStart[p + 1]; k++) {

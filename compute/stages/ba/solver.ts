@@ -7,11 +7,14 @@
  * Stopping tests follow Ceres' (function, gradient and parameter tolerances).
  */
 import { buildLayout, type Layout } from "./layout.js";
-import { allocateNormal, evaluateCost, linearize, type CostSum, type Normal } from "./linearize.js";
+import { allocateNormal, evaluateCost, linearize, plainArray, type Allocate, type CostSum, type Normal } from "./linearize.js";
 import { allocateSchur, backSubstitute, computeDampingDiagonals, formDenseReduced, formReducedDiagonal, type SchurWork } from "./schur.js";
 import { choleskySolveUpper, choleskyUpper } from "./dense-cholesky.js";
 import { allocatePcg, factorPreconditioner, solvePcg, type PcgWork } from "./pcg.js";
 import { applyStep, gradientMaxNorm, parameterNorm, predictedDecrease, stepNorm, type Trial } from "./step.js";
+import type { SharedArena } from "./shared-arena.js";
+import { BaTeam } from "./team.js";
+import { bindTeam, shareLayout, shareProblem, teamBackSubstitute, teamCholesky, teamFormDense, teamLinearize, teamPredictedDecrease, teamTrialCost, type TeamSolve } from "./team-solve.js";
 import type { BAProblem, LinearSolverKind, Options } from "./types.js";
 
 /** Ceres' min_relative_decrease: a step must deliver this fraction of its predicted decrease. */
@@ -36,6 +39,8 @@ export interface SolveSummary {
   termination: string;
   linearSolver: LinearSolverKind;
   layout: Layout;
+  /** Threads that ran the passes over points and observations (1: the calling thread alone). */
+  threads: number;
 }
 
 /** Everything one solve allocates up front, so the iterations allocate nothing. */
@@ -53,6 +58,8 @@ export interface Workspace {
   trial: Trial;
   trialRotations: Float64Array;
   residualScratch: Float64Array;
+  /** The thread team sharing the passes over points and observations, when one is bound. */
+  team: TeamSolve | null;
 }
 
 /**
@@ -66,23 +73,36 @@ function bandedDenseAffordable(layout: Layout, options: Options): boolean {
   return layout.reducedSize <= options.bandedDenseMaxSize && layout.denseCost <= options.bandedDenseMaxCost;
 }
 
-export function allocateWorkspace(problem: BAProblem, options: Options): Workspace {
+/**
+ * Buffers of one solve. With a team's `arena`, the arrays the threads read or write are
+ * allocated in its shared memory and the layout's arrays are moved there; the problem must
+ * then be a shareProblem copy in the same arena.
+ */
+export function allocateWorkspace(problem: BAProblem, options: Options, arena: SharedArena | null = null): Workspace {
   const layout = buildLayout(problem, options);
+  if (arena) shareLayout(layout, arena);
+  const allocate: Allocate = arena ? (length) => arena.allocate(Float64Array, length) : plainArray;
+  const copy = (values: Float64Array): Float64Array => {
+    const out = allocate(values.length);
+    out.set(values);
+    return out;
+  };
   const n = layout.reducedSize;
   const usePcg = layout.freePoseCount > options.denseSchurMaxCameras && !bandedDenseAffordable(layout, options);
   return {
     layout,
-    normal: allocateNormal(problem, layout),
-    schur: allocateSchur(problem, layout),
-    dense: usePcg ? null : new Float64Array(n * n),
+    normal: allocateNormal(problem, layout, allocate),
+    schur: allocateSchur(problem, layout, allocate),
+    dense: usePcg ? null : allocate(n * n),
     denseColumns: new Int32Array(usePcg ? 0 : n),
     pcg: usePcg ? allocatePcg(layout) : null,
     rhs: new Float64Array(n),
-    dR: new Float64Array(n),
-    dP: new Float64Array(problem.pointCount * 3),
-    trial: { poses: problem.poses.slice(), intrinsics: problem.intrinsics.slice(), points: problem.points.slice() },
-    trialRotations: new Float64Array(problem.cameraCount * 9),
+    dR: allocate(n),
+    dP: allocate(problem.pointCount * 3),
+    trial: { poses: copy(problem.poses), intrinsics: copy(problem.intrinsics), points: copy(problem.points) },
+    trialRotations: allocate(problem.cameraCount * 9),
     residualScratch: new Float64Array(2),
+    team: null,
   };
 }
 
@@ -91,8 +111,10 @@ export function solveDamped(problem: BAProblem, ws: Workspace, mu: number): numb
   const { layout, normal, schur, rhs, dR, dP } = ws;
   let pcgIterations = 0;
   if (ws.dense) {
-    if (!formDenseReduced(problem, layout, normal, schur, mu, ws.dense, rhs)) return -1;
-    if (!choleskyUpper(ws.dense, layout.reducedSize, ws.denseColumns)) return -1;
+    const formed = ws.team ? teamFormDense(ws.team, problem, ws, mu) : formDenseReduced(problem, layout, normal, schur, mu, ws.dense, rhs);
+    if (!formed) return -1;
+    const factored = ws.team ? teamCholesky(ws.team, ws) : choleskyUpper(ws.dense, layout.reducedSize, ws.denseColumns);
+    if (!factored) return -1;
     dR.set(rhs);
     choleskySolveUpper(ws.dense, layout.reducedSize, dR);
   } else if (ws.pcg) {
@@ -101,13 +123,14 @@ export function solveDamped(problem: BAProblem, ws: Workspace, mu: number): numb
     const settings = { maxIterations: Math.max(10, Math.min(layout.reducedSize, 500)), relativeTolerance: PCG_RELATIVE_TOLERANCE };
     pcgIterations = solvePcg(problem, layout, normal, schur, ws.pcg, mu, rhs, dR, settings);
   }
-  backSubstitute(problem, layout, normal, schur, dR, dP);
+  if (ws.team) teamBackSubstitute(ws.team);
+  else backSubstitute(problem, layout, normal, schur, dR, dP);
   return pcgIterations;
 }
 
 /** Linearises at the problem's current parameters and refreshes the damping diagonals. */
 export function relinearize(problem: BAProblem, ws: Workspace, options: Options): CostSum {
-  const cost = linearize(problem, ws.layout, ws.normal, options.loss, options.lossScalePx);
+  const cost = ws.team ? teamLinearize(ws.team, problem, ws) : linearize(problem, ws.layout, ws.normal, options.loss, options.lossScalePx);
   computeDampingDiagonals(problem, ws.layout, ws.normal, ws.schur);
   return cost;
 }
@@ -118,13 +141,38 @@ function acceptTrial(problem: BAProblem, trial: Trial): void {
   problem.points.set(trial.points);
 }
 
+/** The team for this problem, or null: below `parallelMinObservations` a pass is too short for the dispatch to pay off. */
+function teamFor(problem: BAProblem, options: Options): BaTeam | null {
+  if (options.threads === 1 || problem.observationCount < options.parallelMinObservations) return null;
+  const threads = BaTeam.size(options.threads);
+  return threads > 1 ? BaTeam.get(threads) : null;
+}
+
 export function solve(problem: BAProblem, options: Options): SolveSummary {
-  const ws = allocateWorkspace(problem, options);
+  const team = teamFor(problem, options);
+  if (!team) return solveWith(problem, allocateWorkspace(problem, options), options);
+  team.arena.reset();
+  const work = shareProblem(problem, team.arena);
+  const ws = allocateWorkspace(work, options, team.arena);
+  ws.team = bindTeam(team, work, ws, options);
+  try {
+    const summary = solveWith(work, ws, options);
+    problem.poses.set(work.poses);
+    problem.intrinsics.set(work.intrinsics);
+    problem.points.set(work.points);
+    return summary;
+  } finally {
+    team.release();
+  }
+}
+
+function solveWith(problem: BAProblem, ws: Workspace, options: Options): SolveSummary {
   const { layout } = ws;
   const summary: SolveSummary = {
     iterations: 0, acceptedSteps: 0, rejectedSteps: 0, pcgIterations: 0,
     initial: { cost: 0, sumSquares: 0 }, final: { cost: 0, sumSquares: 0 },
     termination: "max-iterations", linearSolver: ws.dense ? "dense-cholesky" : "pcg", layout,
+    threads: ws.team ? ws.team.shared.threads : 1,
   };
   let current = relinearize(problem, ws, options);
   summary.initial = current;
@@ -146,7 +194,8 @@ export function solve(problem: BAProblem, options: Options): SolveSummary {
     }
     summary.iterations++;
     const pcgIterations = solveDamped(problem, ws, mu);
-    const predicted = pcgIterations >= 0 ? predictedDecrease(problem, layout, ws.normal, ws.dR, ws.dP) : NaN;
+    const predicted = pcgIterations < 0 ? NaN
+      : ws.team ? teamPredictedDecrease(ws.team, problem, ws) : predictedDecrease(problem, layout, ws.normal, ws.dR, ws.dP);
     if (pcgIterations >= 0) {
       summary.pcgIterations += pcgIterations;
       const size = stepNorm(layout, ws.dR, ws.dP);
@@ -158,8 +207,8 @@ export function solve(problem: BAProblem, options: Options): SolveSummary {
     let candidate: CostSum | null = null;
     if (predicted > 0) {
       applyStep(problem, layout, ws.dR, ws.dP, ws.trial);
-      candidate = evaluateCost(problem, ws.trial.poses, ws.trial.intrinsics, ws.trial.points, ws.trialRotations,
-        options.loss, options.lossScalePx, ws.residualScratch);
+      candidate = ws.team ? teamTrialCost(ws.team, problem, ws)
+        : evaluateCost(problem, ws.trial.poses, ws.trial.intrinsics, ws.trial.points, ws.trialRotations, options.loss, options.lossScalePx, ws.residualScratch);
     }
     const actual = candidate ? current.cost - candidate.cost : NaN;
     const gain = actual / predicted;

@@ -43,11 +43,17 @@ export function applyStep(problem: BAProblem, layout: Layout, dR: Float64Array, 
  * when the linear solve was inexact (PCG).
  */
 export function predictedDecrease(problem: BAProblem, layout: Layout, normal: Normal, dR: Float64Array, dP: Float64Array): number {
+  const decrease = observationsPredictedDecrease(problem, layout, normal, dR, dP, 0, problem.observationCount);
+  return normal.prior ? decrease + priorPredictedDecrease(problem, layout, normal.prior, dR) : decrease;
+}
+
+/** The observations [o0, o1)'s share of predictedDecrease (priors excluded). */
+export function observationsPredictedDecrease(problem: BAProblem, layout: Layout, normal: Normal, dR: Float64Array, dP: Float64Array, o0: number, o1: number): number {
   const cw = layout.cw;
   const ni = layout.ni;
   const { jc, jp, res } = normal;
   let decrease = 0;
-  for (let o = 0; o < problem.observationCount; o++) {
+  for (let o = o0; o < o1; o++) {
     const c = problem.obsCamera[o];
     const p = problem.obsPoint[o];
     const pb = layout.poseBase[c];
@@ -70,7 +76,6 @@ export function predictedDecrease(problem: BAProblem, layout: Layout, normal: No
     // ½(‖r‖² − ‖r + l‖²) = −(r·l) − ½‖l‖².
     decrease -= r0 * l0 + r1 * l1 + 0.5 * (l0 * l0 + l1 * l1);
   }
-  if (normal.prior) decrease += priorPredictedDecrease(problem, layout, normal.prior, dR);
   return decrease;
 }
 

@@ -71,6 +71,14 @@ export interface Options {
   bandedDenseMaxCost: number;
   /** …and the reduced system has at most this many parameters (memory 8 · n² bytes). */
   bandedDenseMaxSize: number;
+  /**
+   * Threads for the passes over points and observations (team.ts): 1 = the calling thread
+   * alone, 0 = every available core. Each extra thread of a dense solve holds its own n × n
+   * partial of the reduced system (8 · n² bytes).
+   */
+  threads: number;
+  /** Problems with fewer observations run on the calling thread alone (a team's per-pass overhead, and small problems keep their bit-for-bit results). */
+  parallelMinObservations: number;
 }
 
 export type LinearSolverKind = "dense-cholesky" | "pcg";

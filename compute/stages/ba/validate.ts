@@ -33,4 +33,6 @@ export function validateOptions(options: Options): void {
   check(options.lossScalePx > 0, "lossScalePx must be positive");
   check(options.initialLambda > 0, "initialLambda must be positive");
   check(["cauchy", "huber", "squared"].includes(options.loss), `unknown loss "${options.loss}"`);
+  check(Number.isInteger(options.threads) && options.threads >= 0, "threads must be a non-negative integer (0 = every available core)");
+  check(options.parallelMinObservations >= 0, "parallelMinObservations must be non-negative");
 }

@@ -222,6 +222,8 @@ function solve(state: SfmState, sel: Selection, kind: "local" | "global", option
     refineDistortion: refine.distortion,
     refinePrincipalPoint: refine.principalPoint,
     maxIterations: kind === "local" ? options.localBaIterations : options.globalBaIterations,
+    threads: state.order.length >= options.baParallelMinImages ? options.baThreads : 1,
+    parallelMinObservations: options.baParallelMinObservations,
   });
   const rejected = !(report.finalCost <= report.initialCost);
   if (!rejected) writeBack(state, sel, problem, groupIds);

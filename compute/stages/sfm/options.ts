@@ -62,6 +62,16 @@ export interface Options {
   baLossScalePx: number;
   localBaIterations: number;
   globalBaIterations: number;
+  /**
+   * Threads of the bundle adjustments of a model of at least `baParallelMinImages` registered
+   * photos, local and global, that have at least `baParallelMinObservations` observations
+   * (stages/ba/team.ts): 0 = every available core, 1 = the calling thread alone. A team sums
+   * in another order, so smaller models keep their single-thread results bit for bit; their
+   * adjustments are too short for threads to matter.
+   */
+  baThreads: number;
+  baParallelMinImages: number;
+  baParallelMinObservations: number;
   /** Refine focal and k1, k2 per intrinsics group in global BA. */
   refineIntrinsics: boolean;
   /** Refine radial distortion (k1, k2) when it is observable (bundle.ts distortionObservable); false keeps it at 0. */
@@ -139,6 +149,9 @@ export const DEFAULTS: Options = {
   baLossScalePx: 1,
   localBaIterations: 12,
   globalBaIterations: 40,
+  baThreads: 0,
+  baParallelMinImages: 60,
+  baParallelMinObservations: 5_000,
   refineIntrinsics: true,
   refineDistortion: true,
   principalPointMaxShift: 0.04,
