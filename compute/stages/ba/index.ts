@@ -28,6 +28,7 @@
  */
 import { evaluateResiduals } from "./residuals.js";
 import { solve } from "./solver.js";
+import { BaTeam } from "./team.js";
 import type { BAProblem, BAReport, Options } from "./types.js";
 import { validateOptions, validateProblem } from "./validate.js";
 
@@ -36,6 +37,11 @@ export type { CentrePrior } from "./centre-prior.js";
 export type { LossName } from "./loss.js";
 
 export const NAME = "ba";
+
+/** Stops the process's bundle-adjustment thread team and frees its shared memory; the next threaded solve starts a new one. */
+export function closeTeam(): void {
+  BaTeam.close();
+}
 
 export const DEFAULTS: Options = {
   maxIterations: 50,

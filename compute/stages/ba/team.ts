@@ -67,6 +67,11 @@ export class BaTeam {
     return current;
   }
 
+  /** Stops the current team, if any (its workers exit, and the shared memory they held is freed). */
+  static close(): void {
+    current?.dispose();
+  }
+
   /** Hands a solve's shared arrays to every worker; blocks until each took them. */
   bind(shared: SharedSolve): void {
     if (this.bound) throw new Error("ba: the thread team is already bound to a solve");

@@ -10,7 +10,7 @@
  * GPS fixes can hold the block (georeference.ts), with no camera fixed and the fixes as priors.
  */
 import { angleAxisToMatrix, matrixToAngleAxis } from "../../geometry/rotation.js";
-import { run as runBundleAdjustment, type BAProblem, type CentrePrior } from "../ba/index.js";
+import { closeTeam, run as runBundleAdjustment, type BAProblem, type CentrePrior } from "../ba/index.js";
 import { gpsPriorFor, type GpsPriorSummary } from "./georeference.js";
 import type { ImageFeatures } from "../../scene/index.js";
 import type { Options } from "./options.js";
@@ -31,6 +31,8 @@ export interface BundleSummary {
   initialCost: number;
   finalCost: number;
   refined: string[];
+  /** Threads that ran it (stages/ba/team.ts). */
+  threads: number;
   /** Global adjustments of photos with GPS: the priors they had, or why none. */
   gps?: GpsPriorSummary;
 }
@@ -206,6 +208,11 @@ function writeBack(state: SfmState, sel: Selection, problem: BAProblem, groupIds
   groupIds.forEach((g, l) => state.intrinsics.set(problem.intrinsics.subarray(5 * l, 5 * l + 5), 5 * g));
 }
 
+/** Frees the bundle adjustments' worker threads and shared memory once SfM is done. */
+export function closeBundleThreads(): void {
+  closeTeam();
+}
+
 interface Refine {
   focal: boolean;
   distortion: boolean;
@@ -238,6 +245,7 @@ function solve(state: SfmState, sel: Selection, kind: "local" | "global", option
     iterations: report.iterations,
     wallMs: performance.now() - started,
     rejected,
+    threads: report.counts.threads,
     initialCost: report.initialCost,
     finalCost: report.finalCost,
     refined,

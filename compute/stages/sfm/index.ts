@@ -4,7 +4,7 @@
  */
 import { createRng } from "../../math/random.js";
 import { PipelineError, type ImageFeatures, type ImageRef, type ProgressFn, type SparseModel, type StageReport, type Tracks, type VerifiedPair } from "../../scene/index.js";
-import type { BundleSummary } from "./bundle.js";
+import { closeBundleThreads, type BundleSummary } from "./bundle.js";
 import type { ClosureSummary } from "./closure.js";
 import { applyAlignment, computeAlignment } from "./frame.js";
 import { implausibleViews, withoutViews } from "./plausible.js";
@@ -157,6 +157,8 @@ function buildReport(best: Attempted, others: number[], ctx: GrowContext, images
     finalBaFinalCost: last?.finalCost ?? 0,
     finalBaRejected: last?.rejected ? 1 : 0,
     bundleAdjustmentsRejected: bundles.filter((b) => b.rejected).length,
+    // Threads of the largest team that ran an adjustment (1: all on the calling thread).
+    bundleAdjustmentThreads: bundles.reduce((most, b) => Math.max(most, b.threads), 1),
     otherModels: others.length,
     mergedIntrinsicsGroups: best.mergedGroups,
     principalPointRefined: best.principalPointRefined ? 1 : 0,
@@ -415,8 +417,15 @@ export function run(input: Input, options: Partial<Options> = {}, progress: Prog
     },
   };
   const components = componentSizes(images.length, pairs);
-  const prior = finishLargest(reconstructModels(ctx, pairs, groups, components, state), images, pairs, components);
-  const { outcome, summary: guess } = tryOtherFocalGuesses(ctx, state, prior, groups, pairs, components);
+  let chosen: ReturnType<typeof tryOtherFocalGuesses>;
+  try {
+    const prior = finishLargest(reconstructModels(ctx, pairs, groups, components, state), images, pairs, components);
+    chosen = tryOtherFocalGuesses(ctx, state, prior, groups, pairs, components);
+  } finally {
+    // A long-lived service must not keep the team's shared memory (about 1 GB at 800 photos) between jobs.
+    closeBundleThreads();
+  }
+  const { outcome, summary: guess } = chosen;
   if (outcome.best === null) throw outcome.error!;
   const { best } = outcome;
   applyAlignment(best.model, computeAlignment(best.model));

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { run } from "../../../compute/stages/ba/index.js";
+import { BaTeam } from "../../../compute/stages/ba/team.js";
+import type { SharedSolve } from "../../../compute/stages/ba/team-kernels.js";
 import { cameraErrors } from "./alignment.js";
 import { injectOutliers, makeScene, perturbedCopy } from "./synthetic-scene.js";
 
@@ -68,5 +70,17 @@ describe("ba with a thread team", () => {
       expect(report.counts.threads).toBe(2);
       expect(report.finalCost).toBeLessThan(report.initialCost);
     }
+  });
+
+  it("fails with the worker's own error, never a silent wait, and the next solve starts a new team", () => {
+    const team = BaTeam.get(2);
+    // A solve without the worker's partial arrays: the worker cannot build its share.
+    const broken = { threads: 2, cameraPartials: [], densePartials: [], rhsPartials: [] } as unknown as SharedSolve;
+    expect(() => team.bind(broken)).toThrow(/a worker thread of the bundle-adjustment team failed: thread 1: TypeError/);
+    expect(BaTeam.get(2)).not.toBe(team);
+    const problem = perturbedCopy(scene);
+    const report = run(problem, { threads: 2, parallelMinObservations: 0 });
+    expect(report.counts.threads).toBe(2);
+    expect(cameraErrors(problem, scene.truth).maxRotationDeg).toBeLessThan(0.06);
   });
 });
