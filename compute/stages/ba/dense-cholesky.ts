@@ -16,18 +16,8 @@
 export function choleskyUpper(a: Float64Array, n: number, columns: Int32Array): boolean {
   for (let k = 0; k < n; k++) {
     const rowK = k * n;
-    const pivot = a[rowK + k];
-    if (!(pivot > 0) || !Number.isFinite(pivot)) return false;
-    const rkk = Math.sqrt(pivot);
-    a[rowK + k] = rkk;
-    const inv = 1 / rkk;
-    let count = 0;
-    for (let j = k + 1; j < n; j++) {
-      const v = a[rowK + j];
-      if (v === 0) continue;
-      a[rowK + j] = v * inv;
-      columns[count++] = j;
-    }
+    const count = factorPivotRow(a, n, k, columns, 0);
+    if (count < 0) return false;
     if (2 * count > n - k) {
       for (let c = 0; c < count; c++) {
         const i = columns[c];
@@ -48,6 +38,28 @@ export function choleskyUpper(a: Float64Array, n: number, columns: Int32Array): 
     }
   }
   return true;
+}
+
+/**
+ * Makes row k of the factor from the updated row k of `a`: its diagonal r_kk = √a_kk and the
+ * rest divided by it. Writes the non-zero columns right of the diagonal, ascending, to
+ * `columns` from `base`; returns their count, or −1 if the pivot is not positive.
+ */
+function factorPivotRow(a: Float64Array, n: number, k: number, columns: Int32Array, base: number): number {
+  const rowK = k * n;
+  const pivot = a[rowK + k];
+  if (!(pivot > 0) || !Number.isFinite(pivot)) return -1;
+  const rkk = Math.sqrt(pivot);
+  a[rowK + k] = rkk;
+  const inv = 1 / rkk;
+  let count = 0;
+  for (let j = k + 1; j < n; j++) {
+    const v = a[rowK + j];
+    if (v === 0) continue;
+    a[rowK + j] = v * inv;
+    columns[base + count++] = j;
+  }
+  return count;
 }
 
 /** Solves RᵀR·x = b with the factor from `choleskyUpper`, overwriting `b` with x. */
@@ -135,19 +147,9 @@ export function choleskyUpperPanels(a: Float64Array, n: number, scratch: PanelSc
     const k1 = Math.min(n, k0 + CHOLESKY_PANEL);
     for (let k = k0; k < k1; k++) {
       const rowK = k * n;
-      const pivot = a[rowK + k];
-      if (!(pivot > 0) || !Number.isFinite(pivot)) return false;
-      const rkk = Math.sqrt(pivot);
-      a[rowK + k] = rkk;
-      const inv = 1 / rkk;
       const base = (k - k0) * n;
-      let count = 0;
-      for (let j = k + 1; j < n; j++) {
-        const v = a[rowK + j];
-        if (v === 0) continue;
-        a[rowK + j] = v * inv;
-        columns[base + count++] = j;
-      }
+      const count = factorPivotRow(a, n, k, columns, base);
+      if (count < 0) return false;
       counts[k - k0] = count;
       // The panel's own rows after k.
       for (let c = 0; c < count; c++) {

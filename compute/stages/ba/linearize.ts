@@ -266,22 +266,23 @@ export function linearize(problem: BAProblem, layout: Layout, normal: Normal, lo
   normal.upp.fill(0); normal.upi.fill(0); normal.uii.fill(0); normal.v.fill(0);
   normal.gR.fill(0); normal.gP.fill(0);
   computeRotations(problem.cameraCount, problem.poses, normal.rotations);
-  const { obsCamera, obsPoint, intrinsicsGroup, obsXY, obsSigma, poses, points, intrinsics } = problem;
-  let cost = 0;
-  let sumSquares = 0;
-  for (let o = 0; o < problem.observationCount; o++) {
-    const c = obsCamera[o];
-    const s = projectWithJacobian(normal.rotations, 9 * c, poses, 6 * c, points, 3 * obsPoint[o],
-      intrinsics, 5 * intrinsicsGroup[c], obsXY, 2 * o, normal.scratch);
-    sumSquares += s;
-    const whitened = obsSigma ? whiten(normal.scratch, s, obsSigma[o]) : s;
-    cost += lossValue(loss, whitened, scale);
-    storeWeighted(normal, layout, o, whitened, lossWeight(loss, whitened, scale), lossCurvature(loss, whitened, scale));
-    accumulate(problem, layout, normal, o);
-  }
-  if (normal.prior) cost += accumulatePriors(problem, layout, normal.rotations, normal.upp, normal.gR, normal.prior);
+  const sums: CostSum = { cost: 0, sumSquares: 0 };
+  for (let o = 0; o < problem.observationCount; o++) linearizeObservation(problem, layout, normal, o, loss, scale, sums);
+  if (normal.prior) sums.cost += accumulatePriors(problem, layout, normal.rotations, normal.upp, normal.gR, normal.prior);
   mirrorBlocks(layout, normal);
-  return { cost: 0.5 * cost, sumSquares };
+  return { cost: 0.5 * sums.cost, sumSquares: sums.sumSquares };
+}
+
+/** Evaluates observation o and adds it to the normal equations; adds ρ (not halved) and ‖r‖² to `sums`. */
+function linearizeObservation(problem: BAProblem, layout: Layout, normal: Normal, o: number, loss: LossName, scale: number, sums: CostSum): void {
+  const c = problem.obsCamera[o];
+  const s = projectWithJacobian(normal.rotations, 9 * c, problem.poses, 6 * c, problem.points, 3 * problem.obsPoint[o],
+    problem.intrinsics, 5 * problem.intrinsicsGroup[c], problem.obsXY, 2 * o, normal.scratch);
+  sums.sumSquares += s;
+  const whitened = problem.obsSigma ? whiten(normal.scratch, s, problem.obsSigma[o]) : s;
+  sums.cost += lossValue(loss, whitened, scale);
+  storeWeighted(normal, layout, o, whitened, lossWeight(loss, whitened, scale), lossCurvature(loss, whitened, scale));
+  accumulate(problem, layout, normal, o);
 }
 
 /**
@@ -292,31 +293,19 @@ export function linearize(problem: BAProblem, layout: Layout, normal: Normal, lo
  * must hold the current poses' matrices. Mirrors V of its points; returns ½·Σρ and Σ‖r‖².
  */
 export function linearizePoints(problem: BAProblem, layout: Layout, normal: Normal, loss: LossName, scale: number, p0: number, p1: number): CostSum {
-  const { obsCamera, obsPoint, intrinsicsGroup, obsXY, obsSigma, poses, points, intrinsics } = problem;
   const { pointObsStart, pointObs } = layout;
-  let cost = 0;
-  let sumSquares = 0;
+  const sums: CostSum = { cost: 0, sumSquares: 0 };
   for (let p = p0; p < p1; p++) {
     normal.v.fill(0, 9 * p, 9 * p + 9);
     normal.gP.fill(0, 3 * p, 3 * p + 3);
-    for (let k = pointObsStart[p]; k < pointObsStart[p + 1]; k++) {
-      const o = pointObs[k];
-      const c = obsCamera[o];
-      const s = projectWithJacobian(normal.rotations, 9 * c, poses, 6 * c, points, 3 * obsPoint[o],
-        intrinsics, 5 * intrinsicsGroup[c], obsXY, 2 * o, normal.scratch);
-      sumSquares += s;
-      const whitened = obsSigma ? whiten(normal.scratch, s, obsSigma[o]) : s;
-      cost += lossValue(loss, whitened, scale);
-      storeWeighted(normal, layout, o, whitened, lossWeight(loss, whitened, scale), lossCurvature(loss, whitened, scale));
-      accumulate(problem, layout, normal, o);
-    }
+    for (let k = pointObsStart[p]; k < pointObsStart[p + 1]; k++) linearizeObservation(problem, layout, normal, pointObs[k], loss, scale, sums);
     if (layout.pointFree[p]) {
       const v = normal.v;
       const o = 9 * p;
       v[o + 3] = v[o + 1]; v[o + 6] = v[o + 2]; v[o + 7] = v[o + 5];
     }
   }
-  return { cost: 0.5 * cost, sumSquares };
+  return { cost: 0.5 * sums.cost, sumSquares: sums.sumSquares };
 }
 
 /**
