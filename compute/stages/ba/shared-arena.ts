@@ -9,6 +9,9 @@
  * solve's arrays, plus the buffers it outgrew (at most as much again, as it doubles).
  */
 
+import type { Layout } from "./layout.js";
+import type { BAProblem } from "./types.js";
+
 type TypedArrayOf<T> = T extends Float64ArrayConstructor ? Float64Array : T extends Int32ArrayConstructor ? Int32Array : T extends Uint32ArrayConstructor ? Uint32Array : Uint8Array;
 type Constructor = Float64ArrayConstructor | Int32ArrayConstructor | Uint32ArrayConstructor | Uint8ArrayConstructor;
 
@@ -50,4 +53,24 @@ export class SharedArena {
     view.set(values as never);
     return view;
   }
+}
+
+/** The problem with its arrays copied into the team's shared memory (the solver updates the copy; the caller copies the result back). */
+export function shareProblem(problem: BAProblem, arena: SharedArena): BAProblem {
+  return {
+    ...problem,
+    poses: arena.copy(problem.poses), intrinsics: arena.copy(problem.intrinsics), points: arena.copy(problem.points),
+    intrinsicsGroup: arena.copy(problem.intrinsicsGroup), obsCamera: arena.copy(problem.obsCamera), obsPoint: arena.copy(problem.obsPoint),
+    obsXY: arena.copy(problem.obsXY), ...(problem.obsSigma ? { obsSigma: arena.copy(problem.obsSigma) } : {}),
+  };
+}
+
+/** Puts the layout's arrays that the kernels read into shared memory. */
+export function shareLayout(layout: Layout, arena: SharedArena): void {
+  layout.intrinsicColumns = arena.copy(layout.intrinsicColumns);
+  layout.poseBase = arena.copy(layout.poseBase);
+  layout.intrBase = arena.copy(layout.intrBase);
+  layout.pointFree = arena.copy(layout.pointFree);
+  layout.pointObsStart = arena.copy(layout.pointObsStart);
+  layout.pointObs = arena.copy(layout.pointObs);
 }

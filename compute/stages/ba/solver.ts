@@ -6,16 +6,17 @@
  * accepted: μ ← μ·max(1/3, 1 − (2ρ − 1)³), ν ← 2;  rejected: μ ← μ·ν, ν ← 2ν.
  * Stopping tests follow Ceres' (function, gradient and parameter tolerances).
  */
-import { buildLayout, type Layout } from "./layout.js";
-import { allocateNormal, evaluateCost, linearize, plainArray, type Allocate, type CostSum, type Normal } from "./linearize.js";
-import { allocateSchur, backSubstitute, computeDampingDiagonals, formDenseReduced, formReducedDiagonal, type SchurWork } from "./schur.js";
+import type { Layout } from "./layout.js";
+import { evaluateCost, linearize, type CostSum } from "./linearize.js";
+import { backSubstitute, computeDampingDiagonals, formDenseReduced, formReducedDiagonal } from "./schur.js";
 import { choleskySolveUpper, choleskyUpper } from "./dense-cholesky.js";
-import { allocatePcg, factorPreconditioner, solvePcg, type PcgWork } from "./pcg.js";
+import { factorPreconditioner, solvePcg } from "./pcg.js";
 import { applyStep, gradientMaxNorm, parameterNorm, predictedDecrease, stepNorm, type Trial } from "./step.js";
-import type { SharedArena } from "./shared-arena.js";
+import { shareProblem } from "./shared-arena.js";
 import { BaTeam } from "./team.js";
-import { bindTeam, shareLayout, shareProblem, teamBackSubstitute, teamCholesky, teamFormDense, teamLinearize, teamPredictedDecrease, teamTrialCost, type TeamSolve } from "./team-solve.js";
+import { bindTeam, teamBackSubstitute, teamCholesky, teamFormDense, teamLinearize, teamPredictedDecrease, teamTrialCost } from "./team-solve.js";
 import type { BAProblem, LinearSolverKind, Options } from "./types.js";
+import { allocateWorkspace, type Workspace } from "./workspace.js";
 
 /** Ceres' min_relative_decrease: a step must deliver this fraction of its predicted decrease. */
 const MIN_GAIN_RATIO = 1e-3;
@@ -41,69 +42,6 @@ export interface SolveSummary {
   layout: Layout;
   /** Threads that ran the passes over points and observations (1: the calling thread alone). */
   threads: number;
-}
-
-/** Everything one solve allocates up front, so the iterations allocate nothing. */
-export interface Workspace {
-  layout: Layout;
-  normal: Normal;
-  schur: SchurWork;
-  dense: Float64Array | null;
-  /** Scratch of the dense factorisation: non-zero columns of one row. */
-  denseColumns: Int32Array;
-  pcg: PcgWork | null;
-  rhs: Float64Array;
-  dR: Float64Array;
-  dP: Float64Array;
-  trial: Trial;
-  trialRotations: Float64Array;
-  residualScratch: Float64Array;
-  /** The thread team sharing the passes over points and observations, when one is bound. */
-  team: TeamSolve | null;
-}
-
-/**
- * Above `denseSchurMaxCameras`, a reduced system whose banded order (ordering.ts) keeps the
- * dense factor cheap still takes the dense path: on a survey or a long walk each camera sees a
- * few dozen others, the factor costs ~ n · band² and converges in one solve, whereas
- * block-Jacobi PCG needed 10× the CPU of dense Cholesky already at 300 cameras (BENCHMARKS.md,
- * bundle adjustment). Bounded by the dense matrix's memory (8 · n² bytes).
- */
-function bandedDenseAffordable(layout: Layout, options: Options): boolean {
-  return layout.reducedSize <= options.bandedDenseMaxSize && layout.denseCost <= options.bandedDenseMaxCost;
-}
-
-/**
- * Buffers of one solve. With a team's `arena`, the arrays the threads read or write are
- * allocated in its shared memory and the layout's arrays are moved there; the problem must
- * then be a shareProblem copy in the same arena.
- */
-export function allocateWorkspace(problem: BAProblem, options: Options, arena: SharedArena | null = null): Workspace {
-  const layout = buildLayout(problem, options);
-  if (arena) shareLayout(layout, arena);
-  const allocate: Allocate = arena ? (length) => arena.allocate(Float64Array, length) : plainArray;
-  const copy = (values: Float64Array): Float64Array => {
-    const out = allocate(values.length);
-    out.set(values);
-    return out;
-  };
-  const n = layout.reducedSize;
-  const usePcg = layout.freePoseCount > options.denseSchurMaxCameras && !bandedDenseAffordable(layout, options);
-  return {
-    layout,
-    normal: allocateNormal(problem, layout, allocate),
-    schur: allocateSchur(problem, layout, allocate),
-    dense: usePcg ? null : allocate(n * n),
-    denseColumns: new Int32Array(usePcg ? 0 : n),
-    pcg: usePcg ? allocatePcg(layout) : null,
-    rhs: new Float64Array(n),
-    dR: allocate(n),
-    dP: allocate(problem.pointCount * 3),
-    trial: { poses: copy(problem.poses), intrinsics: copy(problem.intrinsics), points: copy(problem.points) },
-    trialRotations: allocate(problem.cameraCount * 9),
-    residualScratch: new Float64Array(2),
-    team: null,
-  };
 }
 
 /** Solves the damped system for (dR, dP). Returns −1 on numerical failure, else PCG iterations used. */

@@ -5,35 +5,15 @@
  */
 import { priorSquares } from "./centre-prior.js";
 import { allocatePanelScratch, choleskyUpperPanels } from "./dense-cholesky.js";
-import type { SharedArena } from "./shared-arena.js";
 import type { Layout } from "./layout.js";
 import { computeRotations, finishLinearization, type CostSum } from "./linearize.js";
 import { startDenseReduced } from "./schur.js";
 import { priorPredictedDecrease } from "./centre-prior.js";
-import type { BaTeam } from "./team.js";
+import type { SharedArena } from "./shared-arena.js";
+import type { BaTeam, TeamSolve } from "./team.js";
 import { cameraPartialLength, KERNEL, type SharedSolve, type ThreadContext } from "./team-kernels.js";
 import type { BAProblem, Options } from "./types.js";
-import type { Workspace } from "./solver.js";
-
-/** The problem with its arrays copied into the team's shared memory (the solver updates the copy; the caller copies the result back). */
-export function shareProblem(problem: BAProblem, arena: SharedArena): BAProblem {
-  return {
-    ...problem,
-    poses: arena.copy(problem.poses), intrinsics: arena.copy(problem.intrinsics), points: arena.copy(problem.points),
-    intrinsicsGroup: arena.copy(problem.intrinsicsGroup), obsCamera: arena.copy(problem.obsCamera), obsPoint: arena.copy(problem.obsPoint),
-    obsXY: arena.copy(problem.obsXY), ...(problem.obsSigma ? { obsSigma: arena.copy(problem.obsSigma) } : {}),
-  };
-}
-
-/** Puts the layout's arrays that the kernels read into shared memory. */
-export function shareLayout(layout: Layout, arena: SharedArena): void {
-  layout.intrinsicColumns = arena.copy(layout.intrinsicColumns);
-  layout.poseBase = arena.copy(layout.poseBase);
-  layout.intrBase = arena.copy(layout.intrBase);
-  layout.pointFree = arena.copy(layout.pointFree);
-  layout.pointObsStart = arena.copy(layout.pointObsStart);
-  layout.pointObs = arena.copy(layout.pointObs);
-}
+import type { Workspace } from "./workspace.js";
 
 /** Thread ranges of points with about equal observation counts (the cost of both point passes grows with them). */
 function pointRanges(layout: Layout, pointCount: number, threads: number, arena: SharedArena): Int32Array {
@@ -55,12 +35,6 @@ function evenRanges(count: number, threads: number, arena: SharedArena): Int32Ar
   return ranges;
 }
 
-export interface TeamSolve {
-  team: BaTeam;
-  shared: SharedSolve;
-  /** The calling thread's share: the workspace's own arrays. */
-  own: ThreadContext;
-}
 
 /** Binds `team` to a solve whose problem and workspace were allocated in its arena (shareProblem, allocateWorkspace). */
 export function bindTeam(team: BaTeam, problem: BAProblem, ws: Workspace, options: Options): TeamSolve {

@@ -160,3 +160,11 @@ export class BaTeam {
 }
 
 let current: BaTeam | null = null;
+
+export interface TeamSolve {
+  team: BaTeam;
+  shared: SharedSolve;
+  /** The calling thread's share: the workspace's own arrays. */
+  own: ThreadContext;
+}
+

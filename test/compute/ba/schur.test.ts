@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULTS, type Options } from "../../../compute/stages/ba/index.js";
-import { allocateWorkspace, relinearize, solveDamped } from "../../../compute/stages/ba/solver.js";
+import { relinearize, solveDamped } from "../../../compute/stages/ba/solver.js";
+import { allocateWorkspace } from "../../../compute/stages/ba/workspace.js";
 import { evaluateCost } from "../../../compute/stages/ba/linearize.js";
 import { applyStep } from "../../../compute/stages/ba/step.js";
 import { Rng, makeScene, perturbedCopy } from "./synthetic-scene.js";
