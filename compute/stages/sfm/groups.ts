@@ -41,6 +41,50 @@ export function assignIntrinsicsGroups(images: ImageRef[]): IntrinsicsGroups {
 }
 
 /**
+ * The same groups with the photos without an EXIF focal (not video frames) of one image size
+ * in one group: the hypothesis that one camera took them, the common case, which per-image
+ * groups only reach once their refined focals agree (mergeConsistentGroups). On a sparse ring
+ * of a dull object those per-image focals are too weakly fixed to agree: templeSparseRing's
+ * starts then disagreed and the upload was refused, whereas one shared focal from the same
+ * default prior (768 px) refined to 1,531 px (true 1,520) and placed all 16 photos within
+ * 0.85°. Each group starts from its members' (equal) default prior.
+ */
+export function oneCameraPerSize(groups: IntrinsicsGroups, images: ImageRef[]): IntrinsicsGroups {
+  const groupOfSize = new Map<string, number>();
+  const keep = new Map<number, number>();
+  const values: number[] = [];
+  const groupOfImage = new Uint32Array(images.length);
+  const newGroup = (old: number): number => {
+    values.push(...groups.intrinsics.subarray(5 * old, 5 * old + 5));
+    return values.length / 5 - 1;
+  };
+  images.forEach((image, i) => {
+    const old = groups.groupOfImage[i];
+    if (image.focalPriorSource === "default" && !image.video) {
+      const key = `${image.width}x${image.height}`;
+      if (!groupOfSize.has(key)) groupOfSize.set(key, newGroup(old));
+      groupOfImage[i] = groupOfSize.get(key)!;
+      return;
+    }
+    if (!keep.has(old)) keep.set(old, newGroup(old));
+    groupOfImage[i] = keep.get(old)!;
+  });
+  return { groupOfImage, intrinsics: Float64Array.from(values) };
+}
+
+/** Whether two or more photos without an EXIF focal share an image size (so oneCameraPerSize differs from the groups). */
+export function photosShareUnknownCamera(images: ImageRef[]): boolean {
+  const sizes = new Set<string>();
+  for (const image of images) {
+    if (image.focalPriorSource !== "default" || image.video) continue;
+    const key = `${image.width}x${image.height}`;
+    if (sizes.has(key)) return true;
+    sizes.add(key);
+  }
+  return false;
+}
+
+/**
  * Relative spread of refined focals within which default-prior images are taken to share a
  * camera. 5%: one image's focal is poorly fixed on a narrow lens (temple ring, f ≈ 2.4 ×
  * width: 16 per-image focals spread −3.5%…+0.8% around their median, so at 3% they never

@@ -14,7 +14,7 @@ import { hasGuessedFocal, withFocalGuess } from "./focal-guess.js";
 import { crossCheckStarts, startsAgree } from "./cross-check.js";
 import type { DistortionChoice } from "./distortion-select.js";
 import type { GpsPriorSummary } from "./georeference.js";
-import { assignIntrinsicsGroups, type IntrinsicsGroups } from "./groups.js";
+import { assignIntrinsicsGroups, oneCameraPerSize, photosShareUnknownCamera, type IntrinsicsGroups } from "./groups.js";
 import { emptyTimings, growModel, type GrowContext, type Timings } from "./incremental.js";
 import { initializeModel, resetModel, type InitAttempt } from "./initialize.js";
 import { meanReprojectionErrorPx, snapshotModel } from "./model.js";
@@ -175,6 +175,7 @@ function buildReport(best: Attempted, others: number[], ctx: GrowContext, images
     focalGuessAttempts: guess.attempts,
     focalGuessFactor: guess.factor ?? 0,
     crossCheckPeers: guess.crossCheck?.peers ?? 0,
+    oneCameraFallback: guess.oneCamera ? 1 : 0,
     crossCheckUnconfirmed: guess.crossCheck?.unconfirmed ?? 0,
     guessedFocalGroups: best.focalProfiles.length,
     minFocalChi2Rise: best.focalProfiles.length > 0 ? Math.min(...best.focalProfiles.map((p) => p.chi2Rise)) : 0,
@@ -203,6 +204,7 @@ function buildReport(best: Attempted, others: number[], ctx: GrowContext, images
   if (best.distortion && !best.distortion.plausible) {
     warnings.push("the refined lens distortion was beyond a rectilinear lens's (it folded back or moved the corners by over 30 %) and was dropped; photos from a fisheye lens need that lens's own model");
   }
+  if (guess.oneCamera) warnings.push("the photos carry no focal length, and reconstructions with a focal of their own per photo disagreed; these cameras assume that one camera took the photos of each image size");
   if (last?.rejected) warnings.push(`the final bundle adjustment ended above its starting cost (${last.initialCost.toPrecision(4)} → ${last.finalCost.toPrecision(4)}) and was not kept`);
   if (last?.gps && last.gps.withFix > 0 && last.gps.used === 0 && last.gps.reason !== "off") warnings.push(`the photos' GPS positions were not used as priors: ${last.gps.reason}`);
   const finalBundleAdjustment = last ? { iterations: last.iterations, initialCost: last.initialCost, finalCost: last.finalCost, initialRmsPx: last.initialRmsPx, finalRmsPx: last.finalRmsPx, refined: last.refined, kept: !last.rejected, ...(last.gps ? { gps: last.gps } : {}) } : null;
@@ -219,6 +221,8 @@ interface FocalGuessSummary {
   priorRegistered: number;
   /** What the cross-check of the starts found (cross-check.ts); null when it did not run. */
   crossCheck: { peers: number; confirmed: number; unconfirmed: number; refused: boolean } | null;
+  /** The kept model came from one shared focal per image size for the photos without EXIF (oneCameraFallback). */
+  oneCamera?: boolean;
 }
 
 /** Every model from one set of starting intrinsics, largest first, and what the largest became. */
@@ -362,7 +366,28 @@ function tryOtherFocalGuesses(ctx: GrowContext, base: SfmState, prior: Outcome, 
     }
   }
   if (!crossCheck) return { outcome, summary };
-  return crossChecked(outcomes, images, summary);
+  const checked = crossChecked(outcomes, images, summary);
+  if (checked.outcome.best !== null || !photosShareUnknownCamera(images)) return checked;
+  return oneCameraFallback(ctx, base, groups, pairs, components, checked);
+}
+
+/**
+ * When the starts with a focal per photo disagree (a refusal), the starts again with one focal
+ * per image size for the photos without EXIF (groups.ts oneCameraPerSize), cross-checked the
+ * same way: kept only when they confirm one another, else the first refusal stands. Only
+ * uploads that would be refused pay for it (three more reconstructions of at most 40 photos).
+ */
+function oneCameraFallback(ctx: GrowContext, base: SfmState, groups: IntrinsicsGroups, pairs: VerifiedPair[], components: Components, refused: { outcome: Outcome; summary: FocalGuessSummary }): { outcome: Outcome; summary: FocalGuessSummary } {
+  const { images } = ctx.state;
+  const shared = oneCameraPerSize(groups, images);
+  const starts: Array<number | null> = [null, ...ctx.options.focalGuessFactors];
+  const outcomes = starts.map((factor) => ({
+    outcome: finishLargest(reconstructModels(ctx, pairs, factor === null ? shared : withFocalGuess(shared, images, factor), components, base), images, pairs, components),
+    factor,
+  }));
+  const summary: FocalGuessSummary = { ...refused.summary, attempts: refused.summary.attempts + starts.length, oneCamera: true };
+  const checked = crossChecked(outcomes, images, summary);
+  return checked.outcome.best !== null ? checked : refused;
 }
 
 /** The outcome the other starts confirm, without its unconfirmed cameras; or a refusal. */

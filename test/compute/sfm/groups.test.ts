@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { mergeConsistentGroups } from "../../../compute/stages/sfm/groups.js";
+import { assignIntrinsicsGroups, mergeConsistentGroups, oneCameraPerSize, photosShareUnknownCamera } from "../../../compute/stages/sfm/groups.js";
 import { createState, registerImage } from "../../../compute/stages/sfm/state.js";
 import { makeSyntheticScene } from "./synthetic.js";
 
@@ -60,5 +60,28 @@ describe("mergeConsistentGroups", () => {
     const three = stateWithFocals([500, 505, 498, 502, 501, 503, 640, 642, 700], [0, 1, 2, 3, 4, 5, 6, 7, 8]);
     mergeConsistentGroups(three);
     expect([6, 7, 8].map((i) => three.groupOfImage[i])).toEqual([6, 7, 8]);
+  });
+});
+
+describe("oneCameraPerSize", () => {
+  it("puts the EXIF-less photos of one size in one group and leaves EXIF cameras and videos as they were", () => {
+    const scene = makeSyntheticScene({ cameras: 6, points: 30, noisePx: 0.5, outlierShare: 0, outlierImage: false, seed: 2, defaultFocalPrior: 600 });
+    const images = scene.images.map((image, i) => ({ ...image, index: i }));
+    // 0, 1, 3: no EXIF, 640×480; 2: EXIF; 4: no EXIF, another size; 5: a video frame.
+    images[2] = { ...images[2], focalPriorSource: "exif35mm", focalPrior: 700 };
+    images[4] = { ...images[4], width: 800, height: 600 };
+    images[5] = { ...images[5], video: { file: "walk.mp4", frame: 30 } };
+    const groups = assignIntrinsicsGroups(images);
+    expect(new Set(groups.groupOfImage).size).toBe(6);
+    expect(photosShareUnknownCamera(images)).toBe(true);
+    const shared = oneCameraPerSize(groups, images);
+    const g = shared.groupOfImage;
+    expect(g[0]).toBe(g[1]);
+    expect(g[3]).toBe(g[0]);
+    expect(new Set([g[0], g[2], g[4], g[5]]).size).toBe(4);
+    expect(shared.intrinsics.length).toBe(5 * 4);
+    expect(shared.intrinsics[5 * g[2]]).toBe(700);
+    expect(shared.intrinsics[5 * g[0]]).toBe(600);
+    expect(photosShareUnknownCamera([images[0], images[2], images[4], images[5]])).toBe(false);
   });
 });
