@@ -381,10 +381,17 @@ function oneCameraFallback(ctx: GrowContext, base: SfmState, groups: IntrinsicsG
   const { images } = ctx.state;
   const shared = oneCameraPerSize(groups, images);
   const starts: Array<number | null> = [null, ...ctx.options.focalGuessFactors];
-  const outcomes = starts.map((factor) => ({
-    outcome: finishLargest(reconstructModels(ctx, pairs, factor === null ? shared : withFocalGuess(shared, images, factor), components, base), images, pairs, components),
-    factor,
-  }));
+  const outcomes = starts.map((factor) => {
+    // Each start from the same random state, so that what it places does not depend on how
+    // many draws the starts before it made: on templeSparseRing the prior start then gave
+    // 16/16 at 0.515/0.852° (as one EXIF focal does), and after the three per-photo starts'
+    // draws 16 with a camera 123° off and the focal 6 % long.
+    ctx.rng = createRng(ctx.options.seed);
+    return {
+      outcome: finishLargest(reconstructModels(ctx, pairs, factor === null ? shared : withFocalGuess(shared, images, factor), components, base), images, pairs, components),
+      factor,
+    };
+  });
   const summary: FocalGuessSummary = { ...refused.summary, attempts: refused.summary.attempts + starts.length, oneCamera: true };
   const checked = crossChecked(outcomes, images, summary);
   return checked.outcome.best !== null ? checked : refused;
