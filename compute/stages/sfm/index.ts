@@ -397,6 +397,15 @@ function oneCameraFallback(ctx: GrowContext, base: SfmState, groups: IntrinsicsG
   return checked.outcome.best !== null ? checked : refused;
 }
 
+/**
+ * A model that no other start can confirm (the only one placing about as many photos) is kept
+ * only when it places at least this share of the upload: fewer photos placed and no second
+ * witness both say the photos' geometry is weak. templeSparseRing without every third photo:
+ * 5 of 11 placed from one start, 10.7–29° off, now refused; every subset that places half its
+ * photos or more, and every full set, is unchanged (`npm run bench -- subsets`).
+ */
+const UNCONFIRMED_MIN_SHARE = 0.5;
+
 /** The outcome the other starts confirm, without its unconfirmed cameras; or a refusal. */
 function crossChecked(outcomes: Array<{ outcome: Outcome; factor: number | null }>, images: ImageRef[], summary: FocalGuessSummary): { outcome: Outcome; summary: FocalGuessSummary } {
   const check = crossCheckStarts(outcomes.map(({ outcome }) => outcome.best?.model ?? null));
@@ -405,8 +414,16 @@ function crossChecked(outcomes: Array<{ outcome: Outcome; factor: number | null 
   if (check.refusal !== null) {
     return { outcome: { models, best: null, error: new PipelineError("not_enough_overlap", `sfm: ${check.refusal}`, RETAKE_HINT) }, summary };
   }
+  if (check.chosen < 0) {
+    return { outcome: { models, best: null, error: new PipelineError("not_enough_overlap", "sfm: no reconstruction from any focal guess placed three photos or more", RETAKE_HINT) }, summary };
+  }
   const { outcome: chosen, factor } = outcomes[check.chosen];
   summary.factor = factor;
+  const chosenCount = placed(chosen);
+  if (check.peers < 2 && chosenCount < UNCONFIRMED_MIN_SHARE * images.length) {
+    summary.crossCheck.refused = true;
+    return { outcome: { models, best: null, error: new PipelineError("not_enough_overlap", `sfm: only ${chosenCount} of ${images.length} photos could be placed, and no reconstruction from another focal guess placed them the same way`, RETAKE_HINT) }, summary };
+  }
   if (chosen.best === null || check.unconfirmed.size === 0) return { outcome: chosen, summary };
   const best = { ...chosen.best, model: withoutViews(chosen.best.model, check.unconfirmed) };
   if (best.model.views.length < 3 && images.length > 2) {
