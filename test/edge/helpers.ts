@@ -64,3 +64,15 @@ export async function requestWithVars(path: string, vars: Partial<Record<keyof E
   await waitOnExecutionContext(ctx);
   return res;
 }
+
+/**
+ * Waits, when fewer than `marginSeconds` remain in the current fixed rate-limit window of
+ * `windowSeconds` (windows start at multiples of their length, edge/objects/rate-limiter.ts),
+ * until the next one starts: a test that spends a budget in several requests must not have
+ * its counts reset halfway by a window boundary (it did, once, on a loaded machine).
+ */
+export async function awayFromWindowEnd(windowSeconds: number, marginSeconds: number): Promise<void> {
+  const windowMs = windowSeconds * 1000;
+  const leftMs = windowMs - (Date.now() % windowMs);
+  if (leftMs < marginSeconds * 1000) await new Promise((resolve) => setTimeout(resolve, leftMs + 50));
+}

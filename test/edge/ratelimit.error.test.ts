@@ -1,12 +1,12 @@
 import { createExecutionContext, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { Hono } from "hono";
-import { describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import type { AppEnv } from "../../edge/app-env.js";
 import { requireApiKey } from "../../edge/auth.js";
 import type { Env } from "../../edge/env.js";
 import { ApiError } from "../../edge/errors.js";
 import { rateLimit } from "../../edge/rate-limit.js";
-import { BASE, createAccount, env, keyHeaders, requestWithVars } from "./helpers.js";
+import { awayFromWindowEnd, BASE, createAccount, env, keyHeaders, requestWithVars } from "./helpers.js";
 
 const SMALL = { RATE_LIMIT_REQUESTS: "3", RATE_LIMIT_CREATES: "2", RATE_LIMIT_WINDOW_SECONDS: "60" };
 
@@ -41,6 +41,8 @@ async function probe(apiKey: string): Promise<Response> {
 }
 
 describe("rate limits exceeded", () => {
+  beforeEach(() => awayFromWindowEnd(60, 20), 30_000);
+
   it("answers 429 rate_limited with Retry-After and zero remaining once the budget is spent", async () => {
     const { accountId, apiKey } = await createAccount(1, { address: "192.0.2.50" });
     for (let i = 0; i < 3; i++) expect((await requestWithVars("/v1/account", SMALL, { headers: keyHeaders(apiKey) })).status).toBe(200);

@@ -1,11 +1,13 @@
 /** The new endpoints (cancel, delete, webhooks) count against the request budget and answer 429 over it, with the headers. */
-import { describe, expect, it } from "vitest";
-import { createAccount, keyHeaders, requestWithVars } from "./helpers.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import { awayFromWindowEnd, createAccount, keyHeaders, requestWithVars } from "./helpers.js";
 import { createReconstruction } from "./reconstruction-support.js";
 
 const SMALL = { RATE_LIMIT_REQUESTS: "3", RATE_LIMIT_WINDOW_SECONDS: "60" };
 
 describe("rate limits on cancel, delete and webhooks", () => {
+  beforeEach(() => awayFromWindowEnd(60, 20), 30_000);
+
   it("answers 429 rate_limited with Retry-After once the budget is spent, and changes nothing", async () => {
     const { account, id } = await createReconstruction(await createAccount(2));
     // The creation above was request 1 of 3 in this window.
