@@ -3,12 +3,11 @@
  * shared copies of the problem, the split of points and observations between threads, and
  * the sums of the threads' partial results, added in thread order.
  */
-import { priorSquares } from "./centre-prior.js";
+import { priorPredictedDecrease, priorSquares } from "./centre-prior.js";
 import { allocatePanelScratch, choleskyUpperPanels } from "./dense-cholesky.js";
 import type { Layout } from "./layout.js";
 import { computeRotations, finishLinearization, type CostSum } from "./linearize.js";
 import { startDenseReduced } from "./schur.js";
-import { priorPredictedDecrease } from "./centre-prior.js";
 import type { SharedArena } from "./shared-arena.js";
 import type { BaTeam, TeamSolve } from "./team.js";
 import { cameraPartialLength, KERNEL, type SharedSolve, type ThreadContext } from "./team-kernels.js";
