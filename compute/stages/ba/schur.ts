@@ -12,7 +12,7 @@
  * point costs O(entries²) small products and a camera seeing a point twice still adds up.
  */
 import type { Layout } from "./layout.js";
-import type { Normal } from "./linearize.js";
+import { plainArray, type Allocate, type Normal } from "./linearize.js";
 import type { BAProblem } from "./types.js";
 
 const MIN_DIAGONAL = 1e-6;
@@ -37,7 +37,7 @@ export interface SchurWork {
 }
 
 /** `allocate` gives the per-point arrays, which a thread team shares (team.ts). */
-export function allocateSchur(problem: BAProblem, layout: Layout, allocate: (length: number) => Float64Array = (length) => new Float64Array(length)): SchurWork {
+export function allocateSchur(problem: BAProblem, layout: Layout, allocate: Allocate = plainArray): SchurWork {
   const maxEntries = 2 * Math.max(1, layout.maxObsPerPoint);
   return {
     diagR: new Float64Array(layout.reducedSize),
