@@ -6,7 +6,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { distortionPlausible } from "../../../compute/stages/sfm/distortion-select.js";
+import { clearUnobservableDistortion } from "../../../compute/stages/sfm/bundle.js";
 import { run } from "../../../compute/stages/sfm/index.js";
+import { createState, registerImage } from "../../../compute/stages/sfm/state.js";
 import { makeSyntheticScene } from "./synthetic.js";
 
 function reconstruct(k1: number) {
@@ -54,5 +56,33 @@ describe("distortion bounds", () => {
     expect(distortionPlausible(1.2, 0, corner)).toBe(false);
     // A wide lens's corner (focal 0.5 × width, radius 1.25) with a k1 that is mild at 0.5.
     expect(distortionPlausible(-0.3, 0, 1.25)).toBe(false);
+  });
+});
+
+describe("clearUnobservableDistortion", () => {
+  // 640×480 photos: the half diagonal is 400 px, so the field is wide enough for k1, k2 up to a
+  // focal of 400 / MIN_DISTORTION_FIELD ≈ 1,143 px.
+  function stateWith(groups: Array<{ focal: number; k1: number; k2: number }>, groupOfImage: number[]) {
+    const scene = makeSyntheticScene({ cameras: groupOfImage.length, points: 30, noisePx: 0.5, outlierShare: 0, outlierImage: false, seed: 3 });
+    const intrinsics = Float64Array.from(groups.flatMap((g) => [g.focal, 320, 240, g.k1, g.k2]));
+    const state = createState(scene.images, scene.features, scene.tracks, Uint32Array.from(groupOfImage), intrinsics);
+    groupOfImage.forEach((_, i) => registerImage(state, i));
+    return state;
+  }
+
+  it("zeroes the distortion a group refined at a guessed focal once its focal makes the field too narrow", () => {
+    // Group 0 started at the 768-px guess (wide enough), refined k1, k2, then its focal grew to
+    // the temple ring's ~1,520 px; group 1 is a wide lens whose distortion is observable.
+    const state = stateWith([{ focal: 1520, k1: -0.83, k2: -1.88 }, { focal: 600, k1: -0.08, k2: 0.01 }], [0, 0, 0, 1, 1, 1]);
+    expect(clearUnobservableDistortion(state)).toBe(1);
+    expect(Array.from(state.intrinsics.slice(3, 5))).toEqual([0, 0]);
+    expect(Array.from(state.intrinsics.slice(8, 10))).toEqual([-0.08, 0.01]);
+    expect(clearUnobservableDistortion(state)).toBe(0);
+  });
+
+  it("leaves a narrow group whose distortion is already zero, and the focal and principal point, alone", () => {
+    const state = stateWith([{ focal: 2000, k1: 0, k2: 0 }], [0, 0, 0, 0]);
+    expect(clearUnobservableDistortion(state)).toBe(0);
+    expect(Array.from(state.intrinsics)).toEqual([2000, 320, 240, 0, 0]);
   });
 });
