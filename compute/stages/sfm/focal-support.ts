@@ -16,7 +16,7 @@
 import type { ImageRef } from "../../scene/index.js";
 import { globalBundleAdjustment } from "./bundle.js";
 import type { Options } from "./options.js";
-import type { SfmState } from "./state.js";
+import { restoreSolution, snapshotSolution, type SfmState } from "./state.js";
 import { clearNormalizedCache } from "./triangulate.js";
 
 /** Relative change of the focal whose cost is probed on each side. */
@@ -39,12 +39,8 @@ function focalIsGuessed(image: ImageRef): boolean {
   return image.focalPriorSource === "default" && !image.video;
 }
 
-function snapshot(state: SfmState): Float64Array[] {
-  return [state.rotation.slice(), state.translation.slice(), state.pointXyz.slice(), state.intrinsics.slice()];
-}
-
 function restore(state: SfmState, saved: Float64Array[]): void {
-  [state.rotation, state.translation, state.pointXyz, state.intrinsics].forEach((target, a) => target.set(saved[a]));
+  restoreSolution(state, saved);
   clearNormalizedCache(state);
 }
 
@@ -58,7 +54,7 @@ export function profileGuessedFocals(state: SfmState, options: Options): FocalPr
   }
   // With intrinsics held (options.refineIntrinsics false) the focal is the prior by choice.
   if (!options.refineIntrinsics || members.size === 0 || state.order.length < 3) return [];
-  const saved = snapshot(state);
+  const saved = snapshotSolution(state);
   const base = globalBundleAdjustment(state, options, false);
   restore(state, saved);
   // Residual variance per cost unit: cost = ½·Σρ(‖r‖²) over observations of two residuals each.

@@ -19,7 +19,8 @@ import { mergeConsistentGroups } from "./groups.js";
 import type { Options } from "./options.js";
 import { registerByPnp, rankCandidates } from "./register.js";
 import { applyPairRegistration, bestRegisteredPartner, planPairRegistration, type PairRegistration } from "./register-pair.js";
-import { registerImage, type SfmState } from "./state.js";
+import { SPLIT_CHECK_MAX_IMAGES, intrinsicsOnHalves } from "./split-half.js";
+import { registerImage, restoreSolution, snapshotSolution, type SfmState } from "./state.js";
 import { chooseDistortion, effectiveOptions, type DistortionChoice } from "./distortion-select.js";
 import { clearNormalizedCache, retriangulateAll, triangulateImage } from "./triangulate.js";
 
@@ -251,14 +252,6 @@ function closeLoopsOnce(ctx: GrowContext): boolean {
   return true;
 }
 
-/** A copy of everything a global BA changes, to undo a rejected refinement. */
-function snapshot(state: SfmState): Float64Array[] {
-  return [state.rotation.slice(), state.translation.slice(), state.pointXyz.slice(), state.intrinsics.slice()];
-}
-
-function restore(state: SfmState, saved: Float64Array[]): void {
-  [state.rotation, state.translation, state.pointXyz, state.intrinsics].forEach((target, a) => target.set(saved[a]));
-}
 
 /**
  * Relative drop of the RMS reprojection error the principal-point refinement must bring. A
@@ -279,13 +272,6 @@ const MIN_PRINCIPAL_POINT_RMS_GAIN = 0.001;
 const PRINCIPAL_POINT_SCREEN_ITERATIONS = 3;
 
 /**
- * Models of up to this many images check a refined principal point on two halves of their
- * points (two more global adjustments); larger ones have views enough to fix it, and the check
- * would cost them minutes.
- */
-const SPLIT_CHECK_MAX_IMAGES = 100;
-
-/**
  * Whether the principal point the state now holds is reproducible: refined again from the
  * fixed-centre solution `saved` on the even tracks' points and on the odd ones', each group's
  * two estimates must lie closer to each other than the full estimate lies from the image
@@ -300,23 +286,9 @@ const SPLIT_CHECK_MAX_IMAGES = 100;
 function halvesAgree(state: SfmState, saved: Float64Array[], options: Options): boolean {
   if (state.order.length > SPLIT_CHECK_MAX_IMAGES) return true;
   const full = state.intrinsics.slice();
-  const refined = snapshot(state);
-  const halves: Float64Array[] = [];
-  for (const parity of [0, 1]) {
-    restore(state, saved);
-    const hidden: number[] = [];
-    for (let k = parity; k < state.tracks.count; k += 2) {
-      if (state.hasPoint[k] === 1) {
-        state.hasPoint[k] = 0;
-        hidden.push(k);
-      }
-    }
-    clearNormalizedCache(state);
-    globalBundleAdjustment(state, options, true, true);
-    halves.push(state.intrinsics.slice());
-    for (const k of hidden) state.hasPoint[k] = 1;
-  }
-  restore(state, refined);
+  const refined = snapshotSolution(state);
+  const halves = intrinsicsOnHalves(state, saved, () => globalBundleAdjustment(state, options, true, true));
+  restoreSolution(state, refined);
   clearNormalizedCache(state);
   return state.order.every((i) => {
     const g = 5 * state.groupOfImage[i];
@@ -342,10 +314,10 @@ export function refinePrincipalPoints(ctx: GrowContext): void {
   const options = effectiveOptions(ctx);
   ctx.principalPointRefined = false;
   if (options.principalPointMaxShift <= 0 || !options.refineIntrinsics || !groupsWellViewed(state)) return;
-  const saved = snapshot(state);
+  const saved = snapshotSolution(state);
   const screenOptions = { ...options, globalBaIterations: PRINCIPAL_POINT_SCREEN_ITERATIONS };
   const screen = timed(ctx, "globalBa", () => globalBundleAdjustment(state, screenOptions, true, true));
-  restore(state, saved);
+  restoreSolution(state, saved);
   if (screen.finalRmsPx > (1 - MIN_PRINCIPAL_POINT_RMS_GAIN / 2) * screen.initialRmsPx) return;
   const summary = timed(ctx, "globalBa", () => globalBundleAdjustment(state, options, true, true));
   const K = state.intrinsics;
@@ -356,7 +328,7 @@ export function refinePrincipalPoints(ctx: GrowContext): void {
     return Math.hypot(K[g + 1] - width / 2, K[g + 2] - height / 2) <= options.principalPointMaxShift * Math.hypot(width, height);
   });
   if (!plausible || !halvesAgree(state, saved, options)) {
-    restore(state, saved);
+    restoreSolution(state, saved);
     clearNormalizedCache(state);
     ctx.principalPointRefined = false;
     return;

@@ -100,3 +100,13 @@ export function registerImage(state: SfmState, i: number): void {
   }
 }
 
+
+/** A copy of everything a global adjustment changes (poses, points, intrinsics), to undo a rejected refinement. */
+export function snapshotSolution(state: SfmState): Float64Array[] {
+  return [state.rotation.slice(), state.translation.slice(), state.pointXyz.slice(), state.intrinsics.slice()];
+}
+
+/** Put back a snapshotSolution. Normalized keypoints depend on the intrinsics: the caller clears them. */
+export function restoreSolution(state: SfmState, saved: Float64Array[]): void {
+  [state.rotation, state.translation, state.pointXyz, state.intrinsics].forEach((target, a) => target.set(saved[a]));
+}
