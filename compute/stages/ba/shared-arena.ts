@@ -27,6 +27,12 @@ export class SharedArena {
     return this.buffer.byteLength;
   }
 
+  /** Gives the memory back (views given before must no longer be used); the next allocation starts a new buffer. */
+  release(): void {
+    this.buffer = new SharedArrayBuffer(0);
+    this.used = 0;
+  }
+
   /** Hands the memory out again from the start (views given before must no longer be used). */
   reset(): void {
     this.used = 0;

@@ -72,6 +72,20 @@ describe("ba with a thread team", () => {
     }
   });
 
+  it("frees its shared memory when it is closed, and the next solve starts a new team", () => {
+    const problem = perturbedCopy(scene);
+    expect(run(problem, { threads: 2, parallelMinObservations: 0, maxIterations: 2 }).counts.threads).toBe(2);
+    const team = BaTeam.get(2);
+    expect(team.arena.capacity).toBeGreaterThan(1 << 20);
+    BaTeam.close();
+    // Nothing of the closed team's memory is held, whoever still references the team.
+    expect(team.arena.capacity).toBe(0);
+    expect(BaTeam.get(2)).not.toBe(team);
+    const again = perturbedCopy(scene);
+    expect(run(again, { threads: 2, parallelMinObservations: 0 }).counts.threads).toBe(2);
+    expect(cameraErrors(again, scene.truth).maxRotationDeg).toBeLessThan(0.06);
+  });
+
   it("fails with the worker's own error, never a silent wait, and the next solve starts a new team", () => {
     const team = BaTeam.get(2);
     // A solve without the worker's partial arrays: the worker cannot build its share.
