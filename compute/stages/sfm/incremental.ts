@@ -252,7 +252,6 @@ function closeLoopsOnce(ctx: GrowContext): boolean {
   return true;
 }
 
-
 /**
  * Relative drop of the RMS reprojection error the principal-point refinement must bring. A
  * real offset explains residuals the fixed centre cannot (measured: fountain-P11 −0.72%,

@@ -5,8 +5,9 @@
  * the fit used to absorb noise or a deformation of the model, which the reprojection error of
  * a few photos cannot tell apart (the difference of the halves' estimates is about twice the
  * full estimate's standard deviation, measured on the photos instead of assumed from the
- * residuals). Used for the principal point (incremental.ts) and radial distortion
- * (distortion-select.ts).
+ * residuals). Used for the principal point (incremental.ts `halvesAgree`). It cannot judge
+ * radial distortion: on a 5-photo subset both halves found the same false k1, k2, which
+ * absorbed a deformation they share (BENCHMARKS.md, stop 30).
  */
 import { restoreSolution, type SfmState } from "./state.js";
 import { clearNormalizedCache } from "./triangulate.js";

@@ -100,7 +100,6 @@ export function registerImage(state: SfmState, i: number): void {
   }
 }
 
-
 /** A copy of everything a global adjustment changes (poses, points, intrinsics), to undo a rejected refinement. */
 export function snapshotSolution(state: SfmState): Float64Array[] {
   return [state.rotation.slice(), state.translation.slice(), state.pointXyz.slice(), state.intrinsics.slice()];
