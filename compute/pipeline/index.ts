@@ -25,7 +25,7 @@ import * as sfm from "../stages/sfm/index.js";
 import * as texture from "../stages/texture/index.js";
 import { FRESH_FRONT, type FrontLease } from "./front-pool.js";
 import { faceBudgetFor, QUALITY_PRESETS } from "./presets.js";
-import { FULL_WEIGHTS, ProgressTracker, SPARSE_WEIGHTS, type ProgressEvent } from "./progress.js";
+import { FIXED_FULL_WEIGHTS, ProgressTracker, FIXED_SPARSE_WEIGHTS, type ProgressEvent } from "./progress.js";
 import { writeReport, type PipelineOutput, type PipelineReport } from "./report.js";
 
 export { faceBudgetFor, QUALITY_PRESETS } from "./presets.js";
@@ -215,7 +215,7 @@ function buildReport(input: PipelineInput, startedAt: Date, timeline: Timeline, 
 export async function runPipeline(input: PipelineInput): Promise<PipelineResult> {
   const startedAt = new Date();
   const emit = input.onProgress ?? (() => {});
-  const timeline: Timeline = { tracker: new ProgressTracker(input.sparseOnly ? SPARSE_WEIGHTS : FULL_WEIGHTS, emit), reports: [] };
+  const timeline: Timeline = { tracker: new ProgressTracker(input.sparseOnly ? FIXED_SPARSE_WEIGHTS : FIXED_FULL_WEIGHTS, emit), reports: [] };
   const run: RunState = { images: 0, skipped: [], model: null, outputs: [] };
   await mkdir(input.outDir, { recursive: true });
   try {

@@ -12,6 +12,7 @@ import { CONTENT_TYPES } from "../../shared/formats.js";
 import type { JobMessage } from "../../shared/jobs.js";
 import type { Stage } from "../../shared/records.js";
 import { outputKey, reportKey } from "../../shared/storage-keys.js";
+import { remainingMs } from "../pipeline/progress.js";
 import { cancellable, type Cancellable, type OnCancel } from "./cancellable.js";
 import type { ComputeConfig } from "./config.js";
 import { StoppedByEdge, type EdgeClient } from "./edge-client.js";
@@ -186,9 +187,8 @@ function createProgressReporter(job: JobMessage, handle: RunningJob, ctx: JobCon
     const now = Date.now();
     lastSent = now;
     lastStage = stage;
-    const elapsed = now - handle.startedAt;
-    // Linear extrapolation of the elapsed time; only once enough of the job is done to mean something.
-    const estimated = clamped >= 5 ? new Date(now + (elapsed * (100 - clamped)) / clamped).toISOString() : undefined;
+    const left = remainingMs(now - handle.startedAt, clamped);
+    const estimated = left === undefined ? undefined : new Date(now + left).toISOString();
     const body = { attempt: handle.attempt, stage, progress: clamped, files_processed: filesProcessed, ...(estimated ? { estimated_completion: estimated } : {}) };
     pending = pending
       .then(() => ctx.edge.progress(job.reconstruction_id, body))

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { ProgressTracker, SPARSE_WEIGHTS, type ProgressEvent } from "../../../compute/pipeline/progress.js";
+import { ProgressTracker, FIXED_SPARSE_WEIGHTS, type ProgressEvent } from "../../../compute/pipeline/progress.js";
 
 describe("pipeline/progress", () => {
   it("maps stage fractions into one monotone percentage that only reaches 100 at the finish", () => {
     const events: ProgressEvent[] = [];
-    const tracker = new ProgressTracker(SPARSE_WEIGHTS, (e) => events.push(e));
+    const tracker = new ProgressTracker(FIXED_SPARSE_WEIGHTS, (e) => events.push(e));
     tracker.update("ingest", 0.5, 3);
     tracker.update("ingest", 1, 6);
     tracker.update("features", 0.5);
@@ -25,7 +25,7 @@ describe("pipeline/progress", () => {
   });
 
   it("rejects a stage that has no weight in this pipeline", () => {
-    const tracker = new ProgressTracker(SPARSE_WEIGHTS, () => {});
+    const tracker = new ProgressTracker(FIXED_SPARSE_WEIGHTS, () => {});
     expect(() => tracker.update("dense", 0.5)).toThrow(/dense/);
   });
 });
