@@ -25,7 +25,8 @@ import * as sfm from "../stages/sfm/index.js";
 import * as texture from "../stages/texture/index.js";
 import { FRESH_FRONT, type FrontLease } from "./front-pool.js";
 import { faceBudgetFor, QUALITY_PRESETS } from "./presets.js";
-import { FIXED_FULL_WEIGHTS, ProgressTracker, FIXED_SPARSE_WEIGHTS, type ProgressEvent } from "./progress.js";
+import { FIXED_FULL_WEIGHTS, FIXED_SPARSE_WEIGHTS, ProgressTracker, type ProgressEvent, type StageWeights } from "./progress.js";
+import { costOptions, jobWeights } from "./stage-costs.js";
 import { writeReport, type PipelineOutput, type PipelineReport } from "./report.js";
 
 export { faceBudgetFor, QUALITY_PRESETS } from "./presets.js";
@@ -86,6 +87,11 @@ export function sparseCloud(model: SparseModel): PointCloud {
   return { count: points.count, positions, colors: points.rgb.slice(), normals };
 }
 
+/** The stages of this job, weighted as before ingest has read the uploads. */
+function baseWeights(input: PipelineInput): StageWeights {
+  return input.sparseOnly ? FIXED_SPARSE_WEIGHTS : FIXED_FULL_WEIGHTS;
+}
+
 interface Timeline {
   tracker: ProgressTracker;
   reports: StageReport[];
@@ -132,6 +138,9 @@ async function sparseStages(input: PipelineInput, timeline: Timeline, run: RunSt
     const ingested = await stage(timeline, "ingest", (p) => ingest.run({ files: input.files, workDir: input.workDir }, preset.ingest, p), input.files.length);
     timeline.reports.push(ingested.report);
     images = ingested.images;
+    // From here on the percentage follows this job's expected stage times (stage-costs.ts).
+    const costs = costOptions(preset, { features: features.DEFAULTS, matching: matching.DEFAULTS, dense: dense.DEFAULTS });
+    timeline.tracker.reweight(jobWeights(baseWeights(input), images, costs, input.sparseOnly ?? false, ingested.report.wallMs / 1000));
     run.images = images.length;
     run.skipped = ingested.skipped;
     if (images.length < 2) {
@@ -215,7 +224,7 @@ function buildReport(input: PipelineInput, startedAt: Date, timeline: Timeline, 
 export async function runPipeline(input: PipelineInput): Promise<PipelineResult> {
   const startedAt = new Date();
   const emit = input.onProgress ?? (() => {});
-  const timeline: Timeline = { tracker: new ProgressTracker(input.sparseOnly ? FIXED_SPARSE_WEIGHTS : FIXED_FULL_WEIGHTS, emit), reports: [] };
+  const timeline: Timeline = { tracker: new ProgressTracker(baseWeights(input), emit), reports: [] };
   const run: RunState = { images: 0, skipped: [], model: null, outputs: [] };
   await mkdir(input.outDir, { recursive: true });
   try {

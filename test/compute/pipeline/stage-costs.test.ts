@@ -1,0 +1,76 @@
+import { describe, expect, it } from "vitest";
+import { QUALITY_PRESETS } from "../../../compute/pipeline/presets.js";
+import { FIXED_FULL_WEIGHTS, FIXED_SPARSE_WEIGHTS, ProgressTracker, remainingMs } from "../../../compute/pipeline/progress.js";
+import { costOptions, expectedPairs, jobWeights, stageSeconds } from "../../../compute/pipeline/stage-costs.js";
+import * as dense from "../../../compute/stages/dense/index.js";
+import * as features from "../../../compute/stages/features/index.js";
+import * as matching from "../../../compute/stages/matching/index.js";
+
+const defaults = { features: features.DEFAULTS, matching: matching.DEFAULTS, dense: dense.DEFAULTS };
+const standard = costOptions(QUALITY_PRESETS.standard, defaults);
+const photos = (n: number, width: number, height: number) => Array.from({ length: n }, () => ({ width, height }));
+const share = (weights: Record<string, number | undefined>, stage: string) => (weights[stage] ?? 0) / Object.values(weights).reduce<number>((s, w) => s + (w ?? 0), 0);
+
+describe("pipeline/stage-costs", () => {
+  it("takes the preset's options over the stages' defaults", () => {
+    expect(standard.depthSide).toBe(QUALITY_PRESETS.standard.dense.maxImageSide);
+    expect(standard.featureSide).toBe(QUALITY_PRESETS.standard.features.maxImageSide);
+    expect(costOptions(QUALITY_PRESETS.high, defaults).sourceViews).toBe(6);
+    expect(standard.exhaustiveMaxImages).toBe(matching.DEFAULTS.exhaustiveMaxImages);
+  });
+
+  it("counts every pair of a small set and a bounded number per image of a large one", () => {
+    expect(expectedPairs(photos(11, 1, 1), standard)).toBe(55);
+    const large = expectedPairs(photos(800, 1, 1), standard);
+    expect(large / 800).toBeGreaterThan(5);
+    expect(large / 800).toBeLessThan(standard.retrievalNeighbours);
+    const video = Array.from({ length: 400 }, (_, frame) => ({ width: 1920, height: 1080, video: { file: "walk.mp4", frame } }));
+    expect(expectedPairs(video, standard) / 400).toBeLessThan(standard.sequentialWindow + standard.loopClosureNeighbours);
+  });
+
+  it("grows dense and features with the pixels they work on, capped at each stage's side", () => {
+    const small = stageSeconds(photos(50, 640, 480), standard, false);
+    const twice = stageSeconds(photos(100, 640, 480), standard, false);
+    expect(twice.dense! / small.dense!).toBeCloseTo(2, 6);
+    expect(twice.features! / small.features!).toBeCloseTo(2, 6);
+    // Above the depth side (800 px) a larger photo costs dense nothing more; features still see up to 2000 px.
+    const big = stageSeconds(photos(50, 3072, 2048), standard, false);
+    const bigger = stageSeconds(photos(50, 6144, 4096), standard, false);
+    expect(bigger.dense).toBeCloseTo(big.dense!, 6);
+    expect(bigger.features!).toBeGreaterThan(big.features! * 0.99);
+    // high: more pixels and more sources.
+    const high = stageSeconds(photos(50, 3072, 2048), costOptions(QUALITY_PRESETS.high, defaults), false);
+    expect(high.dense! / big.dense!).toBeGreaterThan(2);
+  });
+
+  it("puts most of a large survey's weight in dense, and none in a sparse-only job", () => {
+    const survey = jobWeights(FIXED_FULL_WEIGHTS, photos(800, 640, 480), standard, false, 6);
+    expect(Object.keys(survey)).toEqual(Object.keys(FIXED_FULL_WEIGHTS));
+    expect(share(survey, "dense")).toBeGreaterThan(0.5);
+    expect(share(survey, "ingest")).toBeLessThan(0.01);
+    const sparse = jobWeights(FIXED_SPARSE_WEIGHTS, photos(11, 3072, 2048), standard, true, 2);
+    expect(Object.keys(sparse)).toEqual(Object.keys(FIXED_SPARSE_WEIGHTS));
+    expect(sparse.dense).toBeUndefined();
+    expect(share(sparse, "features") + share(sparse, "matching")).toBeGreaterThan(share(sparse, "sfm"));
+  });
+});
+
+describe("pipeline/progress re-weighted", () => {
+  it("maps the next stages through the new weights and never goes back", () => {
+    const values: number[] = [];
+    const tracker = new ProgressTracker(FIXED_SPARSE_WEIGHTS, (e) => values.push(e.progress));
+    tracker.update("ingest", 1); // 10 of 100
+    tracker.reweight({ ingest: 0.5, features: 1, matching: 1, sfm: 6.5, export: 1 });
+    tracker.update("features", 0.25); // 7.5 % by the new weights: held at 10
+    tracker.update("features", 1); // 15 %
+    tracker.update("sfm", 0.5); // 57.5 %
+    expect(values).toEqual([10, 10, 15, 57]);
+    expect(() => tracker.reweight({ ingest: 1, features: 1 })).toThrow(/same stages/);
+  });
+
+  it("extrapolates the time left from the elapsed time, once there is enough to go on", () => {
+    expect(remainingMs(1000, 4)).toBeUndefined();
+    expect(remainingMs(1000, 25)).toBe(3000);
+    expect(remainingMs(1000, 100)).toBe(0);
+  });
+});
