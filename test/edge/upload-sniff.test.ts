@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { jpegSize, pngSize, sniffKind } from "../../edge/uploads/sniff.js";
-import { estimateCompletion, inputSeconds, START_UP_SECONDS, SECONDS_PER_IMAGE_MEGAPIXEL, SECONDS_PER_VIDEO_MIB } from "../../edge/estimate.js";
+import { estimateCompletion, inputSeconds, KEYFRAMES_PER_VIDEO_MIB, MAX_KEYFRAMES, SECONDS_PER_IMAGE, SECONDS_PER_STORED_MEGAPIXEL, START_UP_SECONDS } from "../../edge/estimate.js";
 import { heic, isoBmff, jpeg, mov, mp4, pdf, png } from "./upload-fixtures.js";
 
 describe("sniffKind", () => {
@@ -46,15 +46,39 @@ describe("image dimensions from header bytes", () => {
 });
 
 describe("estimate", () => {
-  it("is start-up + per-megapixel + per-video-MiB, scaled by quality", () => {
+  it("costs a photo per photo and per megapixel as stored, capped by the preset's side", () => {
+    const small = { kind: "jpeg" as const, size: 1000, pixels: 640 * 480 };
+    const twelve = { kind: "jpeg" as const, size: 1000, pixels: 12e6 };
+    const fortyEight = { kind: "jpeg" as const, size: 1000, pixels: 48e6 };
+    expect(inputSeconds(small)).toBeCloseTo(SECONDS_PER_IMAGE + 0.3072 * SECONDS_PER_STORED_MEGAPIXEL);
+    // 12 MP (4:3) is stored at 2400 × 1800 at standard: 4.32 MP; 48 MP the same.
+    expect(inputSeconds(twelve)).toBeCloseTo(SECONDS_PER_IMAGE + 4.32 * SECONDS_PER_STORED_MEGAPIXEL);
+    expect(inputSeconds(fortyEight)).toBeCloseTo(inputSeconds(twelve));
+    expect(inputSeconds(twelve, "high")).toBeGreaterThan(inputSeconds(twelve));
+    // Without a header size, a JPEG's pixels follow its bytes.
+    expect(inputSeconds({ kind: "jpeg", size: 0.35 * 640 * 480 })).toBeCloseTo(inputSeconds(small));
+  });
+
+  it("costs a video by the keyframes its size suggests, up to the preset's cap", () => {
+    const tenMiB = { kind: "mp4" as const, size: 10 * 1024 * 1024 };
+    const huge = { kind: "mov" as const, size: 20 * 1024 ** 3 };
+    const frame = inputSeconds({ kind: "png", size: 1, pixels: 1920 * 1080 });
+    expect(inputSeconds(tenMiB)).toBeCloseTo(10 * KEYFRAMES_PER_VIDEO_MIB * frame);
+    expect(inputSeconds(huge)).toBeCloseTo(MAX_KEYFRAMES.standard * frame);
+    expect(inputSeconds(huge, "preview")).toBeLessThan(inputSeconds(huge));
+  });
+
+  it("is start-up plus the inputs' seconds, scaled by quality", () => {
     const image = { kind: "jpeg" as const, size: 1000, pixels: 12e6 };
     const video = { kind: "mp4" as const, size: 10 * 1024 * 1024 };
-    expect(inputSeconds(image)).toBeCloseTo(12 * SECONDS_PER_IMAGE_MEGAPIXEL);
-    expect(inputSeconds(video)).toBeCloseTo(10 * SECONDS_PER_VIDEO_MIB);
     const at = Date.UTC(2026, 0, 1);
     const standard = estimateCompletion([image, video], "standard", at).getTime() - at;
     const preview = estimateCompletion([image, video], "preview", at).getTime() - at;
-    expect(standard).toBe(Math.ceil((START_UP_SECONDS + 12 * SECONDS_PER_IMAGE_MEGAPIXEL + 10 * SECONDS_PER_VIDEO_MIB) * 1000));
+    expect(standard).toBe(Math.ceil((START_UP_SECONDS + inputSeconds(image) + inputSeconds(video)) * 1000));
     expect(preview).toBeLessThan(standard);
+    // 200 small survey photos: the bench's 15 minutes, not the former model's 2.
+    const survey = estimateCompletion(Array.from({ length: 200 }, () => ({ kind: "jpeg" as const, size: 1, pixels: 640 * 480 })), "standard", at).getTime() - at;
+    expect(survey / 60_000).toBeGreaterThan(12);
+    expect(survey / 60_000).toBeLessThan(20);
   });
 });
