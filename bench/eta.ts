@@ -3,12 +3,14 @@
  * how truthful the time left is that a client sees while a job runs.
  *
  * Runs the whole pipeline on each chosen set of `../shared/datasets` (or a folder of photos),
- * records every progress event with its time, and replays them through the job runner's
- * extrapolation (progress.ts `remainingMs`): at 10, 25, 50, 75 and 90 % of the job's real wall
- * time it prints the total the client was told, as a ratio of the real total (1.00 is exact,
- * 0.50 told half of the real time). Two weightings of the stages side by side: the ones the job
- * ran with (stage-costs.ts, from the job's shape) and the former fixed ones (`FIXED_*_WEIGHTS`),
- * replayed from the same events' stage fractions. Also per stage its wall time and share.
+ * records every progress event with its time, and prints at 10, 25, 50, 75 and 90 % of the job's
+ * real wall time the total the client was told, as a ratio of the real total (1.00 is exact, 0.50
+ * told half of the real time). Three estimators from the same events, side by side: the one the
+ * job runner sends (the pipeline's own time left, each stage at its measured pace over the job's
+ * weights from stage-costs.ts); the elapsed time extrapolated linearly over the percentage with
+ * the job's weights; the same with the former fixed weights
+ * (`FIXED_*_WEIGHTS`, replayed from the events' stage fractions), as every job was told before.
+ * Also per stage its wall time and share.
  * Writes bench/out/eta.json.
  */
 import { mkdtemp, readdir, rm, writeFile, mkdir } from "node:fs/promises";
@@ -17,7 +19,7 @@ import path from "node:path";
 import type { Quality } from "../shared/jobs.js";
 import type { Stage } from "../shared/records.js";
 import { runPipeline } from "../compute/pipeline/index.js";
-import { FIXED_FULL_WEIGHTS, FIXED_SPARSE_WEIGHTS, ProgressTracker, remainingMs, type ProgressEvent, type StageWeights } from "../compute/pipeline/progress.js";
+import { FIXED_FULL_WEIGHTS, FIXED_SPARSE_WEIGHTS, ProgressTracker, completionAt, type ProgressEvent, type StageWeights } from "../compute/pipeline/progress.js";
 import { datasetInputs, datasetsRoot, listDatasets, repoRoot } from "./datasets.js";
 
 const CHECKPOINTS = [0.1, 0.25, 0.5, 0.75, 0.9];
@@ -33,21 +35,28 @@ interface EtaRow {
   files: number;
   wallS: number;
   stages: Array<{ stage: Stage; wallS: number; share: number }>;
-  /** Told total / real total at each checkpoint, as the job ran and with the fixed weights. */
+  /** Told total / real total at each checkpoint: the pipeline's stage-paced time left (what the job runner sends), the linear extrapolation with the job's weights, and with the fixed weights. */
+  toldPaced: number[];
   told: number[];
   toldFixed: number[];
   error?: string;
 }
 
-/** The told total / real total at each checkpoint, from events carrying overall progress. */
-function toldRatios(events: Array<{ atMs: number; progress: number }>, totalMs: number): number[] {
+/**
+ * The told total / real total at each checkpoint, as the job runner computes it from the newest
+ * event before it (progress.ts `completionAt`): with `paced`, the event's own time left counted
+ * down, else (and once that has run out) the linear extrapolation of its overall progress.
+ */
+function toldRatios(events: Array<{ atMs: number; progress: number; remainingMs?: number }>, totalMs: number, paced: boolean): number[] {
   return CHECKPOINTS.map((q) => {
     const at = q * totalMs;
-    let last: { atMs: number; progress: number } | undefined;
+    let last: { atMs: number; progress: number; remainingMs?: number } | undefined;
     for (const e of events) if (e.atMs <= at) last = e;
-    const left = last ? remainingMs(last.atMs, last.progress) : undefined;
-    // What the client holds at that moment: the newest estimate sent (none yet: NaN).
-    return left === undefined || !last ? NaN : (last.atMs + left) / totalMs;
+    if (!last) return NaN;
+    const told = paced && last.remainingMs !== undefined ? { at: last.atMs, leftMs: last.remainingMs } : null;
+    const end = completionAt(at, told, at, last.progress);
+    // What the client holds at that moment (none yet: NaN).
+    return end === undefined ? NaN : end / totalMs;
   });
 }
 
@@ -78,7 +87,7 @@ async function runOne(name: string, files: Array<{ path: string; name: string }>
   const workDir = await mkdtemp(path.join(tmpdir(), "eta-"));
   const events: TimedEvent[] = [];
   const started = performance.now();
-  const row: EtaRow = { name, quality, sparseOnly, files: files.length, wallS: 0, stages: [], told: [], toldFixed: [] };
+  const row: EtaRow = { name, quality, sparseOnly, files: files.length, wallS: 0, stages: [], toldPaced: [], told: [], toldFixed: [] };
   try {
     await runPipeline({
       files,
@@ -96,8 +105,9 @@ async function runOne(name: string, files: Array<{ path: string; name: string }>
   const totalMs = performance.now() - started;
   row.wallS = totalMs / 1000;
   row.stages = stageShares(events, totalMs);
-  row.told = toldRatios(events, totalMs);
-  row.toldFixed = toldRatios(replay(events, sparseOnly ? FIXED_SPARSE_WEIGHTS : FIXED_FULL_WEIGHTS), totalMs);
+  row.toldPaced = toldRatios(events, totalMs, true);
+  row.told = toldRatios(events, totalMs, false);
+  row.toldFixed = toldRatios(replay(events, sparseOnly ? FIXED_SPARSE_WEIGHTS : FIXED_FULL_WEIGHTS), totalMs, false);
   return row;
 }
 
@@ -125,8 +135,9 @@ export async function run(args: string[]): Promise<void> {
     const shares = row.stages.map((s) => `${s.stage} ${s.wallS.toFixed(1)} s (${(100 * s.share).toFixed(0)} %)`).join(", ");
     console.log(`${row.name}: ${row.files} files, ${row.wallS.toFixed(1)} s${row.error ? `, FAILED: ${row.error}` : ""}`);
     console.log(`  stages: ${shares}`);
-    console.log(`  told/real, job weights:   ${row.told.map(ratio).join("  ")}`);
-    console.log(`  told/real, fixed weights: ${row.toldFixed.map(ratio).join("  ")}`);
+    console.log(`  told/real, job weights, stage pace (sent): ${row.toldPaced.map(ratio).join("  ")}`);
+    console.log(`  told/real, job weights, linear:            ${row.told.map(ratio).join("  ")}`);
+    console.log(`  told/real, fixed weights, linear (before): ${row.toldFixed.map(ratio).join("  ")}`);
   }
   const outDir = path.join(repoRoot, "bench", "out");
   await mkdir(outDir, { recursive: true });

@@ -26,7 +26,18 @@ export interface ProgressEvent {
   /** The stage's own fraction (0–1) behind `progress`, so a bench can replay another weighting. */
   stageFraction: number;
   filesProcessed: number;
+  /** Time left in the pipeline (ProgressTracker's `timeLeft`); absent while the first stage runs. */
+  remainingMs?: number;
 }
+
+/**
+ * A stage's own pace is trusted from OWN_PACE_FROM of it done, fully from OWN_PACE_FULL;
+ * before that its time left is its weight at the pace of the stages before it. A stage's
+ * fraction is rarely linear in time at its very start (SfM's first registrations, dense's
+ * first cluster loading its views).
+ */
+const OWN_PACE_FROM = 0.15;
+const OWN_PACE_FULL = 0.5;
 
 /** Below this overall percentage the elapsed time says too little to extrapolate from. */
 export const MIN_PROGRESS_FOR_ESTIMATE = 5;
@@ -36,9 +47,20 @@ export const MIN_PROGRESS_FOR_ESTIMATE = 5;
  * before MIN_PROGRESS_FOR_ESTIMATE. Truthful when each stage's weight is its share of the job's
  * wall time (stage-costs.ts), whatever the machine's speed.
  */
-export function remainingMs(elapsedMs: number, progress: number): number | undefined {
+export function linearRemainingMs(elapsedMs: number, progress: number): number | undefined {
   if (progress < MIN_PROGRESS_FOR_ESTIMATE) return undefined;
   return (elapsedMs * (100 - Math.min(100, progress))) / progress;
+}
+
+/**
+ * When a job will end (ms on `now`'s clock): the pipeline's time left as told at `told.at`,
+ * counted down; once that has run out (a stage slower than its pace said), or before the
+ * pipeline told any, the elapsed time extrapolated over the percentage.
+ */
+export function completionAt(now: number, told: { at: number; leftMs: number } | null, elapsedMs: number, progress: number): number | undefined {
+  const counted = told ? told.leftMs - (now - told.at) : 0;
+  const left = counted > 0 ? counted : linearRemainingMs(elapsedMs, progress);
+  return left === undefined ? undefined : now + left;
 }
 
 export class ProgressTracker {
@@ -47,12 +69,17 @@ export class ProgressTracker {
   private total = 0;
   private last = 0;
   private files = 0;
+  private readonly begunAt: number;
+  private current: { stage: Stage; startedAt: number } | null = null;
 
   constructor(
     weights: StageWeights,
     private readonly emit: (event: ProgressEvent) => void,
+    /** Milliseconds; injectable for tests. */
+    private readonly now: () => number = () => performance.now(),
   ) {
     this.reweight(weights);
+    this.begunAt = now();
   }
 
   /**
@@ -84,7 +111,28 @@ export class ProgressTracker {
     // Whole percent, and never 100 before the pipeline says it is finished.
     const value = Math.min(99, Math.max(this.last, Math.floor(overall)));
     this.last = value;
-    this.emit({ stage, progress: value, stageFraction: clamped, filesProcessed: this.files });
+    const at = this.now();
+    if (this.current?.stage !== stage) this.current = { stage, startedAt: at };
+    const left = this.timeLeft(stage, offset, clamped, at - this.current.startedAt);
+    this.emit({ stage, progress: value, stageFraction: clamped, filesProcessed: this.files, ...(left === undefined ? {} : { remainingMs: left }) });
+  }
+
+  /**
+   * Time left: the stages after this one at the pace of the ones before it (milliseconds per
+   * unit of weight, so a machine of any speed is measured by its own elapsed time), and this
+   * one at that pace too until it is far enough along to be measured by its own. A stage whose
+   * weight is off (a dense stage whose views are spread over several containers, or cost more
+   * than stage-costs.ts says) is then corrected while it runs, not only as a share of the whole.
+   */
+  private timeLeft(stage: Stage, offset: number, fraction: number, inStageMs: number): number | undefined {
+    const beforeMs = this.current!.startedAt - this.begunAt;
+    if (offset <= 0 || beforeMs <= 0) return undefined;
+    const pace = beforeMs / offset;
+    const weight = this.weights[stage] ?? 0;
+    const modelled = weight * (1 - fraction) * pace;
+    const trust = Math.min(1, Math.max(0, (fraction - OWN_PACE_FROM) / (OWN_PACE_FULL - OWN_PACE_FROM)));
+    const own = fraction > 0 ? (inStageMs * (1 - fraction)) / fraction : modelled;
+    return trust * own + (1 - trust) * modelled + Math.max(0, this.total - offset - weight) * pace;
   }
 
   finish(stage: Stage, filesProcessed: number): void {

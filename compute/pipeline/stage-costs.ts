@@ -1,7 +1,7 @@
 /**
  * @module What each stage of one job will cost, from the job's shape, so that the overall
  * progress (progress.ts) advances in proportion to wall time and the time left extrapolated from
- * it (`remainingMs`) is truthful for a job of 10 photos and one of 800 alike.
+ * it is truthful for a job of 10 photos and one of 800 alike.
  *
  * Fixed weights could not be: dense took 33 % of the percentage and 25–70 % of the time
  * depending on the capture, so a large survey was told at dense start a third of the time it

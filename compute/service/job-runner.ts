@@ -12,7 +12,7 @@ import { CONTENT_TYPES } from "../../shared/formats.js";
 import type { JobMessage } from "../../shared/jobs.js";
 import type { Stage } from "../../shared/records.js";
 import { outputKey, reportKey } from "../../shared/storage-keys.js";
-import { remainingMs } from "../pipeline/progress.js";
+import { completionAt } from "../pipeline/progress.js";
 import { cancellable, type Cancellable, type OnCancel } from "./cancellable.js";
 import type { ComputeConfig } from "./config.js";
 import { StoppedByEdge, type EdgeClient } from "./edge-client.js";
@@ -130,7 +130,7 @@ async function execute(
     setCancel((reason) => settle({ type: "cancelled", reason }, false));
     thread.on("message", (msg: PipelineThreadMessage) => {
       if (msg.job !== tag) return;
-      if (msg.type === "progress") reporter.report(msg.stage, Math.max(2, msg.progress), msg.filesProcessed);
+      if (msg.type === "progress") reporter.report(msg.stage, Math.max(2, msg.progress), msg.filesProcessed, msg.remainingMs);
       else if (msg.type === "done") settle({ type: "done", outputs: msg.outputs }, true);
       else if (msg.type === "failed") settle({ type: "failed", code: msg.code, message: msg.message, suggestion: msg.suggestion }, true);
       else {
@@ -177,18 +177,23 @@ async function finish(job: JobMessage, handle: RunningJob, ctx: JobContext, outc
   ctx.log({ level: "info", job: id, event: "completed", accepted: answer.accepted, formats: formats.length, seconds: (Date.now() - handle.startedAt) / 1000 });
 }
 
-/** Throttles progress reports; a stage change always goes at once. Keeps a running ETA. */
+/**
+ * Throttles progress reports; a stage change always goes at once. Keeps a running ETA: the
+ * pipeline's own time left (ProgressTracker: each stage at its measured pace), counted down
+ * between reports (progress.ts `completionAt`).
+ */
 function createProgressReporter(job: JobMessage, handle: RunningJob, ctx: JobContext) {
   let lastSent = 0;
   let lastStage: Stage | null = null;
   let pending: Promise<unknown> = Promise.resolve();
   let filesProcessed = 0;
+  let told: { at: number; leftMs: number } | null = null;
   function send(stage: Stage, clamped: number): void {
     const now = Date.now();
     lastSent = now;
     lastStage = stage;
-    const left = remainingMs(now - handle.startedAt, clamped);
-    const estimated = left === undefined ? undefined : new Date(now + left).toISOString();
+    const at = completionAt(now, told, now - handle.startedAt, clamped);
+    const estimated = at === undefined ? undefined : new Date(at).toISOString();
     const body = { attempt: handle.attempt, stage, progress: clamped, files_processed: filesProcessed, ...(estimated ? { estimated_completion: estimated } : {}) };
     pending = pending
       .then(() => ctx.edge.progress(job.reconstruction_id, body))
@@ -198,11 +203,12 @@ function createProgressReporter(job: JobMessage, handle: RunningJob, ctx: JobCon
       .catch((err: unknown) => ctx.log({ level: "warn", job: job.reconstruction_id, event: "progress_failed", error: String(err) }));
   }
   return {
-    report(stage: Stage, progress: number, files: number) {
+    report(stage: Stage, progress: number, files: number, pipelineLeftMs?: number) {
       const clamped = Math.min(99, Math.max(handle.progress, Math.floor(progress)));
       filesProcessed = Math.max(filesProcessed, Math.min(files, job.inputs.length));
       handle.progress = clamped;
       handle.stage = stage;
+      if (pipelineLeftMs !== undefined) told = { at: Date.now(), leftMs: pipelineLeftMs };
       if (stage === lastStage && Date.now() - lastSent < ctx.config.PROGRESS_INTERVAL_MS) return;
       send(stage, clamped);
     },

@@ -19,7 +19,7 @@ export type PipelineThreadCommand = { type: "run"; job: string; input: PipelineT
 
 /** From the thread; every answer about a job names it. */
 export type PipelineThreadMessage =
-  | { type: "progress"; job: string; stage: Stage; progress: number; filesProcessed: number }
+  | { type: "progress"; job: string; stage: Stage; progress: number; filesProcessed: number; remainingMs?: number }
   | { type: "done"; job: string; outputs: Array<{ format: Format; path: string; bytes: number }> }
   | { type: "failed"; job: string; code: string; message: string; suggestion: string }
   | { type: "crashed"; job: string; message: string };

@@ -51,7 +51,7 @@ port.on("message", (command: PipelineThreadCommand) => {
     front,
     ...taskRunnersFor(input),
     denseClusterViews: input.denseClusterViews,
-    onProgress: (p) => send({ type: "progress", job, stage: p.stage, progress: p.progress, filesProcessed: p.filesProcessed }),
+    onProgress: (p) => send({ type: "progress", job, stage: p.stage, progress: p.progress, filesProcessed: p.filesProcessed, remainingMs: p.remainingMs }),
   })
     .then((result) => send({ type: "done", job, outputs: result.outputs }))
     .catch((err: unknown) => {

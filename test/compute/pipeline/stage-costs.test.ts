@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { QUALITY_PRESETS } from "../../../compute/pipeline/presets.js";
-import { FIXED_FULL_WEIGHTS, FIXED_SPARSE_WEIGHTS, ProgressTracker, remainingMs } from "../../../compute/pipeline/progress.js";
+import { FIXED_FULL_WEIGHTS, FIXED_SPARSE_WEIGHTS, ProgressTracker, completionAt, linearRemainingMs } from "../../../compute/pipeline/progress.js";
 import { costOptions, expectedPairs, jobWeights, stageSeconds } from "../../../compute/pipeline/stage-costs.js";
 import * as dense from "../../../compute/stages/dense/index.js";
 import * as features from "../../../compute/stages/features/index.js";
@@ -68,9 +68,39 @@ describe("pipeline/progress re-weighted", () => {
     expect(() => tracker.reweight({ ingest: 1, features: 1 })).toThrow(/same stages/);
   });
 
+  it("tells the time left from each stage's measured pace, and corrects a stage slower than its weight while it runs", () => {
+    let clock = 0;
+    const left: Array<number | undefined> = [];
+    const tracker = new ProgressTracker({ ingest: 1, features: 1, matching: 2, sfm: 1, export: 1 }, (e) => left.push(e.remainingMs), () => clock);
+    tracker.update("ingest", 0);
+    clock = 1000;
+    tracker.update("ingest", 1); // the first stage: nothing measured before it
+    tracker.update("features", 0); // 1,000 ms per unit of weight so far: 5 units left
+    clock = 2000;
+    tracker.update("features", 0.1); // too early to trust its own pace: 0.9 + 4 units at the earlier pace
+    clock = 3000;
+    tracker.update("features", 0.5); // half done in 2,000 ms: 2,000 more, then 4 units at 1,000 ms
+    clock = 5000;
+    tracker.update("matching", 0); // 5,000 ms for 2 units: 2,500 ms per unit, 4 units left
+    expect(left[0]).toBeUndefined();
+    expect(left[1]).toBeUndefined();
+    expect(left[2]).toBeCloseTo(5000, 6);
+    expect(left[3]).toBeCloseTo(4900, 6);
+    expect(left[4]).toBeCloseTo(6000, 6);
+    expect(left[5]).toBeCloseTo(10_000, 6);
+  });
+
   it("extrapolates the time left from the elapsed time, once there is enough to go on", () => {
-    expect(remainingMs(1000, 4)).toBeUndefined();
-    expect(remainingMs(1000, 25)).toBe(3000);
-    expect(remainingMs(1000, 100)).toBe(0);
+    expect(linearRemainingMs(1000, 4)).toBeUndefined();
+    expect(linearRemainingMs(1000, 25)).toBe(3000);
+    expect(linearRemainingMs(1000, 100)).toBe(0);
+  });
+
+  it("counts the pipeline's time left down between reports, and extrapolates once it has run out", () => {
+    const told = { at: 10_000, leftMs: 5000 };
+    expect(completionAt(12_000, told, 12_000, 50)).toBe(15_000);
+    // Overdue: the linear extrapolation of 20 s elapsed at 80 % (5 s more).
+    expect(completionAt(20_000, told, 20_000, 80)).toBe(25_000);
+    expect(completionAt(1000, null, 1000, 2)).toBeUndefined();
   });
 });
