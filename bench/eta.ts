@@ -11,7 +11,7 @@
  * the job's weights; the same with the former fixed weights
  * (`FIXED_*_WEIGHTS`, replayed from the events' stage fractions), as every job was told before.
  * Also per stage its wall time and share.
- * Writes bench/out/eta.json.
+ * Writes bench/out/eta-<quality>-<sets>.json with every event.
  */
 import { mkdtemp, readdir, rm, writeFile, mkdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -40,6 +40,8 @@ interface EtaRow {
   told: number[];
   toldFixed: number[];
   error?: string;
+  /** Every progress event: [ms since start, stage, stage fraction, overall %, time left ms or null], to replay other weights or estimators. */
+  events: Array<[number, Stage, number, number, number | null]>;
 }
 
 /**
@@ -87,7 +89,7 @@ async function runOne(name: string, files: Array<{ path: string; name: string }>
   const workDir = await mkdtemp(path.join(tmpdir(), "eta-"));
   const events: TimedEvent[] = [];
   const started = performance.now();
-  const row: EtaRow = { name, quality, sparseOnly, files: files.length, wallS: 0, stages: [], toldPaced: [], told: [], toldFixed: [] };
+  const row: EtaRow = { name, quality, sparseOnly, files: files.length, wallS: 0, stages: [], toldPaced: [], told: [], toldFixed: [], events: [] };
   try {
     await runPipeline({
       files,
@@ -108,6 +110,7 @@ async function runOne(name: string, files: Array<{ path: string; name: string }>
   row.toldPaced = toldRatios(events, totalMs, true);
   row.told = toldRatios(events, totalMs, false);
   row.toldFixed = toldRatios(replay(events, sparseOnly ? FIXED_SPARSE_WEIGHTS : FIXED_FULL_WEIGHTS), totalMs, false);
+  row.events = events.map((e) => [Math.round(e.atMs), e.stage, Number(e.stageFraction.toFixed(4)), e.progress, e.remainingMs === undefined ? null : Math.round(e.remainingMs)]);
   return row;
 }
 
@@ -141,5 +144,6 @@ export async function run(args: string[]): Promise<void> {
   }
   const outDir = path.join(repoRoot, "bench", "out");
   await mkdir(outDir, { recursive: true });
-  await writeFile(path.join(outDir, "eta.json"), JSON.stringify(rows, null, 2));
+  const tag = [quality, sparseOnly ? "sparse" : "", ...inputs.map((i) => path.basename(i.name))].filter(Boolean).join("-");
+  await writeFile(path.join(outDir, `eta-${tag}.json`), JSON.stringify(rows));
 }

@@ -140,7 +140,9 @@ async function sparseStages(input: PipelineInput, timeline: Timeline, run: RunSt
     images = ingested.images;
     // From here on the percentage follows this job's expected stage times (stage-costs.ts).
     const costs = costOptions(preset, { features: features.DEFAULTS, matching: matching.DEFAULTS, dense: dense.DEFAULTS });
-    timeline.tracker.reweight(jobWeights(baseWeights(input), images, costs, input.sparseOnly ?? false, ingested.report.wallMs / 1000));
+    const shaped = images;
+    const reweight = (keypointsPerImage?: number) => timeline.tracker.reweight(jobWeights(baseWeights(input), shaped, costs, input.sparseOnly ?? false, ingested.report.wallMs / 1000, keypointsPerImage));
+    reweight();
     run.images = images.length;
     run.skipped = ingested.skipped;
     if (images.length < 2) {
@@ -154,6 +156,8 @@ async function sparseStages(input: PipelineInput, timeline: Timeline, run: RunSt
     });
     timeline.reports.push(detected.report);
     const found = detected.features;
+    // Matching's cost follows the keypoints found, now known.
+    reweight(found.reduce((sum, f) => sum + f.count, 0) / Math.max(1, found.length));
     // Keypoint refinement reports as a stage of its own but counts in matching's progress (API.md's stages).
     let refined: keypoints.Output | undefined;
     matched = await stage(timeline, "matching", async (p) => {

@@ -118,17 +118,18 @@ export class ProgressTracker {
   }
 
   /**
-   * Time left: the stages after this one at the pace of the ones before it (milliseconds per
-   * unit of weight, so a machine of any speed is measured by its own elapsed time), and this
-   * one at that pace too until it is far enough along to be measured by its own. A stage whose
-   * weight is off (a dense stage whose views are spread over several containers, or cost more
-   * than stage-costs.ts says) is then corrected while it runs, not only as a share of the whole.
+   * Time left: the weight not yet done at the pace measured so far (milliseconds per unit of
+   * weight done, so a machine of any speed is measured by its own elapsed time), except the
+   * current stage's rest, which once it is far enough along goes at its own pace. A stage whose
+   * weight is off (dense spread over several containers, or a scene that costs more than
+   * stage-costs.ts says) is then corrected while it runs, not only as a share of the whole.
    */
   private timeLeft(stage: Stage, offset: number, fraction: number, inStageMs: number): number | undefined {
     const beforeMs = this.current!.startedAt - this.begunAt;
     if (offset <= 0 || beforeMs <= 0) return undefined;
-    const pace = beforeMs / offset;
+    // The pace so far (milliseconds per unit of weight done, this stage's part included).
     const weight = this.weights[stage] ?? 0;
+    const pace = (beforeMs + inStageMs) / (offset + fraction * weight);
     const modelled = weight * (1 - fraction) * pace;
     const trust = Math.min(1, Math.max(0, (fraction - OWN_PACE_FROM) / (OWN_PACE_FULL - OWN_PACE_FROM)));
     const own = fraction > 0 ? (inStageMs * (1 - fraction)) / fraction : modelled;

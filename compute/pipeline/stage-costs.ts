@@ -44,8 +44,8 @@ export interface CostOptions {
 
 /** Seconds on the development machine (2 cores), per unit named by each constant. */
 export const COSTS = {
-  featuresPerImage: 0.4,
-  featuresPerMegapixel: 0.06,
+  featuresPerImage: 0.5,
+  featuresPerMegapixel: 0.03,
   /** Per pair, per (keypoints / 1,000)^1.3 (fitted: 22 ms a pair at 3,400 keypoints, 64–71 at 8,000). */
   matchingPerPair: 0.00456,
   matchingKeypointPower: 1.3,
@@ -63,9 +63,9 @@ export const COSTS = {
    * cluster's set-up. Fitted on fountain-P11 at standard (800 px) and preview (480 px): 4.1 and
    * 3.05 s a view, so most of a view's cost does not follow its pixels.
    */
-  densePerImage: 2.2,
+  densePerImage: 1.5,
   /** Per depth-map megapixel per unit of PatchMatch work (one source, one iteration at full size). */
-  densePerMegapixelWork: 0.77,
+  densePerMegapixelWork: 0.88,
   meshFixed: 2,
   meshPerMegapixel: 0.15,
   /** The atlas: a fixed part (pages, packing), per image (visibility, blending), per stored megapixel (reads). */
@@ -101,8 +101,12 @@ function patchMatchWork(options: CostOptions): number {
   return options.sourceViews * work;
 }
 
-/** Expected seconds of each stage after ingest, for `images` on the development machine. */
-export function stageSeconds(images: readonly Pick<ImageRef, "width" | "height" | "video">[], options: CostOptions, sparseOnly: boolean): Partial<Record<Stage, number>> {
+/**
+ * Expected seconds of each stage after ingest, for `images` on the development machine.
+ * `keypointsPerImage`, once features has run, replaces the guess from the pixels (a textured
+ * scene gives several times the keypoints of a dull one of the same size).
+ */
+export function stageSeconds(images: readonly Pick<ImageRef, "width" | "height" | "video">[], options: CostOptions, sparseOnly: boolean, keypointsPerImage?: number): Partial<Record<Stage, number>> {
   const n = images.length;
   let detected = 0;
   let stored = 0;
@@ -112,7 +116,7 @@ export function stageSeconds(images: readonly Pick<ImageRef, "width" | "height" 
     stored += image.width * image.height / 1e6;
     depth += megapixelsAt(image, options.depthSide);
   }
-  const keypoints = Math.min(options.maxFeatures, (COSTS.keypointsPerMegapixel * detected) / Math.max(1, n));
+  const keypoints = keypointsPerImage ?? Math.min(options.maxFeatures, (COSTS.keypointsPerMegapixel * detected) / Math.max(1, n));
   const seconds: Partial<Record<Stage, number>> = {
     features: n * COSTS.featuresPerImage + detected * COSTS.featuresPerMegapixel,
     matching: expectedPairs(images, options) * COSTS.matchingPerPair * (keypoints / 1000) ** COSTS.matchingKeypointPower + n * COSTS.matchingPerImage + stored * COSTS.matchingPerMegapixel,
@@ -128,11 +132,13 @@ export function stageSeconds(images: readonly Pick<ImageRef, "width" | "height" 
 }
 
 /**
- * Progress weights for the rest of a job whose ingest took `ingestSeconds`: every stage's
- * expected seconds, ingest at what it took. The weights keep the order of `base` (the same stages).
+ * Progress weights for a job whose ingest took `ingestSeconds`: every stage's expected seconds,
+ * ingest at what it took. The weights keep the order of `base` (the same stages). A stage that
+ * has run keeps its expected seconds, not what it took: the tracker measures the machine's pace
+ * as time taken over expected.
  */
-export function jobWeights(base: StageWeights, images: readonly Pick<ImageRef, "width" | "height" | "video">[], options: CostOptions, sparseOnly: boolean, ingestSeconds: number): StageWeights {
-  const seconds = stageSeconds(images, options, sparseOnly);
+export function jobWeights(base: StageWeights, images: readonly Pick<ImageRef, "width" | "height" | "video">[], options: CostOptions, sparseOnly: boolean, ingestSeconds: number, keypointsPerImage?: number): StageWeights {
+  const seconds = stageSeconds(images, options, sparseOnly, keypointsPerImage);
   const weights: StageWeights = {};
   for (const stage of Object.keys(base) as Stage[]) weights[stage] = stage === "ingest" ? Math.max(0.1, ingestSeconds) : Math.max(0.01, seconds[stage] ?? 0);
   return weights;

@@ -68,7 +68,7 @@ describe("pipeline/progress re-weighted", () => {
     expect(() => tracker.reweight({ ingest: 1, features: 1 })).toThrow(/same stages/);
   });
 
-  it("tells the time left from each stage's measured pace, and corrects a stage slower than its weight while it runs", () => {
+  it("tells the time left at the pace measured so far, and the current stage by its own pace once it is far enough along", () => {
     let clock = 0;
     const left: Array<number | undefined> = [];
     const tracker = new ProgressTracker({ ingest: 1, features: 1, matching: 2, sfm: 1, export: 1 }, (e) => left.push(e.remainingMs), () => clock);
@@ -77,16 +77,16 @@ describe("pipeline/progress re-weighted", () => {
     tracker.update("ingest", 1); // the first stage: nothing measured before it
     tracker.update("features", 0); // 1,000 ms per unit of weight so far: 5 units left
     clock = 2000;
-    tracker.update("features", 0.1); // too early to trust its own pace: 0.9 + 4 units at the earlier pace
+    tracker.update("features", 0.1); // 2,000 ms for 1.1 units; too early to trust features' own pace
     clock = 3000;
-    tracker.update("features", 0.5); // half done in 2,000 ms: 2,000 more, then 4 units at 1,000 ms
+    tracker.update("features", 0.5); // half done in 2,000 ms: 2,000 more; then 4 units at 3,000 / 1.5 ms
     clock = 5000;
     tracker.update("matching", 0); // 5,000 ms for 2 units: 2,500 ms per unit, 4 units left
     expect(left[0]).toBeUndefined();
     expect(left[1]).toBeUndefined();
     expect(left[2]).toBeCloseTo(5000, 6);
-    expect(left[3]).toBeCloseTo(4900, 6);
-    expect(left[4]).toBeCloseTo(6000, 6);
+    expect(left[3]).toBeCloseTo((2000 / 1.1) * 4.9, 6);
+    expect(left[4]).toBeCloseTo(2000 + 4 * 2000, 6);
     expect(left[5]).toBeCloseTo(10_000, 6);
   });
 
