@@ -53,6 +53,8 @@ export interface GrowContext {
   /** Images that may join this model (the stage lets every image join every model). */
   available: Uint8Array;
   onRegistered: () => void;
+  /** A reconstruction from another start (focal guess) begins: progress counts starts, not only registrations. */
+  onStartBegun: () => void;
 }
 
 function timed<T>(ctx: GrowContext, key: keyof Timings, fn: () => T): T {

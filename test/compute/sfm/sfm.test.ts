@@ -73,6 +73,22 @@ describe("sfm.run without EXIF focal", () => {
   });
 });
 
+describe("sfm.run progress", () => {
+  it("gives each focal start of an upload without EXIF its share, so the first start's registrations are not most of the stage", () => {
+    const scene = makeSyntheticScene({ cameras: 8, points: 400, noisePx: 0.5, outlierShare: 0.05, outlierImage: false, seed: 5, defaultFocalPrior: 1.1 * SYNTHETIC_FOCAL });
+    const reports: Array<[number, number]> = [];
+    const { report } = run({ images: scene.images, features: scene.features, pairs: scene.pairs, tracks: scene.tracks }, {}, (fraction, done) => reports.push([fraction, done ?? 0]));
+    const fractions = reports.map(([f]) => f);
+    for (let i = 1; i < fractions.length; i++) expect(fractions[i]).toBeGreaterThanOrEqual(fractions[i - 1]);
+    expect(fractions.at(-1)).toBe(1);
+    // Three starts expected (the prior's and two focal guesses): the first, all 8 photos placed, is at most a third.
+    const firstAllPlaced = reports.findIndex(([, done]) => done === 8);
+    expect(fractions[firstAllPlaced]).toBeLessThanOrEqual(1 / 3);
+    expect(report.counts.focalGuessAttempts).toBeGreaterThan(0);
+    expect(fractions.some((f) => f > 1 / 3 && f < 1)).toBe(true);
+  });
+});
+
 describe("sfm.run on a scene that falls apart", () => {
   it("keeps the largest model and reports the size of the other", () => {
     const large = makeSyntheticScene({ cameras: 6, points: 250, noisePx: 0.5, outlierShare: 0.05, outlierImage: false, seed: 21 });
