@@ -13,8 +13,8 @@
  * machine's `npm run bench -- eta` runs at `standard` (2 cores): 4.4–4.6 s a photo for 0.3-MP
  * survey photos (50 and 200 of them), 7.9–8.2 s for 6-MP photos (Herz-Jesus-P8, fountain-P11),
  * 6 s a keyframe for an 8-MB, 27-keyframe orbit video. The former model (1.5 s per megapixel,
- * uncapped) told a 200-photo survey of small photos 2 minutes for its 15, and a 20-MP photo 30 s
- * for its 8.
+ * uncapped) told a 200-photo survey of small photos 2 minutes for its 14, and a 20-MP photo
+ * (stored at 2400 px like fountain's 6-MP ones) 30 s for about 8.
  */
 import type { InputKind, Quality } from "../shared/jobs.js";
 

@@ -76,7 +76,7 @@ describe("estimate", () => {
     const preview = estimateCompletion([image, video], "preview", at).getTime() - at;
     expect(standard).toBe(Math.ceil((START_UP_SECONDS + inputSeconds(image) + inputSeconds(video)) * 1000));
     expect(preview).toBeLessThan(standard);
-    // 200 small survey photos: the bench's 15 minutes, not the former model's 2.
+    // 200 small survey photos: about the 14 minutes the eta bench measured, not the former model's 2.
     const survey = estimateCompletion(Array.from({ length: 200 }, () => ({ kind: "jpeg" as const, size: 1, pixels: 640 * 480 })), "standard", at).getTime() - at;
     expect(survey / 60_000).toBeGreaterThan(12);
     expect(survey / 60_000).toBeLessThan(20);
