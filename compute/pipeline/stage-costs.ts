@@ -3,9 +3,9 @@
  * progress (progress.ts) advances in proportion to wall time and the time left extrapolated from
  * it is truthful for a job of 10 photos and one of 800 alike.
  *
- * Fixed weights could not be: dense took 33 % of the percentage and 25–70 % of the time
- * depending on the capture, so a large survey was told at dense start a third of the time it
- * had left (`npm run bench -- eta`). Each stage's cost here follows what its work grows with,
+ * Fixed weights could not be: dense had 33 % of the percentage and takes 46–69 % of the time
+ * depending on the capture, so at dense start a job was told less than half the time it had
+ * left (`npm run bench -- eta`). Each stage's cost here follows what its work grows with,
  * with constants fitted on the development machine's runs of that bench (2 cores; the figures
  * are in BENCHMARKS.md). Only ratios matter: a machine uniformly faster or slower keeps the
  * shares, and the extrapolation takes its speed from the elapsed time.
