@@ -47,7 +47,8 @@ interface EtaRow {
 /**
  * The told total / real total at each checkpoint, as the job runner computes it from the newest
  * event before it (progress.ts `completionAt`): with `paced`, the event's own time left counted
- * down, else (and once that has run out) the linear extrapolation of its overall progress.
+ * down (none told yet: NaN, the client holds the edge's first estimate), else (and once that has
+ * run out) the linear extrapolation of its overall progress.
  */
 function toldRatios(events: Array<{ atMs: number; progress: number; remainingMs?: number }>, totalMs: number, paced: boolean): number[] {
   return CHECKPOINTS.map((q) => {
@@ -56,8 +57,9 @@ function toldRatios(events: Array<{ atMs: number; progress: number; remainingMs?
     for (const e of events) if (e.atMs <= at) last = e;
     if (!last) return NaN;
     const told = paced && last.remainingMs !== undefined ? { at: last.atMs, leftMs: last.remainingMs } : null;
+    // The job runner sends no estimate before the pipeline tells one (the edge's first stands): NaN.
+    if (paced && !told) return NaN;
     const end = completionAt(at, told, at, last.progress);
-    // What the client holds at that moment (none yet: NaN).
     return end === undefined ? NaN : end / totalMs;
   });
 }

@@ -26,7 +26,7 @@ export interface ProgressEvent {
   /** The stage's own fraction (0–1) behind `progress`, so a bench can replay another weighting. */
   stageFraction: number;
   filesProcessed: number;
-  /** Time left in the pipeline (ProgressTracker's `timeLeft`); absent while the first stage runs. */
+  /** Time left in the pipeline (ProgressTracker's `timeLeft`); absent until MIN_MEASURED_SHARE of the job is done. */
   remainingMs?: number;
 }
 
@@ -38,6 +38,13 @@ export interface ProgressEvent {
  */
 const OWN_PACE_FROM = 0.15;
 const OWN_PACE_FULL = 0.5;
+/**
+ * No time left is told until this share of the job's weight is done: the pace of a sliver says
+ * nothing. With features as tasks (coarse progress), 5 s into features on fountain-P11 the
+ * pace of ingest's second and the tasks' first few percent told 11 minutes for a 2-minute job.
+ * Until then the client keeps the edge's first estimate.
+ */
+const MIN_MEASURED_SHARE = 0.03;
 
 /** Below this overall percentage the elapsed time says too little to extrapolate from. */
 export const MIN_PROGRESS_FOR_ESTIMATE = 5;
@@ -126,10 +133,11 @@ export class ProgressTracker {
    */
   private timeLeft(stage: Stage, offset: number, fraction: number, inStageMs: number): number | undefined {
     const beforeMs = this.current!.startedAt - this.begunAt;
-    if (offset <= 0 || beforeMs <= 0) return undefined;
-    // The pace so far (milliseconds per unit of weight done, this stage's part included).
     const weight = this.weights[stage] ?? 0;
-    const pace = (beforeMs + inStageMs) / (offset + fraction * weight);
+    const done = offset + fraction * weight;
+    if (beforeMs <= 0 || done < MIN_MEASURED_SHARE * this.total) return undefined;
+    // The pace so far (milliseconds per unit of weight done, this stage's part included).
+    const pace = (beforeMs + inStageMs) / done;
     const modelled = weight * (1 - fraction) * pace;
     const trust = Math.min(1, Math.max(0, (fraction - OWN_PACE_FROM) / (OWN_PACE_FULL - OWN_PACE_FROM)));
     const own = fraction > 0 ? (inStageMs * (1 - fraction)) / fraction : modelled;

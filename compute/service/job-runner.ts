@@ -180,7 +180,7 @@ async function finish(job: JobMessage, handle: RunningJob, ctx: JobContext, outc
 /**
  * Throttles progress reports; a stage change always goes at once. Keeps a running ETA: the
  * pipeline's own time left (ProgressTracker: each stage at its measured pace), counted down
- * between reports (progress.ts `completionAt`).
+ * between reports (progress.ts `completionAt`); none before the pipeline tells one.
  */
 function createProgressReporter(job: JobMessage, handle: RunningJob, ctx: JobContext) {
   let lastSent = 0;
@@ -192,7 +192,8 @@ function createProgressReporter(job: JobMessage, handle: RunningJob, ctx: JobCon
     const now = Date.now();
     lastSent = now;
     lastStage = stage;
-    const at = completionAt(now, told, now - handle.startedAt, clamped);
+    // Until the pipeline tells a time left, the edge's first estimate stands.
+    const at = told ? completionAt(now, told, now - handle.startedAt, clamped) : undefined;
     const estimated = at === undefined ? undefined : new Date(at).toISOString();
     const body = { attempt: handle.attempt, stage, progress: clamped, files_processed: filesProcessed, ...(estimated ? { estimated_completion: estimated } : {}) };
     pending = pending

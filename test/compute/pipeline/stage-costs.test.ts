@@ -90,6 +90,18 @@ describe("pipeline/progress re-weighted", () => {
     expect(left[5]).toBeCloseTo(10_000, 6);
   });
 
+  it("tells no time left until a few percent of the job's weight is done", () => {
+    let clock = 0;
+    const left: Array<number | undefined> = [];
+    const tracker = new ProgressTracker({ ingest: 0.5, features: 10, matching: 39.5, sfm: 50 }, (e) => left.push(e.remainingMs), () => clock);
+    tracker.update("ingest", 1);
+    clock = 500;
+    tracker.update("features", 0.2); // 2.5 of 100 done: a sliver
+    tracker.update("features", 0.3); // 3.5: told
+    expect(left[1]).toBeUndefined();
+    expect(left[2]).toBeGreaterThan(0);
+  });
+
   it("extrapolates the time left from the elapsed time, once there is enough to go on", () => {
     expect(linearRemainingMs(1000, 4)).toBeUndefined();
     expect(linearRemainingMs(1000, 25)).toBe(3000);
