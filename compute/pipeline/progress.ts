@@ -135,7 +135,8 @@ export class ProgressTracker {
     const beforeMs = this.current!.startedAt - this.begunAt;
     const weight = this.weights[stage] ?? 0;
     const done = offset + fraction * weight;
-    if (beforeMs <= 0 || done < MIN_MEASURED_SHARE * this.total) return undefined;
+    // Not in the first stage (ingest, weighed before the job's shape is known), nor on a sliver.
+    if (offset <= 0 || beforeMs <= 0 || done < MIN_MEASURED_SHARE * this.total) return undefined;
     // The pace so far (milliseconds per unit of weight done, this stage's part included).
     const pace = (beforeMs + inStageMs) / done;
     const modelled = weight * (1 - fraction) * pace;

@@ -90,8 +90,16 @@ describe("pipeline/progress re-weighted", () => {
     expect(left[5]).toBeCloseTo(10_000, 6);
   });
 
-  it("tells no time left until a few percent of the job's weight is done", () => {
+  it("tells no time left in the first stage, nor until a few percent of the job's weight is done", () => {
     let clock = 0;
+    const first: Array<number | undefined> = [];
+    const ingesting = new ProgressTracker({ ingest: 5, features: 10, matching: 35, sfm: 50 }, (e) => first.push(e.remainingMs), () => clock);
+    clock = 5; // the first report comes a moment after the tracker is made
+    ingesting.update("ingest", 0);
+    clock = 400;
+    ingesting.update("ingest", 1); // 5 % done, but of weights set before the job's shape is known
+    expect(first).toEqual([undefined, undefined]);
+
     const left: Array<number | undefined> = [];
     const tracker = new ProgressTracker({ ingest: 0.5, features: 10, matching: 39.5, sfm: 50 }, (e) => left.push(e.remainingMs), () => clock);
     tracker.update("ingest", 1);
