@@ -110,6 +110,24 @@ describe("pipeline/progress re-weighted", () => {
     expect(left[2]).toBeGreaterThan(0);
   });
 
+  it("counts the time left down while a stage's fraction stands still, and takes the pace afresh once that runs out", () => {
+    let clock = 0;
+    const left: Array<number | undefined> = [];
+    const tracker = new ProgressTracker({ ingest: 1, features: 1, dense: 8 }, (e) => left.push(e.remainingMs), () => clock);
+    tracker.update("ingest", 0);
+    clock = 1000;
+    tracker.update("features", 0);
+    clock = 2000;
+    tracker.update("dense", 0); // 1,000 ms a unit: 8,000 ms left
+    clock = 5000;
+    tracker.update("dense", 0); // the same fraction, polled again: 5,000 left, not a slower pace
+    clock = 12_000;
+    tracker.update("dense", 0); // overdue: the pace afresh, 12,000 ms for 2 units, 8 units left
+    clock = 13_000;
+    tracker.update("dense", 0.5); // a new step: its own pace, 11,000 ms for half
+    expect(left.slice(2)).toEqual([8000, 5000, 48_000, 11_000]);
+  });
+
   it("extrapolates the time left from the elapsed time, once there is enough to go on", () => {
     expect(linearRemainingMs(1000, 4)).toBeUndefined();
     expect(linearRemainingMs(1000, 25)).toBe(3000);
