@@ -140,8 +140,7 @@ async function sparseStages(input: PipelineInput, timeline: Timeline, run: RunSt
     images = ingested.images;
     // From here on the percentage follows this job's expected stage times (stage-costs.ts).
     const costs = costOptions(preset, { features: features.DEFAULTS, matching: matching.DEFAULTS, dense: dense.DEFAULTS });
-    const shaped = images;
-    const reweight = (keypointsPerImage?: number) => timeline.tracker.reweight(jobWeights(baseWeights(input), shaped, costs, input.sparseOnly ?? false, ingested.report.wallMs / 1000, keypointsPerImage));
+    const reweight = (keypointsPerImage?: number) => timeline.tracker.reweight(jobWeights(baseWeights(input), images, costs, input.sparseOnly ?? false, ingested.report.wallMs / 1000, keypointsPerImage));
     reweight();
     run.images = images.length;
     run.skipped = ingested.skipped;

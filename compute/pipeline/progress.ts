@@ -47,7 +47,7 @@ const OWN_PACE_FULL = 0.5;
 const MIN_MEASURED_SHARE = 0.03;
 
 /** Below this overall percentage the elapsed time says too little to extrapolate from. */
-export const MIN_PROGRESS_FOR_ESTIMATE = 5;
+const MIN_PROGRESS_FOR_ESTIMATE = 5;
 
 /**
  * Time left, by linear extrapolation of the elapsed time over the overall percentage; undefined

@@ -57,18 +57,18 @@ function plan(input: DenseInput, options: Partial<Options> = {}): DensePlan {
 }
 
 /**
- * Runs the stage. With a `runner`, a plan of more than one cluster is solved through it (one
- * task per cluster); otherwise, and for one cluster, here, one cluster at a time, so only its
- * views' images and depth maps are in memory. Both paths solve the same jobs with the same
- * function, so they give the same cloud.
- */
-/**
  * The stage's fraction once every view is solved; filtering and fusion follow. On the rendered
  * 50-photo survey (one cluster, `npm run bench -- eta`) the solves took 95 % of the stage's time;
  * at the former 0.9 the fraction lagged the time throughout, and the time left told was 7 % long.
  */
 const SOLVED_SHARE = 0.95;
 
+/**
+ * Runs the stage. With a `runner`, a plan of more than one cluster is solved through it (one
+ * task per cluster); otherwise, and for one cluster, here, one cluster at a time, so only its
+ * views' images and depth maps are in memory. Both paths solve the same jobs with the same
+ * function, so they give the same cloud.
+ */
 export async function run(input: DenseInput, options: Partial<Options> = {}, progress?: ProgressFn, runner?: ClusterRunner): Promise<DenseOutput> {
   const opts: Options = { ...DEFAULTS, ...options };
   const start = performance.now();
