@@ -38,10 +38,6 @@ export interface ProgressEvent {
  */
 const OWN_PACE_FROM = 0.15;
 const OWN_PACE_FULL = 0.5;
-/** A stage whose first report is at least this share of it reports in coarse steps (tasks elsewhere). */
-const COARSE_FIRST_STEP = 0.15;
-/** Such a stage's own pace is measured between its steps once they cover this share of it. */
-const STEPS_SPAN = 0.1;
 /**
  * No time left is told until this share of the job's weight is done: the pace of a sliver says
  * nothing. With features as tasks (coarse progress), 5 s into features on fountain-P11 the
@@ -81,7 +77,7 @@ export class ProgressTracker {
   private last = 0;
   private files = 0;
   private readonly begunAt: number;
-  private current: { stage: Stage; startedAt: number; firstStep: { fraction: number; at: number } | null } | null = null;
+  private current: { stage: Stage; startedAt: number } | null = null;
   /** The last time left computed from a new fraction, and when. */
   private step: { stage: Stage; fraction: number; at: number; leftMs: number } | null = null;
 
@@ -125,8 +121,7 @@ export class ProgressTracker {
     const value = Math.min(99, Math.max(this.last, Math.floor(overall)));
     this.last = value;
     const at = this.now();
-    if (this.current?.stage !== stage) this.current = { stage, startedAt: at, firstStep: null };
-    if (this.current.firstStep === null && clamped > 0) this.current.firstStep = { fraction: clamped, at };
+    if (this.current?.stage !== stage) this.current = { stage, startedAt: at };
     const left = this.leftAt(stage, offset, clamped, at);
     this.emit({ stage, progress: value, stageFraction: clamped, filesProcessed: this.files, ...(left === undefined ? {} : { remainingMs: left }) });
   }
@@ -166,30 +161,8 @@ export class ProgressTracker {
     const pace = (beforeMs + inStageMs) / done;
     const modelled = weight * (1 - fraction) * pace;
     const trust = Math.min(1, Math.max(0, (fraction - OWN_PACE_FROM) / (OWN_PACE_FULL - OWN_PACE_FROM)));
-    const own = this.ownRemainingMs(fraction, inStageMs);
-    return (own === undefined ? modelled : trust * own + (1 - trust) * modelled) + Math.max(0, this.total - offset - weight) * pace;
-  }
-
-  /**
-   * The current stage's rest at its own pace. A stage that reports from its start in small steps
-   * (every stage in one process) is measured since it began. One whose first report is already
-   * COARSE_FIRST_STEP of it (tasks on other containers, their progress polled from heartbeats 15 s
-   * apart) did not report its start-up (payload uploads, leases, loading views) nor the
-   * heartbeat's lag, and measured since it began was told late: a 3-process fountain-P11 job 49 s
-   * on 104 s at dense's first step and 66 s on 127 s at a later one (BENCHMARKS.md, stops 31–32).
-   * It is measured between its first step and its latest instead, where both cancel, once they
-   * are STEPS_SPAN apart (undefined before: the job's pace stands in). Not for every stage: in
-   * one process dense solves two views at once and reports them a moment apart, and between one
-   * burst's first report and a later one's second the pace counts three views for two views'
-   * time (fountain-P11 told 0.90 of its real total half-way, against 0.98 since dense began).
-   */
-  private ownRemainingMs(fraction: number, inStageMs: number): number | undefined {
-    const first = this.current!.firstStep;
-    if (first === null) return undefined;
-    if (first.fraction < COARSE_FIRST_STEP) return (inStageMs * (1 - fraction)) / fraction;
-    const at = this.current!.startedAt + inStageMs;
-    if (fraction - first.fraction < STEPS_SPAN || at <= first.at) return undefined;
-    return ((at - first.at) * (1 - fraction)) / (fraction - first.fraction);
+    const own = fraction > 0 ? (inStageMs * (1 - fraction)) / fraction : modelled;
+    return trust * own + (1 - trust) * modelled + Math.max(0, this.total - offset - weight) * pace;
   }
 
   finish(stage: Stage, filesProcessed: number): void {

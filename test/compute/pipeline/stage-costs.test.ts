@@ -124,33 +124,8 @@ describe("pipeline/progress re-weighted", () => {
     clock = 12_000;
     tracker.update("dense", 0); // overdue: the pace afresh, 12,000 ms for 2 units, 8 units left
     clock = 13_000;
-    tracker.update("dense", 0.5); // a new step, its first: the job's pace, 13,000 ms for 6 units, 4 left
-    expect(left.slice(2)).toEqual([8000, 5000, 48_000, (13_000 / 6) * 4]);
-  });
-
-  it("measures the pace of a stage reporting in coarse steps between its steps, not from its start", () => {
-    let clock = 0;
-    const left: Array<number | undefined> = [];
-    const tracker = new ProgressTracker({ ingest: 1, features: 1, dense: 8 }, (e) => left.push(e.remainingMs), () => clock);
-    tracker.update("ingest", 0);
-    clock = 1000;
-    tracker.update("features", 0);
-    clock = 2000;
-    tracker.update("dense", 0);
-    // Tasks on other processes: 20 s of start-up, then their heartbeats' steps every 15 s, each
-    // 0.2 of the stage (75 s of work in all once started).
-    clock = 37_000;
-    tracker.update("dense", 0.2); // the first step: no own pace yet, the pace of the job so far
-    clock = 52_000;
-    tracker.update("dense", 0.4); // 15 s per 0.2 between the steps: 45 s left, the start-up not counted
-    clock = 67_000;
-    tracker.update("dense", 0.6);
-    const trustAt = (f: number) => Math.min(1, Math.max(0, (f - 0.15) / 0.35));
-    const overallPace = (ms: number, f: number) => ms / (2 + 8 * f);
-    const expected = (ms: number, f: number, own: number) => trustAt(f) * own + (1 - trustAt(f)) * 8 * (1 - f) * overallPace(ms, f);
-    expect(left[3]).toBeCloseTo(8 * 0.8 * overallPace(37_000, 0.2), 6);
-    expect(left[4]).toBeCloseTo(expected(52_000, 0.4, 45_000), 6);
-    expect(left[5]).toBeCloseTo(30_000, 6); // fully its own pace: 0.4 left at 15 s per 0.2
+    tracker.update("dense", 0.5); // a new step: its own pace, 11,000 ms for half
+    expect(left.slice(2)).toEqual([8000, 5000, 48_000, 11_000]);
   });
 
   it("extrapolates the time left from the elapsed time, once there is enough to go on", () => {
