@@ -93,7 +93,8 @@ function verdict(r: SubsetResult, full: SubsetResult | undefined): string {
   const withinTwice = a.medianRotationErrorDeg <= 2 * f.medianRotationErrorDeg && a.medianCenterErrorPercent <= 2 * f.medianCenterErrorPercent;
   const c = r.colmap?.accuracy;
   const belowColmap = c ? a.medianRotationErrorDeg < c.medianRotationErrorDeg && a.medianCenterErrorPercent < c.medianCenterErrorPercent : null;
-  return `${withinTwice ? "≤2× full" : "MORE than 2× full"}${belowColmap === null ? "" : belowColmap ? ", below COLMAP" : ", NOT below COLMAP"}`;
+  const colmapVerdict = r.colmap === undefined ? "" : belowColmap === null ? `, COLMAP placed ${r.colmap.registered} (no accuracy to compare)` : belowColmap ? ", below COLMAP" : ", NOT below COLMAP";
+  return `${withinTwice ? "≤2× full" : "MORE than 2× full"}${colmapVerdict}`;
 }
 
 export async function run(args: string[]): Promise<void> {
