@@ -91,10 +91,16 @@ function verdict(r: SubsetResult, full: SubsetResult | undefined): string {
   const f = full?.ours.accuracy;
   if (!a || !f || r.subset === "full") return "";
   const withinTwice = a.medianRotationErrorDeg <= 2 * f.medianRotationErrorDeg && a.medianCenterErrorPercent <= 2 * f.medianCenterErrorPercent;
-  const c = r.colmap?.accuracy;
-  const belowColmap = c ? a.medianRotationErrorDeg < c.medianRotationErrorDeg && a.medianCenterErrorPercent < c.medianCenterErrorPercent : null;
-  const colmapVerdict = r.colmap === undefined ? "" : belowColmap === null ? `, COLMAP placed ${r.colmap.registered} (no accuracy to compare)` : belowColmap ? ", below COLMAP" : ", NOT below COLMAP";
-  return `${withinTwice ? "≤2× full" : "MORE than 2× full"}${colmapVerdict}`;
+  return `${withinTwice ? "≤2× full" : "MORE than 2× full"}${colmapVerdict(a, r.colmap)}`;
+}
+
+/** Whether our median errors are below COLMAP's on the same subset, when COLMAP ran and placed enough cameras to say. */
+function colmapVerdict(ours: CameraAccuracy, colmap: SubsetResult["colmap"]): string {
+  if (!colmap) return "";
+  const c = colmap.accuracy;
+  if (!c) return `, COLMAP placed ${colmap.registered} (no accuracy to compare)`;
+  const below = ours.medianRotationErrorDeg < c.medianRotationErrorDeg && ours.medianCenterErrorPercent < c.medianCenterErrorPercent;
+  return below ? ", below COLMAP" : ", NOT below COLMAP";
 }
 
 export async function run(args: string[]): Promise<void> {
