@@ -19,7 +19,10 @@
  * - PSNR (RGB) and SSIM (luma; Wang, Bovik, Sheikh and Simoncelli, IEEE TIP 2004: 11×11
  *   Gaussian window σ = 1.5, K1 = 0.01, K2 = 0.03) over the covered pixels. For SSIM the
  *   uncovered pixels of the render are filled with the photo's, so a window that straddles
- *   the model's border scores the covered part and not the background.
+ *   the model's border scores the covered part and not the background;
+ * - untextured: share of the covered pixels drawn by faces that no photo textured (the glb
+ *   colours them from their vertices), from a second render of the model with those faces white
+ *   and the textured ones black (also saved beside the side-by-side picture).
  * Side-by-side pictures (photo | render | |difference|) go to bench/out/views/; with --docs
  * those of fountain-P11 and synthetic/facade also go to docs/views/<set>-<commit>.jpg.
  */
@@ -53,6 +56,8 @@ interface ViewScore {
   coverage: number;
   psnr: number;
   ssim: number;
+  /** Share of the covered pixels drawn by faces no photo textured (vertex colours). */
+  untextured: number;
 }
 
 interface SetScore {
@@ -204,6 +209,34 @@ async function sideBySide(photo: Uint8Array, render: RenderedImage, covered: Uin
   await sharp(canvas, { raw: { width: 3 * width, height, channels: 3 } }).jpeg({ quality: 85 }).toFile(outPath);
 }
 
+/**
+ * A copy of the glb in which the faces with a texture are black and those coloured from their
+ * vertices (faces no photo textured, gltf.ts) are white, all unlit: rendered from a camera, it
+ * shows which of the pixels the model covers come from a photo and which do not.
+ */
+async function untexturedMarked(glb: string, out: string): Promise<void> {
+  const io = new NodeIO().registerExtensions([KHRMaterialsUnlit]);
+  const doc = await io.read(glb);
+  for (const material of doc.getRoot().listMaterials()) {
+    const textured = material.getBaseColorTexture() !== null;
+    material.setBaseColorTexture(null).setBaseColorFactor(textured ? [0, 0, 0, 1] : [1, 1, 1, 1]);
+  }
+  for (const mesh of doc.getRoot().listMeshes()) for (const primitive of mesh.listPrimitives()) primitive.setAttribute("COLOR_0", null);
+  for (const texture of doc.getRoot().listTextures()) texture.dispose();
+  await io.write(out, doc);
+}
+
+/** Share of the covered pixels that the marked model (untexturedMarked) draws white. */
+function untexturedShare(marked: RenderedImage, covered: Uint8Array): number {
+  let white = 0, total = 0;
+  for (let i = 0; i < covered.length; i++) {
+    if (!covered[i]) continue;
+    total++;
+    if (marked.rgba[4 * i + 3] > 127 && marked.rgba[4 * i] > 127) white++;
+  }
+  return total > 0 ? white / total : NaN;
+}
+
 async function benchSet(set: string, renderer: ThreeRenderer, root: string, commit: string, quality: string, keepDir: string | null, docs: boolean): Promise<SetScore | null> {
   const setDir = path.join(datasetsRoot, set);
   const truth = await loadTruth(setDir);
@@ -230,6 +263,8 @@ async function benchSet(set: string, renderer: ThreeRenderer, root: string, comm
     const middle = [0, 1, 2].map((a) => inliers.reduce((sum, c) => sum + c[a], 0) / inliers.length);
     const spread = Math.max(...inliers.map((c) => Math.hypot(c[0] - middle[0], c[1] - middle[1], c[2] - middle[2])), 1e-6);
     const mesh = path.join(setDir, "gt/mesh.ply");
+    const marked = path.join(outDir, "untextured-marked.glb");
+    await untexturedMarked(glb, marked);
     for (const photo of held) {
       const cam = intoModel(byFile.get(photo.name)!, sim, truth.pixelCentreOffset, RENDER_WIDTH);
       const render = await renderer.render(glb, cam, 0.005 * spread, 200 * spread);
@@ -243,11 +278,14 @@ async function benchSet(set: string, renderer: ThreeRenderer, root: string, comm
         for (let i = 0; i < truthMask.length; i++) truthMask[i] = surface.rgba[4 * i + 3] > 127 ? 1 : 0;
       }
       const s = score(render, pixels, truthMask);
-      result.views.push({ photo: photo.name, coverage: s.coverage, psnr: s.psnr, ssim: s.ssim });
+      const markedRender = await renderer.render(marked, cam, 0.005 * spread, 200 * spread);
+      const untextured = untexturedShare(markedRender, s.covered);
+      result.views.push({ photo: photo.name, coverage: s.coverage, psnr: s.psnr, ssim: s.ssim, untextured });
       const pictures = path.join(repoRoot, "bench/out/views");
       await mkdir(pictures, { recursive: true });
       const picture = path.join(pictures, `${set.replace("/", "_")}-${path.parse(photo.name).name}-${commit}.jpg`);
       await sideBySide(pixels, render, s.covered, picture);
+      await sharp(Buffer.from(markedRender.rgba), { raw: { width: markedRender.width, height: markedRender.height, channels: 4 } }).flatten({ background: "#ff00ff" }).jpeg().toFile(picture.replace(/\.jpg$/, "-untextured.jpg"));
       if (docs && (set === "real/fountain-P11" || set === "synthetic/facade") && photo === held[0]) {
         await mkdir(path.join(repoRoot, "docs/views"), { recursive: true });
         await sharp(picture).toFile(path.join(repoRoot, "docs/views", `${set.split("/")[1]}-${commit}.jpg`));
@@ -284,13 +322,13 @@ export async function run(args: string[]): Promise<void> {
     await renderer.close();
   }
   console.log(`\ncommit ${commit}, quality ${quality}; held back: every ${HOLD_BACK_EVERY}th photo (0-based ${HOLD_BACK_OFFSET}, ${HOLD_BACK_OFFSET + HOLD_BACK_EVERY}, …); render ${RENDER_WIDTH} px wide`);
-  console.log("set | uploaded | registered | held-back photo | coverage | PSNR dB | SSIM | pipeline s | peak RSS MiB");
+  console.log("set | uploaded | registered | held-back photo | coverage | PSNR dB | SSIM | untextured | pipeline s | peak RSS MiB");
   for (const r of results) {
     if (r.error) console.log(`${r.set} | ${r.uploaded} | ${r.registered} | failed: ${r.error.split("\n")[0]}`);
-    for (const v of r.views) console.log([r.set, r.uploaded, r.registered, v.photo, fmt(v.coverage, 3), fmt(v.psnr, 2), fmt(v.ssim, 3), fmt(r.seconds, 1), fmt(r.peakRssMiB, 0)].join(" | "));
+    for (const v of r.views) console.log([r.set, r.uploaded, r.registered, v.photo, fmt(v.coverage, 3), fmt(v.psnr, 2), fmt(v.ssim, 3), fmt(v.untextured, 3), fmt(r.seconds, 1), fmt(r.peakRssMiB, 0)].join(" | "));
     if (r.views.length > 1) {
       const mean = (f: (v: ViewScore) => number): number => r.views.reduce((s, v) => s + f(v), 0) / r.views.length;
-      console.log([r.set, "", "", "mean", fmt(mean((v) => v.coverage), 3), fmt(mean((v) => v.psnr), 2), fmt(mean((v) => v.ssim), 3), "", ""].join(" | "));
+      console.log([r.set, "", "", "mean", fmt(mean((v) => v.coverage), 3), fmt(mean((v) => v.psnr), 2), fmt(mean((v) => v.ssim), 3), fmt(mean((v) => v.untextured), 3), "", ""].join(" | "));
     }
   }
   const outDir = path.join(repoRoot, "bench/out");
