@@ -141,6 +141,7 @@ export async function run(args: string[]): Promise<void> {
     if (figures.dense) console.log(`  dense cloud against the seen surface (τ = ${figures.dense.tau} = 1 % of the altitude): precision ${fmt(figures.dense.precision, 3)}, completeness ${fmt(figures.dense.completeness, 3)}, F ${fmt(figures.dense.fScore, 3)} (${figures.dense.reconstructedPoints} points, ${figures.dense.truthSamples} true samples)`);
     if (figures.matchingSelectionS !== undefined) console.log(`  (matching's wall time includes pair selection ${fmt(figures.matchingSelectionS, 1)} s and keypoint refinement ${fmt(figures.keypointsS ?? NaN, 1)} s)`);
     console.log(`  total     ${fmt(figures.wallS, 1).padStart(7)} ${fmt(figures.cpuS, 1).padStart(7)} ${fmt(figures.peakRssMiB, 0).padStart(10)} ${fmt((1000 * figures.wallS) / images, 0).padStart(14)}`);
+    if (figures.evaluationS !== undefined) console.log(`  (the bench's evaluation after the job: ${fmt(figures.evaluationS, 1)} s; the process's peak with it ${fmt(figures.processPeakRssMiB ?? NaN, 0)} MiB)`);
     return figures;
   };
   for (const images of sizes) {
