@@ -12,6 +12,8 @@ const ConfigSchema = z.object({
   /** Where jobs unpack their inputs and write outputs; each job gets its own folder, removed afterwards. */
   WORK_DIR: z.string().optional(),
   HEARTBEAT_SECONDS: z.coerce.number().positive().default(15),
+  /** Least time between two task heartbeats sent because the task's fraction moved (task-heartbeats.ts). */
+  TASK_PROGRESS_MS: z.coerce.number().int().positive().default(2000),
   /** Minimum interval between two progress reports to the edge (stage changes always go). */
   PROGRESS_INTERVAL_MS: z.coerce.number().int().nonnegative().default(1000),
   /** Start a pipeline thread (and its front workers) at start-up, so the first job finds them loaded. */

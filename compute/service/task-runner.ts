@@ -2,7 +2,7 @@
  * @module One task (shared/tasks.ts) on this container: lease it from the edge, fetch its
  * inputs, solve it in a thread of its own, upload the result and complete it.
  *
- * While it runs, a heartbeat extends the lease and reports the task's progress. When the edge
+ * While it runs, heartbeats extend the lease and report the task's progress (task-heartbeats.ts). When the edge
  * refuses a heartbeat (the lease ran out and another container took the task, the job ended,
  * or a newer attempt owns it), the task stops and its thread is ended. When this process dies,
  * the lease runs out and the ReconstructionObject sends the task to another container.
@@ -18,6 +18,7 @@ import { decodeDensePayload } from "./dense-tasks.js";
 import type { EdgeClient } from "./edge-client.js";
 import { decodeFeaturePayload } from "./feature-tasks.js";
 import { resultKeyOf, type StoredPhoto } from "./task-coordinator.js";
+import { startTaskHeartbeats, type TaskHeartbeats } from "./task-heartbeats.js";
 import type { TaskThreadCommand, TaskThreadMessage } from "./task-thread.js";
 
 export interface TaskContext {
@@ -58,19 +59,21 @@ async function runTask(message: TaskMessage, handle: RunningTask, ctx: TaskConte
   handle.delivery = lease.delivery ?? message.delivery;
   ctx.log({ level: "info", job: id, task: key, event: "task_started", delivery: lease.delivery });
   const dir = path.join(ctx.workRoot, `${id}-a${attempt}-${key}-d${lease.delivery ?? message.delivery}`);
-  const heartbeat = setInterval(() => {
-    ctx.edge.taskHeartbeat(id, key, { attempt, lease_id: leaseId, progress: handle.progress }).then(
-      (answer) => {
-        if (!answer.accepted) handle.cancel(`edge refused the task heartbeat: ${answer.reason ?? answer.status ?? "no reason"}`);
-      },
-      (err: unknown) => ctx.log({ level: "warn", job: id, task: key, event: "task_heartbeat_failed", error: String(err) }),
-    );
-  }, ctx.config.HEARTBEAT_SECONDS * 1000);
+  const heartbeats = startTaskHeartbeats(
+    () =>
+      ctx.edge.taskHeartbeat(id, key, { attempt, lease_id: leaseId, progress: handle.progress }).then(
+        (answer) => {
+          if (!answer.accepted) handle.cancel(`edge refused the task heartbeat: ${answer.reason ?? answer.status ?? "no reason"}`);
+        },
+        (err: unknown) => ctx.log({ level: "warn", job: id, task: key, event: "task_heartbeat_failed", error: String(err) }),
+      ),
+    { leaseMs: ctx.config.HEARTBEAT_SECONDS * 1000, progressMs: ctx.config.TASK_PROGRESS_MS },
+  );
   try {
     await mkdir(dir, { recursive: true });
     const command = await fetchInputs(ctx, message, lease.payload_key, dir);
     if (handle.cancelReason) return;
-    const summary = await solveInThread(command, handle, setCancel);
+    const summary = await solveInThread(command, handle, setCancel, heartbeats);
     if (summary === null) {
       ctx.log({ level: "info", job: id, task: key, event: "task_cancelled", reason: handle.cancelReason });
       return;
@@ -87,7 +90,7 @@ async function runTask(message: TaskMessage, handle: RunningTask, ctx: TaskConte
       .failTask(id, key, { attempt, lease_id: leaseId, code: "task_error", message: String(err).slice(0, 2000), retryable: true })
       .catch((failErr: unknown) => ctx.log({ level: "error", job: id, task: key, event: "task_fail_report_failed", error: String(failErr) }));
   } finally {
-    clearInterval(heartbeat);
+    heartbeats.stop();
     if (ctx.config.KEEP_WORK_DIRS !== "1") await rm(dir, { recursive: true, force: true });
   }
 }
@@ -116,7 +119,7 @@ async function fetchInputs(ctx: TaskContext, message: TaskMessage, payloadKey: s
 }
 
 /** Runs the task's thread; resolves with its summary, or null when the task was cancelled. */
-function solveInThread(command: TaskThreadCommand, handle: RunningTask, setCancel: OnCancel): Promise<string | null> {
+function solveInThread(command: TaskThreadCommand, handle: RunningTask, setCancel: OnCancel, heartbeats: TaskHeartbeats): Promise<string | null> {
   useCompileCache();
   const thread = new Worker(new URL("./task-thread.ts", import.meta.url), { execArgv: ["--import", "tsx"] });
   return new Promise<string | null>((resolve, reject) => {
@@ -131,7 +134,10 @@ function solveInThread(command: TaskThreadCommand, handle: RunningTask, setCance
     };
     setCancel(() => settle(() => resolve(null)));
     thread.on("message", (msg: TaskThreadMessage) => {
-      if (msg.type === "progress") handle.progress = Math.max(handle.progress, msg.fraction);
+      if (msg.type === "progress") {
+        if (msg.fraction > handle.progress) heartbeats.progressed();
+        handle.progress = Math.max(handle.progress, msg.fraction);
+      }
       else if (msg.type === "done") settle(() => resolve(msg.summary));
       else settle(() => reject(new Error(msg.message)));
     });

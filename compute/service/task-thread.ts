@@ -48,10 +48,8 @@ port.once("message", (command: TaskThreadCommand) => {
 async function solveDense(command: TaskThreadCommand, photoOf: (imageIndex: number) => string): Promise<string> {
   const { job } = decodeDensePayload(await readFile(command.payloadPath, "utf8"));
   const pool = new WorkerPool<ViewTask, ViewResult>(new URL("../stages/dense/worker.ts", import.meta.url), { size: Math.min(availableParallelism(), job.views.length) });
-  let solved = 0;
   try {
-    // Fusion after the last view is the rest: the solves count for 90 %.
-    const result = await solveCluster(job, (i) => ({ path: photoOf(i) }), pool, { onSolved: () => progress((0.9 * ++solved) / job.views.length) });
+    const result = await solveCluster(job, (i) => ({ path: photoOf(i) }), pool, { onProgress: progress });
     await writeFile(command.resultPath, encodeClusterResult(result));
     return `${result.cloud.count} points`;
   } finally {

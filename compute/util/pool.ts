@@ -13,7 +13,11 @@ interface Pending<R> {
   transfer: TransferListItem[];
   resolve: (value: R) => void;
   reject: (error: Error) => void;
+  onProgress?: (fraction: number) => void;
 }
+
+/** What a worker posts: its task's answer, or (before it) a fraction of the task done. */
+type WorkerMessage<R> = { ok: boolean; value?: R; error?: string } | { progress: number };
 
 export interface PoolOptions {
   /** Worker count; defaults to the machine's available parallelism. */
@@ -25,7 +29,8 @@ export interface PoolOptions {
 /** What a stage needs of a pool: its size and a way to run one task (WorkerPool, or an adapter over a shared pool). */
 export interface TaskRunner<T, R> {
   readonly size: number;
-  run(task: T, transfer?: TransferListItem[]): Promise<R>;
+  /** `onProgress` receives the fractions the worker reports while it runs the task (serveTasks' `report`). */
+  run(task: T, transfer?: TransferListItem[], onProgress?: (fraction: number) => void): Promise<R>;
 }
 
 export class WorkerPool<T, R> implements TaskRunner<T, R> {
@@ -42,7 +47,10 @@ export class WorkerPool<T, R> implements TaskRunner<T, R> {
     useCompileCache();
     for (let i = 0; i < size; i++) {
       const worker = new Worker(moduleUrl, { execArgv: ["--import", "tsx"], workerData: options.workerData });
-      worker.on("message", (msg: { ok: boolean; value?: R; error?: string }) => this.settle(worker, msg));
+      worker.on("message", (msg: WorkerMessage<R>) => {
+        if ("progress" in msg) this.busy.get(worker)?.onProgress?.(msg.progress);
+        else this.settle(worker, msg);
+      });
       worker.on("error", (err) => this.fail(worker, err));
       // A worker that exits without an 'error' (its module failed to load under this Node,
       // process.exit in a native module, an out-of-memory kill of the thread) must fail its
@@ -60,11 +68,11 @@ export class WorkerPool<T, R> implements TaskRunner<T, R> {
     return this.all.length;
   }
 
-  run(task: T, transfer: TransferListItem[] = []): Promise<R> {
+  run(task: T, transfer: TransferListItem[] = [], onProgress?: (fraction: number) => void): Promise<R> {
     if (this.closed) return Promise.reject(new Error("pool: closed"));
     if (this.all.length === 0) return Promise.reject(this.lastFailure ?? new Error("pool: no worker thread is running"));
     return new Promise<R>((resolve, reject) => {
-      this.queue.push({ task, transfer, resolve, reject });
+      this.queue.push({ task, transfer, resolve, reject, onProgress });
       this.pump();
     });
   }
@@ -110,13 +118,17 @@ export class WorkerPool<T, R> implements TaskRunner<T, R> {
   }
 }
 
-/** Inside a worker module: answer each task with the handler's result (and its transfer list). */
-export function serveTasks<T, R>(handler: (task: T) => Promise<{ value: R; transfer?: TransferListItem[] }> | { value: R; transfer?: TransferListItem[] }): void {
+/**
+ * Inside a worker module: answer each task with the handler's result (and its transfer list).
+ * The handler may call `report(fraction)` while it works; the caller's `onProgress` gets it.
+ */
+export function serveTasks<T, R>(handler: (task: T, report: (fraction: number) => void) => Promise<{ value: R; transfer?: TransferListItem[] }> | { value: R; transfer?: TransferListItem[] }): void {
   if (!parentPort) throw new Error("serveTasks: not inside a worker");
   const port = parentPort;
+  const report = (fraction: number) => port.postMessage({ progress: fraction });
   port.on("message", async (task: T) => {
     try {
-      const { value, transfer } = await handler(task);
+      const { value, transfer } = await handler(task, report);
       port.postMessage({ ok: true, value }, transfer ?? []);
     } catch (err) {
       port.postMessage({ ok: false, error: err instanceof Error ? `${err.message}\n${err.stack}` : String(err) });

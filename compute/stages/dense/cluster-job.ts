@@ -63,6 +63,14 @@ export interface ClusterResult {
   warnings: string[];
   /** Working size of its views (0×0 when none was loaded). */
   workingSize: [number, number];
+  /** Wall time of the solve's phases: loading the views, PatchMatch on all of them, filtering and fusion. */
+  phaseMs: ClusterPhaseMs;
+}
+
+export interface ClusterPhaseMs {
+  load: number;
+  patchMatch: number;
+  fuse: number;
 }
 
 /** The plan's clusters as jobs: each carries only its own views. */
@@ -99,7 +107,7 @@ const RESULT_MAGIC = 0x44435231; // "DCR1"
 /** Layout: magic, header length (u32 LE), JSON header, padding to 4 bytes, positions, normals (f32), colours (u8). */
 export function encodeClusterResult(result: ClusterResult): Uint8Array {
   const { cloud } = result;
-  const header = new TextEncoder().encode(JSON.stringify({ cluster: result.cluster, core: result.core, warnings: result.warnings, workingSize: result.workingSize, count: cloud.count }));
+  const header = new TextEncoder().encode(JSON.stringify({ cluster: result.cluster, core: result.core, warnings: result.warnings, workingSize: result.workingSize, phaseMs: result.phaseMs, count: cloud.count }));
   const headerEnd = align4(8 + header.byteLength);
   const floats = 3 * cloud.count * 4;
   const bytes = new Uint8Array(headerEnd + 2 * floats + 3 * cloud.count);
@@ -125,7 +133,7 @@ export function decodeClusterResult(bytes: Uint8Array): ClusterResult {
   const positions = new Float32Array(bytes.slice(headerEnd, headerEnd + floats).buffer);
   const normals = new Float32Array(bytes.slice(headerEnd + floats, headerEnd + 2 * floats).buffer);
   const colors = bytes.slice(headerEnd + 2 * floats, headerEnd + 2 * floats + 3 * header.count);
-  return { cluster: header.cluster, core: header.core, warnings: header.warnings, workingSize: header.workingSize, cloud: { count: header.count, positions, normals, colors } };
+  return { cluster: header.cluster, core: header.core, warnings: header.warnings, workingSize: header.workingSize, phaseMs: header.phaseMs, cloud: { count: header.count, positions, normals, colors } };
 }
 
 function align4(n: number): number {

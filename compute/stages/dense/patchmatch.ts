@@ -88,7 +88,35 @@ const NEIGHBOURS: ReadonlyArray<readonly [number, number]> = [
  * quarter of the pixels, and its windows span twice the area, which helps weakly textured
  * regions; the fine level then only refines, so it needs fewer iterations.
  */
-export function patchMatch(input: PatchMatchInput): PatchMatchOutput {
+export function patchMatch(input: PatchMatchInput, onProgress?: (fraction: number) => void): PatchMatchOutput {
+  return solveLevel(input, onProgress ? sweepMeter(input, onProgress) : null);
+}
+
+/** Reports the share of the pixel-sweeps done over every level (a sweep costs about the same per pixel at any level). */
+interface SweepMeter {
+  swept(pixels: number): void;
+}
+
+function sweepMeter(input: PatchMatchInput, onProgress: (fraction: number) => void): SweepMeter {
+  const total = pixelSweeps(input.width, input.height, input.params);
+  let done = 0;
+  return {
+    swept(pixels) {
+      done += pixels;
+      onProgress(Math.min(1, done / total));
+    },
+  };
+}
+
+/** Pixel-sweeps of a view and its coarser levels: the same level chain as solveLevel's. */
+function pixelSweeps(width: number, height: number, params: PatchMatchParams): number {
+  const hasCoarse = params.pyramidLevels > 0 && Math.min(width, height) >= 2 * MIN_COARSE_SIDE;
+  const coarse = hasCoarse ? pixelSweeps(Math.floor(width / 2), Math.floor(height / 2), { ...params, pyramidLevels: params.pyramidLevels - 1 }) : 0;
+  // An iteration is a sweep over each checkerboard colour: every pixel once.
+  return coarse + (hasCoarse ? params.refineIterations : params.iterations) * width * height;
+}
+
+function solveLevel(input: PatchMatchInput, meter: SweepMeter | null): PatchMatchOutput {
   const { params } = input;
   const coarse = params.pyramidLevels > 0 && Math.min(input.width, input.height) >= 2 * MIN_COARSE_SIDE ? halveInput(input) : null;
   const state = new PatchMatchState(input);
@@ -96,7 +124,7 @@ export function patchMatch(input: PatchMatchInput): PatchMatchOutput {
   let firstIteration = 0;
   let coarseEvaluations = 0;
   if (coarse) {
-    const seed = patchMatch(coarse);
+    const seed = solveLevel(coarse, meter);
     coarseEvaluations = seed.evaluations;
     state.initializeFrom(seed, coarse);
     iterations = params.refineIterations;
@@ -106,7 +134,10 @@ export function patchMatch(input: PatchMatchInput): PatchMatchOutput {
     state.initialize();
   }
   for (let it = 0; it < iterations; it++) {
-    for (let colour = 0; colour < 2; colour++) state.sweep(colour, firstIteration + it, coarse !== null);
+    for (let colour = 0; colour < 2; colour++) {
+      state.sweep(colour, firstIteration + it, coarse !== null);
+      meter?.swept((input.width * input.height) / 2);
+    }
   }
   const out = state.output();
   return { ...out, evaluations: out.evaluations + coarseEvaluations };

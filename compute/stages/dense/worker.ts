@@ -11,9 +11,9 @@ export interface ViewResult extends PatchMatchOutput {
   wallMs: number;
 }
 
-serveTasks<ViewTask, ViewResult>((task) => {
+serveTasks<ViewTask, ViewResult>((task, report) => {
   const start = performance.now();
-  const out = patchMatch(task);
+  const out = patchMatch(task, report);
   const value: ViewResult = { ...out, viewIndex: task.viewIndex, wallMs: performance.now() - start };
   return { value, transfer: [out.depth.buffer as ArrayBuffer, out.normal.buffer as ArrayBuffer, out.cost.buffer as ArrayBuffer] };
 });

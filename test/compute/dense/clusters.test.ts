@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rm } from "node:fs/promises";
 import path from "node:path";
 import { clusterViews } from "../../../compute/stages/dense/clusters.js";
-import { checkClusterJob, decodeClusterResult, encodeClusterResult, run, solveCluster, type ClusterRunner, type DenseOutput } from "../../../compute/stages/dense/index.js";
+import { checkClusterJob, decodeClusterResult, encodeClusterResult, run, solveCluster, type ClusterJob, type ClusterRunner, type DenseOutput } from "../../../compute/stages/dense/index.js";
 import type { ViewResult, ViewTask } from "../../../compute/stages/dense/worker.js";
 import { WorkerPool } from "../../../compute/util/pool.js";
 import { visiblePoints } from "../../support/render.js";
@@ -88,26 +88,42 @@ describe("dense clusters", () => {
 
     it("gives the same cloud, bit for bit, when each cluster travels as bytes to a solve of its own (a task on another container)", async () => {
       const solvedRemotely: number[] = [];
+      const fractions: number[][] = [];
       // What a task does: read its job back from JSON, solve it with its own worker pool, encode the result.
-      const runner: ClusterRunner = async (plan, images, progress) => {
+      const jobs: ClusterJob[] = [];
+      const plan = (cluster: number) => jobs[cluster];
+      const runner: ClusterRunner = async (densePlan, images, progress) => {
+        jobs.push(...densePlan.jobs);
         const byIndex = new Map(images.map((im) => [im.index, im]));
         const results = [];
-        for (const job of plan.jobs) {
+        for (const job of densePlan.jobs) {
           const received = checkClusterJob(JSON.parse(JSON.stringify(job)));
           const pool = new WorkerPool<ViewTask, ViewResult>(new URL("../../../compute/stages/dense/worker.ts", import.meta.url), { size: 2 });
           try {
-            const result = await solveCluster(received, (i) => byIndex.get(i)!, pool);
-            results.push(decodeClusterResult(encodeClusterResult(result)));
+            const seen: number[] = [];
+            const result = await solveCluster(received, (i) => byIndex.get(i)!, pool, { onProgress: (f) => seen.push(f) });
+            fractions.push(seen);
+            const decoded = decodeClusterResult(encodeClusterResult(result));
+            expect(decoded.phaseMs).toEqual(result.phaseMs);
+            expect(result.phaseMs.patchMatch).toBeGreaterThan(0);
+            results.push(decoded);
           } finally {
             await pool.close();
           }
           solvedRemotely.push(job.cluster);
-          progress(solvedRemotely.length / plan.jobs.length);
+          progress(solvedRemotely.length / densePlan.jobs.length);
         }
         return results.reverse(); // any order
       };
       const remote = await run({ images: fixture.images, model: fixture.model }, { ...settings, maxClusterViews: 2 }, undefined, runner);
       expect(solvedRemotely.length).toBe(split.report.counts.clusters);
+      // Each cluster's fraction rises through its loads and its views' sweeps, not only once per
+      // solved view, and ends at 1 when it is fused.
+      for (const [c, seen] of fractions.entries()) {
+        expect(seen.every((f, i) => f > 0 && f <= 1 && (i === 0 || f > seen[i - 1]))).toBe(true);
+        expect(seen.at(-1)).toBe(1);
+        expect(seen.length).toBeGreaterThan(2 * plan(c).views.length);
+      }
       expect(remote.report.counts.remoteClusters).toBe(split.report.counts.clusters);
       expect(remote.cloud.count).toBe(split.cloud.count);
       expect(Buffer.from(remote.cloud.positions.buffer).equals(Buffer.from(split.cloud.positions.buffer))).toBe(true);

@@ -14,6 +14,20 @@ describe("util/pool", () => {
     }
   });
 
+  it("hands each task's progress reports to that task's caller", async () => {
+    const pool = new WorkerPool<{ steps: number }, number>(new URL("./progress-worker.ts", import.meta.url), { size: 2 });
+    try {
+      const seen: number[][] = [[], [], []];
+      const answers = await Promise.all([4, 2, 3].map((steps, k) => pool.run({ steps }, [], (f) => seen[k].push(f))));
+      expect(answers).toEqual([4, 2, 3]);
+      expect(seen).toEqual([[0.25, 0.5, 0.75, 1], [0.5, 1], [1 / 3, 2 / 3, 1]]);
+      // Without a callback the reports are dropped.
+      expect(await pool.run({ steps: 5 })).toBe(5);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it("fails a task at once when its worker thread exits without an error", async () => {
     const pool = new WorkerPool<{ exit: boolean }, string>(new URL("./exiting-worker.ts", import.meta.url), { size: 1 });
     try {
