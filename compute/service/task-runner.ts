@@ -39,10 +39,12 @@ export interface RunningTask extends Cancellable {
   leased: boolean;
   startedAt: number;
   progress: number;
+  /** When the task's thread first reported a fraction (0 until then): its start-up, in the log. */
+  firstProgressAt: number;
 }
 
 export function startTask(message: TaskMessage, ctx: TaskContext): { handle: RunningTask; finished: Promise<void> } {
-  const { handle, onCancel } = cancellable({ id: message.reconstruction_id, key: message.key, attempt: message.attempt, delivery: message.delivery, leased: false, startedAt: Date.now(), progress: 0 });
+  const { handle, onCancel } = cancellable({ id: message.reconstruction_id, key: message.key, attempt: message.attempt, delivery: message.delivery, leased: false, startedAt: Date.now(), progress: 0, firstProgressAt: 0 });
   const finished = runTask(message, handle, ctx, onCancel).catch((err: unknown) => ctx.log({ level: "error", job: message.reconstruction_id, task: message.key, event: "task_crashed", error: String(err) }));
   return { handle, finished };
 }
@@ -81,7 +83,7 @@ async function runTask(message: TaskMessage, handle: RunningTask, ctx: TaskConte
     const resultKey = resultKeyOf(id, attempt, key);
     await ctx.edge.uploadObject(resultKey, command.resultPath, "application/octet-stream");
     const answer = await ctx.edge.completeTask(id, key, { attempt, lease_id: leaseId, result_key: resultKey });
-    ctx.log({ level: "info", job: id, task: key, event: "task_completed", accepted: answer.accepted, summary, seconds: (Date.now() - handle.startedAt) / 1000 });
+    ctx.log({ level: "info", job: id, task: key, event: "task_completed", accepted: answer.accepted, summary, seconds: (Date.now() - handle.startedAt) / 1000, first_progress_seconds: handle.firstProgressAt ? (handle.firstProgressAt - handle.startedAt) / 1000 : null });
   } catch (err) {
     if (handle.cancelReason) return;
     ctx.log({ level: "error", job: id, task: key, event: "task_error", error: err instanceof Error ? err.stack : String(err) });
@@ -135,6 +137,7 @@ function solveInThread(command: TaskThreadCommand, handle: RunningTask, setCance
     setCancel(() => settle(() => resolve(null)));
     thread.on("message", (msg: TaskThreadMessage) => {
       if (msg.type === "progress") {
+        if (!handle.firstProgressAt) handle.firstProgressAt = Date.now();
         if (msg.fraction > handle.progress) heartbeats.progressed();
         handle.progress = Math.max(handle.progress, msg.fraction);
       }
