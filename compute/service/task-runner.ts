@@ -2,10 +2,11 @@
  * @module One task (shared/tasks.ts) on this container: lease it from the edge, fetch its
  * inputs, solve it in a thread of its own, upload the result and complete it.
  *
- * While it runs, heartbeats extend the lease and report the task's progress (task-heartbeats.ts). When the edge
- * refuses a heartbeat (the lease ran out and another container took the task, the job ended,
- * or a newer attempt owns it), the task stops and its thread is ended. When this process dies,
- * the lease runs out and the ReconstructionObject sends the task to another container.
+ * While it runs, heartbeats extend the lease and report the task's progress (task-heartbeats.ts).
+ * When the edge refuses a heartbeat (the lease ran out and another container took the task, the
+ * job ended, or a newer attempt owns it), the task stops and its thread is ended. When this
+ * process dies, the lease runs out and the ReconstructionObject sends the task to another
+ * container.
  */
 import { mkdir, readFile, rm } from "node:fs/promises";
 import path from "node:path";
@@ -39,7 +40,7 @@ export interface RunningTask extends Cancellable {
   leased: boolean;
   startedAt: number;
   progress: number;
-  /** When the task's thread first reported a fraction (0 until then): its start-up, in the log. */
+  /** When the task's thread first reported a fraction (0 until then): with startedAt, its start-up (lease, inputs, thread) in the log. */
   firstProgressAt: number;
 }
 
@@ -140,8 +141,7 @@ function solveInThread(command: TaskThreadCommand, handle: RunningTask, setCance
         if (!handle.firstProgressAt) handle.firstProgressAt = Date.now();
         if (msg.fraction > handle.progress) heartbeats.progressed();
         handle.progress = Math.max(handle.progress, msg.fraction);
-      }
-      else if (msg.type === "done") settle(() => resolve(msg.summary));
+      } else if (msg.type === "done") settle(() => resolve(msg.summary));
       else settle(() => reject(new Error(msg.message)));
     });
     thread.on("error", (err) => settle(() => reject(err)));
