@@ -110,7 +110,7 @@ function sweepMeter(input: PatchMatchInput, onProgress: (fraction: number) => vo
 
 /** Pixel-sweeps of a view and its coarser levels: the same level chain as solveLevel's. */
 function pixelSweeps(width: number, height: number, params: PatchMatchParams): number {
-  const hasCoarse = params.pyramidLevels > 0 && Math.min(width, height) >= 2 * MIN_COARSE_SIDE;
+  const hasCoarse = hasCoarseLevel(width, height, params);
   const coarse = hasCoarse ? pixelSweeps(Math.floor(width / 2), Math.floor(height / 2), { ...params, pyramidLevels: params.pyramidLevels - 1 }) : 0;
   // An iteration is a sweep over each checkerboard colour: every pixel once.
   return coarse + (hasCoarse ? params.refineIterations : params.iterations) * width * height;
@@ -118,7 +118,7 @@ function pixelSweeps(width: number, height: number, params: PatchMatchParams): n
 
 function solveLevel(input: PatchMatchInput, meter: SweepMeter | null): PatchMatchOutput {
   const { params } = input;
-  const coarse = params.pyramidLevels > 0 && Math.min(input.width, input.height) >= 2 * MIN_COARSE_SIDE ? halveInput(input) : null;
+  const coarse = hasCoarseLevel(input.width, input.height, params) ? halveInput(input) : null;
   const state = new PatchMatchState(input);
   let iterations = params.iterations;
   let firstIteration = 0;
@@ -145,6 +145,11 @@ function solveLevel(input: PatchMatchInput, meter: SweepMeter | null): PatchMatc
 
 /** The smallest side a coarse level may have: below it the windows cover too much of the view. */
 const MIN_COARSE_SIDE = 100;
+
+/** Whether a level of this size is solved from a coarser one (the level chain of solveLevel and pixelSweeps). */
+function hasCoarseLevel(width: number, height: number, params: PatchMatchParams): boolean {
+  return params.pyramidLevels > 0 && Math.min(width, height) >= 2 * MIN_COARSE_SIDE;
+}
 
 class PatchMatchState {
   private readonly width: number;

@@ -104,16 +104,15 @@ export async function solveCluster(
 const LOAD_SHARE = 0.01;
 const FUSE_SHARE = 0.04;
 
-/** The cluster's fraction from its phases; `solving(view)` gives the callback for one view's solve fraction. */
+/** The cluster's fraction from its phases; `solving()` gives the callback for one view's solve fraction. */
 function clusterMeter(viewCount: number, onProgress?: (fraction: number) => void) {
   const n = Math.max(1, viewCount);
   const solveShare = 1 - LOAD_SHARE - FUSE_SHARE;
-  const viewFractions = new Float64Array(viewCount);
   let loaded = 0;
+  /** The views' solve fractions, summed. */
+  let solved = 0;
   let reported = 0;
   const report = () => {
-    let solved = 0;
-    for (let i = 0; i < viewCount; i++) solved += viewFractions[i];
     const fraction = Math.min(1 - FUSE_SHARE, (LOAD_SHARE * loaded) / n + (solveShare * solved) / n);
     if (fraction > reported) {
       reported = fraction;
@@ -125,9 +124,13 @@ function clusterMeter(viewCount: number, onProgress?: (fraction: number) => void
       loaded++;
       report();
     },
-    solving(viewPosition: number) {
+    solving() {
+      let viewDone = 0;
       return (fraction: number) => {
-        viewFractions[viewPosition] = Math.max(viewFractions[viewPosition], Math.min(1, fraction));
+        const now = Math.min(1, fraction);
+        if (now <= viewDone) return;
+        solved += now - viewDone;
+        viewDone = now;
         report();
       };
     },
@@ -155,14 +158,14 @@ async function runPatchMatch(
   pool: TaskRunner<ViewTask, ViewResult>,
   job: ClusterJob,
   warnings: string[],
-  solving: (viewPosition: number) => (fraction: number) => void,
+  solving: () => (fraction: number) => void,
 ): Promise<RawMap[]> {
   const o = job.options;
   const params: PatchMatchParams = { iterations: o.iterations, windowRadius: o.windowRadius, windowStep: o.windowStep, bestK: o.bestK, sigmaColor: 0.2, sigmaSpatial: o.windowRadius * o.windowStep, kernel: o.kernel, seed: o.seed, pyramidLevels: o.pyramidLevels, refineIterations: o.refineIterations };
   const loaded = new Map(views.map((v) => [v.viewIndex, v]));
-  const jobs = views.map(async (view, position): Promise<RawMap | null> => {
+  const jobs = views.map(async (view): Promise<RawMap | null> => {
     const i = view.viewIndex;
-    const onProgress = solving(position);
+    const onProgress = solving();
     const { range, sources } = jobViews.get(i)!;
     const own = sources.filter((j) => loaded.has(j));
     if (!range || own.length === 0) {
