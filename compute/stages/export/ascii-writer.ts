@@ -66,7 +66,19 @@ export class AsciiWriter {
     return this;
   }
 
+  /** Bytes written so far. */
+  get size(): number {
+    return this.pos;
+  }
+
   result(): Uint8Array {
     return this.buf.slice(0, this.pos);
+  }
+
+  /** The bytes written so far, and an empty writer (its buffer kept) for the next piece. */
+  take(): Uint8Array {
+    const piece = this.result();
+    this.pos = 0;
+    return piece;
   }
 }

@@ -19,10 +19,12 @@
  * without the extension falls back to the material's PBR values (white, fully rough,
  * non-metallic), which still shows the texture.
  */
-import { Accessor, Document, NodeIO, Primitive, TextureInfo } from "@gltf-transform/core";
+import { randomUUID } from "node:crypto";
+import { Accessor, Document, Format, NodeIO, Primitive, TextureInfo } from "@gltf-transform/core";
 import type { Material } from "@gltf-transform/core";
 import { KHRMaterialsUnlit } from "@gltf-transform/extensions";
 import type { Mesh, PointCloud, RegisteredView, TexturedMesh } from "../../scene/index.js";
+import { joinChunks } from "./chunks.js";
 import { cameraNodePose, verticalFov } from "./camera-nodes.js";
 import { linearColours } from "./colour-space.js";
 import { pageJpeg } from "./texture-jpeg.js";
@@ -167,19 +169,96 @@ export async function buildGltfDocument(input: GltfInput): Promise<Document> {
   return doc;
 }
 
-export async function writeGlb(doc: Document): Promise<Uint8Array> {
-  return new NodeIO().registerExtensions([KHRMaterialsUnlit]).writeBinary(doc);
+const GLB_MAGIC = 0x46546c67; // "glTF"
+const GLB_JSON_CHUNK = 0x4e4f534a; // "JSON"
+const GLB_BIN_CHUNK = 0x004e4942; // "BIN\0"
+
+/** Zero to three bytes of `fill`, to bring `length` to a multiple of 4 as GLB chunks must be. */
+function padding(length: number, fill: number): Uint8Array {
+  return new Uint8Array((4 - (length % 4)) % 4).fill(fill);
 }
 
-/** A .gltf with every buffer and image inlined as a base64 data: URI, so the one file is the whole model. */
-export async function writeGltf(doc: Document): Promise<string> {
+function chunkHeader(length: number, type: number): Uint8Array {
+  const header = new Uint8Array(8);
+  const view = new DataView(header.buffer);
+  view.setUint32(0, length, true);
+  view.setUint32(4, type, true);
+  return header;
+}
+
+/**
+ * The .glb (glTF 2.0 §4.4: a 12-byte header, a JSON chunk padded with spaces, a BIN chunk padded
+ * with zeros) as chunks: the geometry buffer is handed on as the writer made it, not copied
+ * into one file-sized array.
+ */
+export async function glbChunks(doc: Document): Promise<Iterable<Uint8Array>> {
+  const { json, resources } = await new NodeIO().registerExtensions([KHRMaterialsUnlit]).writeJSON(doc, { format: Format.GLB });
+  const jsonBytes = new TextEncoder().encode(JSON.stringify(json));
+  const jsonPadding = padding(jsonBytes.byteLength, 0x20);
+  const bin = Object.values(resources)[0] as Uint8Array | undefined;
+  const binPadding = padding(bin?.byteLength ?? 0, 0);
+  const jsonChunkBytes = 8 + jsonBytes.byteLength + jsonPadding.byteLength;
+  const binChunkBytes = bin && bin.byteLength > 0 ? 8 + bin.byteLength + binPadding.byteLength : 0;
+  const header = new Uint8Array(12);
+  const view = new DataView(header.buffer);
+  view.setUint32(0, GLB_MAGIC, true);
+  view.setUint32(4, 2, true);
+  view.setUint32(8, 12 + jsonChunkBytes + binChunkBytes, true);
+  const chunks = [header, chunkHeader(jsonBytes.byteLength + jsonPadding.byteLength, GLB_JSON_CHUNK), jsonBytes, jsonPadding];
+  if (bin && binChunkBytes > 0) chunks.push(chunkHeader(bin.byteLength + binPadding.byteLength, GLB_BIN_CHUNK), bin, binPadding);
+  return chunks;
+}
+
+/** The whole .glb in one buffer (tests and small models; the export stage writes `glbChunks`). */
+export async function writeGlb(doc: Document): Promise<Uint8Array> {
+  return joinChunks(await glbChunks(doc));
+}
+
+/** Bytes of a resource turned into base64 per chunk: a multiple of 3, so the pieces join into one valid base64 text. */
+const BASE64_SOURCE_BYTES = 3 << 20;
+
+function* base64Chunks(bytes: Uint8Array, sourceBytes: number): Generator<Uint8Array> {
+  for (let at = 0; at < bytes.byteLength; at += sourceBytes) {
+    const piece = Buffer.from(bytes.buffer, bytes.byteOffset + at, Math.min(sourceBytes, bytes.byteLength - at));
+    yield Buffer.from(piece.toString("base64"), "latin1");
+  }
+}
+
+/**
+ * A .gltf with every buffer and image inlined as a base64 data: URI, so the one file is the
+ * whole model, as chunks: the JSON around the URIs as text, each resource's base64 a few MB at a
+ * time. Whole, the base64 and the JSON holding it were copies of the model several times over.
+ */
+export async function gltfChunks(doc: Document, base64SourceBytes = BASE64_SOURCE_BYTES): Promise<Iterable<Uint8Array>> {
+  if (base64SourceBytes <= 0 || base64SourceBytes % 3 !== 0) throw new Error(`export: base64 pieces must be a positive multiple of 3 bytes, not ${base64SourceBytes}`);
   const { json, resources } = await new NodeIO().registerExtensions([KHRMaterialsUnlit]).writeJSON(doc, { basename: "model" });
+  // Each URI becomes `data:<mime>;base64,` and a mark no name in the document can hold (a fresh UUID).
+  const mark = `inline-${randomUUID()}-`;
+  const inlined: Uint8Array[] = [];
   const inline = (uri: string, mime: string): string => {
     const bytes = resources[uri];
     if (!bytes) throw new Error(`export: resource ${uri} missing from the glTF writer's resources`);
-    return `data:${mime};base64,${Buffer.from(bytes).toString("base64")}`;
+    inlined.push(bytes);
+    return `data:${mime};base64,${mark}${inlined.length - 1}.`;
   };
   for (const buffer of json.buffers ?? []) if (buffer.uri) buffer.uri = inline(buffer.uri, "application/octet-stream");
   for (const image of json.images ?? []) if (image.uri) image.uri = inline(image.uri, image.mimeType ?? "image/jpeg");
-  return JSON.stringify(json);
+  const text = JSON.stringify(json);
+  return (function* () {
+    const encoder = new TextEncoder();
+    // The marks come in the JSON's key order (images may precede buffers), so each says which resource it is.
+    let from = 0;
+    for (let at = text.indexOf(mark); at >= 0; at = text.indexOf(mark, from)) {
+      yield encoder.encode(text.slice(from, at));
+      const end = text.indexOf(".", at + mark.length);
+      yield* base64Chunks(inlined[Number(text.slice(at + mark.length, end))], base64SourceBytes);
+      from = end + 1;
+    }
+    yield encoder.encode(text.slice(from));
+  })();
+}
+
+/** The whole .gltf as one string (tests and small models; the export stage writes `gltfChunks`). */
+export async function writeGltf(doc: Document): Promise<string> {
+  return new TextDecoder().decode(joinChunks(await gltfChunks(doc)));
 }

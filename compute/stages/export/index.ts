@@ -17,18 +17,20 @@ import { downloadFileName, type Format } from "../../../shared/formats.js";
 import type { ImageRef, Mesh, PointCloud, RegisteredView, SparsePoints, StageReport, TexturedMesh } from "../../scene/index.js";
 import { writeColmapZip } from "./colmap.js";
 import { writeTransformsJson } from "./transforms.js";
-import { buildGltfDocument, writeGlb, writeGltf } from "./gltf.js";
-import { writeLas } from "./las.js";
-import { writeObjZip } from "./obj.js";
-import { writePly } from "./ply.js";
-import { writeStl } from "./stl.js";
+import { buildGltfDocument, glbChunks, gltfChunks } from "./gltf.js";
+import { writeChunks } from "./chunks.js";
+import { lasChunks } from "./las.js";
+import { objZipChunks } from "./obj.js";
+import { plyChunks } from "./ply.js";
+import { stlChunks } from "./stl.js";
 
-export { buildGltfDocument, writeGlb, writeGltf } from "./gltf.js";
-export { writeLas, chooseLasQuantisation, LAS_HEADER_BYTES, LAS_RECORD_BYTES } from "./las.js";
-export { writeObj, writeMtl, writeObjZip } from "./obj.js";
+export { buildGltfDocument, glbChunks, gltfChunks, writeGlb, writeGltf } from "./gltf.js";
+export { writeLas, lasChunks, chooseLasQuantisation, LAS_HEADER_BYTES, LAS_RECORD_BYTES } from "./las.js";
+export { writeObj, objChunks, writeMtl, writeObjZip, objZipChunks } from "./obj.js";
 export { srgbToLinear, linearToSrgb, linearColours } from "./colour-space.js";
-export { writePly } from "./ply.js";
-export { writeStl } from "./stl.js";
+export { writePly, plyChunks } from "./ply.js";
+export { writeStl, stlChunks } from "./stl.js";
+export { joinChunks, writeChunks, CHUNK_BYTES } from "./chunks.js";
 export { cameraNodePose, verticalFov } from "./camera-nodes.js";
 export { writeColmapZip, projectPoint } from "./colmap.js";
 export { writeTransformsJson, openGlCamToWorld } from "./transforms.js";
@@ -64,17 +66,33 @@ export interface ExportedFile {
 /** Formats that describe a surface and have nothing to hold without a mesh. */
 const SURFACE_ONLY: ReadonlySet<Format> = new Set<Format>(["obj", "stl"]);
 
-async function encode(format: Format, input: Input): Promise<Uint8Array | string> {
+/**
+ * A format's content: the model formats as chunks written as they are made (a 30-million-point
+ * LAS is 1.1 GB, and whole it was the export's peak); colmap and transforms (cameras) whole.
+ */
+async function encode(format: Format, input: Input): Promise<Iterable<Uint8Array> | Uint8Array | string> {
   switch (format) {
-    case "ply": return writePly(input.cloud);
-    case "las": return writeLas(input.cloud);
-    case "obj": return writeObjZip(input.mesh as Mesh, input.textured ?? null);
-    case "stl": return writeStl(input.mesh as Mesh);
-    case "glb": return writeGlb(await buildGltfDocument(input));
-    case "gltf": return writeGltf(await buildGltfDocument(input));
+    case "ply": return plyChunks(input.cloud);
+    case "las": return lasChunks(input.cloud);
+    case "obj": return objZipChunks(input.mesh as Mesh, input.textured ?? null);
+    case "stl": return stlChunks(input.mesh as Mesh);
+    case "glb": return glbChunks(await buildGltfDocument(input));
+    case "gltf": return gltfChunks(await buildGltfDocument(input));
     case "colmap": return writeColmapZip(input.views, input.sparse);
     case "transforms": return writeTransformsJson(input.views);
   }
+}
+
+async function writeContent(filePath: string, content: Iterable<Uint8Array> | Uint8Array | string): Promise<number> {
+  if (typeof content === "string") {
+    await writeFile(filePath, content);
+    return Buffer.byteLength(content);
+  }
+  if (content instanceof Uint8Array) {
+    await writeFile(filePath, content);
+    return content.byteLength;
+  }
+  return writeChunks(filePath, content);
 }
 
 export async function run(given: Input, options: Options): Promise<{ files: ExportedFile[]; report: StageReport }> {
@@ -95,8 +113,7 @@ export async function run(given: Input, options: Options): Promise<{ files: Expo
     const formatStarted = performance.now();
     const content = await encode(format, input);
     const filePath = path.join(options.outDir, downloadFileName(baseName, format));
-    await writeFile(filePath, content);
-    const bytes = typeof content === "string" ? Buffer.byteLength(content) : content.byteLength;
+    const bytes = await writeContent(filePath, content);
     files.push({ format, path: filePath, bytes });
     timings[`ms_${format}`] = Math.round(performance.now() - formatStarted);
   }

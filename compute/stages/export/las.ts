@@ -9,6 +9,7 @@
  * uint64 counts are always set.
  */
 import type { PointCloud } from "../../scene/index.js";
+import { joinChunks, recordsPerChunk } from "./chunks.js";
 
 export const LAS_HEADER_BYTES = 375;
 export const LAS_RECORD_BYTES = 36;
@@ -94,27 +95,28 @@ function writeHeader(out: Uint8Array, count: number, q: LasQuantisation, qMin: n
   view.setBigUint64(255, BigInt(count), true); // extended count of first returns
 }
 
-export function writeLas(cloud: PointCloud): Uint8Array {
-  const { min, max } = bounds(cloud);
-  const q = chooseLasQuantisation(min, max);
-  const out = new Uint8Array(LAS_HEADER_BYTES + LAS_RECORD_BYTES * cloud.count);
-  const view = new DataView(out.buffer, LAS_HEADER_BYTES);
-  // Header bounds are those of the stored (quantised) coordinates, so readers see them agree.
-  const qMin = [Infinity, Infinity, Infinity];
-  const qMax = [-Infinity, -Infinity, -Infinity];
-  for (let i = 0; i < cloud.count; i++) {
-    const at = i * LAS_RECORD_BYTES;
-    for (let a = 0; a < 3; a++) {
-      const stored = Math.round((cloud.positions[3 * i + a] - q.offset[a]) / q.scale);
-      view.setInt32(at + 4 * a, stored, true);
-      const back = q.offset[a] + stored * q.scale;
-      if (back < qMin[a]) qMin[a] = back;
-      if (back > qMax[a]) qMax[a] = back;
-    }
+/**
+ * Bounds of the stored (quantised) coordinates, so the header and the records agree to the bit.
+ * Quantising is monotonic (correctly rounded subtraction and division, then rounding), so the
+ * extreme stored values are those of the extreme coordinates: no second pass over the points.
+ */
+function quantisedBounds(min: number[], max: number[], q: LasQuantisation, count: number): { qMin: number[]; qMax: number[] } {
+  if (count === 0) return { qMin: [0, 0, 0], qMax: [0, 0, 0] };
+  const back = (value: number, a: number): number => q.offset[a] + Math.round((value - q.offset[a]) / q.scale) * q.scale;
+  return { qMin: min.map(back), qMax: max.map(back) };
+}
+
+/** The point records of points [first, end) in one buffer. */
+function lasRecords(cloud: PointCloud, q: LasQuantisation, first: number, end: number): Uint8Array {
+  const out = new Uint8Array(LAS_RECORD_BYTES * (end - first));
+  const view = new DataView(out.buffer);
+  for (let i = first; i < end; i++) {
+    const at = (i - first) * LAS_RECORD_BYTES;
+    for (let a = 0; a < 3; a++) view.setInt32(at + 4 * a, Math.round((cloud.positions[3 * i + a] - q.offset[a]) / q.scale), true);
     const r = cloud.colors[3 * i], g = cloud.colors[3 * i + 1], b = cloud.colors[3 * i + 2];
     // Intensity: Rec. 601 luma of the colour, scaled to 16 bits, for viewers that shade by it.
     view.setUint16(at + 12, Math.round((0.299 * r + 0.587 * g + 0.114 * b) * 257), true);
-    out[LAS_HEADER_BYTES + at + 14] = 0x11; // return 1 of 1
+    out[at + 14] = 0x11; // return 1 of 1
     // Bytes 15-21 (flags, classification 0 = never classified, user data, scan angle, source id) stay 0.
     view.setFloat64(at + 22, 0, true);
     // 8-bit colour to the 16-bit range: 255 · 257 = 65535.
@@ -122,10 +124,20 @@ export function writeLas(cloud: PointCloud): Uint8Array {
     view.setUint16(at + 32, g * 257, true);
     view.setUint16(at + 34, b * 257, true);
   }
-  if (cloud.count === 0) {
-    qMin.fill(0);
-    qMax.fill(0);
-  }
-  writeHeader(out, cloud.count, q, qMin, qMax);
   return out;
+}
+
+/** The LAS as chunks: the header (one pass over the points for its bounds), then the records a chunk at a time. */
+export function* lasChunks(cloud: PointCloud, chunkRecords = recordsPerChunk(LAS_RECORD_BYTES)): Generator<Uint8Array> {
+  const { min, max } = bounds(cloud);
+  const q = chooseLasQuantisation(min, max);
+  const { qMin, qMax } = quantisedBounds(min, max, q, cloud.count);
+  const header = new Uint8Array(LAS_HEADER_BYTES);
+  writeHeader(header, cloud.count, q, qMin, qMax);
+  yield header;
+  for (let first = 0; first < cloud.count; first += chunkRecords) yield lasRecords(cloud, q, first, Math.min(cloud.count, first + chunkRecords));
+}
+
+export function writeLas(cloud: PointCloud): Uint8Array {
+  return joinChunks(lasChunks(cloud));
 }

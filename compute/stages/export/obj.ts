@@ -9,9 +9,10 @@
  *   `untextured` (no map) for the faces no photo saw. Faces `f a/a/a b/b/b c/c/c` (1-based,
  *   counter-clockwise from outside); without a texture `f a//a b//b c//c`.
  */
-import { zipSync } from "fflate";
+import { Zip, ZipDeflate, ZipPassThrough } from "fflate";
 import type { Mesh, TexturedMesh } from "../../scene/index.js";
 import { AsciiWriter } from "./ascii-writer.js";
+import { CHUNK_BYTES, joinChunks } from "./chunks.js";
 import { pageJpeg } from "./texture-jpeg.js";
 
 const SPACE = 32;
@@ -32,18 +33,30 @@ export function positionDecimals(positions: Float32Array): number {
   return Math.min(9, Math.max(1, Math.ceil(-Math.log10(maxAbs * 1.2e-7))));
 }
 
-function writeVertices(out: AsciiWriter, mesh: Mesh, uvs: Float32Array | null): void {
+/** Yields the writer's text whenever it holds a chunk's worth, so the OBJ never stands whole in memory. */
+function* flushed(out: AsciiWriter, chunkBytes: number): Generator<Uint8Array> {
+  if (out.size >= chunkBytes) yield out.take();
+}
+
+function* vertexLines(out: AsciiWriter, mesh: Mesh, uvs: Float32Array | null, chunkBytes: number): Generator<Uint8Array> {
   const { positions: p, normals: n, colors: c } = mesh;
   const d = positionDecimals(p.subarray(0, 3 * mesh.vertexCount));
   for (let v = 0; v < mesh.vertexCount; v++) {
     const i = 3 * v;
     out.text("v ").text(p[i].toFixed(d)).byte(SPACE).text(p[i + 1].toFixed(d)).byte(SPACE).text(p[i + 2].toFixed(d));
     out.bytes(COLOR_TEXT[c[i]]).bytes(COLOR_TEXT[c[i + 1]]).bytes(COLOR_TEXT[c[i + 2]]).byte(NEWLINE);
+    yield* flushed(out, chunkBytes);
   }
-  if (uvs) for (let v = 0; v < mesh.vertexCount; v++) out.text("vt ").text(uvs[2 * v].toFixed(6)).byte(SPACE).text((1 - uvs[2 * v + 1]).toFixed(6)).byte(NEWLINE);
+  if (uvs) {
+    for (let v = 0; v < mesh.vertexCount; v++) {
+      out.text("vt ").text(uvs[2 * v].toFixed(6)).byte(SPACE).text((1 - uvs[2 * v + 1]).toFixed(6)).byte(NEWLINE);
+      yield* flushed(out, chunkBytes);
+    }
+  }
   for (let v = 0; v < mesh.vertexCount; v++) {
     const i = 3 * v;
     out.text("vn ").text(n[i].toFixed(6)).byte(SPACE).text(n[i + 1].toFixed(6)).byte(SPACE).text(n[i + 2].toFixed(6)).byte(NEWLINE);
+    yield* flushed(out, chunkBytes);
   }
 }
 
@@ -58,28 +71,38 @@ function writeFace(out: AsciiWriter, indices: Uint32Array, f: number, withUv: bo
   out.byte(NEWLINE);
 }
 
-/** The OBJ text of a mesh, textured (with `usemtl` groups) or not. */
-export function writeObj(mesh: Mesh, textured: TexturedMesh | null = null, materialLibrary = "model.mtl"): Uint8Array {
+/** The OBJ text of a mesh, textured (with `usemtl` groups) or not, as chunks of about `chunkBytes`. */
+export function* objChunks(mesh: Mesh, textured: TexturedMesh | null = null, materialLibrary = "model.mtl", chunkBytes = CHUNK_BYTES): Generator<Uint8Array> {
   const withUv = textured !== null;
-  const out = new AsciiWriter(100 * mesh.vertexCount + 50 * mesh.faceCount + 256);
+  // A line is under 200 bytes, so the buffer never grows past its first size.
+  const out = new AsciiWriter(chunkBytes + 256);
   out.text(`# photogrammetry-service mesh: ${mesh.vertexCount} vertices, ${mesh.faceCount} faces\n`);
   out.text("# right-handed, +Y up, model units; vertex colours as v x y z r g b (sRGB, 0..1)\n");
   out.text(`mtllib ${materialLibrary}\n`);
-  writeVertices(out, mesh, textured ? textured.uvs : null);
+  yield* vertexLines(out, mesh, textured ? textured.uvs : null, chunkBytes);
   if (!textured) {
     out.text("usemtl untextured\n");
-    for (let f = 0; f < mesh.faceCount; f++) writeFace(out, mesh.indices, f, false);
-    return out.result();
-  }
-  for (let page = 0; page <= textured.pages.length; page++) {
-    let opened = false;
     for (let f = 0; f < mesh.faceCount; f++) {
-      if (textured.facePage[f] !== page) continue;
-      if (!opened) { out.text(page < textured.pages.length ? `usemtl page_${page}\n` : "usemtl untextured\n"); opened = true; }
-      writeFace(out, mesh.indices, f, page < textured.pages.length);
+      writeFace(out, mesh.indices, f, false);
+      yield* flushed(out, chunkBytes);
+    }
+  } else {
+    for (let page = 0; page <= textured.pages.length; page++) {
+      let opened = false;
+      for (let f = 0; f < mesh.faceCount; f++) {
+        if (textured.facePage[f] !== page) continue;
+        if (!opened) { out.text(page < textured.pages.length ? `usemtl page_${page}\n` : "usemtl untextured\n"); opened = true; }
+        writeFace(out, mesh.indices, f, page < textured.pages.length);
+        yield* flushed(out, chunkBytes);
+      }
     }
   }
-  return out.result();
+  if (out.size > 0) yield out.take();
+}
+
+/** The OBJ text of a mesh, textured (with `usemtl` groups) or not. */
+export function writeObj(mesh: Mesh, textured: TexturedMesh | null = null, materialLibrary = "model.mtl"): Uint8Array {
+  return joinChunks(objChunks(mesh, textured, materialLibrary));
 }
 
 /** The .mtl: one unlit-looking material per page (Kd white, the map carries the colour; illum 0 = no lighting). */
@@ -90,17 +113,47 @@ export function writeMtl(pageCount: number): string {
   return lines.join("\n");
 }
 
-/** The zip of API.md: model.obj, model.mtl and the texture pages. */
-export async function writeObjZip(mesh: Mesh, textured: TexturedMesh | null): Promise<Uint8Array> {
+/**
+ * The zip of API.md (model.obj, model.mtl and the texture pages) as chunks: the OBJ text is
+ * deflated as it is written, and each piece of the archive is handed on as soon as it exists.
+ */
+export async function objZipChunks(mesh: Mesh, textured: TexturedMesh | null, chunkBytes = CHUNK_BYTES): Promise<Iterable<Uint8Array>> {
   const useTexture = textured && textured.mesh.faceCount > 0 ? textured : null;
   const shown = useTexture ? useTexture.mesh : mesh;
-  const files: Record<string, Uint8Array> = {
-    "model.obj": writeObj(shown, useTexture),
-    "model.mtl": new TextEncoder().encode(writeMtl(useTexture ? useTexture.pages.length : 0)),
-  };
-  if (useTexture) for (let page = 0; page < useTexture.pages.length; page++) files[`texture_${page}.jpg`] = await pageJpeg(useTexture.pages[page]);
-  // JPEGs are stored as they are (deflating them gains nothing); the text is deflated.
-  const entries: Record<string, [Uint8Array, { level: 0 | 6 }]> = {};
-  for (const [name, bytes] of Object.entries(files)) entries[name] = [bytes, { level: name.endsWith(".jpg") ? 0 : 6 }];
-  return zipSync(entries);
+  const pages: Uint8Array[] = [];
+  if (useTexture) for (const page of useTexture.pages) pages.push(await pageJpeg(page));
+  return (function* () {
+    const ready: Uint8Array[] = [];
+    const zip = new Zip((error, data) => {
+      if (error) throw error;
+      ready.push(data);
+    });
+    const drain = function* (): Generator<Uint8Array> {
+      while (ready.length > 0) yield ready.shift() as Uint8Array;
+    };
+    // fflate's Zip passes a file's data on while it is the one being written, so files go one after another.
+    const obj = new ZipDeflate("model.obj", { level: 6 });
+    zip.add(obj);
+    for (const piece of objChunks(shown, useTexture, "model.mtl", chunkBytes)) {
+      obj.push(piece);
+      yield* drain();
+    }
+    obj.push(new Uint8Array(0), true);
+    const mtl = new ZipDeflate("model.mtl", { level: 6 });
+    zip.add(mtl);
+    mtl.push(new TextEncoder().encode(writeMtl(useTexture ? useTexture.pages.length : 0)), true);
+    // JPEGs are stored as they are (deflating them gains nothing).
+    pages.forEach((jpeg, page) => {
+      const entry = new ZipPassThrough(`texture_${page}.jpg`);
+      zip.add(entry);
+      entry.push(jpeg, true);
+    });
+    zip.end();
+    yield* drain();
+  })();
+}
+
+/** The whole zip in one buffer (tests and small models; the export stage writes `objZipChunks`). */
+export async function writeObjZip(mesh: Mesh, textured: TexturedMesh | null): Promise<Uint8Array> {
+  return joinChunks(await objZipChunks(mesh, textured));
 }
