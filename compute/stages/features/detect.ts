@@ -43,9 +43,6 @@ const MLDB_BYTES = 61;
 /** Below this AKAZE responds to sensor noise. */
 const MIN_THRESHOLD = 0.00002;
 
-/** Share of `maxFeatures` a low-contrast image is brought up to by lowering the threshold. */
-const LOW_CONTRAST_SHARE = 0.5;
-
 const { cv } = await loadOpenCV();
 
 /** Bytes of this thread's OpenCV.js heap: it grows with the largest image and never shrinks. */
@@ -76,17 +73,16 @@ function detect(task: FeatureTask): FeatureResult {
   try {
     image.data.set(gray);
     // Low-contrast images (smooth textures, haze) give few responses above the default
-    // threshold: retry lower, at most twice, until LOW_CONTRAST_SHARE of the budget is found,
-    // and from a lowered threshold keep that many at most. The count then grows continuously
-    // with an image's contrast. Before, a quarter of the budget ended the retries and the whole
-    // lowered detection was kept: on the rendered 200-photo survey, 3 photos found just over
-    // 2,000 at the middle threshold and kept 2,045, while their neighbours went one step lower
-    // and kept ~3,300; they were 3 of its 9 worst cameras, the worst at 0.43° against a median
-    // of 0.07°. (Half without the cap was tried on the temple ring at 2×: 3.6k → 4.8k
-    // keypoints per image, ~1.8× the matching work, for the same 16/16 and 0.9° median.)
-    const wanted = Math.floor(task.maxFeatures * LOW_CONTRAST_SHARE);
-    let threshold = task.threshold;
-    for (let attempt = 0; ; attempt++) {
+    // threshold: when fewer than a quarter of the budget are found, detect again at the lowest
+    // threshold and keep what it finds. Straight to the lowest, not through a middle step that
+    // ended once a quarter was found: on the rendered 200-photo survey that step left 3 photos
+    // at ~2,040 keypoints where their neighbours went one step further to ~3,300, and those 3
+    // were among its worst cameras (0.434° against a median of 0.07°). (Tried: retrying until
+    // half the budget, keeping that many from the lowered detection: the spread selection then
+    // traded strong keypoints for weak ones, and synthetic/smoke went from 0.03° to 1.3°. Half
+    // without that cap, on the temple ring at 2×: 3.6k → 4.8k keypoints per image, ~1.8× the
+    // matching work, for the same 16/16 and 0.9° median.)
+    for (const threshold of [task.threshold, Math.min(task.threshold, MIN_THRESHOLD)]) {
       const keypoints = new cv.KeyPointVector();
       const descriptors = new cv.Mat();
       const akaze = new cv.AKAZE();
@@ -94,15 +90,14 @@ function detect(task: FeatureTask): FeatureResult {
         akaze.setThreshold(threshold);
         akaze.setNOctaveLayers(task.octaveLayers);
         akaze.detectAndCompute(image, mask, keypoints, descriptors);
-        if (keypoints.size() >= wanted || attempt === 2 || threshold <= MIN_THRESHOLD) {
-          const keep = attempt === 0 ? task.maxFeatures : wanted;
-          return { ...pack(task, keypoints, descriptors, rgb, detectWidth, detectHeight, keep), threshold };
+        if (keypoints.size() >= task.maxFeatures / 4 || threshold <= MIN_THRESHOLD) {
+          return { ...pack(task, keypoints, descriptors, rgb, detectWidth, detectHeight), threshold };
         }
       } finally {
         for (const obj of [keypoints, descriptors, akaze]) obj.delete();
       }
-      threshold = Math.max(MIN_THRESHOLD, threshold / 4);
     }
+    throw new Error("features: unreachable, the lowest threshold always returns");
   } finally {
     image.delete();
     mask.delete();
@@ -110,7 +105,7 @@ function detect(task: FeatureTask): FeatureResult {
 }
 
 /** Select spread keypoints and convert to full-resolution pixels (centres at +0.5, camera.ts). */
-function pack(task: FeatureTask, keypoints: InstanceType<CV["KeyPointVector"]>, descriptors: InstanceType<CV["Mat"]>, rgb: Loaded["rgb"], detectWidth: number, detectHeight: number, keep: number): Omit<FeatureResult, "threshold"> {
+function pack(task: FeatureTask, keypoints: InstanceType<CV["KeyPointVector"]>, descriptors: InstanceType<CV["Mat"]>, rgb: Loaded["rgb"], detectWidth: number, detectHeight: number): Omit<FeatureResult, "threshold"> {
   const n = keypoints.size();
   const x = new Float32Array(n);
   const y = new Float32Array(n);
@@ -125,7 +120,7 @@ function pack(task: FeatureTask, keypoints: InstanceType<CV["KeyPointVector"]>, 
     angle[i] = kp.angle;
     response[i] = kp.response;
   }
-  const kept = selectSpread(x, y, response, detectWidth, detectHeight, keep);
+  const kept = selectSpread(x, y, response, detectWidth, detectHeight, task.maxFeatures);
   // An image without keypoints gives an empty Mat (0 columns); keep the MLDB row size anyway.
   const bytes = descriptors.cols > 0 ? descriptors.cols : MLDB_BYTES;
   const source = descriptors.data as Uint8Array;

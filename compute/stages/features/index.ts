@@ -28,9 +28,8 @@ export interface Options {
   /**
    * AKAZE detector response threshold (OpenCV default 0.001). Low enough that detection finds
    * more than maxFeatures on ordinary photos (fountain-P11 at 2000 px: ~3.6k at 0.0006, ~10k at
-   * 0.0002) and the grid selection chooses; detection time hardly depends on it. Lowered per
-   * image (÷4, at most twice, not below 2e-5) until maxFeatures/2 are found, keeping that many
-   * at most (detect.ts).
+   * 0.0002) and the grid selection chooses; detection time hardly depends on it. An image with
+   * fewer than maxFeatures/4 is detected again at the lowest threshold, 2e-5 (detect.ts).
    */
   threshold: number;
   /**
