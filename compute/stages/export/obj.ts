@@ -33,11 +33,7 @@ export function positionDecimals(positions: Float32Array): number {
   return Math.min(9, Math.max(1, Math.ceil(-Math.log10(maxAbs * 1.2e-7))));
 }
 
-/** Yields the writer's text whenever it holds a chunk's worth, so the OBJ never stands whole in memory. */
-function* flushed(out: AsciiWriter, chunkBytes: number): Generator<Uint8Array> {
-  if (out.size >= chunkBytes) yield out.take();
-}
-
+// Each line hands on the writer's text once it holds a chunk's worth, so the OBJ never stands whole in memory.
 function* vertexLines(out: AsciiWriter, mesh: Mesh, uvs: Float32Array | null, chunkBytes: number): Generator<Uint8Array> {
   const { positions: p, normals: n, colors: c } = mesh;
   const d = positionDecimals(p.subarray(0, 3 * mesh.vertexCount));
@@ -45,18 +41,18 @@ function* vertexLines(out: AsciiWriter, mesh: Mesh, uvs: Float32Array | null, ch
     const i = 3 * v;
     out.text("v ").text(p[i].toFixed(d)).byte(SPACE).text(p[i + 1].toFixed(d)).byte(SPACE).text(p[i + 2].toFixed(d));
     out.bytes(COLOR_TEXT[c[i]]).bytes(COLOR_TEXT[c[i + 1]]).bytes(COLOR_TEXT[c[i + 2]]).byte(NEWLINE);
-    yield* flushed(out, chunkBytes);
+    if (out.size >= chunkBytes) yield out.take();
   }
   if (uvs) {
     for (let v = 0; v < mesh.vertexCount; v++) {
       out.text("vt ").text(uvs[2 * v].toFixed(6)).byte(SPACE).text((1 - uvs[2 * v + 1]).toFixed(6)).byte(NEWLINE);
-      yield* flushed(out, chunkBytes);
+      if (out.size >= chunkBytes) yield out.take();
     }
   }
   for (let v = 0; v < mesh.vertexCount; v++) {
     const i = 3 * v;
     out.text("vn ").text(n[i].toFixed(6)).byte(SPACE).text(n[i + 1].toFixed(6)).byte(SPACE).text(n[i + 2].toFixed(6)).byte(NEWLINE);
-    yield* flushed(out, chunkBytes);
+    if (out.size >= chunkBytes) yield out.take();
   }
 }
 
@@ -84,7 +80,7 @@ export function* objChunks(mesh: Mesh, textured: TexturedMesh | null = null, mat
     out.text("usemtl untextured\n");
     for (let f = 0; f < mesh.faceCount; f++) {
       writeFace(out, mesh.indices, f, false);
-      yield* flushed(out, chunkBytes);
+      if (out.size >= chunkBytes) yield out.take();
     }
   } else {
     for (let page = 0; page <= textured.pages.length; page++) {
@@ -93,7 +89,7 @@ export function* objChunks(mesh: Mesh, textured: TexturedMesh | null = null, mat
         if (textured.facePage[f] !== page) continue;
         if (!opened) { out.text(page < textured.pages.length ? `usemtl page_${page}\n` : "usemtl untextured\n"); opened = true; }
         writeFace(out, mesh.indices, f, page < textured.pages.length);
-        yield* flushed(out, chunkBytes);
+        if (out.size >= chunkBytes) yield out.take();
       }
     }
   }
