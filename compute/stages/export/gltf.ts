@@ -39,6 +39,13 @@ export interface GltfInput {
 
 /** Near plane as a fraction of the scene's bounding-box diagonal. */
 const ZNEAR_FRACTION = 0.01;
+/**
+ * Far plane as a multiple of the diagonal: beyond everything the scene holds, seen from any of
+ * its cameras. glTF-Transform's default far plane is 100 units whatever the scene, so a
+ * georeferenced survey (metres) was clipped 100 m from each camera node, and a scene over
+ * 10,000 units across had zfar below znear, which glTF forbids (§5.14: zfar > znear).
+ */
+const ZFAR_FRACTION = 100;
 
 /** Unit normals as glTF requires (validator checks |n| = 1); a zero normal becomes +Y. */
 export function unitNormals(normals: Float32Array): Float32Array {
@@ -102,9 +109,10 @@ async function addTexturedMesh(doc: Document, textured: TexturedMesh): Promise<R
   const { mesh } = textured;
   if (mesh.faceCount === 0) return null;
   const buffer = doc.createBuffer("buffer");
-  const position = vec3(doc, buffer, "position", mesh.positions.slice(0, 3 * mesh.vertexCount));
+  // Views of the mesh's arrays, not copies: the writer copies each accessor into its buffer anyway.
+  const position = vec3(doc, buffer, "position", mesh.positions.subarray(0, 3 * mesh.vertexCount));
   const normal = vec3(doc, buffer, "normal", unitNormals(mesh.normals.subarray(0, 3 * mesh.vertexCount)));
-  const uv = doc.createAccessor("uv").setType(Accessor.Type.VEC2).setArray(textured.uvs.slice(0, 2 * mesh.vertexCount)).setBuffer(buffer);
+  const uv = doc.createAccessor("uv").setType(Accessor.Type.VEC2).setArray(textured.uvs.subarray(0, 2 * mesh.vertexCount)).setBuffer(buffer);
   const gltfMesh = doc.createMesh("mesh");
   for (let page = 0; page <= textured.pages.length; page++) {
     const indices = pageIndices(textured, page);
@@ -134,11 +142,11 @@ function addColouredGeometry(doc: Document, input: GltfInput): ReturnType<Docume
   // Created only with geometry: a buffer with nothing in it has no byteLength, which glTF forbids.
   const buffer = doc.createBuffer("buffer");
   const primitive = doc.createPrimitive()
-    .setAttribute("POSITION", vec3(doc, buffer, "position", source.positions.slice(0, 3 * count)))
+    .setAttribute("POSITION", vec3(doc, buffer, "position", source.positions.subarray(0, 3 * count)))
     .setAttribute("NORMAL", vec3(doc, buffer, "normal", unitNormals(source.normals.subarray(0, 3 * count))))
     .setAttribute("COLOR_0", colourAccessor(doc, buffer, source.colors.subarray(0, 3 * count)));
   if (input.mesh) {
-    primitive.setIndices(doc.createAccessor("indices").setType(Accessor.Type.SCALAR).setArray(input.mesh.indices.slice(0, 3 * input.mesh.faceCount)).setBuffer(buffer));
+    primitive.setIndices(doc.createAccessor("indices").setType(Accessor.Type.SCALAR).setArray(input.mesh.indices.subarray(0, 3 * input.mesh.faceCount)).setBuffer(buffer));
   } else {
     primitive.setMode(Primitive.Mode.POINTS);
   }
@@ -155,14 +163,17 @@ export async function buildGltfDocument(input: GltfInput): Promise<Document> {
   const textured = input.textured && input.textured.mesh.faceCount > 0 ? input.textured : null;
   const geometryNode = textured ? await addTexturedMesh(doc, textured) : addColouredGeometry(doc, input);
   if (geometryNode) scene.addChild(geometryNode);
-  const positions = textured ? textured.mesh.positions : input.mesh ? input.mesh.positions : input.cloud.positions;
-  const znear = ZNEAR_FRACTION * sceneScale(positions, input.views);
+  // Only the used part: arrays may hold capacity beyond their vertex or point count.
+  const positions = textured ? textured.mesh.positions.subarray(0, 3 * textured.mesh.vertexCount)
+    : input.mesh ? input.mesh.positions.subarray(0, 3 * input.mesh.vertexCount) : input.cloud.positions.subarray(0, 3 * input.cloud.count);
+  const diagonal = sceneScale(positions, input.views);
   for (const view of input.views) {
     const camera = doc.createCamera(view.name)
       .setType("perspective")
       .setYFov(verticalFov(view))
       .setAspectRatio(view.intrinsics.width / view.intrinsics.height)
-      .setZNear(znear);
+      .setZNear(ZNEAR_FRACTION * diagonal)
+      .setZFar(ZFAR_FRACTION * diagonal);
     const pose = cameraNodePose(view);
     scene.addChild(doc.createNode(view.name).setCamera(camera).setTranslation(pose.translation).setRotation(pose.rotation));
   }

@@ -7,7 +7,7 @@ import { buildGltfDocument, writeGlb, writeGltf } from "../../../compute/stages/
 import type { RegisteredView } from "../../../compute/scene/index.js";
 import { run as meshRun } from "../../../compute/stages/mesh/index.js";
 import { spherePoints } from "../mesh/fixtures.js";
-import { cubeMesh, randomCloud, views } from "./fixtures.js";
+import { cubeMesh, lookAtView, randomCloud, views } from "./fixtures.js";
 
 const io = new NodeIO().registerExtensions([KHRMaterialsUnlit]);
 
@@ -122,6 +122,33 @@ describe("export/gltf", () => {
     expect(report.issues.numWarnings).toBe(0);
     const prim = (await io.readBinary(glb)).getRoot().listMeshes()[0].listPrimitives()[0];
     expect(prim.getIndices()!.getCount()).toBe(3 * mesh.faceCount);
+  });
+
+  it("gives every camera a far plane beyond the scene, however large its units (a survey in metres)", async () => {
+    // A cube 2 km across seen from 3 km: the library's default far plane (100) was below the near plane here.
+    const far = [lookAtView("DJI_0001.JPG", [0, 3000, 200]), lookAtView("DJI_0002.JPG", [2500, 2500, 0])];
+    const cube = cubeMesh([0, 0, 0]);
+    for (let i = 0; i < cube.positions.length; i++) cube.positions[i] *= 1000;
+    const glb = await writeGlb(await buildGltfDocument({ mesh: cube, cloud: randomCloud(10), views: far }));
+    await expectValid(glb, "survey.glb");
+    const cameras = (await io.readBinary(glb)).getRoot().listCameras();
+    expect(cameras).toHaveLength(2);
+    for (const camera of cameras) {
+      expect(camera.getZNear()).toBeGreaterThan(0);
+      // Farther than the farthest corner from any camera: the scene's diagonal plus the camera's distance.
+      expect(camera.getZFar()).toBeGreaterThan(3000 + Math.hypot(2000, 2000, 2000));
+    }
+  });
+
+  it("writes only the used part of arrays with spare capacity", async () => {
+    const exact = cubeMesh();
+    const spare = { ...exact, positions: new Float32Array(48).fill(1e6), normals: new Float32Array(48), colors: new Uint8Array(48), indices: new Uint32Array(72).fill(7) };
+    spare.positions.set(exact.positions);
+    spare.normals.set(exact.normals);
+    spare.colors.set(exact.colors);
+    spare.indices.set(exact.indices);
+    const [written, reference] = await Promise.all([spare, exact].map(async (mesh) => writeGlb(await buildGltfDocument({ mesh, cloud: randomCloud(5), views: views() }))));
+    expect(written).toEqual(reference);
   });
 
   it("stays valid for an empty model (no geometry, cameras only)", async () => {
