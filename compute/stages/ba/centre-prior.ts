@@ -13,27 +13,7 @@
  * so ∂C/∂δθ = −Rᵀ[t]× and ∂C/∂δt = −Rᵀ.
  */
 import type { Layout } from "./layout.js";
-import type { BAProblem } from "./types.js";
-
-/**
- * Measured camera positions with a standard deviation per axis, in the prior's own frame (east,
- * north, up for GPS, where the vertical is less certain than the horizontal): `frame` maps the
- * problem's coordinates into it (x ↦ scale·R·x + t; absent: the same frame).
- */
-export interface CentrePrior {
-  /** 3 per camera. */
-  positions: Float64Array;
-  /** 3 per camera; 0 (or not finite) = no prior on that axis (e.g. a GPS fix without altitude). */
-  sigmas: Float64Array;
-  frame?: PriorFrame;
-}
-
-/** x ↦ scale·R·x + t, from the problem's frame into the prior's. */
-export interface PriorFrame {
-  R: Float64Array;
-  scale: number;
-  t: Float64Array;
-}
+import type { BAProblem, CentrePrior, PriorFrame } from "./types.js";
 
 const IDENTITY: PriorFrame = { R: Float64Array.of(1, 0, 0, 0, 1, 0, 0, 0, 1), scale: 1, t: new Float64Array(3) };
 

@@ -32,8 +32,7 @@ import { BaTeam } from "./team.js";
 import type { BAProblem, BAReport, Options } from "./types.js";
 import { validateOptions, validateProblem } from "./validate.js";
 
-export type { BAProblem, BAReport, LinearSolverKind, Options } from "./types.js";
-export type { CentrePrior } from "./centre-prior.js";
+export type { BAProblem, BAReport, CentrePrior, LinearSolverKind, Options } from "./types.js";
 export type { LossName } from "./loss.js";
 
 export const NAME = "ba";

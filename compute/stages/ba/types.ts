@@ -1,5 +1,4 @@
 /** @module The BA stage's public types: problem, options and report (re-exported by index.ts). */
-import type { CentrePrior } from "./centre-prior.js";
 import type { LossName } from "./loss.js";
 
 /**
@@ -99,4 +98,24 @@ export interface BAReport {
   linearSolver: LinearSolverKind;
   counts: Record<string, number>;
   warnings: string[];
+}
+
+/**
+ * Measured camera positions with a standard deviation per axis, in the prior's own frame (east,
+ * north, up for GPS, where the vertical is less certain than the horizontal): `frame` maps the
+ * problem's coordinates into it (x ↦ scale·R·x + t; absent: the same frame).
+ */
+export interface CentrePrior {
+  /** 3 per camera. */
+  positions: Float64Array;
+  /** 3 per camera; 0 (or not finite) = no prior on that axis (e.g. a GPS fix without altitude). */
+  sigmas: Float64Array;
+  frame?: PriorFrame;
+}
+
+/** x ↦ scale·R·x + t, from the problem's frame into the prior's. */
+export interface PriorFrame {
+  R: Float64Array;
+  scale: number;
+  t: Float64Array;
 }
