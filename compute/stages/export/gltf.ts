@@ -41,9 +41,9 @@ export interface GltfInput {
 const ZNEAR_FRACTION = 0.01;
 /**
  * Far plane as a multiple of the diagonal: beyond everything the scene holds, seen from any of
- * its cameras. glTF-Transform's default far plane is 100 units whatever the scene, so a
- * georeferenced survey (metres) was clipped 100 m from each camera node, and a scene over
- * 10,000 units across had zfar below znear, which glTF forbids (§5.14: zfar > znear).
+ * its cameras. glTF-Transform's default far plane is 100 units whatever the scene, so a viewer
+ * that uses the file's cameras clipped a scene over 100 of its units across, and one over
+ * 10,000 units across had zfar below znear, which glTF forbids (zfar > znear).
  */
 const ZFAR_FRACTION = 100;
 
