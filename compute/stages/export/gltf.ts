@@ -40,12 +40,12 @@ export interface GltfInput {
 /** Near plane as a fraction of the scene's bounding-box diagonal. */
 const ZNEAR_FRACTION = 0.01;
 /**
- * Far plane as a multiple of the diagonal: beyond everything the scene holds, seen from any of
+ * Far plane in scene diagonals: beyond everything the scene holds, seen from any of
  * its cameras. glTF-Transform's default far plane is 100 units whatever the scene, so a viewer
  * that uses the file's cameras clipped a scene over 100 of its units across, and one over
  * 10,000 units across had zfar below znear, which glTF forbids (zfar > znear).
  */
-const ZFAR_FRACTION = 100;
+const ZFAR_DIAGONALS = 100;
 
 /** Unit normals as glTF requires (validator checks |n| = 1); a zero normal becomes +Y. */
 export function unitNormals(normals: Float32Array): Float32Array {
@@ -173,7 +173,7 @@ export async function buildGltfDocument(input: GltfInput): Promise<Document> {
       .setYFov(verticalFov(view))
       .setAspectRatio(view.intrinsics.width / view.intrinsics.height)
       .setZNear(ZNEAR_FRACTION * diagonal)
-      .setZFar(ZFAR_FRACTION * diagonal);
+      .setZFar(ZFAR_DIAGONALS * diagonal);
     const pose = cameraNodePose(view);
     scene.addChild(doc.createNode(view.name).setCamera(camera).setTranslation(pose.translation).setRotation(pose.rotation));
   }
