@@ -124,7 +124,7 @@ describe("export/gltf", () => {
     expect(prim.getIndices()!.getCount()).toBe(3 * mesh.faceCount);
   });
 
-  it("gives every camera a far plane beyond the scene, however large its units (a survey in metres)", async () => {
+  it("gives every camera a far plane beyond the scene, however large its units (a scene 2 km across)", async () => {
     // A cube 2 km across seen from 3 km: the library's default far plane (100) was below the near plane here.
     const far = [lookAtView("DJI_0001.JPG", [0, 3000, 200]), lookAtView("DJI_0002.JPG", [2500, 2500, 0])];
     const cube = cubeMesh([0, 0, 0]);
