@@ -19,7 +19,7 @@ export interface RenderTask {
   height: number;
   index: number;
   dir: string;
-  /** Write the camera's GPS fix into the photo's EXIF (surveys only): a consumer receiver's, or an RTK one's with its stated accuracy. */
+  /** Write the camera's GPS fix into the photo's EXIF (surveys only): a consumer receiver's, or an RTK one's with its deviations in DJI's XMP. */
   gps?: "consumer" | "rtk";
 }
 
@@ -31,7 +31,7 @@ serveTasks<RenderTask, { R: number[]; t: number[] }>(async (task) => {
   if (cached?.key !== key) cached = { key, capture: task.kind === "survey" ? surveyCapture(task.images, task.seed, aspect) : surveyVideo(task.images, task.seed, 3, 5, aspect) };
   const { capture } = cached;
   const view = renderDefinedView(capture.def, task.index, { width: task.width, height: task.height, seed: task.seed, prefix: "survey", supersample: 1 });
-  const gps = task.gps ? { gps: surveyGps(capture.def.cameras[task.index].eye, task.index, task.seed, task.gps === "rtk" ? SURVEY_RTK_SIGMA_M : SURVEY_GPS_SIGMA_M) } : {};
+  const gps = task.gps ? surveyGps(capture.def.cameras[task.index].eye, task.index, task.seed, task.gps === "rtk" ? SURVEY_RTK_SIGMA_M : SURVEY_GPS_SIGMA_M) : {};
   const exif = task.kind === "survey" ? { make: "Bench", model: "Survey", focalLength35mm: SURVEY_FOCAL_35MM, ...gps } : {};
   const jpeg = await encodeJpeg(Buffer.from(view.rgb.buffer, view.rgb.byteOffset, view.rgb.byteLength), view.width, view.height, exif, task.kind === "survey" ? 92 : 95);
   await writeFile(path.join(task.dir, `${capture.names[task.index]}.jpg`), jpeg);

@@ -9,7 +9,7 @@
  * against the surface the true cameras see (surface-truth.ts).
  * The verdict line compares the wall time per photo of the largest size with the smallest's.
  * `--gps` renders the surveys with GPS fixes in their EXIF (σ 1.5 m horizontally, 3 m
- * vertically, survey-scene.ts; `--gps=rtk`: 2 and 3 cm, stated in the EXIF), which matching
+ * vertically, survey-scene.ts; `--gps=rtk`: 2 and 3 cm, stated in DJI's XMP as RTK drones state them), which matching
  * pairs by and SfM holds the cameras to
  * (`--no-gps-priors`: pairs only, for comparison).
  * `--video=120` also renders a 2-minute drone video (encoded at 3840 × 2160) and reconstructs it
@@ -124,7 +124,7 @@ export async function run(args: string[]): Promise<void> {
   const width = Number(option(args, "width", "640"));
   const quality = option(args, "quality", "standard");
   const sparseOnly = args.includes("--sparse-only");
-  // --gps: a consumer receiver's fixes; --gps=rtk: an RTK receiver's, with their stated accuracy.
+  // --gps: a consumer receiver's fixes; --gps=rtk: an RTK drone's, with their deviations in its XMP.
   const gps = args.includes("--gps") ? "consumer" : args.includes("--gps=rtk") ? "rtk" : undefined;
   const results: Array<{ images: number; figures: JobFigures }> = [];
   const reconstruct = async (label: string, dir: string, photos?: number, survey?: string): Promise<JobFigures> => {

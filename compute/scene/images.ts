@@ -24,8 +24,13 @@ export interface GpsPosition {
   latitudeDeg: number;
   longitudeDeg: number;
   altitudeM?: number;
-  /** The receiver's stated horizontal accuracy (EXIF GPSHPositioningError), metres: centimetres for RTK, metres for a phone. */
+  /**
+   * The receiver's stated horizontal accuracy, metres per axis: centimetres for RTK, metres for
+   * a phone. From EXIF GPSHPositioningError, or an RTK drone's XMP standard deviations.
+   */
   horizontalErrorM?: number;
+  /** The receiver's stated vertical accuracy, metres (an RTK drone's XMP height deviation). */
+  verticalErrorM?: number;
 }
 
 export interface SkippedInput {

@@ -147,8 +147,32 @@ export interface ExifFields {
   model?: string;
   focalLength35mm?: number;
   focalLengthMm?: number;
-  /** A GPS fix (WGS 84 degrees, metres above sea level). */
+  /** A GPS fix (WGS 84 degrees, metres above sea level); horizontalErrorM is written as EXIF GPSHPositioningError. */
   gps?: { latitudeDeg: number; longitudeDeg: number; altitudeM: number; horizontalErrorM?: number };
+  /** The RTK fix's state and standard deviations (metres), written as DJI's RTK drones write them: in XMP. */
+  djiRtk?: DjiRtk;
+}
+
+export interface DjiRtk {
+  /** 50 fixed, 34 float, 16 single point, 0 none. */
+  flag: number;
+  stdLatM: number;
+  stdLonM: number;
+  stdHgtM: number;
+}
+
+/** An XMP packet with DJI's drone-dji attributes, as DJI's drones write it. */
+export function djiXmp(attributes: Record<string, string>): string {
+  const attrs = Object.entries(attributes).map(([k, v]) => ` drone-dji:${k}="${v}"`).join("");
+  return `<?xpacket begin="\uFEFF" id="W5M0MpCehiHzreSzNTczkc9d"?><x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description rdf:about="DJI Meta Data" xmlns:tiff="http://ns.adobe.com/tiff/1.0/" xmlns:drone-dji="http://www.dji.com/drone-dji/1.0/" tiff:Make="DJI"${attrs}/></rdf:RDF></x:xmpmeta><?xpacket end="w"?>`;
+}
+
+/** The JPEG with an XMP APP1 segment right after its SOI marker. */
+export function withXmp(jpeg: Uint8Array, xmp: string): Buffer {
+  const payload = Buffer.concat([Buffer.from("http://ns.adobe.com/xap/1.0/\0", "latin1"), Buffer.from(xmp, "utf8")]);
+  const header = Buffer.from([0xff, 0xe1, 0, 0]);
+  header.writeUInt16BE(payload.length + 2, 2);
+  return Buffer.concat([jpeg.subarray(0, 2), header, payload, jpeg.subarray(2)]);
 }
 
 /** EXIF's degrees, minutes, seconds as rationals (seconds to 1/10,000). */
@@ -184,7 +208,10 @@ export async function encodeJpeg(rgb: Buffer, width: number, height: number, exi
   const ifd3 = exif.gps ? gpsIfd(exif.gps) : {};
   if (Object.keys(ifd0).length + Object.keys(ifd2).length + Object.keys(ifd3).length > 0) image = image.withExif({ IFD0: ifd0, IFD2: ifd2, ...(exif.gps ? { IFD3: ifd3 } : {}) });
   if (exif.orientation) image = image.withMetadata({ orientation: exif.orientation });
-  return image.toBuffer();
+  const jpeg = await image.toBuffer();
+  if (!exif.djiRtk) return jpeg;
+  const { flag, stdLatM, stdLonM, stdHgtM } = exif.djiRtk;
+  return withXmp(jpeg, djiXmp({ RtkFlag: String(flag), RtkStdLon: stdLonM.toFixed(5), RtkStdLat: stdLatM.toFixed(5), RtkStdHgt: stdHgtM.toFixed(5) }));
 }
 
 export async function encodePng(rgb: Buffer, width: number, height: number): Promise<Buffer> {

@@ -9,6 +9,7 @@
  */
 import { enuToGeodetic } from "../../compute/geometry/geodesy.js";
 import { createRng } from "../../compute/math/random.js";
+import type { ExifFields } from "./fixtures.js";
 import { box, cylinder, rectangle, sphere, type Primitive, type SceneDef } from "./render.js";
 
 /** Focal length in image widths (render.ts's default) and its 35 mm equivalent for EXIF. */
@@ -22,8 +23,11 @@ export const SURVEY_METRES_PER_UNIT = 60;
 const ORIGIN = { latitudeDeg: 47.3769, longitudeDeg: 8.5417, groundM: 408 };
 /** A consumer drone's fix without RTK: σ 1.5 m horizontally, 3 m vertically, no accuracy in the EXIF. */
 export const SURVEY_GPS_SIGMA_M = { horizontal: 1.5, vertical: 3 };
-/** An RTK drone's fix: σ 2 cm horizontally and 3 cm vertically, the horizontal stated in the EXIF (GPSHPositioningError). */
-export const SURVEY_RTK_SIGMA_M = { horizontal: 0.02, vertical: 0.03, stated: 0.02 };
+/**
+ * An RTK drone's fix: σ 2 cm horizontally and 3 cm vertically, stated as DJI's RTK drones state
+ * it: a fixed solution's deviations in the XMP (drone-dji RtkStdLat/Lon/Hgt), none in the EXIF.
+ */
+export const SURVEY_RTK_SIGMA_M = { horizontal: 0.02, vertical: 0.03, rtk: true };
 const TILT_RAD = (15 * Math.PI) / 180;
 /** Along-track spacing: 20 % of the footprint's along-track extent (~0.68 × altitude at 4:3). */
 const ALONG = 0.14;
@@ -195,12 +199,13 @@ export function surveyCapture(images: number, seed: number, aspect = 0.75): Surv
  * WGS 84 exactly. (A spherical Earth is not good enough: its east and north scales differ from
  * the ellipsoid's by 0.3 % at this latitude, 18 cm over 60 m, ten times an RTK fix's error.)
  */
-export function surveyGps(eye: [number, number, number], index: number, seed: number, receiver: { horizontal: number; vertical: number; stated?: number } = SURVEY_GPS_SIGMA_M): { latitudeDeg: number; longitudeDeg: number; altitudeM: number; horizontalErrorM?: number } {
+export function surveyGps(eye: [number, number, number], index: number, seed: number, receiver: { horizontal: number; vertical: number; rtk?: boolean } = SURVEY_GPS_SIGMA_M): Pick<ExifFields, "gps" | "djiRtk"> {
   const rng = createRng(seed * 7919 + index);
   const gauss = () => Math.sqrt(-2 * Math.log(Math.max(1e-12, rng()))) * Math.cos(2 * Math.PI * rng());
   const east = eye[0] * SURVEY_METRES_PER_UNIT + receiver.horizontal * gauss();
   const north = eye[1] * SURVEY_METRES_PER_UNIT + receiver.horizontal * gauss();
   const up = eye[2] * SURVEY_METRES_PER_UNIT + receiver.vertical * gauss();
   const fix = enuToGeodetic([east, north, up], { latitudeDeg: ORIGIN.latitudeDeg, longitudeDeg: ORIGIN.longitudeDeg, heightM: ORIGIN.groundM });
-  return { latitudeDeg: fix.latitudeDeg, longitudeDeg: fix.longitudeDeg, altitudeM: fix.heightM, ...(receiver.stated !== undefined ? { horizontalErrorM: receiver.stated } : {}) };
+  const gps = { latitudeDeg: fix.latitudeDeg, longitudeDeg: fix.longitudeDeg, altitudeM: fix.heightM };
+  return { gps, ...(receiver.rtk ? { djiRtk: { flag: 50, stdLatM: receiver.horizontal, stdLonM: receiver.horizontal, stdHgtM: receiver.vertical } } : {}) };
 }

@@ -73,9 +73,14 @@ function secondSpread(points: number[][]): number {
   return Math.sqrt(Math.max(0, half - Math.sqrt(Math.max(0, half * half - (a * d - b * b)))));
 }
 
-/** Each image's stated horizontal accuracy (EXIF GPSHPositioningError), metres; NaN where the fix states none. */
+/** Each image's stated horizontal accuracy (EXIF GPSHPositioningError or an RTK drone's XMP), metres; NaN where the fix states none. */
 function statedAccuracy(images: ImageRef[]): Float64Array {
   return Float64Array.from(images, (im) => im.gps?.horizontalErrorM ?? Number.NaN);
+}
+
+/** Each image's stated vertical accuracy (an RTK drone's XMP), metres; NaN where the fix states none. */
+function statedVerticalAccuracy(images: ImageRef[]): Float64Array {
+  return Float64Array.from(images, (im) => im.gps?.verticalErrorM ?? Number.NaN);
 }
 
 /**
@@ -83,7 +88,7 @@ function statedAccuracy(images: ImageRef[]): Float64Array {
  * null (with the reason in `summary`) when the fixes cannot hold the block.
  *
  * σ per fix: the receiver's stated accuracy where the photo has one (RTK: centimetres), else
- * the options'; vertical σ in the options' ratio to horizontal. A fix with a stated accuracy
+ * the options'; vertical σ as stated, else in the options' ratio to horizontal. A fix with a stated accuracy
  * is trusted as stated. The others are checked against the model: where their scatter about
  * it (after the similarity) exceeds the assumed σ, σ is raised to that scatter, so a phone's
  * fixes in a street do not bend the block.
@@ -92,12 +97,14 @@ export function gpsPriorFor(state: SfmState, cameraImages: number[], options: Op
   const images = state.images as ImageRef[];
   const enu = localPositions(images);
   const stated = statedAccuracy(images);
+  const statedVertical = statedVerticalAccuracy(images);
   const withFix = cameraImages.map((img, c) => ({ img, c })).filter(({ img }) => Number.isFinite(enu[3 * img]));
   const none = (reason: string) => ({ prior: null, summary: { withFix: withFix.length, used: 0, residualRmsM: Number.NaN, reason } });
   if (!options.gpsPriors) return none("off");
   if (withFix.length < 3) return none(`${withFix.length} registered photos with a GPS fix (3 needed)`);
   const verticalRatio = options.gpsVerticalSigmaM / options.gpsSigmaM;
   const sigmaOf = (img: number) => (Number.isFinite(stated[img]) ? stated[img] : options.gpsSigmaM);
+  const verticalSigmaOf = (img: number) => (Number.isFinite(statedVertical[img]) ? statedVertical[img] : verticalRatio * sigmaOf(img));
   const typical = median(withFix.map(({ img }) => sigmaOf(img)));
   const spread = secondSpread(withFix.map(({ img }) => [enu[3 * img], enu[3 * img + 1]]));
   if (spread < options.gpsMinSpreadSigmas * typical) return none(`GPS fixes spread ${spread.toFixed(1)} m across the capture, within ${options.gpsMinSpreadSigmas} × their ${typical} m noise`);
@@ -127,7 +134,7 @@ export function gpsPriorFor(state: SfmState, cameraImages: number[], options: Op
     const h = (mapped[0] - enu[3 * img]) ** 2 + (mapped[1] - enu[3 * img + 1]) ** 2;
     const up = enu[3 * img + 2];
     const v = Number.isFinite(up) ? (mapped[2] - up) ** 2 : 0;
-    if (Math.sqrt(h + v) > Math.max(threshold, 3 * Math.hypot(sigmaOf(img), verticalRatio * sigmaOf(img)))) return false;
+    if (Math.sqrt(h + v) > Math.max(threshold, 3 * Math.hypot(sigmaOf(img), verticalSigmaOf(img)))) return false;
     squares += h + v;
     if (!Number.isFinite(stated[img])) {
       horizontal += h;
@@ -145,7 +152,7 @@ export function gpsPriorFor(state: SfmState, cameraImages: number[], options: Op
   const sigmas = new Float64Array(3 * cameraImages.length);
   for (const { img, c } of kept) {
     const up = enu[3 * img + 2];
-    const [h, v] = Number.isFinite(stated[img]) ? [stated[img], verticalRatio * stated[img]] : [sigmaH, sigmaV];
+    const [h, v] = Number.isFinite(stated[img]) ? [stated[img], verticalSigmaOf(img)] : [sigmaH, sigmaV];
     positions.set([enu[3 * img], enu[3 * img + 1], Number.isFinite(up) ? up : 0], 3 * c);
     sigmas.set([h, h, Number.isFinite(up) ? v : 0], 3 * c);
   }

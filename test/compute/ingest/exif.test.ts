@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import sharp from "sharp";
 import { readCameraExif } from "../../../compute/stages/ingest/exif.js";
+import { djiXmp, withXmp } from "../../support/fixtures.js";
 
 async function jpegWithGps(gps: Record<string, string>): Promise<Uint8Array> {
   return sharp({ create: { width: 64, height: 48, channels: 3, background: "#808080" } }).jpeg().withExif({ IFD0: { Make: "DJI" }, IFD3: gps }).toBuffer();
@@ -20,6 +21,28 @@ describe("stages/ingest EXIF GPS", () => {
     expect(north.gps?.horizontalErrorM).toBeUndefined();
     const rtk = readCameraExif(await jpegWithGps({ GPSLatitudeRef: "N", GPSLatitude: "47/1 22/1 0/1", GPSLongitudeRef: "E", GPSLongitude: "8/1 33/1 0/1", GPSHPositioningError: "2/100" }));
     expect(rtk.gps?.horizontalErrorM).toBeCloseTo(0.02, 9);
+  });
+
+  it("reads the accuracy an RTK drone states in its XMP (DJI drone-dji: RtkFlag, RtkStdLat/Lon/Hgt)", async () => {
+    const fix = { GPSLatitudeRef: "N", GPSLatitude: "47/1 22/1 0/1", GPSLongitudeRef: "E", GPSLongitude: "8/1 33/1 0/1", GPSAltitudeRef: "0", GPSAltitude: "41234/100" };
+    const fixed = readCameraExif(withXmp(await jpegWithGps(fix), djiXmp({ RtkFlag: "50", RtkStdLat: "0.012", RtkStdLon: "0.016", RtkStdHgt: "0.031" })));
+    expect(fixed.gps?.latitudeDeg).toBeCloseTo(47 + 22 / 60, 9);
+    // Per axis: the RMS of the latitude and longitude deviations.
+    expect(fixed.gps?.horizontalErrorM).toBeCloseTo(Math.sqrt((0.012 ** 2 + 0.016 ** 2) / 2), 9);
+    expect(fixed.gps?.verticalErrorM).toBeCloseTo(0.031, 9);
+    // A float solution states its (larger) deviations too; the RTK engine's replace EXIF's own.
+    const float = readCameraExif(withXmp(await jpegWithGps({ ...fix, GPSHPositioningError: "5/1" }), djiXmp({ RtkFlag: "34", RtkStdLat: "0.25", RtkStdLon: "0.25", RtkStdHgt: "0.4" })));
+    expect(float.gps?.horizontalErrorM).toBeCloseTo(0.25, 9);
+    expect(float.gps?.verticalErrorM).toBeCloseTo(0.4, 9);
+    // Without an RTK solution (16: single point) the deviations are not the fix's; EXIF's stated one still is.
+    const single = readCameraExif(withXmp(await jpegWithGps({ ...fix, GPSHPositioningError: "3/1" }), djiXmp({ RtkFlag: "16", RtkStdLat: "0.01", RtkStdLon: "0.01", RtkStdHgt: "0.02" })));
+    expect(single.gps?.horizontalErrorM).toBe(3);
+    expect(single.gps?.verticalErrorM).toBeUndefined();
+    // Deviations without a GPS fix state nothing; zero deviations are not an accuracy.
+    expect(readCameraExif(withXmp(await jpegWithGps({}), djiXmp({ RtkFlag: "50", RtkStdLat: "0.01", RtkStdLon: "0.01" }))).gps).toBeUndefined();
+    const zero = readCameraExif(withXmp(await jpegWithGps(fix), djiXmp({ RtkFlag: "50", RtkStdLat: "0", RtkStdLon: "0", RtkStdHgt: "0" })));
+    expect(zero.gps?.horizontalErrorM).toBeUndefined();
+    expect(zero.gps?.verticalErrorM).toBeUndefined();
   });
 
   it("ignores a position without a fix (0, 0) and photos without GPS", async () => {

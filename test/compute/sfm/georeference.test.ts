@@ -102,6 +102,18 @@ describe("sfm/georeference: GPS fixes as priors", () => {
     expect(summary.residualRmsM).toBeGreaterThan(0.1);
   });
 
+  it("takes the vertical accuracy a drone states (DJI RTK: its height deviation), not the ratio to the horizontal", () => {
+    const gauss = noise(6);
+    const fixes = GRID.map((p, i) => ({ ...fixAt(p[0] + 0.015 * gauss(), p[1] + 0.015 * gauss(), p[2] + 0.025 * gauss()), horizontalErrorM: 0.015, ...(i === 4 ? {} : { verticalErrorM: 0.025 }) }));
+    const { prior, summary } = gpsPriorFor(stateWith(GRID, fixes), GRID.map((_, i) => i), DEFAULTS);
+    expect(summary.used).toBe(30);
+    expect(prior!.sigmas[0]).toBeCloseTo(0.015, 9);
+    expect(prior!.sigmas[2]).toBeCloseTo(0.025, 9);
+    // A fix that states no height deviation keeps the options' ratio (4 m / 2 m) to its horizontal.
+    expect(prior!.sigmas[3 * 4 + 2]).toBeCloseTo(0.03, 9);
+    expect(summary.verticalSigmaM).toBeCloseTo(0.025, 9);
+  });
+
   it("takes the σ the fixes show when they scatter more than the options say (a phone in a street)", () => {
     const gauss = noise(5);
     const fixes = GRID.map((p) => fixAt(p[0] + 8 * gauss(), p[1] + 8 * gauss(), p[2] + 8 * gauss()));

@@ -16,7 +16,7 @@ describe("sfm with GPS fixes on a rendered survey", () => {
   it("holds every camera to its fix and places all of them within 0.2°", async () => {
     const capture = surveyCapture(PHOTOS, SEED, 0.75);
     const views = capture.def.cameras.map((_, i) => renderDefinedView(capture.def, i, { width: 400, height: 300, seed: SEED, prefix: "survey", supersample: 1 }));
-    const exif = (_: unknown, i: number) => ({ make: "Test", model: "Drone", focalLength35mm: SURVEY_FOCAL_35MM, gps: surveyGps(capture.def.cameras[i].eye, i, SEED) });
+    const exif = (_: unknown, i: number) => ({ make: "Test", model: "Drone", focalLength35mm: SURVEY_FOCAL_35MM, ...surveyGps(capture.def.cameras[i].eye, i, SEED) });
     const run = await runSfmOnViews(views, new Set(views.map((v) => v.name)), capture.sceneRadius, {}, exif);
     const { counts, finalBundleAdjustment } = run.result.report as unknown as { counts: Record<string, number>; finalBundleAdjustment: { gps?: { used: number; sigmaM: number } } };
     console.log(`gps survey: ${counts.registered}/${PHOTOS}, ${counts.gpsPriors} priors, fixes ${counts.gpsResidualRmsM.toFixed(2)} m RMS from the model; rotation ${run.accuracy.medianRotationErrorDeg.toFixed(3)}/${run.accuracy.maxRotationErrorDeg.toFixed(3)}°, centre ${run.accuracy.medianCenterErrorPercent.toFixed(3)}/${run.accuracy.maxCenterErrorPercent.toFixed(3)} %`);
