@@ -26,10 +26,10 @@ export interface GpsPosition {
   altitudeM?: number;
   /**
    * The receiver's stated horizontal accuracy, metres per axis: centimetres for RTK, metres for
-   * a phone. From EXIF GPSHPositioningError, or an RTK drone's XMP standard deviations.
+   * a phone. From an RTK drone's XMP deviations, EXIF GPSHPositioningError or Pix4D's XMP.
    */
   horizontalErrorM?: number;
-  /** The receiver's stated vertical accuracy, metres (an RTK drone's XMP height deviation). */
+  /** The receiver's stated vertical accuracy, metres (from the XMP of an RTK drone or of Pix4D's namespace). */
   verticalErrorM?: number;
 }
 

@@ -61,18 +61,19 @@ function gpsOf(tags: Tags): GpsPosition | undefined {
   const west = String((tags.GPSLongitudeRef?.value as unknown[] | undefined)?.[0] ?? "").toUpperCase() === "W";
   const altitude = numberOf(tags.GPSAltitude);
   const below = Number(tags.GPSAltitudeRef?.value) === 1;
-  // The RTK engine's own deviations where the drone states them, else EXIF 2.31's
-  // GPSHPositioningError (the receiver's horizontal accuracy, metres).
-  const rtk = rtkAccuracyOf(tags);
-  const accuracy = rtk.horizontalErrorM ?? numberOf(tags.GPSHPositioningError);
+  // The first source that states a horizontal accuracy, with its vertical one where it has it:
+  // the RTK engine's own deviations, EXIF 2.31's GPSHPositioningError (horizontal only), Pix4D's XMP.
+  const stated = [rtkAccuracyOf(tags), { horizontalErrorM: numberOf(tags.GPSHPositioningError) }, pix4dAccuracyOf(tags)].find((a) => a.horizontalErrorM !== undefined);
   return {
     latitudeDeg: south ? -Math.abs(latitude) : Math.abs(latitude),
     longitudeDeg: west ? -Math.abs(longitude) : Math.abs(longitude),
     ...(altitude !== undefined ? { altitudeM: below ? -altitude : altitude } : {}),
-    ...(accuracy !== undefined ? { horizontalErrorM: accuracy } : {}),
-    ...(rtk.verticalErrorM !== undefined && altitude !== undefined ? { verticalErrorM: rtk.verticalErrorM } : {}),
+    ...(stated?.horizontalErrorM !== undefined ? { horizontalErrorM: stated.horizontalErrorM } : {}),
+    ...(stated?.verticalErrorM !== undefined && altitude !== undefined ? { verticalErrorM: stated.verticalErrorM } : {}),
   };
 }
+
+type Accuracy = { horizontalErrorM?: number; verticalErrorM?: number };
 
 /** DJI's RtkFlag values of an RTK solution: 50 fixed, 34 float (16 is a single-point fix, 0 none). */
 const RTK_SOLUTIONS = new Set([50, 34]);
@@ -86,7 +87,7 @@ const RTK_SOLUTIONS = new Set([50, 34]);
  * Horizontal is the RMS of the two axes, the per-axis σ the priors use. A photo whose flag says
  * the receiver had no RTK solution states nothing here.
  */
-function rtkAccuracyOf(tags: Tags): { horizontalErrorM?: number; verticalErrorM?: number } {
+function rtkAccuracyOf(tags: Tags): Accuracy {
   const flag = xmpNumberOf(tags.RtkFlag);
   if (flag !== undefined && !RTK_SOLUTIONS.has(flag)) return {};
   const lat = positiveOrUndefined(xmpNumberOf(tags.RtkStdLat));
@@ -96,6 +97,17 @@ function rtkAccuracyOf(tags: Tags): { horizontalErrorM?: number; verticalErrorM?
     ...(lat !== undefined && lon !== undefined ? { horizontalErrorM: Math.sqrt((lat * lat + lon * lon) / 2) } : {}),
     ...(height !== undefined ? { verticalErrorM: height } : {}),
   };
+}
+
+/**
+ * The accuracy in Pix4D's XMP camera namespace (http://pix4d.com/camera/1.0/), metres:
+ * Camera:GPSXYAccuracy and Camera:GPSZAccuracy, which MicaSense, Parrot and senseFly cameras
+ * write and Pix4D, Metashape and OpenDroneMap read. 0 means unknown.
+ */
+function pix4dAccuracyOf(tags: Tags): Accuracy {
+  const horizontal = positiveOrUndefined(xmpNumberOf(tags.GPSXYAccuracy));
+  const vertical = positiveOrUndefined(xmpNumberOf(tags.GPSZAccuracy));
+  return { ...(horizontal !== undefined ? { horizontalErrorM: horizontal } : {}), ...(vertical !== undefined ? { verticalErrorM: vertical } : {}) };
 }
 
 /** An XMP attribute's number (exifreader gives XMP values as strings). */

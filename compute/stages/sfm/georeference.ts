@@ -73,12 +73,12 @@ function secondSpread(points: number[][]): number {
   return Math.sqrt(Math.max(0, half - Math.sqrt(Math.max(0, half * half - (a * d - b * b)))));
 }
 
-/** Each image's stated horizontal accuracy (EXIF GPSHPositioningError or an RTK drone's XMP), metres; NaN where the fix states none. */
+/** Each image's stated horizontal accuracy (EXIF GPSHPositioningError, or XMP), metres; NaN where the fix states none. */
 function statedAccuracy(images: ImageRef[]): Float64Array {
   return Float64Array.from(images, (im) => im.gps?.horizontalErrorM ?? Number.NaN);
 }
 
-/** Each image's stated vertical accuracy (an RTK drone's XMP), metres; NaN where the fix states none. */
+/** Each image's stated vertical accuracy (XMP: an RTK drone's, or Pix4D's namespace), metres; NaN where the fix states none. */
 function statedVerticalAccuracy(images: ImageRef[]): Float64Array {
   return Float64Array.from(images, (im) => im.gps?.verticalErrorM ?? Number.NaN);
 }

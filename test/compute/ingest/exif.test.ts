@@ -45,6 +45,22 @@ describe("stages/ingest EXIF GPS", () => {
     expect(zero.gps?.verticalErrorM).toBeUndefined();
   });
 
+  it("reads the accuracy in Pix4D's XMP camera namespace (MicaSense, Parrot, senseFly), 0 meaning unknown", async () => {
+    const fix = { GPSLatitudeRef: "N", GPSLatitude: "47/1 22/1 0/1", GPSLongitudeRef: "E", GPSLongitude: "8/1 33/1 0/1", GPSAltitudeRef: "0", GPSAltitude: "41234/100" };
+    const pix4d = (xy: string, z: string) =>
+      `<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description rdf:about="" xmlns:Camera="http://pix4d.com/camera/1.0/"><Camera:GPSXYAccuracy>${xy}</Camera:GPSXYAccuracy><Camera:GPSZAccuracy>${z}</Camera:GPSZAccuracy></rdf:Description></rdf:RDF></x:xmpmeta>`;
+    const stated = readCameraExif(withXmp(await jpegWithGps(fix), pix4d("0.05", "0.08")));
+    expect(stated.gps?.horizontalErrorM).toBeCloseTo(0.05, 9);
+    expect(stated.gps?.verticalErrorM).toBeCloseTo(0.08, 9);
+    const unknown = readCameraExif(withXmp(await jpegWithGps(fix), pix4d("0", "0")));
+    expect(unknown.gps?.horizontalErrorM).toBeUndefined();
+    expect(unknown.gps?.verticalErrorM).toBeUndefined();
+    // EXIF's own stated accuracy comes first, and states no vertical one.
+    const both = readCameraExif(withXmp(await jpegWithGps({ ...fix, GPSHPositioningError: "2/1" }), pix4d("0.05", "0.08")));
+    expect(both.gps?.horizontalErrorM).toBe(2);
+    expect(both.gps?.verticalErrorM).toBeUndefined();
+  });
+
   it("ignores a position without a fix (0, 0) and photos without GPS", async () => {
     expect(readCameraExif(await jpegWithGps({ GPSLatitudeRef: "N", GPSLatitude: "0/1 0/1 0/1", GPSLongitudeRef: "E", GPSLongitude: "0/1 0/1 0/1" })).gps).toBeUndefined();
     const plain = await sharp({ create: { width: 64, height: 48, channels: 3, background: "#808080" } }).jpeg().toBuffer();
