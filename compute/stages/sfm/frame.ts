@@ -4,6 +4,9 @@
  *
  * "Up" is the mean of the cameras' up directions (−y of each camera, OpenCV axes), the usual
  * assumption that photos are taken roughly upright (OpenSfM's `align_orientation: horizontal`).
+ * That assumption fails for a drone survey, whose photos look down: their "up" is the flight's
+ * heading, and the town would stand on its side. So where the photos' GPS fixes held the model
+ * (georeference.ts), the axes are the fixes' own instead: x east, y up, z south.
  * The scale keeps the reconstruction's own (arbitrary) units but brings them to a size viewers
  * handle well; no absolute scale is claimed.
  */
@@ -54,9 +57,10 @@ function upRotation(model: SparseModel): Float64Array {
   return new Float64Array([...x, ...y, ...z]);
 }
 
-export function computeAlignment(model: SparseModel): WorldAlignment {
+/** `axes`: the new x, y (up) and z axes in the model's coordinates (rows of a rotation), where known from outside the photos. */
+export function computeAlignment(model: SparseModel, axes?: Float64Array): WorldAlignment {
   const { xyz, count } = model.points;
-  const W = upRotation(model);
+  const W = axes ?? upRotation(model);
   // The median is taken per axis of the new frame, so the final coordinates have median 0.
   const rotatedMedian = [0, 1, 2].map((a) => median(Array.from({ length: count }, (_, p) => W[3 * a] * xyz[3 * p] + W[3 * a + 1] * xyz[3 * p + 1] + W[3 * a + 2] * xyz[3 * p + 2])));
   const origin = new Float64Array([0, 1, 2].map((c) => W[c] * rotatedMedian[0] + W[3 + c] * rotatedMedian[1] + W[6 + c] * rotatedMedian[2]));

@@ -15,7 +15,7 @@
 import { geodeticToEnu, type Geodetic } from "../../geometry/geodesy.js";
 import { robustSimilarity } from "../../geometry/similarity.js";
 import { median } from "../../math/median.js";
-import type { ImageRef } from "../../scene/index.js";
+import { cameraCenter, type ImageRef, type SparseModel } from "../../scene/index.js";
 import type { CentrePrior } from "../ba/index.js";
 import type { Options } from "./options.js";
 import type { SfmState } from "./state.js";
@@ -43,6 +43,24 @@ export function localPositions(images: ImageRef[]): Float64Array {
   }
   enuCache.set(images, enu);
   return enu;
+}
+
+/**
+ * The axes east, up and south in the model's coordinates (rows of a rotation), from the
+ * similarity that maps its camera centres onto their fixes with an altitude; null with fewer
+ * than 3 such fixes or no similarity. For a model the fixes held (frame.ts).
+ */
+export function gpsAxes(model: SparseModel, images: ImageRef[]): Float64Array | null {
+  const enu = localPositions(images);
+  const views = model.views.filter((v) => Number.isFinite(enu[3 * v.imageIndex + 2]));
+  if (views.length < 3) return null;
+  const centres = views.flatMap((v) => [...cameraCenter(v.camFromWorld)]);
+  const fixes = views.flatMap((v) => [...enu.subarray(3 * v.imageIndex, 3 * v.imageIndex + 3)]);
+  const sim = robustSimilarity(centres, fixes, views.length);
+  if (!sim) return null;
+  // ENU = s·R·model + t, so the model direction of ENU axis a is row a of R.
+  const R = sim.R;
+  return Float64Array.from([R[0], R[1], R[2], R[6], R[7], R[8], -R[3], -R[4], -R[5]]);
 }
 
 /** What a global adjustment's priors were (or why there were none), for the report. */

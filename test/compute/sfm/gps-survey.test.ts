@@ -7,12 +7,31 @@
  * `npm run bench -- scale --gps` and `--gps=rtk`.
  */
 import { describe, expect, it } from "vitest";
+import { robustSimilarity } from "../../../compute/geometry/similarity.js";
+import { cameraCenter, type SparseModel } from "../../../compute/scene/index.js";
 import { renderDefinedView } from "../../support/render.js";
 import { runSfmOnViews } from "../../support/sfm-run.js";
 import { SURVEY_FOCAL_35MM, SURVEY_GPS_SIGMA_M, SURVEY_RTK_SIGMA_M, surveyCapture, surveyGps } from "../../support/survey-scene.js";
 
 const PHOTOS = 30;
 const SEED = 21;
+
+/**
+ * How far (degrees) the model's axes turn from the world's, carried into the axes the fixes
+ * give (x east, y up, z south; the scene's are x east, y north, z up): the rotation of the
+ * similarity from the true camera centres to the model's. The model's up and north must be the
+ * world's, not the photos' "up" (which for a drone looking down is its heading).
+ */
+function axesAngleDeg(model: SparseModel, cameras: Array<{ eye: [number, number, number] }>, names: string[]): number {
+  const eyeOf = new Map(names.map((n, i) => [`${n}.jpg`, cameras[i].eye]));
+  const truth = model.views.flatMap((v) => {
+    const eye = eyeOf.get(v.name)!;
+    return [eye[0], eye[2], -eye[1]];
+  });
+  const centres = model.views.flatMap((v) => [...cameraCenter(v.camFromWorld)]);
+  const R = robustSimilarity(truth, centres, model.views.length)!.R;
+  return (Math.acos(Math.min(1, (R[0] + R[4] + R[8] - 1) / 2)) * 180) / Math.PI;
+}
 
 describe("sfm with GPS fixes on a rendered survey", () => {
   it("holds every camera to its fix and places all of them within 0.2°", async () => {
@@ -21,7 +40,7 @@ describe("sfm with GPS fixes on a rendered survey", () => {
     const exif = (_: unknown, i: number) => ({ make: "Test", model: "Drone", focalLength35mm: SURVEY_FOCAL_35MM, ...surveyGps(capture.def.cameras[i].eye, i, SEED) });
     const run = await runSfmOnViews(views, new Set(views.map((v) => v.name)), capture.sceneRadius, {}, exif);
     const { counts, finalBundleAdjustment } = run.result.report as unknown as { counts: Record<string, number>; finalBundleAdjustment: { gps?: { used: number; sigmaM: number } } };
-    console.log(`gps survey: ${counts.registered}/${PHOTOS}, ${counts.gpsPriors} priors, fixes ${counts.gpsResidualRmsM.toFixed(2)} m RMS from the model; rotation ${run.accuracy.medianRotationErrorDeg.toFixed(3)}/${run.accuracy.maxRotationErrorDeg.toFixed(3)}°, centre ${run.accuracy.medianCenterErrorPercent.toFixed(3)}/${run.accuracy.maxCenterErrorPercent.toFixed(3)} %`);
+    console.log(`gps survey: ${counts.registered}/${PHOTOS}, ${counts.gpsPriors} priors, fixes ${counts.gpsResidualRmsM.toFixed(2)} m RMS from the model; rotation ${run.accuracy.medianRotationErrorDeg.toFixed(3)}/${run.accuracy.maxRotationErrorDeg.toFixed(3)}°, centre ${run.accuracy.medianCenterErrorPercent.toFixed(3)}/${run.accuracy.maxCenterErrorPercent.toFixed(3)} %; axes within ${axesAngleDeg(run.result.model, capture.def.cameras, views.map((v) => v.name)).toFixed(3)}°`);
     expect(counts.registered).toBe(PHOTOS);
     expect(counts.gpsFixes).toBe(PHOTOS);
     expect(counts.gpsPriors).toBeGreaterThanOrEqual(PHOTOS - 1);
@@ -30,6 +49,10 @@ describe("sfm with GPS fixes on a rendered survey", () => {
     expect(finalBundleAdjustment.gps?.sigmaM).toBeGreaterThanOrEqual(2);
     expect(run.accuracy.maxRotationErrorDeg).toBeLessThan(0.2);
     expect(run.accuracy.maxCenterErrorPercent).toBeLessThan(1);
+    // 30 fixes 3 m off vertically across a 60-m survey tilt its axes by about 1.7° (σ); before
+    // the fixes set the axes, the photos' "up" (the heading) turned them 112° (on its side).
+    expect(counts.axesFromGps).toBe(1);
+    expect(axesAngleDeg(run.result.model, capture.def.cameras, views.map((v) => v.name))).toBeLessThan(3);
   }, 180_000);
 
   it("holds an RTK drone's cameras to the centimetres its XMP states", async () => {
@@ -38,7 +61,7 @@ describe("sfm with GPS fixes on a rendered survey", () => {
     const exif = (_: unknown, i: number) => ({ make: "Test", model: "Drone", focalLength35mm: SURVEY_FOCAL_35MM, ...surveyGps(capture.def.cameras[i].eye, i, SEED, SURVEY_RTK_SIGMA_M) });
     const run = await runSfmOnViews(views, new Set(views.map((v) => v.name)), capture.sceneRadius, {}, exif);
     const { counts, finalBundleAdjustment } = run.result.report as unknown as { counts: Record<string, number>; finalBundleAdjustment: { gps?: { used: number; sigmaM: number; verticalSigmaM: number } } };
-    console.log(`rtk survey: ${counts.registered}/${PHOTOS}, ${counts.gpsPriors} priors, fixes ${counts.gpsResidualRmsM.toFixed(3)} m RMS from the model; rotation ${run.accuracy.medianRotationErrorDeg.toFixed(3)}/${run.accuracy.maxRotationErrorDeg.toFixed(3)}°, centre ${run.accuracy.medianCenterErrorPercent.toFixed(3)}/${run.accuracy.maxCenterErrorPercent.toFixed(3)} %`);
+    console.log(`rtk survey: ${counts.registered}/${PHOTOS}, ${counts.gpsPriors} priors, fixes ${counts.gpsResidualRmsM.toFixed(3)} m RMS from the model; rotation ${run.accuracy.medianRotationErrorDeg.toFixed(3)}/${run.accuracy.maxRotationErrorDeg.toFixed(3)}°, centre ${run.accuracy.medianCenterErrorPercent.toFixed(3)}/${run.accuracy.maxCenterErrorPercent.toFixed(3)} %; axes within ${axesAngleDeg(run.result.model, capture.def.cameras, views.map((v) => v.name)).toFixed(3)}°`);
     expect(counts.registered).toBe(PHOTOS);
     expect(counts.gpsPriors).toBe(PHOTOS);
     // The XMP's deviations, not the options' consumer σ (2 m, 4 m).
@@ -47,5 +70,8 @@ describe("sfm with GPS fixes on a rendered survey", () => {
     // The model lies within the fixes' few centimetres (σ 2 cm and 3 cm: 3.6 cm RMS in 3-D).
     expect(counts.gpsResidualRmsM).toBeLessThan(2 * Math.hypot(SURVEY_RTK_SIGMA_M.horizontal, SURVEY_RTK_SIGMA_M.vertical));
     expect(run.accuracy.maxRotationErrorDeg).toBeLessThan(0.2);
+    // Centimetre fixes set the axes to a few hundredths of a degree.
+    expect(counts.axesFromGps).toBe(1);
+    expect(axesAngleDeg(run.result.model, capture.def.cameras, views.map((v) => v.name))).toBeLessThan(0.05);
   }, 180_000);
 });
