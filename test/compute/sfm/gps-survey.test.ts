@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { robustSimilarity } from "../../../compute/geometry/similarity.js";
 import { cameraCenter, type SparseModel } from "../../../compute/scene/index.js";
 import { renderDefinedView } from "../../support/render.js";
-import { runSfmOnViews } from "../../support/sfm-run.js";
+import { runSfmOnViews, type SfmRun } from "../../support/sfm-run.js";
 import { SURVEY_FOCAL_35MM, SURVEY_GPS_SIGMA_M, SURVEY_RTK_SIGMA_M, surveyCapture, surveyGps } from "../../support/survey-scene.js";
 
 const PHOTOS = 30;
@@ -33,45 +33,55 @@ function axesAngleDeg(model: SparseModel, cameras: Array<{ eye: [number, number,
   return (Math.acos(Math.min(1, (R[0] + R[4] + R[8] - 1) / 2)) * 180) / Math.PI;
 }
 
+interface SurveyRun {
+  run: SfmRun;
+  counts: Record<string, number>;
+  gps?: { used: number; sigmaM: number; verticalSigmaM: number };
+  /** The model's axes against the world's (axesAngleDeg). */
+  axesDeg: number;
+}
+
+/** The rendered survey through ingest and SfM, its photos carrying the fixes of `receiver`. */
+async function surveyRun(label: string, receiver: Parameters<typeof surveyGps>[3]): Promise<SurveyRun> {
+  const capture = surveyCapture(PHOTOS, SEED, 0.75);
+  const views = capture.def.cameras.map((_, i) => renderDefinedView(capture.def, i, { width: 400, height: 300, seed: SEED, prefix: "survey", supersample: 1 }));
+  const exif = (_: unknown, i: number) => ({ make: "Test", model: "Drone", focalLength35mm: SURVEY_FOCAL_35MM, ...surveyGps(capture.def.cameras[i].eye, i, SEED, receiver) });
+  const run = await runSfmOnViews(views, new Set(views.map((v) => v.name)), capture.sceneRadius, {}, exif);
+  const { counts, finalBundleAdjustment } = run.result.report as unknown as { counts: Record<string, number>; finalBundleAdjustment: { gps?: SurveyRun["gps"] } };
+  const axesDeg = axesAngleDeg(run.result.model, capture.def.cameras, views.map((v) => v.name));
+  console.log(`${label}: ${counts.registered}/${PHOTOS}, ${counts.gpsPriors} priors, fixes ${counts.gpsResidualRmsM.toFixed(3)} m RMS from the model; rotation ${run.accuracy.medianRotationErrorDeg.toFixed(3)}/${run.accuracy.maxRotationErrorDeg.toFixed(3)}°, centre ${run.accuracy.medianCenterErrorPercent.toFixed(3)}/${run.accuracy.maxCenterErrorPercent.toFixed(3)} %; axes within ${axesDeg.toFixed(3)}°`);
+  return { run, counts, gps: finalBundleAdjustment.gps, axesDeg };
+}
+
 describe("sfm with GPS fixes on a rendered survey", () => {
   it("holds every camera to its fix and places all of them within 0.2°", async () => {
-    const capture = surveyCapture(PHOTOS, SEED, 0.75);
-    const views = capture.def.cameras.map((_, i) => renderDefinedView(capture.def, i, { width: 400, height: 300, seed: SEED, prefix: "survey", supersample: 1 }));
-    const exif = (_: unknown, i: number) => ({ make: "Test", model: "Drone", focalLength35mm: SURVEY_FOCAL_35MM, ...surveyGps(capture.def.cameras[i].eye, i, SEED) });
-    const run = await runSfmOnViews(views, new Set(views.map((v) => v.name)), capture.sceneRadius, {}, exif);
-    const { counts, finalBundleAdjustment } = run.result.report as unknown as { counts: Record<string, number>; finalBundleAdjustment: { gps?: { used: number; sigmaM: number } } };
-    console.log(`gps survey: ${counts.registered}/${PHOTOS}, ${counts.gpsPriors} priors, fixes ${counts.gpsResidualRmsM.toFixed(2)} m RMS from the model; rotation ${run.accuracy.medianRotationErrorDeg.toFixed(3)}/${run.accuracy.maxRotationErrorDeg.toFixed(3)}°, centre ${run.accuracy.medianCenterErrorPercent.toFixed(3)}/${run.accuracy.maxCenterErrorPercent.toFixed(3)} %; axes within ${axesAngleDeg(run.result.model, capture.def.cameras, views.map((v) => v.name)).toFixed(3)}°`);
+    const { run, counts, gps, axesDeg } = await surveyRun("gps survey", SURVEY_GPS_SIGMA_M);
     expect(counts.registered).toBe(PHOTOS);
     expect(counts.gpsFixes).toBe(PHOTOS);
     expect(counts.gpsPriors).toBeGreaterThanOrEqual(PHOTOS - 1);
     // The fixes lie within their noise of the model (metres, 1.5 m horizontal and 3 m vertical σ).
     expect(counts.gpsResidualRmsM).toBeLessThan(2 * Math.hypot(SURVEY_GPS_SIGMA_M.horizontal, SURVEY_GPS_SIGMA_M.vertical));
-    expect(finalBundleAdjustment.gps?.sigmaM).toBeGreaterThanOrEqual(2);
+    expect(gps?.sigmaM).toBeGreaterThanOrEqual(2);
     expect(run.accuracy.maxRotationErrorDeg).toBeLessThan(0.2);
     expect(run.accuracy.maxCenterErrorPercent).toBeLessThan(1);
     // 30 fixes 3 m off vertically across a 60-m survey tilt its axes by about 1.7° (σ); before
     // the fixes set the axes, the photos' "up" (the heading) turned them 112° (on its side).
     expect(counts.axesFromGps).toBe(1);
-    expect(axesAngleDeg(run.result.model, capture.def.cameras, views.map((v) => v.name))).toBeLessThan(3);
+    expect(axesDeg).toBeLessThan(3);
   }, 180_000);
 
   it("holds an RTK drone's cameras to the centimetres its XMP states", async () => {
-    const capture = surveyCapture(PHOTOS, SEED, 0.75);
-    const views = capture.def.cameras.map((_, i) => renderDefinedView(capture.def, i, { width: 400, height: 300, seed: SEED, prefix: "survey", supersample: 1 }));
-    const exif = (_: unknown, i: number) => ({ make: "Test", model: "Drone", focalLength35mm: SURVEY_FOCAL_35MM, ...surveyGps(capture.def.cameras[i].eye, i, SEED, SURVEY_RTK_SIGMA_M) });
-    const run = await runSfmOnViews(views, new Set(views.map((v) => v.name)), capture.sceneRadius, {}, exif);
-    const { counts, finalBundleAdjustment } = run.result.report as unknown as { counts: Record<string, number>; finalBundleAdjustment: { gps?: { used: number; sigmaM: number; verticalSigmaM: number } } };
-    console.log(`rtk survey: ${counts.registered}/${PHOTOS}, ${counts.gpsPriors} priors, fixes ${counts.gpsResidualRmsM.toFixed(3)} m RMS from the model; rotation ${run.accuracy.medianRotationErrorDeg.toFixed(3)}/${run.accuracy.maxRotationErrorDeg.toFixed(3)}°, centre ${run.accuracy.medianCenterErrorPercent.toFixed(3)}/${run.accuracy.maxCenterErrorPercent.toFixed(3)} %; axes within ${axesAngleDeg(run.result.model, capture.def.cameras, views.map((v) => v.name)).toFixed(3)}°`);
+    const { run, counts, gps, axesDeg } = await surveyRun("rtk survey", SURVEY_RTK_SIGMA_M);
     expect(counts.registered).toBe(PHOTOS);
     expect(counts.gpsPriors).toBe(PHOTOS);
     // The XMP's deviations, not the options' consumer σ (2 m, 4 m).
-    expect(finalBundleAdjustment.gps?.sigmaM).toBeCloseTo(SURVEY_RTK_SIGMA_M.horizontal, 6);
-    expect(finalBundleAdjustment.gps?.verticalSigmaM).toBeCloseTo(SURVEY_RTK_SIGMA_M.vertical, 6);
+    expect(gps?.sigmaM).toBeCloseTo(SURVEY_RTK_SIGMA_M.horizontal, 6);
+    expect(gps?.verticalSigmaM).toBeCloseTo(SURVEY_RTK_SIGMA_M.vertical, 6);
     // The model lies within the fixes' few centimetres (σ 2 cm and 3 cm: 3.6 cm RMS in 3-D).
     expect(counts.gpsResidualRmsM).toBeLessThan(2 * Math.hypot(SURVEY_RTK_SIGMA_M.horizontal, SURVEY_RTK_SIGMA_M.vertical));
     expect(run.accuracy.maxRotationErrorDeg).toBeLessThan(0.2);
     // Centimetre fixes set the axes to a few hundredths of a degree.
     expect(counts.axesFromGps).toBe(1);
-    expect(axesAngleDeg(run.result.model, capture.def.cameras, views.map((v) => v.name))).toBeLessThan(0.05);
+    expect(axesDeg).toBeLessThan(0.05);
   }, 180_000);
 });
