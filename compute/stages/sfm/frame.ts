@@ -6,17 +6,23 @@
  * assumption that photos are taken roughly upright (OpenSfM's `align_orientation: horizontal`).
  * That assumption fails for a drone survey, whose photos look down: their "up" is the flight's
  * heading, and the town would stand on its side. So where the photos' GPS fixes held the model
- * (georeference.ts), the axes are the fixes' own instead: x east, y up, z south.
+ * (georeference.ts), x is east, z south, and y is the fixes' up unless the photos' own up
+ * agrees with it within 3 σ of the fixes' tilt: a phone's altitudes, metres apart, tilt a
+ * walk-around by degrees, where its upright photos are right to about one.
  * The scale keeps the reconstruction's own (arbitrary) units but brings them to a size viewers
  * handle well; no absolute scale is claimed.
  */
 import type { SparseModel } from "../../scene/index.js";
+import type { GpsFrame } from "./georeference.js";
 
 export interface WorldAlignment {
   /** new = scale · R · (old − origin); R row-major. */
   R: Float64Array;
   origin: Float64Array;
   scale: number;
+  upFrom: UpSource;
+  /** Whether x is east (the fixes'); otherwise it is across the photos' mean viewing direction. */
+  eastFromGps: boolean;
 }
 
 function median(values: number[]): number {
@@ -34,8 +40,10 @@ function cross(a: number[], b: number[]): number[] {
   return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
 }
 
-/** Rotation whose rows are the new x, y (=up), z axes expressed in old coordinates. */
-function upRotation(model: SparseModel): Float64Array {
+const dot = (a: ArrayLike<number>, b: ArrayLike<number>): number => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+
+/** The photos' mean up (−y of each camera, unit) and summed viewing directions (+z). */
+function photosDirections(model: SparseModel): { up: number[]; forward: number[] } {
   const up = [0, 0, 0];
   const forward = [0, 0, 0];
   for (const v of model.views) {
@@ -48,19 +56,38 @@ function upRotation(model: SparseModel): Float64Array {
     forward[1] += R[7];
     forward[2] += R[8];
   }
-  const y = normalize(up);
-  // The new x axis: perpendicular to up, built from a reference that is not parallel to it.
-  let ref = cross(forward, y);
-  if (Math.hypot(ref[0], ref[1], ref[2]) < 1e-6) ref = Math.abs(y[0]) < 0.9 ? [1, 0, 0] : [0, 0, 1];
-  const x = normalize(ref.map((c, a) => c - (ref[0] * y[0] + ref[1] * y[1] + ref[2] * y[2]) * y[a]));
+  return { up: normalize(up), forward };
+}
+
+/** Rows x, y (= up), z of a rotation: x from `reference` made perpendicular to up (another axis where they are parallel). */
+function axesAbout(y: number[], reference: number[]): Float64Array {
+  let ref = reference;
+  if (Math.hypot(...cross(ref, y)) < 1e-6) ref = Math.abs(y[0]) < 0.9 ? [1, 0, 0] : [0, 0, 1];
+  const x = normalize(ref.map((c, a) => c - dot(ref, y) * y[a]));
   const z = cross(x, y);
   return new Float64Array([...x, ...y, ...z]);
 }
 
-/** `axes`: the new x, y (up) and z axes in the model's coordinates (rows of a rotation), where known from outside the photos. */
-export function computeAlignment(model: SparseModel, axes?: Float64Array): WorldAlignment {
+/** Whose up the new frame took: the photos', or the GPS fixes' (which then also set east). */
+export type UpSource = "photos" | "gps";
+
+/** Rotation whose rows are the new x, y (=up), z axes expressed in old coordinates, and where up came from. */
+function frameRotation(model: SparseModel, gps?: GpsFrame | null): { W: Float64Array; upFrom: UpSource; eastFromGps: boolean } {
+  const photos = photosDirections(model);
+  if (!gps) return { W: axesAbout(photos.up, cross(photos.forward, photos.up)), upFrom: "photos", eastFromGps: false };
+  const gpsUp = normalize(Array.from(gps.up));
+  const apart = Math.acos(Math.min(1, Math.max(-1, dot(photos.up, gpsUp))));
+  const upFrom: UpSource = apart > 3 * gps.tiltSigmaRad ? "gps" : "photos";
+  return { W: axesAbout(upFrom === "gps" ? gpsUp : photos.up, Array.from(gps.east)), upFrom, eastFromGps: true };
+}
+
+/**
+ * `gps`: where the fixes held the model, the world's east and up by them (georeference.ts
+ * gpsFrame); x is then east, and y the fixes' up or the photos' (see the module's comment).
+ */
+export function computeAlignment(model: SparseModel, gps?: GpsFrame | null): WorldAlignment {
   const { xyz, count } = model.points;
-  const W = axes ?? upRotation(model);
+  const { W, upFrom, eastFromGps } = frameRotation(model, gps);
   // The median is taken per axis of the new frame, so the final coordinates have median 0.
   const rotatedMedian = [0, 1, 2].map((a) => median(Array.from({ length: count }, (_, p) => W[3 * a] * xyz[3 * p] + W[3 * a + 1] * xyz[3 * p + 1] + W[3 * a + 2] * xyz[3 * p + 2])));
   const origin = new Float64Array([0, 1, 2].map((c) => W[c] * rotatedMedian[0] + W[3 + c] * rotatedMedian[1] + W[6 + c] * rotatedMedian[2]));
@@ -68,7 +95,7 @@ export function computeAlignment(model: SparseModel, axes?: Float64Array): World
     Math.hypot(xyz[3 * p] - origin[0], xyz[3 * p + 1] - origin[1], xyz[3 * p + 2] - origin[2]),
   );
   const spread = median(distances);
-  return { R: W, origin, scale: spread > 0 ? 1 / spread : 1 };
+  return { R: W, origin, scale: spread > 0 ? 1 / spread : 1, upFrom, eastFromGps };
 }
 
 /** Apply the alignment to every pose and point, in place. */

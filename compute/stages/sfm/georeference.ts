@@ -45,12 +45,22 @@ export function localPositions(images: ImageRef[]): Float64Array {
   return enu;
 }
 
+/** Where the world's east and up point in the model's coordinates, by the fixes, and how well the fixes fix "up". */
+export interface GpsFrame {
+  east: Float64Array;
+  up: Float64Array;
+  /** σ of the up direction (radians): the fixes' vertical scatter about the model over the capture's narrower horizontal spread, √n of them. */
+  tiltSigmaRad: number;
+}
+
 /**
- * The axes east, up and south in the model's coordinates (rows of a rotation), from the
- * similarity that maps its camera centres onto their fixes with an altitude; null with fewer
- * than 3 such fixes or no similarity. For a model the fixes held (frame.ts).
+ * The world's east and up in the model's coordinates, from the similarity that maps its camera
+ * centres onto their fixes with an altitude; null with fewer than 3 such fixes or no
+ * similarity. For a model the fixes held (frame.ts). A phone's altitudes scatter by metres, so
+ * its up can be worse than the photos' own: the tilt's σ, as for the slope of a plane fitted to
+ * n points (σ_v / (√n · spread)), lets frame.ts choose.
  */
-export function gpsAxes(model: SparseModel, images: ImageRef[]): Float64Array | null {
+export function gpsFrame(model: SparseModel, images: ImageRef[]): GpsFrame | null {
   const enu = localPositions(images);
   const views = model.views.filter((v) => Number.isFinite(enu[3 * v.imageIndex + 2]));
   if (views.length < 3) return null;
@@ -58,9 +68,17 @@ export function gpsAxes(model: SparseModel, images: ImageRef[]): Float64Array | 
   const fixes = views.flatMap((v) => [...enu.subarray(3 * v.imageIndex, 3 * v.imageIndex + 3)]);
   const sim = robustSimilarity(centres, fixes, views.length);
   if (!sim) return null;
+  const { R, s, t } = sim;
+  const kept = views.map((_, k) => k).filter((k) => sim.inliers[k]);
+  let squares = 0;
+  for (const k of kept) {
+    const up = s * (R[6] * centres[3 * k] + R[7] * centres[3 * k + 1] + R[8] * centres[3 * k + 2]) + t[2];
+    squares += (up - fixes[3 * k + 2]) ** 2;
+  }
+  const spread = secondSpread(kept.map((k) => [fixes[3 * k], fixes[3 * k + 1]]));
+  const tiltSigmaRad = spread > 0 && kept.length >= 3 ? Math.sqrt(squares / kept.length) / (Math.sqrt(kept.length) * spread) : Number.POSITIVE_INFINITY;
   // ENU = s·R·model + t, so the model direction of ENU axis a is row a of R.
-  const R = sim.R;
-  return Float64Array.from([R[0], R[1], R[2], R[6], R[7], R[8], -R[3], -R[4], -R[5]]);
+  return { east: Float64Array.from(R.subarray(0, 3)), up: Float64Array.from(R.subarray(6, 9)), tiltSigmaRad };
 }
 
 /** What a global adjustment's priors were (or why there were none), for the report. */

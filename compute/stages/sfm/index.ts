@@ -13,7 +13,7 @@ import { viewResiduals } from "./view-residuals.js";
 import { hasGuessedFocal, withFocalGuess } from "./focal-guess.js";
 import { crossCheckStarts, startsAgree } from "./cross-check.js";
 import type { DistortionChoice } from "./distortion-select.js";
-import { gpsAxes, type GpsPriorSummary } from "./georeference.js";
+import { gpsFrame, type GpsPriorSummary } from "./georeference.js";
 import { assignIntrinsicsGroups, oneCameraPerSize, photosShareUnknownCamera, type IntrinsicsGroups } from "./groups.js";
 import { emptyTimings, growModel, type GrowContext, type Timings } from "./incremental.js";
 import { initializeModel, resetModel, type InitAttempt } from "./initialize.js";
@@ -504,11 +504,12 @@ export function run(input: Input, options: Partial<Options> = {}, progress: Prog
   const { outcome, summary: guess } = chosen;
   if (outcome.best === null) throw outcome.error!;
   const { best } = outcome;
-  // Where the fixes held the final adjustment, they also say where up and north are.
-  const axes = (best.finalBundle?.gps?.used ?? 0) > 0 ? gpsAxes(best.model, images) : null;
-  applyAlignment(best.model, computeAlignment(best.model, axes ?? undefined));
+  // Where the fixes held the final adjustment, they also say where east and up are.
+  const alignment = computeAlignment(best.model, (best.finalBundle?.gps?.used ?? 0) > 0 ? gpsFrame(best.model, images) : null);
+  applyAlignment(best.model, alignment);
   progress(1, images.length);
   const report = buildReport(best, best.model.otherModelSizes ?? [], ctx, images, guess, performance.now() - started);
-  report.counts!.axesFromGps = axes ? 1 : 0;
+  report.counts!.upFromGps = alignment.upFrom === "gps" ? 1 : 0;
+  report.counts!.eastFromGps = alignment.eastFromGps ? 1 : 0;
   return { model: best.model, report };
 }

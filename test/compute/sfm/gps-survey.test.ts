@@ -66,7 +66,8 @@ describe("sfm with GPS fixes on a rendered survey", () => {
     expect(run.accuracy.maxCenterErrorPercent).toBeLessThan(1);
     // 30 fixes 3 m off vertically across a 60-m survey tilt its axes by about 1.7° (σ); before
     // the fixes set the axes, the photos' "up" (the heading) turned them 112° (on its side).
-    expect(counts.axesFromGps).toBe(1);
+    expect(counts.upFromGps).toBe(1);
+    expect(counts.eastFromGps).toBe(1);
     expect(axesDeg).toBeLessThan(3);
   }, 180_000);
 
@@ -81,7 +82,8 @@ describe("sfm with GPS fixes on a rendered survey", () => {
     expect(counts.gpsResidualRmsM).toBeLessThan(2 * Math.hypot(SURVEY_RTK_SIGMA_M.horizontal, SURVEY_RTK_SIGMA_M.vertical));
     expect(run.accuracy.maxRotationErrorDeg).toBeLessThan(0.2);
     // Centimetre fixes set the axes to a few hundredths of a degree.
-    expect(counts.axesFromGps).toBe(1);
+    expect(counts.upFromGps).toBe(1);
+    expect(counts.eastFromGps).toBe(1);
     expect(axesDeg).toBeLessThan(0.05);
   }, 180_000);
 });
