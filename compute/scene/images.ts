@@ -17,6 +17,12 @@ export interface ImageRef {
   video?: { file: string; frame: number };
   /** EXIF GPS position of a still, so matching can pair photos taken near each other. */
   gps?: GpsPosition;
+  /**
+   * A drone's gimbal pitch for this upright image, degrees above the horizon (−90: straight
+   * down); only for photos stored upright (EXIF orientation 1), where the image's axes are the
+   * gimbal's. Tells sfm/frame.ts where up is in a photo that looks down.
+   */
+  gimbalPitchDeg?: number;
 }
 
 /** Where a photo was taken: WGS 84 degrees, metres above sea level. */

@@ -21,6 +21,8 @@ export interface CameraExif {
   pixelHeight?: number;
   /** Where the photo was taken (drones and phones write it). */
   gps?: GpsPosition;
+  /** The gimbal's pitch, degrees above the horizon (−90: looking straight down), from DJI's XMP (drone-dji:GimbalPitchDegree). */
+  gimbalPitchDeg?: number;
 }
 
 type Tags = Record<string, { value?: unknown; description?: unknown } | undefined>;
@@ -47,7 +49,14 @@ export function readCameraExif(bytes: Uint8Array): CameraExif {
     pixelWidth: numberOf(tags.PixelXDimension) ?? numberOf(tags.ImageWidth),
     pixelHeight: numberOf(tags.PixelYDimension) ?? numberOf(tags.ImageLength),
     gps: gpsOf(tags),
+    ...gimbalPitchOf(tags),
   };
+}
+
+/** DJI's gimbal pitch (XMP), kept where it is a pitch a gimbal can have. */
+function gimbalPitchOf(tags: Tags): { gimbalPitchDeg?: number } {
+  const pitch = xmpNumberOf(tags.GimbalPitchDegree);
+  return pitch !== undefined && Math.abs(pitch) <= 90 ? { gimbalPitchDeg: pitch } : {};
 }
 
 /** GPS position from the GPS IFD (exifreader gives latitude and longitude as unsigned decimal degrees). */

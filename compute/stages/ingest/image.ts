@@ -61,5 +61,8 @@ export async function ingestStill(file: { path: string; name: string }, kind: In
   if (scale < 1) pipeline = pipeline.resize(outWidth, outHeight, { fit: "fill", kernel: "lanczos3" });
   await pipeline.removeAlpha().jpeg({ quality: options.jpegQuality, chromaSubsampling: "4:4:4" }).toFile(path);
   const notes = { kind, width: outWidth, height: outHeight, orientation, downscale: scale, focal: prior.focal * scale, focalSource: prior.detail };
-  return { name: file.name, path, width: outWidth, height: outHeight, focalPrior: prior.focal * scale, focalPriorSource: prior.source, ...(exif.gps ? { gps: exif.gps } : {}), notes };
+  // A pitch is about the gimbal's own axes, which a rotated image (EXIF orientation ≠ 1, or a
+  // HEIF transform applied while decoding) no longer has.
+  const pitch = exif.gimbalPitchDeg !== undefined && kind !== "heic" && orientation === 1 ? { gimbalPitchDeg: exif.gimbalPitchDeg } : {};
+  return { name: file.name, path, width: outWidth, height: outHeight, focalPrior: prior.focal * scale, focalPriorSource: prior.source, ...(exif.gps ? { gps: exif.gps } : {}), ...pitch, notes };
 }

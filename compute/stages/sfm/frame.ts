@@ -5,7 +5,8 @@
  * "Up" is the mean of the cameras' up directions (−y of each camera, OpenCV axes), the usual
  * assumption that photos are taken roughly upright (OpenSfM's `align_orientation: horizontal`).
  * That assumption fails for a drone survey, whose photos look down: their "up" is the flight's
- * heading, and the town would stand on its side. So where the photos' GPS fixes held the model
+ * heading, and the town would stand on its side. Where a drone states its gimbal's pitch (DJI's
+ * XMP), each photo's up comes from it instead. And where the photos' GPS fixes held the model
  * (georeference.ts), x is east, z south, and y is the fixes' up unless the photos' own up
  * agrees with it within 3 σ of the fixes' tilt: a phone's altitudes, metres apart, tilt a
  * walk-around by degrees, where its upright photos are right to about one.
@@ -42,19 +43,23 @@ function cross(a: number[], b: number[]): number[] {
 
 const dot = (a: ArrayLike<number>, b: ArrayLike<number>): number => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 
-/** The photos' mean up (−y of each camera, unit) and summed viewing directions (+z). */
-function photosDirections(model: SparseModel): { up: number[]; forward: number[] } {
+/**
+ * The photos' mean up (unit) and summed viewing directions (+z). A photo's up is −y of its
+ * camera (OpenCV axes: it was held upright), or, where its gimbal's pitch φ is known, the
+ * direction (0, −cos φ, sin φ) in the camera's axes: −z for a photo looking straight down.
+ */
+function photosDirections(model: SparseModel, pitchDegOf: (imageIndex: number) => number | undefined): { up: number[]; forward: number[] } {
   const up = [0, 0, 0];
   const forward = [0, 0, 0];
   for (const v of model.views) {
     const R = v.camFromWorld.R;
-    // Row 1 of R is the camera's +y axis in world coordinates; up is its negative.
-    up[0] -= R[3];
-    up[1] -= R[4];
-    up[2] -= R[5];
-    forward[0] += R[6];
-    forward[1] += R[7];
-    forward[2] += R[8];
+    const pitch = pitchDegOf(v.imageIndex);
+    // Rows 1 and 2 of R are the camera's +y and +z axes in world coordinates.
+    const [alongY, alongZ] = pitch === undefined ? [-1, 0] : [-Math.cos((pitch * Math.PI) / 180), Math.sin((pitch * Math.PI) / 180)];
+    for (let a = 0; a < 3; a++) {
+      up[a] += alongY * R[3 + a] + alongZ * R[6 + a];
+      forward[a] += R[6 + a];
+    }
   }
   return { up: normalize(up), forward };
 }
@@ -72,8 +77,8 @@ function axesAbout(y: number[], reference: number[]): Float64Array {
 export type UpSource = "photos" | "gps";
 
 /** Rotation whose rows are the new x, y (=up), z axes expressed in old coordinates, and where up came from. */
-function frameRotation(model: SparseModel, gps?: GpsFrame | null): { W: Float64Array; upFrom: UpSource; eastFromGps: boolean } {
-  const photos = photosDirections(model);
+function frameRotation(model: SparseModel, gps: GpsFrame | null | undefined, pitchDegOf: (imageIndex: number) => number | undefined): { W: Float64Array; upFrom: UpSource; eastFromGps: boolean } {
+  const photos = photosDirections(model, pitchDegOf);
   if (!gps) return { W: axesAbout(photos.up, cross(photos.forward, photos.up)), upFrom: "photos", eastFromGps: false };
   const gpsUp = normalize(Array.from(gps.up));
   const apart = Math.acos(Math.min(1, Math.max(-1, dot(photos.up, gpsUp))));
@@ -84,10 +89,11 @@ function frameRotation(model: SparseModel, gps?: GpsFrame | null): { W: Float64A
 /**
  * `gps`: where the fixes held the model, the world's east and up by them (georeference.ts
  * gpsFrame); x is then east, and y the fixes' up or the photos' (see the module's comment).
+ * `pitchDegOf`: a drone photo's gimbal pitch by image index, where known.
  */
-export function computeAlignment(model: SparseModel, gps?: GpsFrame | null): WorldAlignment {
+export function computeAlignment(model: SparseModel, gps?: GpsFrame | null, pitchDegOf: (imageIndex: number) => number | undefined = () => undefined): WorldAlignment {
   const { xyz, count } = model.points;
-  const { W, upFrom, eastFromGps } = frameRotation(model, gps);
+  const { W, upFrom, eastFromGps } = frameRotation(model, gps, pitchDegOf);
   // The median is taken per axis of the new frame, so the final coordinates have median 0.
   const rotatedMedian = [0, 1, 2].map((a) => median(Array.from({ length: count }, (_, p) => W[3 * a] * xyz[3 * p] + W[3 * a + 1] * xyz[3 * p + 1] + W[3 * a + 2] * xyz[3 * p + 2])));
   const origin = new Float64Array([0, 1, 2].map((c) => W[c] * rotatedMedian[0] + W[3 + c] * rotatedMedian[1] + W[6 + c] * rotatedMedian[2]));

@@ -505,11 +505,12 @@ export function run(input: Input, options: Partial<Options> = {}, progress: Prog
   if (outcome.best === null) throw outcome.error!;
   const { best } = outcome;
   // Where the fixes held the final adjustment, they also say where east and up are.
-  const alignment = computeAlignment(best.model, (best.finalBundle?.gps?.used ?? 0) > 0 ? gpsFrame(best.model, images) : null);
+  const alignment = computeAlignment(best.model, (best.finalBundle?.gps?.used ?? 0) > 0 ? gpsFrame(best.model, images) : null, (i) => images[i].gimbalPitchDeg);
   applyAlignment(best.model, alignment);
   progress(1, images.length);
   const report = buildReport(best, best.model.otherModelSizes ?? [], ctx, images, guess, performance.now() - started);
   report.counts!.upFromGps = alignment.upFrom === "gps" ? 1 : 0;
   report.counts!.eastFromGps = alignment.eastFromGps ? 1 : 0;
+  report.counts!.gimbalPitchPhotos = best.model.views.filter((v) => images[v.imageIndex].gimbalPitchDeg !== undefined).length;
   return { model: best.model, report };
 }

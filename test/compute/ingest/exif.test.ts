@@ -61,6 +61,14 @@ describe("stages/ingest EXIF GPS", () => {
     expect(both.gps?.verticalErrorM).toBeUndefined();
   });
 
+  it("reads a DJI drone's gimbal pitch from its XMP, and leaves out a pitch no gimbal has", async () => {
+    const plain = await sharp({ create: { width: 64, height: 48, channels: 3, background: "#808080" } }).jpeg().toBuffer();
+    expect(readCameraExif(withXmp(plain, djiXmp({ GimbalPitchDegree: "-90.00", GimbalRollDegree: "+0.00" }))).gimbalPitchDeg).toBe(-90);
+    expect(readCameraExif(withXmp(plain, djiXmp({ GimbalPitchDegree: "+15.20" }))).gimbalPitchDeg).toBeCloseTo(15.2, 9);
+    expect(readCameraExif(withXmp(plain, djiXmp({ GimbalPitchDegree: "-120" }))).gimbalPitchDeg).toBeUndefined();
+    expect(readCameraExif(plain).gimbalPitchDeg).toBeUndefined();
+  });
+
   it("ignores a position without a fix (0, 0) and photos without GPS", async () => {
     expect(readCameraExif(await jpegWithGps({ GPSLatitudeRef: "N", GPSLatitude: "0/1 0/1 0/1", GPSLongitudeRef: "E", GPSLongitude: "0/1 0/1 0/1" })).gps).toBeUndefined();
     const plain = await sharp({ create: { width: 64, height: 48, channels: 3, background: "#808080" } }).jpeg().toBuffer();

@@ -5,7 +5,7 @@ import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { run } from "../../../compute/stages/ingest/index.js";
 import { PipelineError } from "../../../compute/scene/report.js";
-import { encodeHeic, encodeJpeg, encodePng, quadrantImage } from "../../support/fixtures.js";
+import { djiXmp, encodeHeic, encodeJpeg, encodePng, quadrantImage, withXmp } from "../../support/fixtures.js";
 
 const RED: [number, number, number] = [220, 20, 20];
 const GREEN: [number, number, number] = [20, 200, 20];
@@ -50,6 +50,17 @@ describe("stages/ingest stills", () => {
     expect([images[1].width, images[1].height]).toEqual([120, 80]);
     expect(near(await pixel(images[1].path, 5, 5), RED)).toBe(true);
     expect(images.map((i) => i.index)).toEqual([0, 1]);
+  });
+
+  it("keeps a drone photo's gimbal pitch for an upright stored image only", async () => {
+    const raw = quadrantImage(120, 80, [RED, GREEN, BLUE, WHITE]);
+    const pitch = djiXmp({ GimbalPitchDegree: "-90.00" });
+    const upright = await put("nadir.jpg", withXmp(await encodeJpeg(raw, 120, 80), pitch));
+    const turned = await put("nadir-turned.jpg", withXmp(await encodeJpeg(raw, 120, 80, { orientation: 6 }), pitch));
+    const { images } = await run({ files: [upright, turned], workDir: join(dir, "out-pitch") });
+    expect(images[0].gimbalPitchDeg).toBe(-90);
+    // Turned upright by ingest, the image's axes are no longer the gimbal's.
+    expect(images[1].gimbalPitchDeg).toBeUndefined();
   });
 
   it("derives the focal prior from FocalLengthIn35mmFilm and scales it with downscaling", async () => {

@@ -1,7 +1,7 @@
 /**
- * The frame the model is delivered in (sfm/frame.ts): +Y is the photos' own up, except where
- * GPS fixes held the model: then x is east, and y the fixes' up unless the photos' up agrees
- * with it within 3 σ of the fixes' tilt.
+ * The frame the model is delivered in (sfm/frame.ts): +Y is the photos' own up (by their
+ * gimbal's pitch where a drone states it), except where GPS fixes held the model: then x is
+ * east, and y the fixes' up unless the photos' up agrees with it within 3 σ of the fixes' tilt.
  */
 import { describe, expect, it } from "vitest";
 import { createRng } from "../../../compute/math/random.js";
@@ -71,6 +71,17 @@ describe("sfm/frame: which up the delivered model takes", () => {
     // Right-handed: x east, y up, z south.
     const [x, y, z] = [0, 3, 6].map((o) => Array.from(alignment.R.subarray(o, o + 3)));
     expect(angleDeg(cross(x, y), z)).toBeLessThan(1e-6);
+  });
+
+  it("takes each photo's up from its gimbal's pitch where the drone states it (no fixes)", () => {
+    // Straight down: the photos' own "up" is the heading, 90° off; the pitch (−90°) rights it.
+    const nadir = modelOf(24, () => [0, 0, -1], [0, 1, 0]);
+    expect(angleDeg(computeAlignment(nadir).R.subarray(3, 6), [0, 0, 1])).toBeGreaterThan(89);
+    expect(angleDeg(computeAlignment(nadir, null, () => -90).R.subarray(3, 6), [0, 0, 1])).toBeLessThan(1e-5);
+    // A facade flown past at −30°: the photos' up leans back by 30°, the pitch takes it out.
+    const oblique = modelOf(12, () => [0, 1, -Math.tan(30 * DEG)], [0, 0, 1]);
+    expect(angleDeg(computeAlignment(oblique).R.subarray(3, 6), [0, 0, 1])).toBeCloseTo(30, 6);
+    expect(angleDeg(computeAlignment(oblique, null, () => -30).R.subarray(3, 6), [0, 0, 1])).toBeLessThan(1e-5);
   });
 
   it("without fixes, keeps the photos' up and says so", () => {
