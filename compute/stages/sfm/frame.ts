@@ -13,6 +13,7 @@
  * The scale keeps the reconstruction's own (arbitrary) units but brings them to a size viewers
  * handle well; no absolute scale is claimed.
  */
+import { dot3 } from "../../math/linalg.js";
 import type { SparseModel } from "../../scene/index.js";
 import type { GpsFrame } from "./georeference.js";
 
@@ -41,8 +42,6 @@ function cross(a: number[], b: number[]): number[] {
   return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
 }
 
-const dot = (a: ArrayLike<number>, b: ArrayLike<number>): number => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-
 /**
  * The photos' mean up (unit) and summed viewing directions (+z). A photo's up is −y of its
  * camera (OpenCV axes: it was held upright), or, where its gimbal's pitch φ is known, the
@@ -68,7 +67,7 @@ function photosDirections(model: SparseModel, pitchDegOf: (imageIndex: number) =
 function axesAbout(y: number[], reference: number[]): Float64Array {
   let ref = reference;
   if (Math.hypot(...cross(ref, y)) < 1e-6) ref = Math.abs(y[0]) < 0.9 ? [1, 0, 0] : [0, 0, 1];
-  const x = normalize(ref.map((c, a) => c - dot(ref, y) * y[a]));
+  const x = normalize(ref.map((c, a) => c - dot3(ref, y) * y[a]));
   const z = cross(x, y);
   return new Float64Array([...x, ...y, ...z]);
 }
@@ -81,7 +80,7 @@ function frameRotation(model: SparseModel, gps: GpsFrame | null | undefined, pit
   const photos = photosDirections(model, pitchDegOf);
   if (!gps) return { W: axesAbout(photos.up, cross(photos.forward, photos.up)), upFrom: "photos", eastFromGps: false };
   const gpsUp = normalize(Array.from(gps.up));
-  const apart = Math.acos(Math.min(1, Math.max(-1, dot(photos.up, gpsUp))));
+  const apart = Math.acos(Math.min(1, Math.max(-1, dot3(photos.up, gpsUp))));
   const upFrom: UpSource = apart > 3 * gps.tiltSigmaRad ? "gps" : "photos";
   return { W: axesAbout(upFrom === "gps" ? gpsUp : photos.up, Array.from(gps.east)), upFrom, eastFromGps: true };
 }
