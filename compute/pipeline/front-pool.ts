@@ -8,14 +8,17 @@
  * keeps them between jobs as well (KeptFrontWorkers), so a job finds them loaded.
  */
 import type { FeatureResult, FeatureTask } from "../stages/features/detect.js";
+import type { ViewsResult, ViewsTask } from "../stages/features/views.js";
 import type { PairResult, PairTask } from "../stages/matching/pair.js";
 import { type TaskRunner, WorkerPool } from "../util/pool.js";
 
-export type FrontTask = { stage: "features"; task: FeatureTask } | { stage: "matching"; task: PairTask } | { stage: "ping" };
-export type FrontResult = FeatureResult | PairResult;
+export type FrontTask = { stage: "features"; task: FeatureTask } | { stage: "views"; task: ViewsTask } | { stage: "matching"; task: PairTask } | { stage: "ping" };
+export type FrontResult = FeatureResult | ViewsResult | PairResult;
 
 export interface FrontWorkers {
   features: TaskRunner<FeatureTask, FeatureResult>;
+  /** Simulated oblique views of an image (features/views.ts), for the wide-baseline matching. */
+  views: TaskRunner<ViewsTask, ViewsResult>;
   matching: TaskRunner<PairTask, PairResult>;
   /** Resolves once every worker has loaded, with each one's OpenCV.js heap size in bytes. */
   heapBytes(): Promise<number[]>;
@@ -27,6 +30,7 @@ export function startFrontWorkers(count: number): FrontWorkers {
   const pool = new WorkerPool<FrontTask, FrontResult | number>(new URL("./front-worker.ts", import.meta.url), { size: Math.max(1, count) });
   return {
     features: { size: pool.size, run: (task, transfer) => pool.run({ stage: "features", task }, transfer) as Promise<FeatureResult> },
+    views: { size: pool.size, run: (task, transfer) => pool.run({ stage: "views", task }, transfer) as Promise<ViewsResult> },
     matching: { size: pool.size, run: (task, transfer) => pool.run({ stage: "matching", task }, transfer) as Promise<PairResult> },
     // Pings sent together while the pool is idle go to different workers (one task per idle worker).
     heapBytes: () => Promise.all(Array.from({ length: pool.size }, () => pool.run({ stage: "ping" }) as Promise<number>)),

@@ -5,6 +5,7 @@
  * the size of its OpenCV.js heap once that is loaded.
  */
 import { detectTask, openCvHeapBytes, type FeatureTask } from "../stages/features/detect.js";
+import { viewsTask, type ViewsTask } from "../stages/features/views.js";
 import { matchTask, type PairTask } from "../stages/matching/pair.js";
 import { serveTasks } from "../util/pool.js";
 import type { FrontResult, FrontTask } from "./front-pool.js";
@@ -12,5 +13,6 @@ import type { FrontResult, FrontTask } from "./front-pool.js";
 serveTasks<FrontTask, FrontResult | number>((task) => {
   if (task.stage === "features") return detectTask(task.task as FeatureTask);
   if (task.stage === "matching") return matchTask(task.task as PairTask);
+  if (task.stage === "views") return viewsTask(task.task as ViewsTask);
   return { value: openCvHeapBytes() };
 });

@@ -21,13 +21,13 @@ import * as ingest from "../stages/ingest/index.js";
 import * as keypoints from "../stages/keypoints/index.js";
 import * as matching from "../stages/matching/index.js";
 import * as mesh from "../stages/mesh/index.js";
-import * as sfm from "../stages/sfm/index.js";
 import * as texture from "../stages/texture/index.js";
 import { FRESH_FRONT, type FrontLease } from "./front-pool.js";
 import { faceBudgetFor, QUALITY_PRESETS } from "./presets.js";
 import { FIXED_FULL_WEIGHTS, FIXED_SPARSE_WEIGHTS, ProgressTracker, type ProgressEvent, type StageWeights } from "./progress.js";
 import { costOptions, jobWeights } from "./stage-costs.js";
 import { writeReport, type PipelineOutput, type PipelineReport } from "./report.js";
+import { placeCameras, WIDE_BASELINE_MAX_IMAGES } from "./wide-baseline.js";
 
 export { faceBudgetFor, QUALITY_PRESETS } from "./presets.js";
 export type { PipelineOutput, PipelineReport } from "./report.js";
@@ -134,6 +134,8 @@ async function sparseStages(input: PipelineInput, timeline: Timeline, run: RunSt
   let images: ImageRef[];
   let detected: features.Output;
   let matched: matching.Output;
+  // The second matching of a small upload (wide-baseline.ts) adds to the unrefined keypoints.
+  let unrefined: features.Output["features"] | null = null;
   try {
     const ingested = await stage(timeline, "ingest", (p) => ingest.run({ files: input.files, workDir: input.workDir }, preset.ingest, p), input.files.length);
     timeline.reports.push(ingested.report);
@@ -155,6 +157,7 @@ async function sparseStages(input: PipelineInput, timeline: Timeline, run: RunSt
     });
     timeline.reports.push(detected.report);
     const found = detected.features;
+    if (images.length <= WIDE_BASELINE_MAX_IMAGES) unrefined = found;
     // Matching's cost follows the keypoints found, now known.
     reweight(found.reduce((sum, f) => sum + f.count, 0) / Math.max(1, found.length));
     // Keypoint refinement reports as a stage of its own but counts in matching's progress (API.md's stages).
@@ -169,8 +172,9 @@ async function sparseStages(input: PipelineInput, timeline: Timeline, run: RunSt
   } finally {
     await lease.release(front);
   }
-  const sparse = await stage(timeline, "sfm", (p) => sfm.run({ images, features: detected.features, pairs: matched.pairs, tracks: matched.tracks }, preset.sfm, p));
-  timeline.reports.push(sparse.report);
+  const placed = await stage(timeline, "sfm", (p) => placeCameras({ images, refined: detected.features, unrefined, pairs: matched.pairs, tracks: matched.tracks }, preset, p));
+  const sparse = placed.sfm;
+  timeline.reports.push(...placed.reports, sparse.report);
   run.model = sparse.model;
   return { images, model: sparse.model };
 }

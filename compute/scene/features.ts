@@ -15,3 +15,13 @@ export interface ImageFeatures {
   /** RGB of the image at each keypoint (length 3·count), for coloring sparse points. */
   rgb: Uint8Array;
 }
+
+/**
+ * Keypoints of an image's simulated oblique views (features/views.ts), one set per view, in the
+ * image's own pixels: matched view by view against other photos' plain keypoints when plain
+ * matching leaves photos without neighbours.
+ */
+export interface SimulatedViews {
+  imageIndex: number;
+  views: ImageFeatures[];
+}

@@ -1,5 +1,5 @@
 /**
- * @module The camera stress suite's scenes (issue "Cameras you can trust"): six captures that
+ * @module The camera stress suite's scenes (issue "Cameras you can trust"): captures that
  * each break a different assumption of incremental SfM, rendered with known cameras.
  *
  * - doorway: a flat facade with one deep recessed doorway (homography-dominated pairs, a
@@ -10,7 +10,8 @@
  * - twoFocal: one object shot by two cameras of different focal length, same image size, no EXIF;
  * - mixed: a facade sequence with three photos of an unrelated scene mixed in;
  * - courtyard: a closed courtyard seen from its middle with a wide lens;
- * - mural: one flat painted wall and nothing else (every pair a homography).
+ * - mural: one flat painted wall and nothing else (every pair a homography);
+ * - wideRing: a textured object seen from 8 directions 45° apart (too far apart for plain matching).
  *
  * Each scene names the photos that belong to it (ground truth known) and those that must stay
  * unregistered. World +Z up, distances in units of the scene's radius as in render.ts.
@@ -184,11 +185,24 @@ function twoFocalDef(views: number): SceneDef {
   return { primitives, center, cameras };
 }
 
+/** The test object ring (twoFocal's) photographed from `views` directions evenly around it: 45° apart at 8. */
+function wideRingDef(views: number): SceneDef {
+  const { primitives, center } = twoFocalDef(0);
+  const cameras: SceneDef["cameras"] = [];
+  for (let i = 0; i < views; i++) {
+    const azimuth = (2 * Math.PI * i) / views;
+    const elevation = ((i % 2 === 0 ? 30 : 36) * Math.PI) / 180;
+    const dist = 3.0;
+    cameras.push({ eye: [dist * Math.cos(elevation) * Math.cos(azimuth), dist * Math.cos(elevation) * Math.sin(azimuth), center[2] + dist * Math.sin(elevation)], target: center });
+  }
+  return { primitives, center, cameras };
+}
+
 function named(views: RenderedView[]): Set<string> {
   return new Set(views.map((v) => v.name));
 }
 
-export const STRESS_SCENES = ["doorway", "ring", "panning", "tiled", "twoFocal", "mixed", "courtyard", "mural"] as const;
+export const STRESS_SCENES = ["doorway", "ring", "panning", "tiled", "twoFocal", "mixed", "courtyard", "mural", "wideRing"] as const;
 export type StressSceneName = (typeof STRESS_SCENES)[number];
 
 export function renderStressScene(name: StressSceneName, options: StressOptions): StressScene {
@@ -212,6 +226,10 @@ export function renderStressScene(name: StressSceneName, options: StressOptions)
     }
     case "twoFocal": {
       const s = render(twoFocalDef(12), 1);
+      return { name, views: s.views, truthNames: named(s.views), sceneRadius: s.sceneRadius };
+    }
+    case "wideRing": {
+      const s = render(wideRingDef(8), 1);
       return { name, views: s.views, truthNames: named(s.views), sceneRadius: s.sceneRadius };
     }
     case "mural": {

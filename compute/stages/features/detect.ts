@@ -38,7 +38,7 @@ export interface FeatureResult extends ImageFeatures {
 }
 
 /** Bytes of a full-size AKAZE MLDB descriptor (486 bits). */
-const MLDB_BYTES = 61;
+export const MLDB_BYTES = 61;
 
 /** Below this AKAZE responds to sensor noise. */
 const MIN_THRESHOLD = 0.00002;
@@ -50,7 +50,7 @@ export function openCvHeapBytes(): number {
   return (cv as unknown as { HEAP8: Int8Array }).HEAP8.buffer.byteLength;
 }
 
-interface Loaded {
+export interface Loaded {
   /** Grey image at detection size. */
   gray: Uint8Array;
   /** RGB the keypoint colours come from, and its size (the image's own when upsampling). */
@@ -58,7 +58,7 @@ interface Loaded {
 }
 
 /** BT.601 luma of the decoded pixels, upsampled 2× when the detection asks for it. */
-function toGray(pixels: DetectionPixels): Loaded {
+export function detectionGray(pixels: DetectionPixels): Loaded {
   const { rgb, width, height } = pixels;
   const luma = new Uint8Array(width * height);
   for (let i = 0, j = 0; i < luma.length; i++, j += 3) luma[i] = (77 * rgb[j] + 150 * rgb[j + 1] + 29 * rgb[j + 2]) >> 8;
@@ -67,7 +67,7 @@ function toGray(pixels: DetectionPixels): Loaded {
 
 function detect(task: FeatureTask): FeatureResult {
   const { detectWidth, detectHeight } = task.pixels;
-  const { gray, rgb } = toGray(task.pixels);
+  const { gray, rgb } = detectionGray(task.pixels);
   const image = new cv.Mat(detectHeight, detectWidth, cv.CV_8UC1);
   const mask = new cv.Mat();
   try {
@@ -136,11 +136,18 @@ function pack(task: FeatureTask, keypoints: InstanceType<CV["KeyPointVector"]>, 
     out.scale[k] = size[i] * scaleX;
     out.angle[k] = (angle[i] * Math.PI) / 180;
     out.descriptors.set(source.subarray(i * bytes, (i + 1) * bytes), k * bytes);
-    const px = Math.min(rgb.width - 1, Math.max(0, Math.floor((out.xy[2 * k] * rgb.width) / task.width)));
-    const py = Math.min(rgb.height - 1, Math.max(0, Math.floor((out.xy[2 * k + 1] * rgb.height) / task.height)));
-    out.rgb.set(rgb.data.subarray(3 * (py * rgb.width + px), 3 * (py * rgb.width + px) + 3), 3 * k);
   }
+  keypointColours(out, rgb, task.width, task.height);
   return out;
+}
+
+/** Fills `features.rgb` from the decoded pixels at each keypoint (`width` × `height`: the image's own size, the keypoints' unit). */
+export function keypointColours(features: Pick<ImageFeatures, "count" | "xy" | "rgb">, rgb: Loaded["rgb"], width: number, height: number): void {
+  for (let k = 0; k < features.count; k++) {
+    const px = Math.min(rgb.width - 1, Math.max(0, Math.floor((features.xy[2 * k] * rgb.width) / width)));
+    const py = Math.min(rgb.height - 1, Math.max(0, Math.floor((features.xy[2 * k + 1] * rgb.height) / height)));
+    features.rgb.set(rgb.data.subarray(3 * (py * rgb.width + px), 3 * (py * rgb.width + px) + 3), 3 * k);
+  }
 }
 
 /** One task of the features stage: the result, and the buffers to transfer rather than copy. */

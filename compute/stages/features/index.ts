@@ -140,3 +140,5 @@ export async function runBatch(images: ImageRef[], options: Partial<Options>, pr
   const out = await run({ images }, options, progress);
   return { features: out.features, perImage: out.report.perImage ?? [], warnings: out.report.warnings ?? [] };
 }
+
+export { simulateViews, VIEW_DEFAULTS, type ViewOptions } from "./simulate.js";

@@ -16,6 +16,7 @@ import type { PairResult, PairTask } from "./pair.js";
 import { selectPairs } from "./pairs.js";
 import { orderFeatures, shareFeatures } from "./shared.js";
 import { buildTracks } from "./tracks.js";
+import { rematchWideBaseline as rematch, WIDE_BASELINE_DEFAULTS, type WideBaselineInput, type WideBaselineOptions } from "./wide-baseline.js";
 
 export const NAME = "matching";
 
@@ -109,5 +110,31 @@ function report(images: ImageRef[], results: PairResult[], pairs: VerifiedPair[]
     },
     perImage: images.map((im, i) => ({ name: im.name, verifiedPairs: verifiedPerImage[i], trackObservations: observationsPerImage[i] })),
     warnings,
+  };
+}
+
+export { WIDE_BASELINE_DEFAULTS, type WideBaselineOptions } from "./wide-baseline.js";
+
+/**
+ * Matching's second pass for photos taken far apart (wide-baseline.ts): the pairs of `targets`
+ * matched again against simulated oblique views, and the tracks rebuilt. Returns the features
+ * with the keypoints the new matches use added.
+ */
+export function rematchWideBaseline(input: WideBaselineInput, options: Partial<Options> = {}, wideOptions: WideBaselineOptions = WIDE_BASELINE_DEFAULTS): Output & { features: ImageFeatures[] } {
+  const started = performance.now();
+  const opts: Options = { ...DEFAULTS, ...options, retrieval: { ...DEFAULTS.retrieval, ...options.retrieval } };
+  const features = orderFeatures(input.images, input.features);
+  const result = rematch({ ...input, features }, opts, wideOptions);
+  const { tracks, stats } = buildTracks(result.pairs, result.features.map((f) => f.count));
+  return {
+    features: result.features,
+    pairs: result.pairs,
+    tracks,
+    report: {
+      stage: "wide-baseline matching",
+      wallMs: performance.now() - started,
+      counts: { ...result.counts, verifiedPairs: result.pairs.length, tracks: tracks.count, trackObservations: stats.observations, inconsistentTracks: stats.inconsistent },
+      warnings: [],
+    },
   };
 }

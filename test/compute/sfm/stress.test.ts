@@ -40,6 +40,10 @@ const RECORDED: Array<{ scene: StressSceneName; registered: number; photos: numb
   // 9 within 0.09°, the tenth left out because its own focal was not fixed by the photos; on
   // refined keypoints (stage keypoints) with independent focal starts, 10 within 0.021°.
   { scene: "mural", registered: 10, photos: 10 },
+  // Eight photos 45° apart around a textured object: plain matching places none (refused); the
+  // second matching against simulated oblique views (compute/pipeline/wide-baseline.ts) places
+  // all eight, 0.10° median and 0.18° at most.
+  { scene: "wideRing", registered: 8, photos: 8 },
 ];
 
 describe("camera stress suite", () => {
@@ -53,8 +57,12 @@ describe("camera stress suite", () => {
         return;
       }
       if (outcome instanceof Error) throw outcome;
-      const { result, accuracy, registeredWithoutTruth } = outcome as Awaited<ReturnType<typeof runSfmOnViews>>;
+      const { result, accuracy, registeredWithoutTruth, wideBaseline } = outcome as Awaited<ReturnType<typeof runSfmOnViews>>;
       expect(registeredWithoutTruth).toEqual([]);
+      if (name === "wideRing") {
+        // Plain matching alone places none of them: the placement is the second matching's.
+        expect(wideBaseline[0]?.counts).toMatchObject({ placedBefore: 0, kept: 1 });
+      }
       expect(result.model.views.length).toBeGreaterThanOrEqual(registered);
       if (accuracy.matched >= 3) {
         expect(accuracy.maxRotationErrorDeg).toBeLessThan(1);

@@ -1,0 +1,87 @@
+/**
+ * @module SfM, and once more after matching the photos against simulated oblique views of
+ * each other when the first try leaves photos out of a small upload (features/views.ts,
+ * matching/wide-baseline.ts).
+ *
+ * Why after SfM and not always: the second matching costs about as much as the whole front of
+ * the pipeline again (8 photos at 640 px: ~10 s of views and ~18 s of matching on two cores),
+ * and it only matters where photos are far apart; an upload whose photos all get placed never
+ * pays it. Why only small uploads: every pair of a target photo is matched again, which grows
+ * with the square of the photos; sparse rings of photos around an object, the case this serves,
+ * are small (9 photos 40° apart).
+ *
+ * Measured on the synthetic object ring with every 4th photo (9 photos, 40° apart): 4 placed at
+ * 1.1° → 9 placed at 0.016°; every 5th (8 photos, 50° apart): 6 placed, one 31 % of the scene
+ * radius off → 8 placed at 0.017° (scratch `bench-out/wide-dbg.ts`).
+ */
+import { PipelineError, type ImageFeatures, type ImageRef, type StageReport } from "../scene/index.js";
+import type { Tracks, VerifiedPair } from "../scene/matches.js";
+import * as features from "../stages/features/index.js";
+import * as keypoints from "../stages/keypoints/index.js";
+import * as matching from "../stages/matching/index.js";
+import * as sfm from "../stages/sfm/index.js";
+import type { StagePresets } from "./presets.js";
+
+/** Uploads of at most this many photos are matched again when photos are left out. */
+export const WIDE_BASELINE_MAX_IMAGES = 24;
+
+export interface SparseInputs {
+  images: ImageRef[];
+  /** Refined features (what SfM uses) and the unrefined ones the second matching adds to. */
+  refined: ImageFeatures[];
+  unrefined: ImageFeatures[] | null;
+  pairs: VerifiedPair[];
+  tracks: Tracks;
+}
+
+/** What SfM gave, and the reports of the second matching when it ran. */
+export interface PlacedCameras {
+  sfm: sfm.Output;
+  /** The features the model's observations index: the second try's when it was kept. */
+  features: ImageFeatures[];
+  reports: StageReport[];
+}
+
+/** The stage options the two tries use (a quality preset, or a test's). */
+export type PlacementOptions = Pick<StagePresets, "features" | "matching" | "keypoints" | "sfm">;
+
+export async function placeCameras(input: SparseInputs, preset: PlacementOptions, progress: (fraction: number) => void = () => {}): Promise<PlacedCameras> {
+  const { images } = input;
+  let first: sfm.Output | null = null;
+  let refusal: PipelineError | null = null;
+  try {
+    first = sfm.run({ images, features: input.refined, pairs: input.pairs, tracks: input.tracks }, preset.sfm, progress);
+  } catch (error) {
+    if (!(error instanceof PipelineError) || error.code !== "not_enough_overlap") throw error;
+    refusal = error;
+  }
+  const placed = first?.model.views.length ?? 0;
+  if (placed === images.length || !input.unrefined || images.length > WIDE_BASELINE_MAX_IMAGES || images.length < 3) {
+    if (first) return { sfm: first, features: input.refined, reports: [] };
+    throw refusal!;
+  }
+  const started = performance.now();
+  const views = await features.simulateViews(images, { ...features.DEFAULTS, ...preset.features });
+  const viewsMs = performance.now() - started;
+  const rematched = matching.rematchWideBaseline({ images, features: input.unrefined, views, pairs: input.pairs, targets: images.map((_, i) => i) }, preset.matching);
+  const refined = await keypoints.run({ images, features: rematched.features, tracks: rematched.tracks }, preset.keypoints);
+  let second: sfm.Output | null = null;
+  let secondRefusal = "";
+  try {
+    second = sfm.run({ images, features: refined.features, pairs: rematched.pairs, tracks: rematched.tracks }, preset.sfm, progress);
+  } catch (error) {
+    if (!(error instanceof PipelineError) || error.code !== "not_enough_overlap") throw error;
+    secondRefusal = error.message;
+  }
+  const kept = second && second.model.views.length > placed ? second : null;
+  const report: StageReport = {
+    ...rematched.report,
+    wallMs: performance.now() - started,
+    counts: { ...rematched.report.counts, viewsMs, placedBefore: placed, placedAfter: second?.model.views.length ?? 0, kept: kept ? 1 : 0 },
+    warnings: secondRefusal ? [`after the wide-baseline matching: ${secondRefusal}`] : [],
+  };
+  if (kept) return { sfm: kept, features: refined.features, reports: [report, refined.report] };
+  if (first) return { sfm: first, features: input.refined, reports: [report] };
+  // The first refusal stands; say that the second matching was tried too.
+  throw new PipelineError(refusal!.code, `${refusal!.message} (also after matching the photos against simulated oblique views of each other)`, refusal!.suggestion);
+}
