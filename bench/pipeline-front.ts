@@ -1,7 +1,7 @@
 /** @module Ingest, features, matching and keypoint refinement the way compute/pipeline runs them, for the benches that time the stages one by one. */
 import { FRESH_FRONT, type FrontLease } from "../compute/pipeline/front-pool.js";
 import type { StagePresets } from "../compute/pipeline/presets.js";
-import type { ImageRef } from "../compute/scene/index.js";
+import type { ImageFeatures, ImageRef } from "../compute/scene/index.js";
 import * as features from "../compute/stages/features/index.js";
 import * as ingest from "../compute/stages/ingest/index.js";
 import * as keypoints from "../compute/stages/keypoints/index.js";
@@ -13,6 +13,8 @@ export interface FrontResult {
   matched: matching.Output;
   /** The keypoint refinement's report (detected.features are the refined ones). */
   refined: keypoints.Output["report"];
+  /** The features before refinement, which the wide-baseline matching adds to (compute/pipeline/wide-baseline.ts). */
+  unrefined: ImageFeatures[];
 }
 
 /**
@@ -37,7 +39,7 @@ export async function runFront(files: Array<{ path: string; name: string }>, wor
     lap("matching");
     const refined = await keypoints.run({ images, features: detected.features, tracks: matched.tracks }, preset.keypoints);
     lap("keypoints");
-    return { images, detected: { ...detected, features: refined.features }, matched, refined: refined.report };
+    return { images, detected: { ...detected, features: refined.features }, matched, refined: refined.report, unrefined: detected.features };
   } finally {
     await lease.release(front);
   }

@@ -19,10 +19,10 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { FRESH_FRONT, KeptFrontWorkers, type FrontLease } from "../compute/pipeline/front-pool.js";
 import { QUALITY_PRESETS, type StagePresets } from "../compute/pipeline/presets.js";
+import { placeCameras, WIDE_BASELINE_MAX_IMAGES } from "../compute/pipeline/wide-baseline.js";
 import * as features from "../compute/stages/features/index.js";
 import type { RigidTransform } from "../compute/scene/index.js";
 import { cameraAccuracy, type CameraAccuracy, type NamedPose } from "../compute/stages/sfm/accuracy.js";
-import * as sfm from "../compute/stages/sfm/index.js";
 import { datasetInputs, datasetsRoot, listDatasets, repoRoot } from "./datasets.js";
 import { runFront } from "./pipeline-front.js";
 
@@ -93,9 +93,11 @@ async function benchSet(set: string, setDir: string, workRoot: string, preset: S
   const started = performance.now();
   const result: SetResult = { set, images: 0, registered: 0, outliersRegistered: [], accuracy: null, meanReprojectionErrorPx: 0, stageSeconds: seconds, totalSeconds: 0, peakRssMiB: 0 };
   try {
-    const { images, detected, matched } = await runFront(files, path.join(workRoot, set.replace(/\//g, "_")), preset, seconds, front);
+    const { images, detected, matched, unrefined } = await runFront(files, path.join(workRoot, set.replace(/\//g, "_")), preset, seconds, front);
     result.images = images.length;
-    const { model, report } = await timed(seconds, "sfm", () => sfm.run({ images, features: detected.features, pairs: matched.pairs, tracks: matched.tracks }, preset.sfm));
+    // As the pipeline places them: matched again against simulated oblique views when photos are left out.
+    const placed = await timed(seconds, "sfm", () => placeCameras({ images, refined: detected.features, unrefined: images.length <= WIDE_BASELINE_MAX_IMAGES ? unrefined : null, pairs: matched.pairs, tracks: matched.tracks }, preset));
+    const { model, report } = placed.sfm;
     const publishedK = await loadPublishedK(setDir);
     if (publishedK && model.views.length > 0) {
       // The published K is for the original size; ingest may have downscaled (2·cx ≈ original width).

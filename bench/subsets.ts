@@ -1,5 +1,5 @@
 /**
- * @module `npm run bench -- subsets [set-name-filter...] [--no-colmap] [--k=2,3,4,6] [--optimum]`: how camera
+ * @module `npm run bench -- subsets [set-name-filter...] [--no-colmap] [--k=2,3,4,6] [--keep=4,5] [--only=name part] [--optimum]`: how camera
  * accuracy holds up when a capture overlaps less (issue "Accuracy that survives fewer photos").
  * For every image set in ../shared/datasets with ground-truth cameras, reconstruct (ingest →
  * features → matching → sfm, standard preset) the full set, the subsets that leave out every
@@ -10,6 +10,9 @@
  * intrinsics held; optimum.ts) and prints that optimum's errors: the best any pipeline reaches
  * with these keypoints, so a subset whose optimum is already above 2× the full set's errors
  * fails for its photos, not for the pipeline.
+ * `--keep=4,5` adds subsets of only every 4th (5th) photo: wider gaps than the issue's subsets,
+ * where plain matching stops linking neighbours (an object ring of 36 photos kept every 4th:
+ * 40° apart) and the pipeline's wide-baseline matching has to place them.
  * Writes bench/out/subsets.json.
  */
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -17,8 +20,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { FRESH_FRONT } from "../compute/pipeline/front-pool.js";
 import { QUALITY_PRESETS } from "../compute/pipeline/presets.js";
+import { placeCameras, WIDE_BASELINE_MAX_IMAGES } from "../compute/pipeline/wide-baseline.js";
 import { cameraAccuracy, type CameraAccuracy } from "../compute/stages/sfm/accuracy.js";
-import * as sfm from "../compute/stages/sfm/index.js";
 import { datasetInputs, datasetsRoot, listDatasets, repoRoot } from "./datasets.js";
 import { runFront } from "./pipeline-front.js";
 import { observationsOptimum, type ObservationsOptimum } from "./optimum.js";
@@ -38,14 +41,21 @@ interface SubsetResult {
   colmap?: { registered: number; accuracy: CameraAccuracy | null; error?: string; seconds: number };
 }
 
-/** Full set, every k-th photo left out (1-based: the k-th, 2k-th, …), first and second half. */
-function subsetsOf(files: Subset["files"], ks: number[]): Subset[] {
+/** 2nd, 3rd, 4th, … */
+function ordinal(k: number): string {
+  const suffix = k % 100 >= 11 && k % 100 <= 13 ? "th" : (["th", "st", "nd", "rd"][k % 10] ?? "th");
+  return `${k}${suffix}`;
+}
+
+/** Full set, every k-th photo left out (1-based: the k-th, 2k-th, …), first and second half, and only every k-th photo kept (the first, k+1-th, …). */
+function subsetsOf(files: Subset["files"], ks: number[], keeps: number[]): Subset[] {
   const half = Math.ceil(files.length / 2);
   return [
     { name: "full", files },
-    ...ks.map((k) => ({ name: `without every ${k}th`, files: files.filter((_, i) => (i + 1) % k !== 0) })),
+    ...ks.map((k) => ({ name: `without every ${ordinal(k)}`, files: files.filter((_, i) => (i + 1) % k !== 0) })),
     { name: "first half", files: files.slice(0, half) },
     { name: "second half", files: files.slice(half) },
+    ...keeps.map((k) => ({ name: `only every ${ordinal(k)}`, files: files.filter((_, i) => i % k === 0) })).filter((s) => s.files.length >= 3),
   ];
 }
 
@@ -53,8 +63,10 @@ async function runOurs(subset: Subset, workDir: string, truth: NonNullable<Await
   const started = performance.now();
   const preset = QUALITY_PRESETS.standard;
   try {
-    const { images, detected, matched } = await runFront(subset.files, workDir, preset, {}, FRESH_FRONT);
-    const { model } = sfm.run({ images, features: detected.features, pairs: matched.pairs, tracks: matched.tracks }, preset.sfm);
+    const { images, detected, matched, unrefined } = await runFront(subset.files, workDir, preset, {}, FRESH_FRONT);
+    // As the pipeline places them: matched again against simulated oblique views when photos are left out.
+    const placed = await placeCameras({ images, refined: detected.features, unrefined: images.length <= WIDE_BASELINE_MAX_IMAGES ? unrefined : null, pairs: matched.pairs, tracks: matched.tracks }, preset);
+    const { model } = placed.sfm;
     const estimated = model.views.map((v) => ({ name: v.name, camFromWorld: v.camFromWorld }));
     const accuracy = cameraAccuracy(estimated, truth.cameras, truth.radius);
     const seconds = (performance.now() - started) / 1000;
@@ -65,7 +77,7 @@ async function runOurs(subset: Subset, workDir: string, truth: NonNullable<Await
       const c = publishedCamera(entry, v.intrinsics.width);
       return [{ name: v.name, camFromWorld: c.camFromWorld, focal: (c.fx + c.fy) / 2, cx: c.cx, cy: c.cy }];
     });
-    return { registered: model.views.length, accuracy, seconds, optimum: observationsOptimum(model, detected.features, trueCameras, published.radius) };
+    return { registered: model.views.length, accuracy, seconds, optimum: observationsOptimum(model, placed.features, trueCameras, published.radius) };
   } catch (err) {
     return { registered: 0, accuracy: null, error: (err as Error).message, seconds: (performance.now() - started) / 1000 };
   }
@@ -105,6 +117,9 @@ function colmapVerdict(ours: CameraAccuracy, colmap: SubsetResult["colmap"]): st
 
 export async function run(args: string[]): Promise<void> {
   const ks = (args.find((a) => a.startsWith("--k="))?.slice(4) ?? "2,3,4,6").split(",").map(Number);
+  const keeps = (args.find((a) => a.startsWith("--keep="))?.slice(7) ?? "").split(",").filter(Boolean).map(Number);
+  // `--only=every 4th`: just the full set (for the 2× verdict) and the subsets whose names contain it.
+  const only = args.find((a) => a.startsWith("--only="))?.slice(7);
   const withColmap = !args.includes("--no-colmap") && (await ensureColmap());
   const withOptimum = args.includes("--optimum");
   const filters = args.filter((a) => !a.startsWith("--"));
@@ -120,7 +135,7 @@ export async function run(args: string[]): Promise<void> {
       const inputs = files.filter((f) => !truth.outliers.includes(f.name));
       const published = withOptimum ? await loadPublished(setDir) : null;
       let full: SubsetResult | undefined;
-      for (const subset of subsetsOf(inputs, ks)) {
+      for (const subset of subsetsOf(inputs, ks, keeps).filter((s) => !only || s.name === "full" || s.name.includes(only))) {
         const workDir = path.join(workRoot, `${set.replace(/\//g, "_")}-${subset.name.replace(/\s+/g, "-")}`);
         const result: SubsetResult = { set, subset: subset.name, photos: subset.files.length, ours: await runOurs(subset, workDir, truth, published) };
         if (withColmap) {
