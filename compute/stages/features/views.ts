@@ -48,22 +48,47 @@ export function viewAngles(tilt: number): number[] {
   return angles;
 }
 
-/**
- * The affine map of one view, detection pixels → view pixels: rotate by φ, shift onto the
- * canvas, squeeze x by t (× `shrink` overall when the canvas would outgrow the plain detection).
- * Row-major 2×3.
- */
-export function viewAffine(phi: number, tilt: number, width: number, height: number, shrink: number): { forward: Float64Array; canvasWidth: number; canvasHeight: number } {
+/** How one view is made from the detection image, and the affine map between their pixels. */
+export interface ViewGeometry {
+  /** warpAffine's 2×3 rotation onto a canvas of fullWidth × fullHeight holding the whole image. */
+  rotate: Float64Array;
+  fullWidth: number;
+  fullHeight: number;
+  /** The view's size: the canvas resized by 1/t along x (× `shrink` in both). */
+  canvasWidth: number;
+  canvasHeight: number;
+  /**
+   * Detection pixels → view pixels, row-major 2×3, both with pixel centres at integers (OpenCV's):
+   * the rotation, then the resize, which aligns pixel centres (u' = r·(u + ½) − ½).
+   */
+  forward: Float64Array;
+}
+
+export function viewGeometry(phi: number, tilt: number, width: number, height: number, shrink: number): ViewGeometry {
   const c = Math.cos(phi);
   const s = Math.sin(phi);
-  const xs = [0, width, 0, width].map((x, k) => c * x - s * [0, 0, height, height][k]);
-  const ys = [0, width, 0, width].map((x, k) => s * x + c * [0, 0, height, height][k]);
+  // The image's extent, pixel centres at integers: [−½, width − ½] × [−½, height − ½].
+  const cornersX = [-0.5, width - 0.5, -0.5, width - 0.5];
+  const cornersY = [-0.5, -0.5, height - 0.5, height - 0.5];
+  const xs = cornersX.map((x, k) => c * x - s * cornersY[k]);
+  const ys = cornersX.map((x, k) => s * x + c * cornersY[k]);
   const minX = Math.min(...xs);
   const minY = Math.min(...ys);
-  const sx = shrink / tilt;
-  const sy = shrink;
-  const forward = Float64Array.of(sx * c, -sx * s, -sx * minX, sy * s, sy * c, -sy * minY);
-  return { forward, canvasWidth: Math.max(1, Math.round(sx * (Math.max(...xs) - minX))), canvasHeight: Math.max(1, Math.round(sy * (Math.max(...ys) - minY))) };
+  const fullWidth = Math.max(1, Math.ceil(Math.max(...xs) - minX));
+  const fullHeight = Math.max(1, Math.ceil(Math.max(...ys) - minY));
+  const canvasWidth = Math.max(1, Math.round((fullWidth * shrink) / tilt));
+  const canvasHeight = Math.max(1, Math.round(fullHeight * shrink));
+  const rx = canvasWidth / fullWidth;
+  const ry = canvasHeight / fullHeight;
+  return {
+    // The extent's low edges land on the canvas's: u = c·x − s·y − minX − ½.
+    rotate: Float64Array.of(c, -s, -minX - 0.5, s, c, -minY - 0.5),
+    fullWidth,
+    fullHeight,
+    canvasWidth,
+    canvasHeight,
+    forward: Float64Array.of(rx * c, -rx * s, -rx * minX - 0.5, ry * s, ry * c, -ry * minY - 0.5),
+  };
 }
 
 const { cv } = await loadOpenCV();
@@ -76,10 +101,10 @@ function detectViews(task: ViewsTask): ViewsResult {
   const views: ImageFeatures[] = [];
   try {
     for (const phi of viewAngles(task.tilt)) {
-      const canvas = viewAffine(phi, task.tilt, detectWidth, detectHeight, 1);
+      const whole = viewGeometry(phi, task.tilt, detectWidth, detectHeight, 1);
       // Keep the view no larger than the plain detection (OpenCV.js's heap, DESIGN.md).
-      const shrink = Math.min(1, Math.sqrt((detectWidth * detectHeight) / (canvas.canvasWidth * canvas.canvasHeight)));
-      views.push(detectView(image, viewAffine(phi, task.tilt, detectWidth, detectHeight, shrink), task, rgb));
+      const shrink = Math.min(1, Math.sqrt((detectWidth * detectHeight) / (whole.canvasWidth * whole.canvasHeight)));
+      views.push(detectView(image, shrink < 1 ? viewGeometry(phi, task.tilt, detectWidth, detectHeight, shrink) : whole, task, rgb));
     }
   } finally {
     image.delete();
@@ -87,14 +112,9 @@ function detectViews(task: ViewsTask): ViewsResult {
   return { imageIndex: task.imageIndex, views };
 }
 
-function detectView(image: InstanceType<typeof cv.Mat>, view: ReturnType<typeof viewAffine>, task: ViewsTask, rgb: { data: Uint8Array; width: number; height: number }): ImageFeatures {
-  const { forward, canvasWidth, canvasHeight } = view;
+function detectView(image: InstanceType<typeof cv.Mat>, view: ViewGeometry, task: ViewsTask, rgb: { data: Uint8Array; width: number; height: number }): ImageFeatures {
   const { detectWidth, detectHeight } = task.pixels;
-  // Rotate at full resolution, blur across the squeeze, then subsample (the paper's order).
-  const [a, b, tx, d, e, ty] = forward;
-  const scaleX = Math.hypot(a, b);
-  const scaleY = Math.hypot(d, e);
-  const rotate = cv.matFromArray(2, 3, cv.CV_64F, [a / scaleX, b / scaleX, tx / scaleX, d / scaleY, e / scaleY, ty / scaleY]);
+  const rotate = cv.matFromArray(2, 3, cv.CV_64F, Array.from(view.rotate));
   const rotated = new cv.Mat();
   const blurred = new cv.Mat();
   const squeezed = new cv.Mat();
@@ -103,16 +123,16 @@ function detectView(image: InstanceType<typeof cv.Mat>, view: ReturnType<typeof 
   const descriptors = new cv.Mat();
   const akaze = new cv.AKAZE();
   try {
-    const fullWidth = Math.round(canvasWidth / scaleX);
-    const fullHeight = Math.round(canvasHeight / scaleY);
-    cv.warpAffine(image, rotated, rotate, new cv.Size(fullWidth, fullHeight), cv.INTER_LINEAR, cv.BORDER_CONSTANT, new cv.Scalar(0));
-    const tilt = scaleY / scaleX;
-    cv.GaussianBlur(rotated, blurred, new cv.Size(0, 0), 0.8 * Math.sqrt(Math.max(0, tilt * tilt - 1)) + 1e-3, 1e-3);
-    cv.resize(blurred, squeezed, new cv.Size(canvasWidth, canvasHeight), 0, 0, cv.INTER_AREA);
+    // Rotate at full resolution, blur along each axis by what its resize drops (the paper's
+    // 0.8·√(t² − 1) along the squeeze), then resize.
+    cv.warpAffine(image, rotated, rotate, new cv.Size(view.fullWidth, view.fullHeight), cv.INTER_LINEAR, cv.BORDER_CONSTANT, new cv.Scalar(0));
+    const sigma = (ratio: number) => 0.8 * Math.sqrt(Math.max(0, 1 / (ratio * ratio) - 1)) + 1e-3;
+    cv.GaussianBlur(rotated, blurred, new cv.Size(0, 0), sigma(view.canvasWidth / view.fullWidth), sigma(view.canvasHeight / view.fullHeight));
+    cv.resize(blurred, squeezed, new cv.Size(view.canvasWidth, view.canvasHeight), 0, 0, cv.INTER_AREA);
     akaze.setThreshold(task.threshold);
     akaze.setNOctaveLayers(task.octaveLayers);
     akaze.detectAndCompute(squeezed, mask, keypoints, descriptors);
-    return mapBack(keypoints, descriptors, forward, task, rgb, detectWidth, detectHeight);
+    return mapBack(keypoints, descriptors, view.forward, task, rgb, detectWidth, detectHeight);
   } finally {
     for (const obj of [rotate, rotated, blurred, squeezed, mask, keypoints, descriptors, akaze]) obj.delete();
   }
