@@ -38,7 +38,7 @@ export interface FeatureResult extends ImageFeatures {
 }
 
 /** Bytes of a full-size AKAZE MLDB descriptor (486 bits). */
-export const MLDB_BYTES = 61;
+const MLDB_BYTES = 61;
 
 /** Below this AKAZE responds to sensor noise. */
 const MIN_THRESHOLD = 0.00002;
@@ -104,45 +104,67 @@ function detect(task: FeatureTask): FeatureResult {
   }
 }
 
-/** Select spread keypoints and convert to full-resolution pixels (centres at +0.5, camera.ts). */
+/** Keypoints in detection pixels (OpenCV's: centres at integers), angles in radians, and the descriptor row each one has. */
+export interface DetectedKeypoints {
+  count: number;
+  x: Float32Array;
+  y: Float32Array;
+  size: Float32Array;
+  angle: Float32Array;
+  response: Float32Array;
+  row: Int32Array;
+}
+
+export function allocKeypoints(capacity: number): DetectedKeypoints {
+  return { count: 0, x: new Float32Array(capacity), y: new Float32Array(capacity), size: new Float32Array(capacity), angle: new Float32Array(capacity), response: new Float32Array(capacity), row: new Int32Array(capacity) };
+}
+
 function pack(task: FeatureTask, keypoints: InstanceType<CV["KeyPointVector"]>, descriptors: InstanceType<CV["Mat"]>, rgb: Loaded["rgb"], detectWidth: number, detectHeight: number): Omit<FeatureResult, "threshold"> {
   const n = keypoints.size();
-  const x = new Float32Array(n);
-  const y = new Float32Array(n);
-  const size = new Float32Array(n);
-  const angle = new Float32Array(n);
-  const response = new Float32Array(n);
+  const found = allocKeypoints(n);
   for (let i = 0; i < n; i++) {
     const kp = keypoints.get(i);
-    x[i] = kp.pt.x;
-    y[i] = kp.pt.y;
-    size[i] = kp.size;
-    angle[i] = kp.angle;
-    response[i] = kp.response;
+    found.x[i] = kp.pt.x;
+    found.y[i] = kp.pt.y;
+    found.size[i] = kp.size;
+    found.angle[i] = (kp.angle * Math.PI) / 180;
+    found.response[i] = kp.response;
+    found.row[i] = i;
   }
-  const kept = selectSpread(x, y, response, detectWidth, detectHeight, task.maxFeatures);
+  found.count = n;
+  return { ...packKeypoints(found, descriptors, task, task.maxFeatures, rgb, detectWidth, detectHeight), detected: n, detectWidth };
+}
+
+/**
+ * At most `maxCount` of the keypoints, spread over the image (select.ts), in the image's own
+ * pixels (centres at +0.5, camera.ts), with their descriptors and colours.
+ */
+export function packKeypoints(found: DetectedKeypoints, descriptors: InstanceType<CV["Mat"]>, image: { imageIndex: number; width: number; height: number }, maxCount: number, rgb: Loaded["rgb"], detectWidth: number, detectHeight: number): ImageFeatures {
+  const { count: n } = found;
+  const kept = selectSpread(found.x.subarray(0, n), found.y.subarray(0, n), found.response.subarray(0, n), detectWidth, detectHeight, maxCount);
   // An image without keypoints gives an empty Mat (0 columns); keep the MLDB row size anyway.
   const bytes = descriptors.cols > 0 ? descriptors.cols : MLDB_BYTES;
   const source = descriptors.data as Uint8Array;
-  const scaleX = task.width / detectWidth;
-  const scaleY = task.height / detectHeight;
+  const scaleX = image.width / detectWidth;
+  const scaleY = image.height / detectHeight;
   const count = kept.length;
-  const out: Omit<FeatureResult, "threshold"> = { imageIndex: task.imageIndex, count, detected: n, detectWidth, xy: new Float32Array(2 * count), scale: new Float32Array(count), angle: new Float32Array(count), descriptors: new Uint8Array(count * bytes), descriptorBytes: bytes, rgb: new Uint8Array(3 * count) };
+  const out: ImageFeatures = { imageIndex: image.imageIndex, count, xy: new Float32Array(2 * count), scale: new Float32Array(count), angle: new Float32Array(count), descriptors: new Uint8Array(count * bytes), descriptorBytes: bytes, rgb: new Uint8Array(3 * count) };
   for (let k = 0; k < count; k++) {
     const i = kept[k];
+    const row = found.row[i];
     // OpenCV puts pixel centres at integers; the project puts them at +0.5.
-    out.xy[2 * k] = (x[i] + 0.5) * scaleX;
-    out.xy[2 * k + 1] = (y[i] + 0.5) * scaleY;
-    out.scale[k] = size[i] * scaleX;
-    out.angle[k] = (angle[i] * Math.PI) / 180;
-    out.descriptors.set(source.subarray(i * bytes, (i + 1) * bytes), k * bytes);
+    out.xy[2 * k] = (found.x[i] + 0.5) * scaleX;
+    out.xy[2 * k + 1] = (found.y[i] + 0.5) * scaleY;
+    out.scale[k] = found.size[i] * scaleX;
+    out.angle[k] = found.angle[i];
+    out.descriptors.set(source.subarray(row * bytes, (row + 1) * bytes), k * bytes);
   }
-  keypointColours(out, rgb, task.width, task.height);
+  keypointColours(out, rgb, image.width, image.height);
   return out;
 }
 
 /** Fills `features.rgb` from the decoded pixels at each keypoint (`width` × `height`: the image's own size, the keypoints' unit). */
-export function keypointColours(features: Pick<ImageFeatures, "count" | "xy" | "rgb">, rgb: Loaded["rgb"], width: number, height: number): void {
+function keypointColours(features: Pick<ImageFeatures, "count" | "xy" | "rgb">, rgb: Loaded["rgb"], width: number, height: number): void {
   for (let k = 0; k < features.count; k++) {
     const px = Math.min(rgb.width - 1, Math.max(0, Math.floor((features.xy[2 * k] * rgb.width) / width)));
     const py = Math.min(rgb.height - 1, Math.max(0, Math.floor((features.xy[2 * k + 1] * rgb.height) / height)));

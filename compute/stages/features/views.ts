@@ -20,9 +20,8 @@
 import type { TransferListItem } from "node:worker_threads";
 import type { ImageFeatures, SimulatedViews } from "../../scene/features.js";
 import type { DetectionPixels } from "./decode.js";
-import { detectionGray, keypointColours, MLDB_BYTES } from "./detect.js";
+import { allocKeypoints, detectionGray, packKeypoints, type Loaded } from "./detect.js";
 import { loadOpenCV } from "./opencv.js";
-import { selectSpread } from "./select.js";
 
 export interface ViewsTask {
   imageIndex: number;
@@ -112,7 +111,7 @@ function detectViews(task: ViewsTask): ViewsResult {
   return { imageIndex: task.imageIndex, views };
 }
 
-function detectView(image: InstanceType<typeof cv.Mat>, view: ViewGeometry, task: ViewsTask, rgb: { data: Uint8Array; width: number; height: number }): ImageFeatures {
+function detectView(image: InstanceType<typeof cv.Mat>, view: ViewGeometry, task: ViewsTask, rgb: Loaded["rgb"]): ImageFeatures {
   const { detectWidth, detectHeight } = task.pixels;
   const rotate = cv.matFromArray(2, 3, cv.CV_64F, Array.from(view.rotate));
   const rotated = new cv.Mat();
@@ -139,20 +138,14 @@ function detectView(image: InstanceType<typeof cv.Mat>, view: ViewGeometry, task
 }
 
 /** Keypoints of a view in the image's own pixels, those whose window stays inside the image, spread-selected. */
-function mapBack(keypoints: InstanceType<typeof cv.KeyPointVector>, descriptors: InstanceType<typeof cv.Mat>, forward: Float64Array, task: ViewsTask, rgb: { data: Uint8Array; width: number; height: number }, detectWidth: number, detectHeight: number): ImageFeatures {
+function mapBack(keypoints: InstanceType<typeof cv.KeyPointVector>, descriptors: InstanceType<typeof cv.Mat>, forward: Float64Array, task: ViewsTask, rgb: Loaded["rgb"], detectWidth: number, detectHeight: number): ImageFeatures {
   const [a, b, tx, d, e, ty] = forward;
   const det = a * e - b * d;
   const n = keypoints.size();
-  const x = new Float32Array(n);
-  const y = new Float32Array(n);
-  const size = new Float32Array(n);
-  const angle = new Float32Array(n);
-  const response = new Float32Array(n);
-  const source = new Int32Array(n);
+  const found = allocKeypoints(n);
   // The view squeezes by up to 1/min singular value of the forward map: a window of radius r view
   // pixels reaches r / that far in detection pixels.
   const minStretch = Math.min(Math.hypot(a, d), Math.hypot(b, e));
-  let kept = 0;
   for (let i = 0; i < n; i++) {
     const kp = keypoints.get(i);
     const u = kp.pt.x - tx;
@@ -164,31 +157,15 @@ function mapBack(keypoints: InstanceType<typeof cv.KeyPointVector>, descriptors:
     // The orientation's direction, mapped back through the inverse of the linear part.
     const ca = Math.cos((kp.angle * Math.PI) / 180);
     const sa = Math.sin((kp.angle * Math.PI) / 180);
-    x[kept] = px;
-    y[kept] = py;
-    size[kept] = kp.size / Math.sqrt(Math.abs(det));
-    angle[kept] = Math.atan2(-d * ca + a * sa, e * ca - b * sa);
-    response[kept] = kp.response;
-    source[kept] = i;
-    kept++;
+    const k = found.count++;
+    found.x[k] = px;
+    found.y[k] = py;
+    found.size[k] = kp.size / Math.sqrt(Math.abs(det));
+    found.angle[k] = Math.atan2(-d * ca + a * sa, e * ca - b * sa);
+    found.response[k] = kp.response;
+    found.row[k] = i;
   }
-  const chosen = selectSpread(x.subarray(0, kept), y.subarray(0, kept), response.subarray(0, kept), detectWidth, detectHeight, task.maxPerView);
-  const bytes = descriptors.cols > 0 ? descriptors.cols : MLDB_BYTES;
-  const rows = descriptors.data as Uint8Array;
-  const count = chosen.length;
-  const toImageX = task.width / detectWidth;
-  const toImageY = task.height / detectHeight;
-  const out: ImageFeatures = { imageIndex: task.imageIndex, count, xy: new Float32Array(2 * count), scale: new Float32Array(count), angle: new Float32Array(count), descriptors: new Uint8Array(count * bytes), descriptorBytes: bytes, rgb: new Uint8Array(3 * count) };
-  for (let k = 0; k < count; k++) {
-    const i = chosen[k];
-    out.xy[2 * k] = (x[i] + 0.5) * toImageX;
-    out.xy[2 * k + 1] = (y[i] + 0.5) * toImageY;
-    out.scale[k] = size[i] * toImageX;
-    out.angle[k] = angle[i];
-    out.descriptors.set(rows.subarray(source[i] * bytes, (source[i] + 1) * bytes), k * bytes);
-  }
-  keypointColours(out, rgb, task.width, task.height);
-  return out;
+  return packKeypoints(found, descriptors, task, task.maxPerView, rgb, detectWidth, detectHeight);
 }
 
 /** One task: the views, and their buffers to transfer rather than copy. */
