@@ -8,7 +8,7 @@ import type { ImageRef } from "../../scene/images.js";
 import { WorkerPool, type TaskRunner } from "../../util/pool.js";
 import { decodeForDetection } from "./decode.js";
 import type { FeatureResult, FeatureTask } from "./detect.js";
-import type { Options } from "./index.js";
+import type { Options } from "./options.js";
 import type { ViewsResult, ViewsTask } from "./views.js";
 
 export interface ViewOptions {
