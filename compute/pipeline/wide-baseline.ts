@@ -32,6 +32,14 @@ export const WIDE_BASELINE_MAX_IMAGES = 24;
  */
 export const WIDE_BASELINE_BELOW_SHARE = 0.5;
 
+/**
+ * …or placed no more than this many: three cameras are the fewest SfM delivers, and nothing
+ * checks them against each other. fountain-P11's photos 0000, 0004 and 0008 alone came out of
+ * plain matching as 3 cameras 10.6° off (a 44-inlier pair among them); with the views' matches,
+ * 0.056°. Such a model is replaced by the second when that places as many photos or more.
+ */
+export const WIDE_BASELINE_SMALL_MODEL = 3;
+
 export interface SparseInputs {
   images: ImageRef[];
   /** Refined features (what SfM uses) and the unrefined ones the second matching adds to. */
@@ -63,7 +71,8 @@ export async function placeCameras(input: SparseInputs, preset: PlacementOptions
     refusal = error;
   }
   const placed = first?.model.views.length ?? 0;
-  if (placed >= WIDE_BASELINE_BELOW_SHARE * images.length || !input.unrefined || images.length > WIDE_BASELINE_MAX_IMAGES || images.length < 3) {
+  const small = placed > 0 && placed <= WIDE_BASELINE_SMALL_MODEL;
+  if ((placed >= WIDE_BASELINE_BELOW_SHARE * images.length && !small) || !input.unrefined || images.length > WIDE_BASELINE_MAX_IMAGES || images.length < 3) {
     if (first) return { sfm: first, features: input.refined, reports: [] };
     throw refusal!;
   }
@@ -83,11 +92,12 @@ export async function placeCameras(input: SparseInputs, preset: PlacementOptions
     if (!(error instanceof PipelineError) || error.code !== "not_enough_overlap") throw error;
     secondRefusal = error.message;
   }
-  const kept = second && second.model.views.length > placed ? second : null;
+  const placedAgain = second?.model.views.length ?? 0;
+  const kept = second && (placedAgain > placed || (small && placedAgain >= placed)) ? second : null;
   const report: StageReport = {
     ...rematched.report,
     wallMs: performance.now() - started,
-    counts: { ...rematched.report.counts, viewsMs, placedBefore: placed, placedAfter: second?.model.views.length ?? 0, kept: kept ? 1 : 0 },
+    counts: { ...rematched.report.counts, viewsMs, placedBefore: placed, placedAfter: placedAgain, kept: kept ? 1 : 0 },
     warnings: secondRefusal ? [`after the wide-baseline matching: ${secondRefusal}`] : [],
   };
   if (kept) return { sfm: kept, features: refined.features, reports: [report, refined.report] };
