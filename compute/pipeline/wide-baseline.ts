@@ -62,19 +62,13 @@ export type PlacementOptions = Pick<StagePresets, "features" | "matching" | "key
 
 export async function placeCameras(input: SparseInputs, preset: PlacementOptions, progress: (fraction: number) => void = () => {}): Promise<PlacedCameras> {
   const { images } = input;
-  let first: sfm.Output | null = null;
-  let refusal: PipelineError | null = null;
-  try {
-    first = sfm.run({ images, features: input.refined, pairs: input.pairs, tracks: input.tracks }, preset.sfm, progress);
-  } catch (error) {
-    if (!(error instanceof PipelineError) || error.code !== "not_enough_overlap") throw error;
-    refusal = error;
-  }
+  const firstTry = trySfm({ images, features: input.refined, pairs: input.pairs, tracks: input.tracks }, preset, progress);
+  const first = firstTry.output;
   const placed = first?.model.views.length ?? 0;
   const small = placed > 0 && placed <= WIDE_BASELINE_SMALL_MODEL;
   if ((placed >= WIDE_BASELINE_BELOW_SHARE * images.length && !small) || !input.unrefined || images.length > WIDE_BASELINE_MAX_IMAGES || images.length < 3) {
     if (first) return { sfm: first, features: input.refined, reports: [] };
-    throw refusal!;
+    throw firstTry.refusal!;
   }
   const started = performance.now();
   const views = await features.simulateViews(images, { ...features.DEFAULTS, ...preset.features });
@@ -83,26 +77,33 @@ export async function placeCameras(input: SparseInputs, preset: PlacementOptions
   // (the object ring with every 5th photo: one 31 % of the radius off) is placed again from its
   // new matches; re-matching only the left-out photos' pairs kept it, and one came out 120° off.
   const rematched = matching.rematchWideBaseline({ images, features: input.unrefined, views, pairs: input.pairs, targets: images.map((_, i) => i) }, preset.matching);
+  const matchedMs = performance.now() - started;
   const refined = await keypoints.run({ images, features: rematched.features, tracks: rematched.tracks }, preset.keypoints);
-  let second: sfm.Output | null = null;
-  let secondRefusal = "";
-  try {
-    second = sfm.run({ images, features: refined.features, pairs: rematched.pairs, tracks: rematched.tracks }, preset.sfm, progress);
-  } catch (error) {
-    if (!(error instanceof PipelineError) || error.code !== "not_enough_overlap") throw error;
-    secondRefusal = error.message;
-  }
+  const secondTry = trySfm({ images, features: refined.features, pairs: rematched.pairs, tracks: rematched.tracks }, preset, progress);
+  const second = secondTry.output;
   const placedAgain = second?.model.views.length ?? 0;
   const kept = second && (placedAgain > placed || (small && placedAgain >= placed)) ? second : null;
   const report: StageReport = {
     ...rematched.report,
-    wallMs: performance.now() - started,
-    counts: { ...rematched.report.counts, viewsMs, placedBefore: placed, placedAfter: placedAgain, kept: kept ? 1 : 0 },
-    warnings: secondRefusal ? [`after the wide-baseline matching: ${secondRefusal}`] : [],
+    // Views and matching; the refinement and the kept SfM report on their own, the other SfM here.
+    wallMs: matchedMs,
+    counts: { ...rematched.report.counts, viewsMs, firstSfmMs: firstTry.ms, secondSfmMs: secondTry.ms, placedBefore: placed, placedAfter: placedAgain, kept: kept ? 1 : 0 },
+    warnings: secondTry.refusal ? [`after the wide-baseline matching: ${secondTry.refusal.message}`] : [],
   };
-  if (kept) return { sfm: kept, features: refined.features, reports: [report, refined.report] };
+  if (kept) return { sfm: kept, features: refined.features, reports: [report, { ...refined.report, stage: "keypoints (wide-baseline)" }] };
   if (first) return { sfm: first, features: input.refined, reports: [report] };
   // The first refusal stands; say that the second matching was tried too.
-  throw new PipelineError(refusal!.code, `${refusal!.message} (also after matching the photos against simulated oblique views of each other)`, refusal!.suggestion);
+  const refusal = firstTry.refusal!;
+  throw new PipelineError(refusal.code, `${refusal.message} (also after matching the photos against simulated oblique views of each other)`, refusal.suggestion);
 }
 
+/** SfM, with its refusal (not_enough_overlap) as a value; anything else is a bug and propagates. */
+function trySfm(input: sfm.Input, preset: PlacementOptions, progress: (fraction: number) => void): { output: sfm.Output | null; refusal: PipelineError | null; ms: number } {
+  const started = performance.now();
+  try {
+    return { output: sfm.run(input, preset.sfm, progress), refusal: null, ms: performance.now() - started };
+  } catch (error) {
+    if (!(error instanceof PipelineError) || error.code !== "not_enough_overlap") throw error;
+    return { output: null, refusal: error, ms: performance.now() - started };
+  }
+}
