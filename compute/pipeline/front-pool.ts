@@ -10,16 +10,19 @@
 import type { FeatureResult, FeatureTask } from "../stages/features/detect.js";
 import type { ViewsResult, ViewsTask } from "../stages/features/views.js";
 import type { PairResult, PairTask } from "../stages/matching/pair.js";
+import type { ViewPairResult, ViewPairTask } from "../stages/matching/view-matches.js";
 import { type TaskRunner, WorkerPool } from "../util/pool.js";
 
-export type FrontTask = { stage: "features"; task: FeatureTask } | { stage: "views"; task: ViewsTask } | { stage: "matching"; task: PairTask } | { stage: "ping" };
-export type FrontResult = FeatureResult | ViewsResult | PairResult;
+export type FrontTask = { stage: "features"; task: FeatureTask } | { stage: "views"; task: ViewsTask } | { stage: "matching"; task: PairTask } | { stage: "viewPairs"; task: ViewPairTask } | { stage: "ping" };
+export type FrontResult = FeatureResult | ViewsResult | PairResult | ViewPairResult;
 
 export interface FrontWorkers {
   features: TaskRunner<FeatureTask, FeatureResult>;
   /** Simulated oblique views of an image (features/views.ts), for the wide-baseline matching. */
   views: TaskRunner<ViewsTask, ViewsResult>;
   matching: TaskRunner<PairTask, PairResult>;
+  /** A pair matched view by view against simulated oblique views (matching/view-matches.ts). */
+  viewPairs: TaskRunner<ViewPairTask, ViewPairResult>;
   /** Resolves once every worker has loaded, with each one's OpenCV.js heap size in bytes. */
   heapBytes(): Promise<number[]>;
   close(): Promise<void>;
@@ -32,6 +35,7 @@ export function startFrontWorkers(count: number): FrontWorkers {
     features: { size: pool.size, run: (task, transfer) => pool.run({ stage: "features", task }, transfer) as Promise<FeatureResult> },
     views: { size: pool.size, run: (task, transfer) => pool.run({ stage: "views", task }, transfer) as Promise<ViewsResult> },
     matching: { size: pool.size, run: (task, transfer) => pool.run({ stage: "matching", task }, transfer) as Promise<PairResult> },
+    viewPairs: { size: pool.size, run: (task, transfer) => pool.run({ stage: "viewPairs", task }, transfer) as Promise<ViewPairResult> },
     // Pings sent together while the pool is idle go to different workers (one task per idle worker).
     heapBytes: () => Promise.all(Array.from({ length: pool.size }, () => pool.run({ stage: "ping" }) as Promise<number>)),
     close: () => pool.close(),

@@ -7,6 +7,7 @@
 import { detectTask, openCvHeapBytes, type FeatureTask } from "../stages/features/detect.js";
 import { viewsTask, type ViewsTask } from "../stages/features/views.js";
 import { matchTask, type PairTask } from "../stages/matching/pair.js";
+import { viewPairTask, type ViewPairTask } from "../stages/matching/view-matches.js";
 import { serveTasks } from "../util/pool.js";
 import type { FrontResult, FrontTask } from "./front-pool.js";
 
@@ -14,5 +15,6 @@ serveTasks<FrontTask, FrontResult | number>((task) => {
   if (task.stage === "features") return detectTask(task.task as FeatureTask);
   if (task.stage === "matching") return matchTask(task.task as PairTask);
   if (task.stage === "views") return viewsTask(task.task as ViewsTask);
+  if (task.stage === "viewPairs") return viewPairTask(task.task as ViewPairTask);
   return { value: openCvHeapBytes() };
 });

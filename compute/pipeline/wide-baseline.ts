@@ -19,6 +19,7 @@ import * as features from "../stages/features/index.js";
 import * as keypoints from "../stages/keypoints/index.js";
 import * as matching from "../stages/matching/index.js";
 import * as sfm from "../stages/sfm/index.js";
+import { startFrontWorkers } from "./front-pool.js";
 import type { StagePresets } from "./presets.js";
 
 /** Uploads of at most this many photos are matched again when most photos are left out. */
@@ -71,12 +72,20 @@ export async function placeCameras(input: SparseInputs, preset: PlacementOptions
     throw firstTry.refusal!;
   }
   const started = performance.now();
-  const views = await features.simulateViews(images, { ...features.DEFAULTS, ...preset.features });
-  const viewsMs = performance.now() - started;
-  // Every photo's pairs, not only the left-out photos': a camera the first model placed wrongly
-  // (the object ring with every 5th photo: one 31 % of the radius off) is placed again from its
-  // new matches; re-matching only the left-out photos' pairs kept it, and one came out 120° off.
-  const rematched = matching.rematchWideBaseline({ images, features: input.unrefined, views, pairs: input.pairs, targets: images.map((_, i) => i) }, preset.matching);
+  // One set of worker threads for the views and the matchings (the front's were given back).
+  const front = startFrontWorkers(preset.features.workers ?? features.DEFAULTS.workers);
+  let viewsMs = 0;
+  let rematched: Awaited<ReturnType<typeof matching.rematchWideBaseline>>;
+  try {
+    const views = await features.simulateViews(images, { ...features.DEFAULTS, ...preset.features }, features.VIEW_DEFAULTS, front.views);
+    viewsMs = performance.now() - started;
+    // Every photo's pairs, not only the left-out photos': a camera the first model placed wrongly
+    // (the object ring with every 5th photo: one 31 % of the radius off) is placed again from its
+    // new matches; re-matching only the left-out photos' pairs kept it, and one came out 120° off.
+    rematched = await matching.rematchWideBaseline({ images, features: input.unrefined, views, pairs: input.pairs, targets: images.map((_, i) => i) }, preset.matching, matching.WIDE_BASELINE_DEFAULTS, front.viewPairs);
+  } finally {
+    await front.close();
+  }
   const matchedMs = performance.now() - started;
   const refined = await keypoints.run({ images, features: rematched.features, tracks: rematched.tracks }, preset.keypoints);
   const secondTry = trySfm({ images, features: refined.features, pairs: rematched.pairs, tracks: rematched.tracks }, preset, progress);

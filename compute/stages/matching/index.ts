@@ -16,6 +16,7 @@ import type { PairResult, PairTask } from "./pair.js";
 import { selectPairs } from "./pairs.js";
 import { orderFeatures, shareFeatures } from "./shared.js";
 import { buildTracks } from "./tracks.js";
+import type { ViewPairResult, ViewPairTask } from "./view-matches.js";
 import { rematchWideBaseline as rematch, WIDE_BASELINE_DEFAULTS, type WideBaselineInput, type WideBaselineOptions } from "./wide-baseline.js";
 
 export const NAME = "matching";
@@ -114,17 +115,18 @@ function report(images: ImageRef[], results: PairResult[], pairs: VerifiedPair[]
 }
 
 export { WIDE_BASELINE_DEFAULTS, type WideBaselineOptions } from "./wide-baseline.js";
+export type { ViewPairResult, ViewPairTask } from "./view-matches.js";
 
 /**
  * Matching's second pass for photos taken far apart (wide-baseline.ts): the pairs of `targets`
- * matched again against simulated oblique views, and the tracks rebuilt. Returns the features
- * with the keypoints the new matches use added.
+ * matched again against simulated oblique views (on `workers` when given, view-matches.ts), and
+ * the tracks rebuilt. Returns the features with the keypoints the new matches use added.
  */
-export function rematchWideBaseline(input: WideBaselineInput, options: Partial<Options> = {}, wideOptions: WideBaselineOptions = WIDE_BASELINE_DEFAULTS): Output & { features: ImageFeatures[] } {
+export async function rematchWideBaseline(input: WideBaselineInput, options: Partial<Options> = {}, wideOptions: WideBaselineOptions = WIDE_BASELINE_DEFAULTS, workers?: TaskRunner<ViewPairTask, ViewPairResult>): Promise<Output & { features: ImageFeatures[] }> {
   const started = performance.now();
   const opts: Options = { ...DEFAULTS, ...options, retrieval: { ...DEFAULTS.retrieval, ...options.retrieval } };
   const features = orderFeatures(input.images, input.features);
-  const result = rematch({ ...input, features }, opts, wideOptions);
+  const result = await rematch({ ...input, features }, opts, wideOptions, workers);
   const { tracks, stats } = buildTracks(result.pairs, result.features.map((f) => f.count));
   return {
     features: result.features,

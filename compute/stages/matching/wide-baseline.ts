@@ -19,11 +19,11 @@ import type { ImageFeatures, SimulatedViews } from "../../scene/features.js";
 import type { ImageRef } from "../../scene/images.js";
 import type { VerifiedPair } from "../../scene/matches.js";
 import { createRng } from "../../math/random.js";
-import { mutualRatioMatches } from "../../math/mutual-nearest.js";
+import type { TaskRunner } from "../../util/pool.js";
 import { packDescriptors, wordsPerDescriptor } from "./hamming.js";
-import { nearestNeighbours } from "./kernel.js";
 import type { Options } from "./options.js";
 import { verifyPair } from "./verify.js";
+import { poolViewMatches, type PackedSets, type ViewPairResult, type ViewPairTask } from "./view-matches.js";
 
 export interface WideBaselineOptions {
   /** F inliers a view-matched pair needs. */
@@ -59,58 +59,39 @@ export interface WideBaselineResult {
   counts: { targets: number; pairsTried: number; pairsGained: number; pairsImproved: number; keypointsAdded: number };
 }
 
-/** One matching's sets: plain keypoints (view −1) or one simulated view's. */
-interface KeypointSet {
-  features: ImageFeatures;
-  rows: Uint32Array;
-}
+/** The photo's plain features and its views', in PackedSets' order. */
+type FeatureSets = ImageFeatures[];
 
-/** A pooled match: the two keypoints' sets (−1: plain) and indices. */
-interface PooledMatch {
-  viewA: number;
-  indexA: number;
-  viewB: number;
-  indexB: number;
-}
-
-export function rematchWideBaseline(input: WideBaselineInput, matchingOptions: Options, options: WideBaselineOptions = WIDE_BASELINE_DEFAULTS): WideBaselineResult {
+export async function rematchWideBaseline(input: WideBaselineInput, matchingOptions: Options, options: WideBaselineOptions = WIDE_BASELINE_DEFAULTS, runner?: TaskRunner<ViewPairTask, ViewPairResult>): Promise<WideBaselineResult> {
   const { images, features, views } = input;
   const words = wordsPerDescriptor(features[0]?.descriptorBytes ?? 61);
-  const sets = features.map((plain, i) => [plain, ...views[i].views].map((f): KeypointSet => ({ features: f, rows: packDescriptors(f.descriptors, f.count, f.descriptorBytes) })));
-  const grown = features.map((f) => new GrowingFeatures(f, options.mergeRadiusPx));
+  const sets: FeatureSets[] = features.map((plain, i) => [plain, ...views[i].views]);
+  const packed: PackedSets[] = sets.map((list) => ({ xy: list.map((f) => f.xy), rows: list.map((f) => packDescriptors(f.descriptors, f.count, f.descriptorBytes)), counts: list.map((f) => f.count) }));
   const byKey = new Map(input.pairs.map((p) => [pairKey(p.imageA, p.imageB), p]));
   const isTarget = new Set(input.targets);
-  const rng = createRng(0x77b);
-  const counts = { targets: input.targets.length, pairsTried: 0, pairsGained: 0, pairsImproved: 0, keypointsAdded: 0 };
+  const tried: [number, number][] = [];
   for (let a = 0; a < images.length; a++) {
     for (let b = a + 1; b < images.length; b++) {
-      if (!isTarget.has(a) && !isTarget.has(b)) continue;
       const before = byKey.get(pairKey(a, b));
+      if (!isTarget.has(a) && !isTarget.has(b)) continue;
       if (before && before.matches.length / 2 >= options.strongPairInliers) continue;
-      counts.pairsTried++;
-      const pooled = poolViewMatches(sets[a], sets[b], words, matchingOptions.ratio, before);
-      const verified = verifyPooled(a, b, pooled, sets[a], sets[b], images, matchingOptions, options, rng);
-      if (!verified || verified.inliers.length / 2 <= (before ? before.matches.length / 2 : 0)) continue;
-      const matches = new Uint32Array(verified.inliers.length);
-      let kept = 0;
-      const usedA = new Set<number>();
-      const usedB = new Set<number>();
-      for (let k = 0; k < verified.inliers.length; k += 2) {
-        const m = pooled[verified.inliers[k]];
-        const ia = grown[a].indexOf(sets[a][m.viewA + 1].features, m.indexA);
-        const ib = grown[b].indexOf(sets[b][m.viewB + 1].features, m.indexB);
-        // Two view keypoints merged into one: keep the first match, a track holds one keypoint per photo.
-        if (usedA.has(ia) || usedB.has(ib)) continue;
-        usedA.add(ia);
-        usedB.add(ib);
-        matches[kept++] = ia;
-        matches[kept++] = ib;
-      }
-      if (before) counts.pairsImproved++;
-      else counts.pairsGained++;
-      byKey.set(pairKey(a, b), { ...verified.pair, imageA: a, imageB: b, matches: matches.slice(0, kept) });
+      tried.push([a, b]);
     }
   }
+  // The matchings run on the workers when given; verifying and merging stay here, in pair order.
+  const run = (task: ViewPairTask) => (runner ? runner.run(task) : Promise.resolve(poolViewMatches(task)));
+  const results = await Promise.all(tried.map(([a, b]) => run({ kind: "views", a: packed[a], b: packed[b], before: plainMatches(byKey.get(pairKey(a, b)), a), ratio: matchingOptions.ratio, words })));
+  const grown = features.map((f) => new GrowingFeatures(f, options.mergeRadiusPx));
+  const counts = { targets: input.targets.length, pairsTried: tried.length, pairsGained: 0, pairsImproved: 0, keypointsAdded: 0 };
+  tried.forEach(([a, b], k) => {
+    const pooled = results[k].pooled;
+    const before = byKey.get(pairKey(a, b));
+    const verified = verifyPooled(a, b, pooled, sets[a], sets[b], images, matchingOptions, options, createRng(0x77b ^ pairKey(a, b)));
+    if (!verified || verified.inliers.length / 2 <= (before ? before.matches.length / 2 : 0)) return;
+    byKey.set(pairKey(a, b), { ...verified.pair, imageA: a, imageB: b, matches: mergedMatches(verified.inliers, pooled, sets[a], sets[b], grown[a], grown[b]) });
+    if (before) counts.pairsImproved++;
+    else counts.pairsGained++;
+  });
   const merged = grown.map((g) => g.build());
   counts.keypointsAdded = merged.reduce((sum, f, i) => sum + f.count - features[i].count, 0);
   const pairs = [...byKey.values()].sort((p, q) => p.imageA - q.imageA || p.imageB - q.imageB);
@@ -121,61 +102,53 @@ function pairKey(a: number, b: number): number {
   return a < b ? a * 1_000_003 + b : b * 1_000_003 + a;
 }
 
-/**
- * The pair's plain matches verified before (plain against plain is not matched again: it gave
- * those), then plain A against each view of B and each view of A against plain B, each with the
- * ratio and mutual tests; pooled with the first match at a position winning, so that a corner
- * found in several views is matched once.
- */
-function poolViewMatches(setsA: KeypointSet[], setsB: KeypointSet[], words: number, ratio: number, before: VerifiedPair | undefined): PooledMatch[] {
-  const pooled: PooledMatch[] = [];
-  const seenA = new Set<number>();
-  const seenB = new Set<number>();
-  const offer = (viewA: number, indexA: number, viewB: number, indexB: number): void => {
-    const keyA = pixelKey(setsA[viewA + 1].features.xy, indexA);
-    const keyB = pixelKey(setsB[viewB + 1].features.xy, indexB);
-    if (seenA.has(keyA) || seenB.has(keyB)) return;
-    seenA.add(keyA);
-    seenB.add(keyB);
-    pooled.push({ viewA, indexA, viewB, indexB });
-  };
-  if (before) {
-    const flipped = before.imageA > before.imageB;
-    for (let k = 0; k < before.matches.length; k += 2) offer(-1, before.matches[k + (flipped ? 1 : 0)], -1, before.matches[k + (flipped ? 0 : 1)]);
+/** A verified plain pair's matches as (index in image `a`, index in the other) pairs. */
+function plainMatches(pair: VerifiedPair | undefined, a: number): Uint32Array | null {
+  if (!pair) return null;
+  if (pair.imageA === a) return pair.matches;
+  const flipped = new Uint32Array(pair.matches.length);
+  for (let k = 0; k < pair.matches.length; k += 2) {
+    flipped[k] = pair.matches[k + 1];
+    flipped[k + 1] = pair.matches[k];
   }
-  const matchings: [number, number][] = [];
-  for (let v = 0; v + 1 < setsB.length; v++) matchings.push([-1, v]);
-  for (let v = 0; v + 1 < setsA.length; v++) matchings.push([v, -1]);
-  for (const [viewA, viewB] of matchings) {
-    const setA = setsA[viewA + 1];
-    const setB = setsB[viewB + 1];
-    if (setA.features.count === 0 || setB.features.count === 0) continue;
-    const found = mutualRatioMatches(nearestNeighbours(setA.rows, setA.features.count, setB.rows, setB.features.count, words), ratio);
-    for (let k = 0; k < found.length; k += 3) offer(viewA, found[k], viewB, found[k + 1]);
-  }
-  return pooled;
+  return flipped;
 }
 
-/** The keypoint's pixel (rounded), as one number. */
-function pixelKey(xy: Float32Array, index: number): number {
-  return Math.round(xy[2 * index + 1]) * 65_536 + Math.round(xy[2 * index]);
+/** The inliers as keypoint indices of the grown features; a keypoint twice (two view keypoints merged into one) keeps its first match. */
+function mergedMatches(inliers: Uint32Array, pooled: Uint32Array, setsA: FeatureSets, setsB: FeatureSets, grownA: GrowingFeatures, grownB: GrowingFeatures): Uint32Array {
+  const matches = new Uint32Array(inliers.length);
+  let kept = 0;
+  const usedA = new Set<number>();
+  const usedB = new Set<number>();
+  for (let k = 0; k < inliers.length; k += 2) {
+    const m = 4 * inliers[k];
+    const ia = grownA.indexOf(setsA[pooled[m]], pooled[m + 1]);
+    const ib = grownB.indexOf(setsB[pooled[m + 2]], pooled[m + 3]);
+    if (usedA.has(ia) || usedB.has(ib)) continue;
+    usedA.add(ia);
+    usedB.add(ib);
+    matches[kept++] = ia;
+    matches[kept++] = ib;
+  }
+  return matches.slice(0, kept);
 }
 
-/** Verification of the pooled matches, with the stricter acceptance; inliers index `pooled` (k, k). */
-function verifyPooled(a: number, b: number, pooled: PooledMatch[], setsA: KeypointSet[], setsB: KeypointSet[], images: ImageRef[], matchingOptions: Options, options: WideBaselineOptions, rng: () => number): { pair: VerifiedPair; inliers: Uint32Array } | null {
-  const count = pooled.length;
+/** Verification of the pooled matches, with the stricter acceptance; inliers index the pooled quads (k, k). */
+function verifyPooled(a: number, b: number, pooled: Uint32Array, setsA: FeatureSets, setsB: FeatureSets, images: ImageRef[], matchingOptions: Options, options: WideBaselineOptions, rng: () => number): { pair: VerifiedPair; inliers: Uint32Array } | null {
+  const count = pooled.length / 4;
   if (count < options.minInliers) return null;
   const xyA = new Float32Array(2 * count);
   const xyB = new Float32Array(2 * count);
   const triples = new Uint32Array(3 * count);
   for (let k = 0; k < count; k++) {
-    const m = pooled[k];
-    const fa = setsA[m.viewA + 1].features.xy;
-    const fb = setsB[m.viewB + 1].features.xy;
-    xyA[2 * k] = fa[2 * m.indexA];
-    xyA[2 * k + 1] = fa[2 * m.indexA + 1];
-    xyB[2 * k] = fb[2 * m.indexB];
-    xyB[2 * k + 1] = fb[2 * m.indexB + 1];
+    const fa = setsA[pooled[4 * k]].xy;
+    const fb = setsB[pooled[4 * k + 2]].xy;
+    const ia = pooled[4 * k + 1];
+    const ib = pooled[4 * k + 3];
+    xyA[2 * k] = fa[2 * ia];
+    xyA[2 * k + 1] = fa[2 * ia + 1];
+    xyB[2 * k] = fb[2 * ib];
+    xyB[2 * k + 1] = fb[2 * ib + 1];
     triples[3 * k] = k;
     triples[3 * k + 1] = k;
   }

@@ -87,7 +87,7 @@ describe("wide-baseline matching on a plane seen frontally and at 56°", () => {
     const plainInliers = plain.pairs.reduce((sum, p) => sum + p.matches.length / 2, 0);
     const views = await features.simulateViews(images, options);
     expect(views.map((v) => v.views.length)).toEqual([4, 4]);
-    const wide = matching.rematchWideBaseline({ images, features: detected.features, views, pairs: plain.pairs, targets: [0, 1] });
+    const wide = await matching.rematchWideBaseline({ images, features: detected.features, views, pairs: plain.pairs, targets: [0, 1] });
     expect(wide.pairs).toHaveLength(1);
     const pair = wide.pairs[0];
     const inliers = pair.matches.length / 2;
