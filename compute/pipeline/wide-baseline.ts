@@ -1,17 +1,17 @@
 /**
  * @module SfM, and once more after matching the photos against simulated oblique views of
- * each other when the first try leaves photos out of a small upload (features/views.ts,
- * matching/wide-baseline.ts).
+ * each other (features/views.ts, matching/wide-baseline.ts) when the first try refused a small
+ * upload, placed less than half of it, or placed only 3 photos.
  *
- * Why after SfM and not always: the second matching costs about as much as the whole front of
- * the pipeline again (8 photos at 640 px: ~10 s of views and ~18 s of matching on two cores),
- * and it only matters where photos are far apart; an upload whose photos get placed never pays it. Why only small uploads: every pair of a target photo is matched again, which grows
- * with the square of the photos; sparse rings of photos around an object, the case this serves,
- * are small (9 photos 40° apart).
+ * Why after SfM and not always: the second matching costs about as much as the front of the
+ * pipeline again (9 photos at 1280 × 960: ~7 s of views and ~9 s of matching on two cores), and
+ * it only matters where photos are far apart. Why only small uploads: every pair is matched
+ * again, which grows with the square of the photos; sparse rings of photos around an object, the
+ * case this serves, are small (9 photos 40° apart).
  *
  * Measured on the synthetic object ring with every 4th photo (9 photos, 40° apart): 4 placed at
- * 1.1° → 9 placed at 0.02° (scratch `bench-out/wide-dbg.ts`); the stress suite's wideRing (8
- * photos 45° apart): refused → 8 placed, 0.06–0.10° median over five renderings.
+ * 1.1° → 9 placed at 0.02° (`npm run bench -- subsets object-ring --keep=4`); the stress suite's
+ * wideRing (8 photos 45° apart): refused → 8 placed, 0.06–0.10° median over five renderings.
  */
 import { PipelineError, type ImageFeatures, type ImageRef, type StageReport } from "../scene/index.js";
 import type { Tracks, VerifiedPair } from "../scene/matches.js";
@@ -37,7 +37,8 @@ export const WIDE_BASELINE_BELOW_SHARE = 0.5;
  * …or placed no more than this many: three cameras are the fewest SfM delivers, and nothing
  * checks them against each other. fountain-P11's photos 0000, 0004 and 0008 alone came out of
  * plain matching as 3 cameras 10.6° off (a 44-inlier pair among them); with the views' matches,
- * 0.056°. Such a model is replaced by the second when that places as many photos or more.
+ * 0.12–0.26° (`npm run bench -- subsets fountain --keep=4`). Such a model is replaced by the
+ * second when that places as many photos or more.
  */
 export const WIDE_BASELINE_SMALL_MODEL = 3;
 

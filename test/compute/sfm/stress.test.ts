@@ -42,7 +42,7 @@ const RECORDED: Array<{ scene: StressSceneName; registered: number; photos: numb
   { scene: "mural", registered: 10, photos: 10 },
   // Eight photos 45° apart around a textured object: plain matching places none (refused); the
   // second matching against simulated oblique views (compute/pipeline/wide-baseline.ts) places
-  // all eight, 0.10° median and 0.18° at most.
+  // all eight, 0.08° median and 0.12° at most.
   { scene: "wideRing", registered: 8, photos: 8 },
 ];
 
