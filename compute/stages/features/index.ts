@@ -7,9 +7,9 @@ import type { ImageFeatures } from "../../scene/features.js";
 import type { ImageRef } from "../../scene/images.js";
 import type { ProgressFn, StageReport } from "../../scene/report.js";
 import { WorkerPool, type TaskRunner } from "../../util/pool.js";
-import { decodeForDetection } from "./decode.js";
 import type { FeatureResult, FeatureTask } from "./detect.js";
 import type { FeatureBatch } from "./encode.js";
+import { detectInLanes } from "./lanes.js";
 import { DEFAULTS, type Options } from "./options.js";
 
 export { decodeFeatureBatch, encodeFeatureBatch, type FeatureBatch } from "./encode.js";
@@ -36,24 +36,8 @@ export async function run(input: Input, options: Partial<Options> = {}, progress
   const opts: Options = { ...DEFAULTS, ...options };
   const own = workers ? null : new WorkerPool<FeatureTask, FeatureResult>(new URL("./worker.ts", import.meta.url), { size: Math.min(opts.workers, input.images.length) });
   const pool: TaskRunner<FeatureTask, FeatureResult> = workers ?? own!;
-  let done = 0;
   try {
-    // Each lane decodes its next image on this thread while the workers detect; two lanes per
-    // worker keep them busy without holding every decoded image in memory at once.
-    const results: FeatureResult[] = new Array(input.images.length);
-    let next = 0;
-    const lane = async (): Promise<void> => {
-      while (next < input.images.length) {
-        const position = next++;
-        const image = input.images[position];
-        const pixels = await decodeForDetection(image, opts.maxImageSide, opts.upsampleMaxSide);
-        const task: FeatureTask = { imageIndex: image.index, width: image.width, height: image.height, pixels, maxFeatures: opts.maxFeatures, threshold: opts.threshold, octaveLayers: opts.octaveLayers };
-        results[position] = await pool.run(task, [pixels.rgb.buffer as ArrayBuffer]);
-        done++;
-        progress?.(done / input.images.length, done);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(input.images.length, 2 * pool.size) }, lane));
+    const results = await detectInLanes(input.images, opts, pool, (image, pixels): FeatureTask => ({ imageIndex: image.index, width: image.width, height: image.height, pixels, maxFeatures: opts.maxFeatures, threshold: opts.threshold, octaveLayers: opts.octaveLayers }), (done) => progress?.(done / input.images.length, done));
     const features: ImageFeatures[] = results.map(({ imageIndex, count, xy, scale, angle, descriptors, descriptorBytes, rgb }) => ({ imageIndex, count, xy, scale, angle, descriptors, descriptorBytes, rgb }));
     const keypoints = results.reduce((sum, r) => sum + r.count, 0);
     const warnings = results.flatMap((r, i) => (r.count < 100 ? [`${input.images[i].name}: only ${r.count} keypoints (little texture?)`] : []));

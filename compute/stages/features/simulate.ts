@@ -6,7 +6,7 @@
 import type { SimulatedViews } from "../../scene/features.js";
 import type { ImageRef } from "../../scene/images.js";
 import { WorkerPool, type TaskRunner } from "../../util/pool.js";
-import { decodeForDetection } from "./decode.js";
+import { detectInLanes } from "./lanes.js";
 import type { FeatureResult, FeatureTask } from "./detect.js";
 import type { Options } from "./options.js";
 import type { ViewsResult, ViewsTask } from "./views.js";
@@ -27,19 +27,8 @@ export async function simulateViews(images: ImageRef[], options: Options, viewOp
   const own = workers ? null : new WorkerPool<FeatureTask | ViewsTask, FeatureResult | ViewsResult>(new URL("./worker.ts", import.meta.url), { size: Math.max(1, Math.min(options.workers, images.length)) });
   const pool = (workers ?? own!) as TaskRunner<ViewsTask, ViewsResult>;
   try {
-    const results: SimulatedViews[] = new Array(images.length);
-    let next = 0;
-    const lane = async (): Promise<void> => {
-      while (next < images.length) {
-        const position = next++;
-        const image = images[position];
-        const pixels = await decodeForDetection(image, options.maxImageSide, options.upsampleMaxSide);
-        const task: ViewsTask = { imageIndex: image.index, width: image.width, height: image.height, pixels, tilt: viewOptions.tilt, maxPerView: Math.max(1, Math.round(options.maxFeatures * viewOptions.keypointShare)), threshold: options.threshold, octaveLayers: options.octaveLayers };
-        results[position] = await pool.run(task, [pixels.rgb.buffer as ArrayBuffer]);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(images.length, 2 * pool.size) }, lane));
-    return results;
+    const maxPerView = Math.max(1, Math.round(options.maxFeatures * viewOptions.keypointShare));
+    return await detectInLanes(images, options, pool, (image, pixels): ViewsTask => ({ imageIndex: image.index, width: image.width, height: image.height, pixels, tilt: viewOptions.tilt, maxPerView, threshold: options.threshold, octaveLayers: options.octaveLayers }));
   } finally {
     await own?.close();
   }
