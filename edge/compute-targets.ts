@@ -6,10 +6,16 @@
  * the work. Without it, the POST goes to the Container binding (production), to the instance of
  * the given name. Both speak the same contract: 202 at once, or 503/429 with Retry-After when busy.
  */
+import type { JobMessage } from "../shared/jobs.js";
 import type { Env } from "./env.js";
 import { configOf } from "./env.js";
 
 export type DispatchOutcome = { kind: "accepted" } | { kind: "busy"; retryAfterSeconds: number } | { kind: "error"; message: string };
+
+/** POSTs the job to compute (HTTP targets or the reconstruction's Container). Never throws: the outcome says what happened. */
+export function dispatchJob(job: JobMessage, env: Env): Promise<DispatchOutcome> {
+  return postToCompute(env, { path: "/jobs", body: job, containerName: job.reconstruction_id });
+}
 
 /** Retry-After when a busy compute names none. */
 const DEFAULT_RETRY_AFTER_SECONDS = 30;

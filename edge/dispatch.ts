@@ -1,26 +1,19 @@
 /**
- * @module Edge → compute dispatch: the queue consumer and the dead-letter consumer.
+ * @module The `reconstruction-jobs` queue's consumers, kept to drain messages sent before the
+ * waiting line (edge/scheduling) took over the hand-over to compute.
  *
- * One function sends a job to compute (edge/compute-targets.ts): over HTTP when `COMPUTE_URL` is
- * set (local dev, CI; one URL or several), otherwise to the Container binding (production). Both
- * speak the same contract: compute answers 202 at once, or 503 with Retry-After when busy.
- * Retries back off exponentially (2^attempts s, capped); after the queue's max_retries the message lands in the dead-letter
- * queue, whose consumer fails the reconstruction with a reason and refunds its credit.
+ * Jobs no longer travel through this queue: a ReconstructionObject puts each attempt in the
+ * line itself. A message still in the queue is handed to its ReconstructionObject, which puts
+ * that attempt in the line if it is still current and pending; the dead-letter consumer fails a
+ * job whose message could not even be handed over, refunding its credit.
  */
 import { JobMessage } from "../shared/jobs.js";
-import { postToCompute, type DispatchOutcome } from "./compute-targets.js";
+import type { DispatchOutcome } from "./compute-targets.js";
 import type { Env } from "./env.js";
 import { configOf } from "./env.js";
 
 export const JOB_QUEUE = "reconstruction-jobs";
 export const DEAD_LETTER_QUEUE = "reconstruction-jobs-dlq";
-
-export type { DispatchOutcome } from "./compute-targets.js";
-
-/** POSTs the job to compute (HTTP targets or the reconstruction's Container). Never throws: the outcome says what happened. */
-export function dispatchJob(job: JobMessage, env: Env): Promise<DispatchOutcome> {
-  return postToCompute(env, { path: "/jobs", body: job, containerName: job.reconstruction_id });
-}
 
 /** Exponential backoff for the n-th delivery (1-based): 2, 4, 8, … seconds, capped. */
 export function backoffSeconds(deliveries: number, maxSeconds = 300): number {
@@ -41,19 +34,13 @@ export async function handleJobBatch(batch: MessageBatch<unknown>, env: Env): Pr
       message.ack(); // a malformed message can never succeed; nothing to refund without an id
       continue;
     }
-    const job = parsed.data;
-    // The state machine is the source of truth: a finished job is not sent again.
-    const current = await reconstructionStub(env, job.reconstruction_id).status(job.account_id);
-    if (!current || current.status === "completed" || current.status === "failed") {
+    try {
+      // A finished job, or an attempt that is no longer current, is left alone by the object.
+      await reconstructionStub(env, parsed.data.reconstruction_id).joinLine(parsed.data.attempt);
       message.ack();
-      continue;
-    }
-    const outcome = await dispatchJob(job, env);
-    if (outcome.kind === "accepted") message.ack();
-    else {
-      const delaySeconds = retryDelaySeconds(outcome, message.attempts, maxBackoff);
-      console.warn(JSON.stringify({ level: "warn", event: "dispatch_retry", id: job.reconstruction_id, attempt: job.attempt, delivery: message.attempts, outcome: outcome.kind, delaySeconds }));
-      message.retry({ delaySeconds });
+    } catch (err) {
+      console.warn(JSON.stringify({ level: "warn", event: "job_forward_retry", id: parsed.data.reconstruction_id, delivery: message.attempts, error: String(err) }));
+      message.retry({ delaySeconds: backoffSeconds(message.attempts, maxBackoff) });
     }
   }
 }

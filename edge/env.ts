@@ -6,7 +6,7 @@ import type { RateLimiterObject } from "./objects/rate-limiter.js";
 import type { UploadObject } from "./objects/upload.js";
 import type { UserObject } from "./objects/user.js";
 import type { ComputeContainer } from "./container.js";
-import type { JobMessage } from "../shared/jobs.js";
+import type { JobSchedulerObject } from "./scheduling/scheduler-object.js";
 import type { TaskMessage } from "../shared/tasks.js";
 import type { WebhookMessage } from "../shared/webhooks.js";
 
@@ -20,8 +20,9 @@ export interface Env {
   USERS: DurableObjectNamespace<UserObject>;
   /** Workers static assets: the dashboard's bundled scripts and styles (scripts/build-dashboard.mjs). */
   ASSETS: Fetcher;
+  /** The waiting line of jobs for compute, one object named `jobs` (edge/scheduling/scheduler-object.ts). */
+  SCHEDULER: DurableObjectNamespace<JobSchedulerObject>;
   BUCKET: R2Bucket;
-  JOBS: Queue<JobMessage>;
   /** One message per task delivery (edge/dispatch-tasks.ts); sent by the ReconstructionObject. */
   TASKS: Queue<TaskMessage>;
   /** Webhook deliveries (edge/webhooks/consumer.ts). */
@@ -46,6 +47,10 @@ export interface Env {
   DOWNLOAD_TTL_SECONDS?: string;
   DISPATCH_TIMEOUT_SECONDS?: string;
   DISPATCH_MAX_BACKOFF_SECONDS?: string;
+  /** Jobs in flight at most (production: the containers kept for jobs); unset: as many as compute accepts. */
+  COMPUTE_MAX_JOBS?: string;
+  DISPATCH_BUSY_POLL_SECONDS?: string;
+  DISPATCH_UNREACHABLE_SECONDS?: string;
   /** Task leases and deliveries (read by ReconstructionObject, edge/objects/reconstruction-tasks.ts). */
   TASK_LEASE_SECONDS?: string;
   TASK_MAX_DELIVERIES?: string;
@@ -94,6 +99,18 @@ export const ConfigSchema = z.object({
   DISPATCH_TIMEOUT_SECONDS: intVar(15),
   /** Cap of the exponential backoff between dispatch tries (and of compute's Retry-After). */
   DISPATCH_MAX_BACKOFF_SECONDS: intVar(300),
+  /**
+   * Jobs handed to compute at once, at most; unset, the scheduler hands jobs over until compute
+   * answers busy. Production sets it to the containers kept for jobs (wrangler.jsonc).
+   */
+  COMPUTE_MAX_JOBS: z.coerce.number().int().positive().optional(),
+  /** How often the scheduler asks a busy compute again (compute's Retry-After is capped to it). */
+  DISPATCH_BUSY_POLL_SECONDS: intVar(5),
+  /**
+   * How long compute may be unreachable or broken (no answer, 5xx other than 503) during a job's
+   * wait before that job fails with `dispatch_failed` and its credit is refunded. Busy is never it.
+   */
+  DISPATCH_UNREACHABLE_SECONDS: intVar(900),
   /** Dashboard sign-in attempts per client address and per email, per window. */
   SIGNIN_LIMIT_PER_ADDRESS: intVar(20),
   SIGNIN_LIMIT_PER_ACCOUNT: intVar(10),

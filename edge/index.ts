@@ -12,6 +12,7 @@ export { RateLimiterObject } from "./objects/rate-limiter.js";
 export { UploadObject } from "./objects/upload.js";
 export { UserObject } from "./objects/user.js";
 export { ComputeContainer } from "./container.js";
+export { JobSchedulerObject } from "./scheduling/scheduler-object.js";
 
 const app = createApp();
 

@@ -40,6 +40,19 @@ export const FailureInfo = z.object({
 });
 export type FailureInfo = z.infer<typeof FailureInfo>;
 
+/**
+ * Where a pending reconstruction stands before compute has started it: waiting its turn
+ * (`queued`, with its place and the forecast start), or handed to compute and starting.
+ */
+export const QueuePlace = z
+  .object({
+    reason: z.enum(["queued", "starting"]).meta({ description: "`queued`: every compute slot is taken and the job waits its turn, in the order of the fairness rule; `starting`: compute has accepted it and is about to start." }),
+    position: z.number().int().nonnegative().meta({ description: "1 for the next job to start; 0 once handed to compute." }),
+    estimated_start: IsoTime.meta({ description: "When compute is forecast to start the job, from the running jobs' and the earlier jobs' estimates." }),
+  })
+  .meta({ id: "QueuePlace" });
+export type QueuePlace = z.infer<typeof QueuePlace>;
+
 export const StatusRecord = z
   .object({
     id: ReconstructionId,
@@ -55,6 +68,7 @@ export const StatusRecord = z
     formats: z.array(FormatSize).optional(),
     error: FailureInfo.optional(),
     credit_refunded: z.boolean(),
+    queue: QueuePlace.optional().meta({ description: "Present while the status is `pending`: why it has not started yet, its place and the forecast start. `estimated_completion` includes the wait." }),
   })
   .meta({ id: "StatusRecord" });
 export type StatusRecord = z.infer<typeof StatusRecord>;

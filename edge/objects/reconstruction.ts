@@ -34,6 +34,9 @@ import { emitOnce } from "./reconstruction-events.js";
 import { AlarmPlan } from "./reconstruction-alarm.js";
 import { TaskBoard } from "./reconstruction-task-board.js";
 import { TaskConfig, deleteWorkOnce, invalidReason, refusedTask, taskArgs, type AddTasksOutcome, type TaskReportOutcome } from "./reconstruction-tasks.js";
+import { markDispatched, markQueued, readDispatchState, runSecondsOf, withQueuePlace } from "./reconstruction-line.js";
+import { schedulerStub } from "../scheduling/scheduler-object.js";
+import type { LinePlace } from "../scheduling/waiting-line.js";
 import { AddTasksRequest, TaskCompletion, TaskFailure, TaskHeartbeat, TaskLeaseRequest, TaskMessage, type TaskLeaseAnswer, type TaskRecord } from "../../shared/tasks.js";
 
 /** What the create route hands the object once the inputs are in R2 and the credit is taken. */
@@ -62,6 +65,8 @@ const WatchdogConfig = z.object({
   WATCHDOG_PENDING_SECONDS: z.coerce.number().positive().default(300),
   WATCHDOG_PROCESSING_SECONDS: z.coerce.number().positive().default(600),
   WATCHDOG_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(3),
+  /** While an attempt waits in the line, how often the object asks the line again (no attempt is used). */
+  WATCHDOG_QUEUED_SECONDS: z.coerce.number().positive().default(600),
   /** Delay before retrying a failed AccountObject call (refund, outcome). */
   WATCHDOG_SETTLE_RETRY_SECONDS: z.coerce.number().positive().default(30),
 });
@@ -89,10 +94,14 @@ export class ReconstructionObject extends DurableObject<Env> {
     this.alarmPlan = new AlarmPlan(this.sql, ctx.storage);
   }
 
-  /** Creates the record in `pending` and dispatches attempt 1. Idempotent for the same id. */
-  async create(init: ReconstructionInit): Promise<{ created: boolean }> {
+  /**
+   * Creates the record in `pending` and puts attempt 1 in the waiting line. Idempotent for the
+   * same id. The answer's `estimated_completion` includes the forecast wait.
+   */
+  async create(init: ReconstructionInit): Promise<{ created: boolean; estimated_completion: string }> {
     const data = ReconstructionInit.parse(init);
-    if (this.row()) return { created: false };
+    const existing = this.row();
+    if (existing) return { created: false, estimated_completion: existing.estimated_completion };
     this.sql.exec(SCHEMA_SQL);
     this.hasSchema = true;
     const now = new Date().toISOString();
@@ -102,8 +111,46 @@ export class ReconstructionObject extends DurableObject<Env> {
       data.id, data.account_id, data.quality, data.created_at, data.estimated_completion, data.inputs.length, JSON.stringify(data.inputs), now,
     );
     this.log("pending", "pending", 1, "created");
+    markQueued(this.sql, 1, runSecondsOf(data.created_at, data.estimated_completion));
+    const place = await this.dispatch();
+    const record = withQueuePlace(toStatusRecord(this.row()!), readDispatchState(this.sql), place);
+    if (record.estimated_completion !== data.estimated_completion) {
+      this.sql.exec(`UPDATE reconstruction SET estimated_completion = ? WHERE id = ?`, record.estimated_completion, data.id);
+    }
+    return { created: true, estimated_completion: record.estimated_completion };
+  }
+
+  /**
+   * Puts this attempt in the waiting line if it is current, pending and not yet with compute
+   * (for job-queue messages sent before the line existed); otherwise nothing.
+   */
+  async joinLine(attempt: number): Promise<ReportOutcome> {
+    const parsed = Attempt.safeParse(attempt);
+    if (!parsed.success) return this.invalid(parsed.error);
+    const row = this.currentAttemptRow(parsed.data);
+    if ("reason" in row) return row;
+    if (row.status !== "pending") return refused(row, `already ${row.status}`);
+    const state = readDispatchState(this.sql);
+    if (state?.state === "dispatched") return refused(row, "already with compute");
+    if (!state) markQueued(this.sql, row.attempt, runSecondsOf(row.created_at, row.estimated_completion));
     await this.dispatch();
-    return { created: true };
+    return { accepted: true, status: row.status };
+  }
+
+  /**
+   * The waiting line handed this attempt to compute: the pending watchdog starts now (compute
+   * must start it within WATCHDOG_PENDING_SECONDS). A repeat, or a report for an older attempt,
+   * changes nothing.
+   */
+  async dispatched(attempt: number): Promise<ReportOutcome> {
+    const parsed = Attempt.safeParse(attempt);
+    if (!parsed.success) return this.invalid(parsed.error);
+    const row = this.currentAttemptRow(parsed.data);
+    if ("reason" in row) return row;
+    if (isTerminal(row.status)) return refused(row, `already ${row.status}`);
+    if (!markDispatched(this.sql, row.attempt, new Date().toISOString())) return refused(row, "already dispatched");
+    if (row.status === "pending") await this.armWatchdog(this.watchdog.WATCHDOG_PENDING_SECONDS);
+    return { accepted: true, status: row.status };
   }
 
   /** Compute picked the job up: pending → processing. */
@@ -115,6 +162,8 @@ export class ReconstructionObject extends DurableObject<Env> {
     if (row.status === "processing") return this.touch(row, "already processing");
     if (!canTransition(row.status, "processing")) return refused(row, `cannot start from ${row.status}`);
     const now = new Date().toISOString();
+    // Compute reports before the line's own word may arrive: it has the job all the same.
+    markDispatched(this.sql, row.attempt, now);
     this.sql.exec(`UPDATE reconstruction SET status = 'processing', started_at = COALESCE(started_at, ?), last_seen_at = ? WHERE id = ?`, now, now, row.id);
     this.log(row.status, "processing", row.attempt, "started");
     await this.armWatchdog(this.watchdog.WATCHDOG_PROCESSING_SECONDS);
@@ -133,6 +182,7 @@ export class ReconstructionObject extends DurableObject<Env> {
     const estimate = data.estimated_completion !== undefined && !Number.isNaN(Date.parse(data.estimated_completion))
       ? new Date(data.estimated_completion).toISOString()
       : row.estimated_completion;
+    markDispatched(this.sql, row.attempt, new Date().toISOString());
     this.sql.exec(
       `UPDATE reconstruction SET progress = MAX(progress, ?), files_processed = MAX(files_processed, ?), stage = ?, estimated_completion = ?, last_seen_at = ? WHERE id = ?`,
       data.progress, Math.min(data.files_processed, row.total_files), data.stage, estimate, new Date().toISOString(), row.id,
@@ -187,7 +237,11 @@ export class ReconstructionObject extends DurableObject<Env> {
   /** The public record for its owner; null for anyone else (the route answers 404 either way). */
   async status(accountId: string): Promise<StatusRecord | null> {
     const row = this.ownedRow(accountId);
-    return row ? toStatusRecord(row) : null;
+    if (!row) return null;
+    const record = toStatusRecord(row);
+    if (row.status !== "pending") return record;
+    const state = readDispatchState(this.sql);
+    return withQueuePlace(record, state, state?.state === "queued" ? await this.linePlace(row.id) : undefined);
   }
 
   /**
@@ -316,10 +370,17 @@ export class ReconstructionObject extends DurableObject<Env> {
       await this.scheduleAlarm();
       return;
     }
+    // Still waiting in the line: not a missed deadline, only time to make sure the line has it.
+    const line = readDispatchState(this.sql);
+    if (line?.state === "queued" && line.attempt === row.attempt) {
+      await this.dispatch();
+      return;
+    }
     // The job's deadline passed: a re-dispatch makes this attempt's tasks stale, a failure ends them.
     if (row.attempt < this.watchdog.WATCHDOG_MAX_ATTEMPTS) {
       this.sql.exec(`UPDATE reconstruction SET attempt = attempt + 1, last_seen_at = ? WHERE id = ?`, new Date().toISOString(), row.id);
       this.log(row.status, row.status, row.attempt + 1, `watchdog: no sign of life from attempt ${row.attempt}, re-dispatching`);
+      markQueued(this.sql, row.attempt + 1, runSecondsOf(row.created_at, row.estimated_completion));
       await this.dispatch();
       return;
     }
@@ -414,7 +475,9 @@ export class ReconstructionObject extends DurableObject<Env> {
   }
 
   private async touch(row: ReconstructionRow, reason: string): Promise<ReportOutcome> {
-    this.sql.exec(`UPDATE reconstruction SET last_seen_at = ? WHERE id = ?`, new Date().toISOString(), row.id);
+    const now = new Date().toISOString();
+    markDispatched(this.sql, row.attempt, now); // a report of this attempt: compute has it
+    this.sql.exec(`UPDATE reconstruction SET last_seen_at = ? WHERE id = ?`, now, row.id);
     const seconds = row.status === "pending" ? this.watchdog.WATCHDOG_PENDING_SECONDS : this.watchdog.WATCHDOG_PROCESSING_SECONDS;
     await this.armWatchdog(seconds);
     return { accepted: true, status: row.status, reason };
@@ -453,6 +516,8 @@ export class ReconstructionObject extends DurableObject<Env> {
       // After the refund, so a failed event's data says credit_refunded: true.
       const type = row.status === "completed" ? "reconstruction.completed" : "reconstruction.failed";
       await emitOnce(this.sql, this.env, row.account_id, type, toStatusRecord(this.row()!));
+      // Its place in the line (or its slot on compute) goes to the next job.
+      await schedulerStub(this.env).withdraw(row.id);
       // Task inputs and results are of no use once the job has ended.
       await deleteWorkOnce(this.sql, this.env.BUCKET, row.id);
       await this.alarmPlan.disarm();
@@ -462,8 +527,12 @@ export class ReconstructionObject extends DurableObject<Env> {
     }
   }
 
-  /** Sends the current attempt's job message and gives compute the pending allowance to pick it up. */
-  private async dispatch(): Promise<void> {
+  /**
+   * Puts the current attempt in the waiting line (a repeat keeps its place) and arms the check
+   * that asks the line again. When the line says compute already has it, the pending watchdog
+   * starts. Undefined when the line could not be reached: the alarm tries again.
+   */
+  private async dispatch(): Promise<LinePlace | undefined> {
     const row = this.row()!;
     const message = JobMessage.parse({
       version: 1,
@@ -474,12 +543,26 @@ export class ReconstructionObject extends DurableObject<Env> {
       inputs: JSON.parse(row.inputs) as unknown,
       created_at: row.created_at,
     });
-    await this.armWatchdog(this.watchdog.WATCHDOG_PENDING_SECONDS);
+    const state = readDispatchState(this.sql);
+    await this.armWatchdog(this.watchdog.WATCHDOG_QUEUED_SECONDS);
     try {
-      await this.env.JOBS.send(message);
+      const place = await schedulerStub(this.env).enqueue({ job: message, run_seconds: state?.run_seconds ?? runSecondsOf(row.created_at, row.estimated_completion) });
+      if (place.state === "running" && place.attempt === row.attempt) await this.dispatched(row.attempt);
+      return place;
     } catch (err) {
-      // The alarm set above re-dispatches; the queue being down must not lose the job.
-      console.error(JSON.stringify({ level: "error", reconstruction_id: row.id, msg: "queue send failed", error: String(err) }));
+      // The alarm set above asks again; the line being unreachable must not lose the job.
+      console.error(JSON.stringify({ level: "error", reconstruction_id: row.id, msg: "waiting line unreachable", error: String(err) }));
+      return undefined;
+    }
+  }
+
+  /** The line's answer for this job; undefined when it cannot be asked (the record then has no `queue`). */
+  private async linePlace(id: string): Promise<LinePlace | undefined> {
+    try {
+      return await schedulerStub(this.env).place(id);
+    } catch (err) {
+      console.error(JSON.stringify({ level: "error", reconstruction_id: id, msg: "waiting line unreachable", error: String(err) }));
+      return undefined;
     }
   }
 

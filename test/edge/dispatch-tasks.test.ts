@@ -5,8 +5,7 @@
  */
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { tryInTurn, type DispatchOutcome } from "../../edge/compute-targets.js";
-import { dispatchJob } from "../../edge/dispatch.js";
+import { dispatchJob, tryInTurn, type DispatchOutcome } from "../../edge/compute-targets.js";
 import { dispatchTask, handleTaskBatch, handleTaskDeadLetters } from "../../edge/dispatch-tasks.js";
 import { ConfigSchema, type Env } from "../../edge/env.js";
 import worker from "../../edge/index.js";

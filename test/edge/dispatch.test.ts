@@ -1,6 +1,6 @@
 /**
- * The queue consumer and the dead-letter consumer (edge/dispatch.ts), driven with real message
- * batches; the state machine and the ledger are re-read afterwards.
+ * The job queue's consumer and dead-letter consumer (edge/dispatch.ts), driven with real message
+ * batches; the state machine, the waiting line and the ledger are re-read afterwards.
  */
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
@@ -8,6 +8,7 @@ import { backoffSeconds } from "../../edge/dispatch.js";
 import worker from "../../edge/index.js";
 import type { JobMessage } from "../../shared/jobs.js";
 import { accountStub, env } from "./helpers.js";
+import { schedulerStub } from "../../edge/scheduling/scheduler-object.js";
 import { completeWithOutputs, createReconstruction, reconstructionStub } from "./reconstruction-support.js";
 
 function jobFor(id: string, accountId: string, attempt = 1): JobMessage {
@@ -29,24 +30,26 @@ async function deliver(queue: string, body: unknown, attempts = 1) {
   return getQueueResult(batch, ctx);
 }
 
-describe("queue consumer", () => {
-  it("retries with exponential backoff while compute is unreachable, and leaves the job pending", async () => {
+describe("job queue consumer (messages sent before the waiting line)", () => {
+  it("hands a pending job's message to its object, which puts it in the waiting line, and keeps the backoff schedule", async () => {
     const { account, id } = await createReconstruction();
-    const first = await deliver("reconstruction-jobs", jobFor(id, account.accountId), 1);
-    expect(first.explicitAcks).toEqual([]);
-    expect(first.retryMessages.map((m) => m.msgId)).toEqual(["msg-1"]);
+    await schedulerStub(env).withdraw(id); // as if it had been sent through the queue only
+    const result = await deliver("reconstruction-jobs", jobFor(id, account.accountId), 1);
+    expect(result.explicitAcks).toEqual(["msg-1"]);
+    expect(await schedulerStub(env).place(id)).toMatchObject({ state: "queued", position: expect.any(Number) });
+    expect((await reconstructionStub(id).status(account.accountId))?.status).toBe("pending");
     // The test pool's batches report neither `attempts` nor the retry delay, so the schedule is checked directly.
     expect([1, 2, 3, 8, 20].map((n) => backoffSeconds(n))).toEqual([2, 4, 8, 256, 300]);
     expect(backoffSeconds(6, 30)).toBe(30);
-    expect((await reconstructionStub(id).status(account.accountId))?.status).toBe("pending");
   });
 
-  it("acknowledges a duplicate delivery of a finished job without dispatching it again", async () => {
+  it("acknowledges a duplicate delivery of a finished job without putting it in the line again", async () => {
     const { account, id } = await createReconstruction();
     await completeWithOutputs(id, { glb: 100 });
     const result = await deliver("reconstruction-jobs", jobFor(id, account.accountId));
     expect(result.explicitAcks).toEqual(["msg-1"]);
     expect(result.retryMessages).toEqual([]);
+    expect(await schedulerStub(env).place(id)).toEqual({ state: "absent" });
     const status = await reconstructionStub(id).status(account.accountId);
     expect(status?.status).toBe("completed");
     const rows = await accountStub(account.accountId).ledger();

@@ -4,11 +4,25 @@ import { ReconstructionObject } from "../../edge/objects/reconstruction.js";
 import { canTransition } from "../../edge/objects/reconstruction-state.js";
 import type { JobMessage } from "../../shared/jobs.js";
 import { RECONSTRUCTION_STATUSES } from "../../shared/records.js";
-import { accountStub, createAccount } from "./helpers.js";
+import { accountStub, createAccount, env } from "./helpers.js";
+import { schedulerStub } from "../../edge/scheduling/scheduler-object.js";
 import { completeWithOutputs, createReconstruction, reconstructionStub } from "./reconstruction-support.js";
 
 async function ledgerFor(accountId: string, id: string) {
   return (await accountStub(accountId).ledger()).filter((row) => row.reconstruction_id === id).map((row) => [row.kind, row.amount]);
+}
+
+/** Runs the object's alarm handler now, whatever time it was set for. */
+async function instanceAlarm(stub: ReturnType<typeof reconstructionStub>): Promise<void> {
+  await runInDurableObject(stub, (instance: ReconstructionObject) => instance.alarm());
+}
+
+/** The waiting line's entry for a reconstruction, with its job message parsed. */
+async function waitingEntry(id: string): Promise<{ attempt: number; job: JobMessage } | undefined> {
+  const rows = await runInDurableObject(schedulerStub(env), (_instance, state) =>
+    state.storage.sql.exec<{ attempt: number; job: string }>(`SELECT attempt, job FROM waiting WHERE reconstruction_id = ?`, id).toArray(),
+  );
+  return rows[0] ? { attempt: rows[0].attempt, job: JSON.parse(rows[0].job) as JobMessage } : undefined;
 }
 
 describe("transition table", () => {
@@ -108,19 +122,12 @@ describe("watchdog alarm", () => {
     const { account, id } = await createReconstruction(await createAccount(1));
     const stub = reconstructionStub(id);
     await stub.start(1);
-    // Record what the alarm sends, while still sending it to the real queue.
-    const sent = await runInDurableObject(stub, async (instance: ReconstructionObject) => {
-      const messages: JobMessage[] = [];
-      const target = instance as unknown as { env: { JOBS: Queue<JobMessage> } };
-      const realQueue = target.env.JOBS;
-      target.env = { ...target.env, JOBS: { send: async (m: JobMessage) => { messages.push(m); await realQueue.send(m); } } as unknown as Queue<JobMessage> };
-      await instance.alarm();
-      target.env = { ...target.env, JOBS: realQueue };
-      return messages;
-    });
-    expect(sent).toHaveLength(1);
-    expect(sent[0]).toMatchObject({ version: 1, reconstruction_id: id, account_id: account.accountId, attempt: 2, quality: "standard" });
-    expect(sent[0]!.inputs.map((input) => input.name)).toEqual(["front.jpg", "side.jpg"]);
+    await instanceAlarm(stub);
+    // Attempt 2 waits in the line, with the same message as attempt 1 but its number.
+    const waiting = await waitingEntry(id);
+    expect(waiting).toMatchObject({ attempt: 2 });
+    expect(waiting!.job).toMatchObject({ version: 1, reconstruction_id: id, account_id: account.accountId, attempt: 2, quality: "standard" });
+    expect(waiting!.job.inputs.map((input) => input.name)).toEqual(["front.jpg", "side.jpg"]);
 
     // Attempt 1 is now stale: its reports change nothing.
     expect(await stub.progress({ attempt: 1, stage: "dense", progress: 80, files_processed: 2 })).toMatchObject({ accepted: false });
@@ -129,7 +136,11 @@ describe("watchdog alarm", () => {
     // Attempt 2 is heard.
     expect(await stub.heartbeat(2)).toMatchObject({ accepted: true });
 
-    expect(await runDurableObjectAlarm(stub)).toBe(true); // attempt 3
+    expect(await runDurableObjectAlarm(stub)).toBe(true); // attempt 3, in the line
+    // While attempt 3 waits in the line, its alarm only asks the line again: the wait uses no attempt.
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect(await stub.status(account.accountId)).toMatchObject({ status: "processing" });
+    expect(await stub.dispatched(3)).toMatchObject({ accepted: true }); // the line handed it to compute
     expect(await runDurableObjectAlarm(stub)).toBe(true); // attempt 3 timed out: failed
     const status = await stub.status(account.accountId);
     expect(status).toMatchObject({ status: "failed", credit_refunded: true, error: { code: "processing_timeout" } });
@@ -143,6 +154,12 @@ describe("watchdog alarm", () => {
     const { id } = await createReconstruction();
     const stub = reconstructionStub(id);
     const alarmIn = () => runInDurableObject(stub, async (_i, state) => ((await state.storage.getAlarm()) ?? 0) - Date.now());
+    // In the line: only the check that the line still has it (WATCHDOG_QUEUED_SECONDS).
+    expect(await alarmIn()).toBeGreaterThan(590_000);
+    expect(await alarmIn()).toBeLessThanOrEqual(600_000);
+    // Handed to compute: compute must start it within WATCHDOG_PENDING_SECONDS.
+    expect(await stub.dispatched(1)).toMatchObject({ accepted: true });
+    expect(await stub.dispatched(1)).toMatchObject({ accepted: false });
     expect(await alarmIn()).toBeGreaterThan(290_000);
     expect(await alarmIn()).toBeLessThanOrEqual(300_000);
     await stub.start(1);

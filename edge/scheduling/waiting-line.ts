@@ -1,0 +1,160 @@
+/**
+ * @module The scheduler's tables: jobs waiting for compute, jobs handed to it, and what compute
+ * last answered. Plain SQL on the Durable Object's SQLite, kept apart from the object so the
+ * fairness rule reads in one place.
+ *
+ * Fairness rule: jobs start in rounds. An account's n-th waiting job (oldest first) is in round
+ * `running + n - 1`, where `running` counts its jobs already on compute; lower rounds start first,
+ * and within a round, older reconstructions first. So one account's batch of hundreds takes one
+ * slot per round, and another account's single upload goes ahead of all but the first of them;
+ * with one account only, it is plain creation order. A job sent again after its container died
+ * keeps its reconstruction's creation time, so it goes back near the front.
+ */
+import type { JobMessage } from "../../shared/jobs.js";
+
+export const SCHEDULER_SQL = `
+CREATE TABLE IF NOT EXISTS waiting (
+  reconstruction_id TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL,
+  attempt INTEGER NOT NULL,
+  created_at TEXT NOT NULL,
+  enqueued_at INTEGER NOT NULL,
+  run_seconds REAL NOT NULL,
+  job TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS running (
+  reconstruction_id TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL,
+  attempt INTEGER NOT NULL,
+  dispatched_at INTEGER NOT NULL,
+  expected_end INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS compute_health (
+  singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+  healthy_at INTEGER,
+  busy_at INTEGER,
+  errors INTEGER NOT NULL DEFAULT 0,
+  slots INTEGER NOT NULL DEFAULT 1
+);
+INSERT OR IGNORE INTO compute_health (singleton) VALUES (1);`;
+
+export interface WaitingJob {
+  reconstruction_id: string;
+  account_id: string;
+  attempt: number;
+  created_at: string;
+  /** Epoch ms when this attempt joined the line. */
+  enqueued_at: number;
+  run_seconds: number;
+  /** JobMessage as JSON. */
+  job: string;
+}
+
+export interface ComputeHealth {
+  /** Last time compute answered at all sensibly (accepted or busy), epoch ms. */
+  healthy_at: number | null;
+  /** Last busy answer, epoch ms. */
+  busy_at: number | null;
+  /** Error answers in a row (unreachable, 5xx). */
+  errors: number;
+  /** Jobs running when compute last answered busy: the capacity seen. */
+  slots: number;
+}
+
+/** Where a job is in the scheduler. */
+export type LinePlace =
+  | { state: "queued"; position: number; estimated_start: number }
+  | { state: "running"; attempt: number; dispatched_at: number }
+  | { state: "absent" };
+
+const FAIR_ORDER_SQL = `
+SELECT w.*, (SELECT COUNT(*) FROM running r WHERE r.account_id = w.account_id)
+  + ROW_NUMBER() OVER (PARTITION BY w.account_id ORDER BY w.created_at, w.reconstruction_id) - 1 AS round
+FROM waiting w
+ORDER BY round, w.created_at, w.reconstruction_id`;
+
+export class WaitingLine {
+  constructor(private readonly sql: SqlStorage) {
+    sql.exec(SCHEDULER_SQL);
+  }
+
+  /** Every waiting job, in the order they will start (the fairness rule above). */
+  inOrder(limit = -1): WaitingJob[] {
+    return this.sql.exec<Record<string, SqlStorageValue>>(`${FAIR_ORDER_SQL} LIMIT ?`, limit).toArray() as unknown as WaitingJob[];
+  }
+
+  waitingCount(): number {
+    return this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM waiting`).one().n;
+  }
+
+  runningCount(): number {
+    return this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM running`).one().n;
+  }
+
+  runningEnds(): number[] {
+    return this.sql.exec<{ expected_end: number }>(`SELECT expected_end FROM running`).toArray().map((r) => r.expected_end);
+  }
+
+  waitingAttempt(id: string): number | undefined {
+    return this.sql.exec<{ attempt: number }>(`SELECT attempt FROM waiting WHERE reconstruction_id = ?`, id).toArray()[0]?.attempt;
+  }
+
+  running(id: string): { attempt: number; dispatched_at: number } | undefined {
+    return this.sql.exec<{ attempt: number; dispatched_at: number }>(`SELECT attempt, dispatched_at FROM running WHERE reconstruction_id = ?`, id).toArray()[0];
+  }
+
+  /**
+   * Puts this attempt in the line; an entry of an earlier attempt (waiting or running) gives way.
+   * False when the same or a newer attempt is already there (a repeat changes nothing).
+   */
+  add(job: JobMessage, runSeconds: number, now: number): boolean {
+    const waiting = this.waitingAttempt(job.reconstruction_id);
+    const running = this.running(job.reconstruction_id);
+    if ((waiting ?? 0) >= job.attempt || (running?.attempt ?? 0) >= job.attempt) return false;
+    this.sql.exec(`DELETE FROM running WHERE reconstruction_id = ?`, job.reconstruction_id);
+    this.sql.exec(
+      `INSERT INTO waiting (reconstruction_id, account_id, attempt, created_at, enqueued_at, run_seconds, job) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (reconstruction_id) DO UPDATE SET attempt = excluded.attempt, enqueued_at = excluded.enqueued_at, job = excluded.job`,
+      job.reconstruction_id, job.account_id, job.attempt, job.created_at, now, runSeconds, JSON.stringify(job),
+    );
+    return true;
+  }
+
+  /**
+   * Compute accepted the job: from waiting to running. False when it left the line meanwhile (it
+   * was withdrawn while the POST was on its way); compute then learns from the refusal of its
+   * first report that the job has ended.
+   */
+  markRunning(job: WaitingJob, now: number): boolean {
+    const removed = this.sql.exec(`DELETE FROM waiting WHERE reconstruction_id = ? AND attempt = ?`, job.reconstruction_id, job.attempt).rowsWritten;
+    if (removed === 0) return false;
+    this.sql.exec(
+      `INSERT OR REPLACE INTO running (reconstruction_id, account_id, attempt, dispatched_at, expected_end) VALUES (?, ?, ?, ?, ?)`,
+      job.reconstruction_id, job.account_id, job.attempt, now, now + job.run_seconds * 1000,
+    );
+    return true;
+  }
+
+  /** The job ended (or failed to be handed over): it leaves the line. */
+  remove(id: string): void {
+    this.sql.exec(`DELETE FROM waiting WHERE reconstruction_id = ?`, id);
+    this.sql.exec(`DELETE FROM running WHERE reconstruction_id = ?`, id);
+  }
+
+  health(): ComputeHealth {
+    return this.sql.exec<Record<string, SqlStorageValue>>(`SELECT healthy_at, busy_at, errors, slots FROM compute_health`).one() as unknown as ComputeHealth;
+  }
+
+  recordAccepted(now: number): void {
+    this.sql.exec(`UPDATE compute_health SET healthy_at = ?, errors = 0, slots = MAX(slots, ?)`, now, this.runningCount());
+  }
+
+  recordBusy(now: number): void {
+    this.sql.exec(`UPDATE compute_health SET healthy_at = ?, busy_at = ?, errors = 0, slots = ?`, now, now, Math.max(1, this.runningCount()));
+  }
+
+  /** Returns the errors in a row, this one included. */
+  recordError(): number {
+    return this.sql.exec<{ errors: number }>(`UPDATE compute_health SET errors = errors + 1 RETURNING errors`).one().errors;
+  }
+}
