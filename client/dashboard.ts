@@ -4,6 +4,7 @@
  * the live status of reconstructions still running. Every page works without it.
  */
 import { checkFiles, type CheckedFile, type Limits } from "./file-checks.js";
+import { waitingText, type QueuePlaceLike } from "../shared/waiting-text.js";
 
 function setupCopyButtons(): void {
   for (const button of document.querySelectorAll<HTMLButtonElement>("button[data-copy-target]")) {
@@ -115,6 +116,7 @@ interface LiveStatus {
   progress: number;
   stage: string | null;
   estimated_completion: string;
+  queue?: QueuePlaceLike;
 }
 
 function etaText(record: LiveStatus): string {
@@ -137,7 +139,7 @@ function setupLiveStatus(): void {
         field("status")!.textContent = record.status;
         (field("progress") as HTMLProgressElement).value = record.progress;
         field("percent")!.textContent = `${record.progress}%`;
-        field("stage")!.textContent = record.stage ?? "";
+        field("stage")!.textContent = record.stage ?? (record.status === "pending" ? waitingText(record.queue) : "");
         field("eta")!.textContent = etaText(record);
         el.dataset.status = record.status;
         if ((record.status === "completed" || record.status === "failed") && el.hasAttribute("data-reload-when-done")) location.reload();

@@ -53,6 +53,7 @@ export const QueuePlace = z
   .meta({ id: "QueuePlace" });
 export type QueuePlace = z.infer<typeof QueuePlace>;
 
+
 export const StatusRecord = z
   .object({
     id: ReconstructionId,

@@ -2,6 +2,7 @@
 import { html } from "hono/html";
 import type { ReportRecord } from "../../shared/listing.js";
 import type { StatusRecord } from "../../shared/records.js";
+import { waitingText } from "../../shared/waiting-text.js";
 
 export function statusBlock(record: StatusRecord, eta: string) {
   const failure = record.error
@@ -13,7 +14,7 @@ export function statusBlock(record: StatusRecord, eta: string) {
     ${record.completed_at
       ? html`<p>Finished <time datetime="${record.completed_at}">${record.completed_at.slice(0, 16).replace("T", " ")} UTC</time></p>`
       : html`<p><progress max="100" value="${record.progress}" data-field="progress" aria-label="Progress">${record.progress}%</progress> <span data-field="percent">${record.progress}%</span>
-      · stage <span data-field="stage">${record.stage ?? "waiting"}</span> · <span data-field="eta">${eta}</span></p>`}
+      · stage <span data-field="stage">${record.stage ?? waitingText(record.queue)}</span> · <span data-field="eta">${eta}</span></p>`}
     <p>${record.total_files} files · created <time datetime="${record.created_at}">${record.created_at.slice(0, 16).replace("T", " ")} UTC</time></p>
     ${failure}</section>`;
 }

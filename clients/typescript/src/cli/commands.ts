@@ -27,6 +27,7 @@ const printJson = (value: unknown) => print(JSON.stringify(value, null, 2));
 
 function describeStatus(s: StatusRecord): string {
   const lines = [`${s.id}  ${s.status}  ${s.progress}%${s.stage ? `  stage ${s.stage}` : ""}`, `  created ${s.created_at}, files ${s.files_processed}/${s.total_files}`];
+  if (s.queue?.reason === "queued") lines.push(`  queued: position ${s.queue.position}, estimated start ${s.queue.estimated_start}`);
   if (s.status === "pending" || s.status === "processing") lines.push(`  estimated completion ${s.estimated_completion}`);
   if (s.formats) lines.push(`  formats: ${s.formats.map((f) => `${f.format} (${formatBytes(f.file_size)})`).join(", ")}`);
   if (s.error) lines.push(`  error ${s.error.code}: ${s.error.message}`, `  ${s.error.suggestion}`, `  credit refunded: ${s.credit_refunded ? "yes" : "no"}`);

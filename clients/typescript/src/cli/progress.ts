@@ -48,7 +48,9 @@ export function processingBar(): ProcessingBar {
   return {
     update(status) {
       const eta = status.status === "processing" || status.status === "pending" ? (Date.parse(status.estimated_completion) - Date.now()) / 1000 : 0;
-      const state = status.status === "processing" ? `${status.stage ?? "processing"} (${status.files_processed}/${status.total_files} files)` : status.status;
+      const state = status.status === "processing"
+        ? `${status.stage ?? "processing"} (${status.files_processed}/${status.total_files} files)`
+        : status.queue?.reason === "queued" ? `queued (position ${status.queue.position})` : status.status;
       bar.update(status.progress, { state, eta_text: duration(eta) });
     },
     stop: () => bar.stop(),
