@@ -1,8 +1,8 @@
 /**
- * @module `npm run bench -- <name...>`: runs the named benchmarks (edge, sfm, precision, dense, ba, front, views, stress, subsets, scale, load, ann, keypoints, eta, export), or all.
+ * @module `npm run bench -- <name...>`: runs the named benchmarks (edge, sfm, precision, dense, ba, front, views, stress, subsets, scale, load, ann, keypoints, eta, export, burst), or all.
  * Each benchmark is a module `bench/<name>.ts` exporting `run(args: string[]): Promise<void>`.
  */
-const KNOWN = ["edge", "sfm", "precision", "dense", "ba", "front", "views", "stress", "subsets", "scale", "load", "ann", "keypoints", "eta", "export"] as const;
+const KNOWN = ["edge", "sfm", "precision", "dense", "ba", "front", "views", "stress", "subsets", "scale", "load", "ann", "keypoints", "eta", "export", "burst"] as const;
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);

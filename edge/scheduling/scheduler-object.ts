@@ -155,8 +155,12 @@ export class JobSchedulerObject extends DurableObject<Env> {
     return forecastStarts({ now: Date.now(), slots: this.slotCount(), runningEnds: this.line.runningEnds(), waitingRunMs: order.map((job) => job.run_seconds * 1000) });
   }
 
+  /** The cap where one is set; else the capacity seen at compute's last busy answer; before any, one slot per compute URL. */
   private slotCount(): number {
-    return configOf(this.env).COMPUTE_MAX_JOBS ?? this.line.health().slots;
+    const config = configOf(this.env);
+    const health = this.line.health();
+    if (config.COMPUTE_MAX_JOBS !== undefined) return config.COMPUTE_MAX_JOBS;
+    return health.busy_at === null ? Math.max(health.slots, config.COMPUTE_URL?.length ?? 1) : health.slots;
   }
 
   private underCap(): boolean {
