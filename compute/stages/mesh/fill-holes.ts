@@ -20,7 +20,7 @@ export interface HoleOptions {
 }
 
 /** Boundary loops: sequences of vertices along edges used by exactly one face, in the faces' winding. */
-function boundaryLoops(indices: Uint32Array, vertexCount: number): number[][] {
+export function boundaryLoops(indices: Uint32Array, vertexCount: number): number[][] {
   const edgeKey = (a: number, b: number): number => (a < b ? a * vertexCount + b : b * vertexCount + a);
   const edgeCount = new Map<number, number>();
   for (let f = 0; f < indices.length; f += 3) {
@@ -59,8 +59,8 @@ function boundaryLoops(indices: Uint32Array, vertexCount: number): number[][] {
   return loops;
 }
 
-/** Centroid, radius (RMS distance to it) and largest distance from the least-squares plane. */
-function loopShape(positions: Float32Array, loop: number[]): { centroid: number[]; radius: number; flatness: number } {
+/** Centroid, radius (RMS distance to it), the least-squares plane's unit normal and the largest distance from that plane (relative to the radius). */
+export function loopShape(positions: Float32Array, loop: number[]): { centroid: number[]; radius: number; normal: number[]; flatness: number } {
   const centroid = [0, 0, 0];
   for (const v of loop) for (let a = 0; a < 3; a++) centroid[a] += positions[3 * v + a] / loop.length;
   const cov = [0, 0, 0, 0, 0, 0, 0, 0, 0];
@@ -82,7 +82,7 @@ function loopShape(positions: Float32Array, loop: number[]): { centroid: number[
     flatness = Math.max(flatness, Math.abs(d[0] * n[0] + d[1] * n[1] + d[2] * n[2]));
   }
   const radius = Math.sqrt(radius2);
-  return { centroid, radius, flatness: radius > 0 ? flatness / radius : Infinity };
+  return { centroid, radius, normal: n, flatness: radius > 0 ? flatness / radius : Infinity };
 }
 
 function normalise(v: number[]): number[] {

@@ -8,11 +8,13 @@
  * the surface, not the bounding volume, and nothing is invented where there are no points:
  * open scenes (facades, terrain, an object on a table) stay open, where a global Poisson
  * solve (Kazhdan & Hoppe 2013) closes them with a balloon that must then be trimmed by a
- * density heuristic. The price is that holes in the data stay holes.
+ * density heuristic. The price is that holes in the data stay holes, so large flat holes that
+ * the surface encloses and no camera sees through are closed afterwards (close-holes.ts).
  *
  * First, normals facing away from every camera are flipped (orient.ts). Then, after
  * extraction: faces farther than `trimDistance` from every point are cut, small disconnected
- * pieces dropped, small flat holes closed (fill-holes.ts), the mesh simplified to `faceBudget` with meshoptimizer, vertices given
+ * pieces dropped, small flat holes closed (fill-holes.ts), large enclosed flat holes closed
+ * where the dense points show no opening (close-holes.ts), the mesh simplified to `faceBudget` with meshoptimizer, vertices given
  * area-weighted normals and coloured from the photos where a registered view sees them
  * (z-buffered, project-colors.ts), else from the nearby points. Faces are
  * counter-clockwise seen from outside, outside being where the point normals point.
@@ -36,6 +38,7 @@
 import type { ImageRef, Mesh, PointCloud, ProgressFn, RegisteredView, StageReport } from "../../scene/index.js";
 import { vertexColors, vertexNormals } from "./attributes.js";
 import { compactVertices, dropDegenerateFaces, removeSmallComponents, trimFaces } from "./cleanup.js";
+import { closeEnclosedHoles, type EnclosedHoleOptions } from "./close-holes.js";
 import { fillSmallHoles } from "./fill-holes.js";
 import { orientTowardCameras } from "./orient.js";
 import { colorFromImages } from "./project-colors.js";
@@ -69,6 +72,8 @@ export interface Options {
   /** Holes closed before simplification: longest boundary loop (edges at the lattice size) and its flatness (fill-holes.ts). */
   maxHoleEdges: number;
   maxHoleFlatness: number;
+  /** Large flat holes enclosed by surface that no camera sees through (close-holes.ts); maxEdges 0 turns it off. */
+  enclosedHoles: EnclosedHoleOptions;
   /** How many times the budget the extraction may produce before simplification. */
   oversample: number;
   /**
@@ -86,6 +91,7 @@ export const DEFAULTS: Options = {
   minComponentFraction: 0.0005,
   maxHoleEdges: 300,
   maxHoleFlatness: 0.2,
+  enclosedHoles: { maxEdges: 4000, maxFlatness: 0.1, minAlignment: 0.8, maxSeeThrough: 0.1, maxSamples: 2000 },
   oversample: 2,
   colorImageSize: 1024,
 };
@@ -203,6 +209,12 @@ export async function run(input: Input, options?: Partial<Options>, progress?: P
     const closed = fillSmallHoles(raw, { maxEdges: opts.maxHoleEdges, maxFlatness: opts.maxHoleFlatness });
     raw = closed.mesh;
     Object.assign(counts, { holesFilled: closed.filled, holeFillFaces: closed.fillFaces });
+  }
+  if (opts.enclosedHoles.maxEdges > 0 && input.views.length > 0) {
+    const closed = closeEnclosedHoles(raw, { positions: cloud.positions, count: cloud.count, views: input.views }, h, opts.enclosedHoles);
+    raw = closed.mesh;
+    const r = closed.report;
+    Object.assign(counts, { enclosedHolesClosed: r.closed, enclosedHoleFillFaces: r.fillFaces, enclosedHolesSeenThrough: r.seeThrough, enclosedHolesNotFlat: r.notFlat, enclosedHolesNotInSurface: r.notInSurface });
   }
   lap("cleanup");
   progress?.(0.7);

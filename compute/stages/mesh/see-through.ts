@@ -1,0 +1,81 @@
+/**
+ * @module Whether the cameras see through a candidate fill: small depth images of the dense
+ * cloud, one per registered view, and a vote over points sampled on the fill.
+ *
+ * A hole in the mesh is either a surface that stereo could not decide (a plain wall, a floor
+ * seen at a grazing angle: the photos show a surface there, but no depth) or a real opening (a
+ * doorway, a window, the gap under a table: the photos show what lies behind). The dense points
+ * tell the two apart in the way the free-space evidence of Jancosek & Pajdla ("Multi-view
+ * reconstruction preserving weakly-supported surfaces", CVPR 2011) does: a camera whose ray
+ * through the fill meets fused points well behind the fill's plane has seen empty space where
+ * the fill would be, so the hole is an opening. A ray that meets nothing (sky, or a surface with
+ * no depth) is no evidence either way; a ray that meets points in front of the plane is occluded.
+ */
+import type { RegisteredView } from "../../scene/index.js";
+
+/** Long side of the depth images: coarse, so the dense points cover each pixel. */
+export const DEPTH_IMAGE_SIZE = 256;
+
+export interface DepthImage {
+  view: RegisteredView;
+  width: number;
+  height: number;
+  /** Image pixels per depth pixel. */
+  scale: number;
+  /** Nearest point's depth per pixel; 0 where no point projects. */
+  depth: Float32Array;
+}
+
+/** One depth image per view: each point splatted to the pixel it projects to, the nearest kept. */
+export function cloudDepthImages(positions: Float32Array, count: number, views: RegisteredView[], size = DEPTH_IMAGE_SIZE): DepthImage[] {
+  return views.map((view) => {
+    const { intrinsics: k, camFromWorld: { R, t } } = view;
+    const scale = Math.max(k.width, k.height) / size;
+    const width = Math.max(1, Math.ceil(k.width / scale));
+    const height = Math.max(1, Math.ceil(k.height / scale));
+    const depth = new Float32Array(width * height);
+    for (let i = 0; i < count; i++) {
+      const x = positions[3 * i], y = positions[3 * i + 1], z = positions[3 * i + 2];
+      const zc = R[6] * x + R[7] * y + R[8] * z + t[2];
+      if (!(zc > 0)) continue;
+      const u = Math.floor(((k.focal * (R[0] * x + R[1] * y + R[2] * z + t[0])) / zc + k.cx) / scale);
+      const v = Math.floor(((k.focal * (R[3] * x + R[4] * y + R[5] * z + t[1])) / zc + k.cy) / scale);
+      if (u < 0 || v < 0 || u >= width || v >= height) continue;
+      const at = v * width + u;
+      if (depth[at] === 0 || zc < depth[at]) depth[at] = zc;
+    }
+    return { view, width, height, scale, depth };
+  });
+}
+
+export interface SeeThroughVote {
+  /** Observations that met points well behind the fill: seen empty. */
+  behind: number;
+  /** Observations that met points at the fill's depth or in front of it. */
+  atOrFront: number;
+}
+
+/**
+ * Counts, over every sample point (3 per sample) and every depth image that sees it, whether the
+ * camera's ray through the sample meets points well behind it (beyond `tolerance` of depth, an
+ * absolute distance, or 5 % of the depth, whichever is larger).
+ */
+export function seeThroughVote(samples: Float64Array, images: DepthImage[], tolerance: number): SeeThroughVote {
+  let behind = 0, atOrFront = 0;
+  for (const image of images) {
+    const { intrinsics: k, camFromWorld: { R, t } } = image.view;
+    for (let s = 0; s < samples.length; s += 3) {
+      const x = samples[s], y = samples[s + 1], z = samples[s + 2];
+      const zc = R[6] * x + R[7] * y + R[8] * z + t[2];
+      if (!(zc > 0)) continue;
+      const u = Math.floor(((k.focal * (R[0] * x + R[1] * y + R[2] * z + t[0])) / zc + k.cx) / image.scale);
+      const v = Math.floor(((k.focal * (R[3] * x + R[4] * y + R[5] * z + t[1])) / zc + k.cy) / image.scale);
+      if (u < 0 || v < 0 || u >= image.width || v >= image.height) continue;
+      const seen = image.depth[v * image.width + u];
+      if (seen === 0) continue;
+      if (seen > zc + Math.max(tolerance, 0.05 * zc)) behind++;
+      else atOrFront++;
+    }
+  }
+  return { behind, atOrFront };
+}
