@@ -12,9 +12,13 @@ import { configOf } from "./env.js";
 
 export type DispatchOutcome = { kind: "accepted" } | { kind: "busy"; retryAfterSeconds: number } | { kind: "error"; message: string };
 
-/** POSTs the job to compute (HTTP targets or the reconstruction's Container). Never throws: the outcome says what happened. */
-export function dispatchJob(job: JobMessage, env: Env): Promise<DispatchOutcome> {
-  return postToCompute(env, { path: "/jobs", body: job, containerName: job.reconstruction_id });
+/**
+ * POSTs the job to compute: the HTTP targets, or in production the Container instance named
+ * `containerName` (the waiting line's slot; by default one instance per reconstruction). Never
+ * throws: the outcome says what happened.
+ */
+export function dispatchJob(job: JobMessage, env: Env, containerName = job.reconstruction_id): Promise<DispatchOutcome> {
+  return postToCompute(env, { path: "/jobs", body: job, containerName });
 }
 
 /** Retry-After when a busy compute names none. */

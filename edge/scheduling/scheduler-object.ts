@@ -11,7 +11,9 @@
  *
  * All hand-overs happen in the alarm, one at a time, so two never race for one job; `enqueue`
  * and `withdraw` only change the tables and bring the alarm forward. Where COMPUTE_MAX_JOBS is
- * set (production: the containers kept for jobs), no more than that are handed over at once.
+ * set (production: the containers kept for jobs), no more than that are handed over at once, each
+ * to the Container instance of a free slot (`job-slot-<k>`), so a finished job's warm container
+ * takes the next job and the instances in use never exceed the cap.
  */
 import { DurableObject } from "cloudflare:workers";
 import { z } from "zod";
@@ -103,11 +105,13 @@ export class JobSchedulerObject extends DurableObject<Env> {
       const head = this.line.inOrder(1)[0];
       if (!head) return null;
       if (!this.underCap()) return Date.now() + config.DISPATCH_BUSY_POLL_SECONDS * 1000;
-      const outcome = await dispatchJob(JSON.parse(head.job) as JobMessage, this.env);
+      const slot = config.COMPUTE_MAX_JOBS === undefined ? null : this.line.freeSlot(config.COMPUTE_MAX_JOBS);
+      const job = JSON.parse(head.job) as JobMessage;
+      const outcome = await dispatchJob(job, this.env, slot === null ? job.reconstruction_id : `job-slot-${slot}`);
       const now = Date.now();
       if (outcome.kind === "accepted") {
         this.line.recordAccepted(now);
-        if (this.line.markRunning(head, now)) await this.tellDispatched(head);
+        if (this.line.markRunning(head, now, slot)) await this.tellDispatched(head);
         continue;
       }
       if (outcome.kind === "busy") {

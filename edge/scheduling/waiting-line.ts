@@ -27,7 +27,8 @@ CREATE TABLE IF NOT EXISTS running (
   account_id TEXT NOT NULL,
   attempt INTEGER NOT NULL,
   dispatched_at INTEGER NOT NULL,
-  expected_end INTEGER NOT NULL
+  expected_end INTEGER NOT NULL,
+  slot INTEGER
 );
 CREATE TABLE IF NOT EXISTS compute_health (
   singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
@@ -125,14 +126,21 @@ export class WaitingLine {
    * was withdrawn while the POST was on its way); compute then learns from the refusal of its
    * first report that the job has ended.
    */
-  markRunning(job: WaitingJob, now: number): boolean {
+  markRunning(job: WaitingJob, now: number, slot: number | null): boolean {
     const removed = this.sql.exec(`DELETE FROM waiting WHERE reconstruction_id = ? AND attempt = ?`, job.reconstruction_id, job.attempt).rowsWritten;
     if (removed === 0) return false;
     this.sql.exec(
-      `INSERT OR REPLACE INTO running (reconstruction_id, account_id, attempt, dispatched_at, expected_end) VALUES (?, ?, ?, ?, ?)`,
-      job.reconstruction_id, job.account_id, job.attempt, now, now + job.run_seconds * 1000,
+      `INSERT OR REPLACE INTO running (reconstruction_id, account_id, attempt, dispatched_at, expected_end, slot) VALUES (?, ?, ?, ?, ?, ?)`,
+      job.reconstruction_id, job.account_id, job.attempt, now, now + job.run_seconds * 1000, slot,
     );
     return true;
+  }
+
+  /** The lowest slot below `cap` that no running job holds (null if all are taken). */
+  freeSlot(cap: number): number | null {
+    const taken = new Set(this.sql.exec<{ slot: number | null }>(`SELECT slot FROM running WHERE slot IS NOT NULL`).toArray().map((r) => r.slot));
+    for (let slot = 0; slot < cap; slot++) if (!taken.has(slot)) return slot;
+    return null;
   }
 
   /** The job ended (or failed to be handed over): it leaves the line. */

@@ -133,6 +133,43 @@ describe("a busy compute", () => {
   });
 });
 
+describe("production containers", () => {
+  it("hands over at most COMPUTE_MAX_JOBS jobs, each to a free slot's container, and gives a freed slot to the next", async () => {
+    stubCompute({ answer: { status: 503, retryAfter: "30" } }); // the background alarm, on the test bindings, only hears busy
+    const posts: string[] = [];
+    const containers = {
+      idFromName: (name: string) => name,
+      get: (name: string) => ({
+        fetch: async (req: Request) => {
+          posts.push(`${name} ${((await req.json()) as JobMessage).reconstruction_id}`);
+          return new Response(null, { status: 202 });
+        },
+      }),
+    };
+    const production = { ...env, COMPUTE_URL: "", COMPUTE_MAX_JOBS: "2", COMPUTE_CONTAINER: containers } as unknown as typeof env;
+    const runInProduction = () =>
+      runInDurableObject(schedulerStub(env), async (instance: JobSchedulerObject) => {
+        const target = instance as unknown as { env: typeof env };
+        target.env = production;
+        try {
+          await instance.alarm();
+        } finally {
+          target.env = env;
+        }
+      });
+    const owner = await createAccount(5);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await createReconstruction(owner)).id);
+    await runInProduction();
+    expect(posts).toEqual([`job-slot-0 ${ids[0]}`, `job-slot-1 ${ids[1]}`]);
+    expect((await statusOf(ids[2]!, owner)).queue).toMatchObject({ reason: "queued", position: 1 });
+    await reconstructionStub(ids[0]!).start(1);
+    await reconstructionStub(ids[0]!).complete({ attempt: 1, formats: [{ format: "glb", file_size: 1 }] });
+    await runInProduction();
+    expect(posts).toEqual([`job-slot-0 ${ids[0]}`, `job-slot-1 ${ids[1]}`, `job-slot-0 ${ids[2]}`]);
+  });
+});
+
 describe("an unreachable compute", () => {
   it("leaves the job waiting inside DISPATCH_UNREACHABLE_SECONDS, then fails it with dispatch_failed and refunds once", async () => {
     const compute = { answer: "down" as Answer };
