@@ -207,9 +207,10 @@ function publicPaths(s: OpenApiSettings): Json {
         description:
           "While compute is busy a reconstruction stays `pending` and waits its turn; busy is never a failure. `queue` then says why " +
           "(`queued`: in the line, with its `position` (1 = next) and `estimated_start`; `starting`: compute has it), and " +
-          "`estimated_completion` includes the wait. Fairness rule: jobs start in rounds; an account's n-th waiting job is in round " +
-          "(its running jobs + n − 1), lower rounds first, older reconstructions first within a round, so one account's batch takes one " +
-          "slot per round and does not hold back another account's single upload. Only a compute service that stays unreachable or " +
+          "`estimated_completion` includes the wait. Fairness rule: jobs start in rounds, one job per account per round; a job joins " +
+          "the round after its account's previous waiting job, never before the round the line has reached; lower rounds first, older " +
+          "reconstructions first within a round. So one account's batch takes one slot per round and does not hold back another " +
+          "account's single upload. Only a compute service that stays unreachable or " +
           "broken for DISPATCH_UNREACHABLE_SECONDS (900 s by default) of a job's wait fails it, with `dispatch_failed` and a refund.",
         security: apiKey,
         parameters: [ID_PARAM],

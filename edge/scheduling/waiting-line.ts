@@ -3,12 +3,14 @@
  * last answered. Plain SQL on the Durable Object's SQLite, kept apart from the object so the
  * fairness rule reads in one place.
  *
- * Fairness rule: jobs start in rounds. An account's n-th waiting job (oldest first) is in round
- * `running + n - 1`, where `running` counts its jobs already on compute; lower rounds start first,
- * and within a round, older reconstructions first. So one account's batch of hundreds takes one
- * slot per round, and another account's single upload goes ahead of all but the first of them;
- * with one account only, it is plain creation order. A job sent again after its container died
- * keeps its reconstruction's creation time, so it goes back near the front.
+ * Fairness rule (start-time fair queuing, one job per account per round): each job joins the line
+ * with a round number, one more than its account's previous job's, but never below the round the
+ * line has reached (the round of the last job started). Lower rounds start first; within a round,
+ * older reconstructions first. So one account's batch of hundreds takes one slot per round,
+ * another account's single upload joins the current round and goes ahead of the rest of the
+ * batch, and an account that arrives late with a batch of its own is interleaved from the
+ * current round on rather than served first. With one account only, it is creation order. A job
+ * sent again after its container died joins the current round, so it goes back near the front.
  */
 import type { JobMessage } from "../../shared/jobs.js";
 
@@ -20,7 +22,13 @@ CREATE TABLE IF NOT EXISTS waiting (
   created_at TEXT NOT NULL,
   enqueued_at INTEGER NOT NULL,
   run_seconds REAL NOT NULL,
-  job TEXT NOT NULL
+  job TEXT NOT NULL,
+  round INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS waiting_order ON waiting (round, created_at, reconstruction_id);
+CREATE TABLE IF NOT EXISTS account_rounds (
+  account_id TEXT PRIMARY KEY,
+  last_round INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS running (
   reconstruction_id TEXT PRIMARY KEY,
@@ -35,7 +43,8 @@ CREATE TABLE IF NOT EXISTS compute_health (
   healthy_at INTEGER,
   busy_at INTEGER,
   errors INTEGER NOT NULL DEFAULT 0,
-  slots INTEGER NOT NULL DEFAULT 1
+  slots INTEGER NOT NULL DEFAULT 1,
+  current_round INTEGER NOT NULL DEFAULT 0
 );
 INSERT OR IGNORE INTO compute_health (singleton) VALUES (1);`;
 
@@ -49,6 +58,8 @@ export interface WaitingJob {
   run_seconds: number;
   /** JobMessage as JSON. */
   job: string;
+  /** Its round in the fairness rule. */
+  round: number;
 }
 
 export interface ComputeHealth {
@@ -68,11 +79,7 @@ export type LinePlace =
   | { state: "running"; attempt: number; dispatched_at: number }
   | { state: "absent" };
 
-const FAIR_ORDER_SQL = `
-SELECT w.*, (SELECT COUNT(*) FROM running r WHERE r.account_id = w.account_id)
-  + ROW_NUMBER() OVER (PARTITION BY w.account_id ORDER BY w.created_at, w.reconstruction_id) - 1 AS round
-FROM waiting w
-ORDER BY round, w.created_at, w.reconstruction_id`;
+const FAIR_ORDER_SQL = `SELECT * FROM waiting ORDER BY round, created_at, reconstruction_id`;
 
 export class WaitingLine {
   constructor(private readonly sql: SqlStorage) {
@@ -113,12 +120,30 @@ export class WaitingLine {
     const running = this.running(job.reconstruction_id);
     if ((waiting ?? 0) >= job.attempt || (running?.attempt ?? 0) >= job.attempt) return false;
     this.sql.exec(`DELETE FROM running WHERE reconstruction_id = ?`, job.reconstruction_id);
+    const round = job.attempt > 1 ? this.currentRound() : this.nextRound(job.account_id);
     this.sql.exec(
-      `INSERT INTO waiting (reconstruction_id, account_id, attempt, created_at, enqueued_at, run_seconds, job) VALUES (?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO waiting (reconstruction_id, account_id, attempt, created_at, enqueued_at, run_seconds, job, round) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (reconstruction_id) DO UPDATE SET attempt = excluded.attempt, enqueued_at = excluded.enqueued_at, job = excluded.job`,
-      job.reconstruction_id, job.account_id, job.attempt, job.created_at, now, runSeconds, JSON.stringify(job),
+      job.reconstruction_id, job.account_id, job.attempt, job.created_at, now, runSeconds, JSON.stringify(job), round,
     );
     return true;
+  }
+
+  /** The round the line has reached: that of the last job started. */
+  private currentRound(): number {
+    return this.sql.exec<{ current_round: number }>(`SELECT current_round FROM compute_health`).one().current_round;
+  }
+
+  /**
+   * One more than the account's previous job's round while it has jobs waiting, never below the
+   * current round; the current round when it has none (a cancelled backlog leaves no debt). Recorded.
+   */
+  private nextRound(accountId: string): number {
+    const last = this.sql.exec<{ last_round: number }>(`SELECT last_round FROM account_rounds WHERE account_id = ?`, accountId).toArray()[0]?.last_round;
+    const backlog = this.sql.exec(`SELECT 1 FROM waiting WHERE account_id = ? LIMIT 1`, accountId).toArray().length > 0;
+    const round = backlog && last !== undefined ? Math.max(last + 1, this.currentRound()) : this.currentRound();
+    this.sql.exec(`INSERT INTO account_rounds (account_id, last_round) VALUES (?, ?) ON CONFLICT (account_id) DO UPDATE SET last_round = excluded.last_round`, accountId, round);
+    return round;
   }
 
   /**
@@ -129,6 +154,7 @@ export class WaitingLine {
   markRunning(job: WaitingJob, now: number, slot: number | null): boolean {
     const removed = this.sql.exec(`DELETE FROM waiting WHERE reconstruction_id = ? AND attempt = ?`, job.reconstruction_id, job.attempt).rowsWritten;
     if (removed === 0) return false;
+    this.sql.exec(`UPDATE compute_health SET current_round = MAX(current_round, ?)`, job.round);
     this.sql.exec(
       `INSERT OR REPLACE INTO running (reconstruction_id, account_id, attempt, dispatched_at, expected_end, slot) VALUES (?, ?, ?, ?, ?, ?)`,
       job.reconstruction_id, job.account_id, job.attempt, now, now + job.run_seconds * 1000, slot,

@@ -59,7 +59,7 @@ async function ledgerKinds(account: TestAccount, id: string): Promise<string[]> 
 beforeEach(async () => {
   // One line for the whole Worker: start each test with it empty and compute unknown.
   await runInDurableObject(schedulerStub(env), (_instance, state) => {
-    state.storage.sql.exec(`DELETE FROM waiting; DELETE FROM running; UPDATE compute_health SET healthy_at = NULL, busy_at = NULL, errors = 0, slots = 1`);
+    state.storage.sql.exec(`DELETE FROM waiting; DELETE FROM running; DELETE FROM account_rounds; UPDATE compute_health SET healthy_at = NULL, busy_at = NULL, errors = 0, slots = 1, current_round = 0`);
   });
 });
 
@@ -117,6 +117,28 @@ describe("a busy compute", () => {
     await runScheduler();
     const firstPosts = [...new Set(posted.map((job) => job.reconstruction_id))];
     expect(firstPosts).toEqual([batch[0], single.id, batch[1], batch[2]]);
+  });
+
+  it("interleaves a batch that arrives late from the current round on, instead of serving it first", async () => {
+    const compute = { answer: { status: 503, retryAfter: "30" } as Answer };
+    const posted = stubCompute(compute);
+    const early = await createAccount(5);
+    const earlyIds: string[] = [];
+    for (let i = 0; i < 4; i++) earlyIds.push((await createReconstruction(early)).id);
+    // Two of the early batch start: the line has reached round 1.
+    compute.answer = { status: 202 };
+    await runInDurableObject(schedulerStub(env), async (_instance, state) => {
+      state.storage.sql.exec(`UPDATE compute_health SET current_round = 1`);
+      state.storage.sql.exec(`DELETE FROM waiting WHERE reconstruction_id IN (?, ?)`, earlyIds[0]!, earlyIds[1]!);
+    });
+    compute.answer = { status: 503, retryAfter: "30" };
+    const late = await createAccount(5);
+    const lateIds: string[] = [];
+    for (let i = 0; i < 3; i++) lateIds.push((await createReconstruction(late)).id);
+    compute.answer = { status: 202 };
+    await runScheduler();
+    // Early rounds 2, 3; late rounds 1, 2, 3: late 1, then early 2 and late 2 (older first), then 3s.
+    expect([...new Set(posted.map((job) => job.reconstruction_id))]).toEqual([lateIds[0], earlyIds[2], lateIds[1], earlyIds[3], lateIds[2]]);
   });
 
   it("lets a cancelled job leave the line without ever reaching compute", async () => {
