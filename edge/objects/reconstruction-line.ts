@@ -68,6 +68,7 @@ export function withQueuePlace(record: StatusRecord, state: DispatchState | unde
   else if (line?.state === "running") queue = { reason: "starting", position: 0, estimated_start: new Date(line.dispatched_at).toISOString() };
   else if (line?.state === "queued") queue = { reason: "queued", position: line.position, estimated_start: new Date(line.estimated_start).toISOString() };
   if (!queue) return record;
-  const end = Math.max(Date.parse(record.estimated_completion), Date.parse(queue.estimated_start) + state.run_seconds * 1000);
+  // In the line, the end is the line's forecast (its run time corrected by what recent jobs took).
+  const end = line?.state === "queued" ? line.estimated_end : Math.max(Date.parse(record.estimated_completion), Date.parse(queue.estimated_start) + state.run_seconds * 1000);
   return { ...record, queue, estimated_completion: new Date(end).toISOString() };
 }

@@ -517,7 +517,7 @@ export class ReconstructionObject extends DurableObject<Env> {
       const type = row.status === "completed" ? "reconstruction.completed" : "reconstruction.failed";
       await emitOnce(this.sql, this.env, row.account_id, type, toStatusRecord(this.row()!));
       // Its place in the line (or its slot on compute) goes to the next job.
-      await schedulerStub(this.env).withdraw(row.id);
+      await schedulerStub(this.env).withdraw(row.id, row.status === "completed");
       // Task inputs and results are of no use once the job has ended.
       await deleteWorkOnce(this.sql, this.env.BUCKET, row.id);
       await this.alarmPlan.disarm();

@@ -68,10 +68,14 @@ export class JobSchedulerObject extends DurableObject<Env> {
     return this.place(job.reconstruction_id);
   }
 
-  /** The job ended, was cancelled or failed: it leaves the line, and its slot goes to the next. */
-  async withdraw(id: string): Promise<void> {
+  /**
+   * The job ended, was cancelled or failed: it leaves the line, and its slot goes to the next. A
+   * job that `completed` also teaches the forecasts its real run time.
+   */
+  async withdraw(id: string, completed = false): Promise<void> {
     const parsed = ReconstructionId.safeParse(id);
     if (!parsed.success) return;
+    if (completed) this.line.learnRunTime(parsed.data, Date.now());
     this.line.remove(parsed.data);
     if (this.line.waitingCount() > 0) await this.wakeAt(Date.now() + AFTER_END_MS);
   }
@@ -84,7 +88,8 @@ export class JobSchedulerObject extends DurableObject<Env> {
     const index = order.findIndex((job) => job.reconstruction_id === id);
     if (index < 0) return { state: "absent" };
     const starts = this.forecast(order.slice(0, index + 1));
-    return { state: "queued", position: index + 1, estimated_start: starts[index]! };
+    const runMs = order[index]!.run_seconds * 1000 * this.line.health().run_ratio;
+    return { state: "queued", position: index + 1, estimated_start: starts[index]!, estimated_end: starts[index]! + runMs };
   }
 
   /** For operators and the burst bench: the line's length, what runs, and what compute last said. */
@@ -155,8 +160,11 @@ export class JobSchedulerObject extends DurableObject<Env> {
     }
   }
 
+  /** Start forecasts, with every estimate scaled by what the jobs that completed lately took. */
   private forecast(order: WaitingJob[]): number[] {
-    return forecastStarts({ now: Date.now(), slots: this.slotCount(), runningEnds: this.line.runningEnds(), waitingRunMs: order.map((job) => job.run_seconds * 1000) });
+    const ratio = this.line.health().run_ratio;
+    const runningEnds = this.line.runningRows().map((r) => r.dispatched_at + (r.expected_end - r.dispatched_at) * ratio);
+    return forecastStarts({ now: Date.now(), slots: this.slotCount(), runningEnds, waitingRunMs: order.map((job) => job.run_seconds * 1000 * ratio) });
   }
 
   /** The cap where one is set; else the capacity seen at compute's last busy answer; before any, one slot per compute URL. */

@@ -44,7 +44,8 @@ CREATE TABLE IF NOT EXISTS compute_health (
   busy_at INTEGER,
   errors INTEGER NOT NULL DEFAULT 0,
   slots INTEGER NOT NULL DEFAULT 1,
-  current_round INTEGER NOT NULL DEFAULT 0
+  current_round INTEGER NOT NULL DEFAULT 0,
+  run_ratio REAL NOT NULL DEFAULT 1
 );
 INSERT OR IGNORE INTO compute_health (singleton) VALUES (1);`;
 
@@ -71,11 +72,13 @@ export interface ComputeHealth {
   errors: number;
   /** Jobs running when compute last answered busy: the capacity seen. */
   slots: number;
+  /** Real over estimated run time of the jobs that completed lately (moving average): the forecasts' correction. */
+  run_ratio: number;
 }
 
 /** Where a job is in the scheduler. */
 export type LinePlace =
-  | { state: "queued"; position: number; estimated_start: number }
+  | { state: "queued"; position: number; estimated_start: number; estimated_end: number }
   | { state: "running"; attempt: number; dispatched_at: number }
   | { state: "absent" };
 
@@ -99,8 +102,8 @@ export class WaitingLine {
     return this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM running`).one().n;
   }
 
-  runningEnds(): number[] {
-    return this.sql.exec<{ expected_end: number }>(`SELECT expected_end FROM running`).toArray().map((r) => r.expected_end);
+  runningRows(): Array<{ dispatched_at: number; expected_end: number }> {
+    return this.sql.exec<{ dispatched_at: number; expected_end: number }>(`SELECT dispatched_at, expected_end FROM running`).toArray();
   }
 
   waitingAttempt(id: string): number | undefined {
@@ -169,6 +172,17 @@ export class WaitingLine {
     return null;
   }
 
+  /**
+   * A job completed on compute: its real run time over its estimate moves the forecasts'
+   * correction (a moving average over about the last five jobs, kept within 0.2–5).
+   */
+  learnRunTime(id: string, now: number): void {
+    const row = this.sql.exec<{ dispatched_at: number; expected_end: number }>(`SELECT dispatched_at, expected_end FROM running WHERE reconstruction_id = ?`, id).toArray()[0];
+    if (!row || !(row.expected_end > row.dispatched_at)) return;
+    const ratio = Math.min(5, Math.max(0.2, (now - row.dispatched_at) / (row.expected_end - row.dispatched_at)));
+    this.sql.exec(`UPDATE compute_health SET run_ratio = 0.8 * run_ratio + 0.2 * ?`, ratio);
+  }
+
   /** The job ended (or failed to be handed over): it leaves the line. */
   remove(id: string): void {
     this.sql.exec(`DELETE FROM waiting WHERE reconstruction_id = ?`, id);
@@ -176,7 +190,7 @@ export class WaitingLine {
   }
 
   health(): ComputeHealth {
-    return this.sql.exec<Record<string, SqlStorageValue>>(`SELECT healthy_at, busy_at, errors, slots FROM compute_health`).one() as unknown as ComputeHealth;
+    return this.sql.exec<Record<string, SqlStorageValue>>(`SELECT healthy_at, busy_at, errors, slots, run_ratio FROM compute_health`).one() as unknown as ComputeHealth;
   }
 
   recordAccepted(now: number): void {

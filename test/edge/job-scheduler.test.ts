@@ -155,6 +155,33 @@ describe("a busy compute", () => {
   });
 });
 
+describe("forecasts", () => {
+  it("learn from what completed jobs really took: a job twice as long as its estimate stretches the next forecasts", async () => {
+    const compute = { answer: { status: 202 } as Answer };
+    stubCompute(compute);
+    const owner = await createAccount(5);
+    const first = await createReconstruction(owner);
+    await runScheduler(); // handed over
+    const sql = <T extends Record<string, SqlStorageValue>>(query: string, ...args: SqlStorageValue[]) =>
+      runInDurableObject(schedulerStub(env), (_instance, state) => state.storage.sql.exec<T>(query, ...args).toArray());
+    const [{ estimate }] = await sql<{ estimate: number }>(`SELECT expected_end - dispatched_at AS estimate FROM running WHERE reconstruction_id = ?`, first.id);
+    // It ran twice its estimate.
+    await sql(`UPDATE running SET dispatched_at = dispatched_at - ?, expected_end = expected_end - ? WHERE reconstruction_id = ?`, 2 * estimate!, 2 * estimate!, first.id);
+    await reconstructionStub(first.id).start(1);
+    await reconstructionStub(first.id).complete({ attempt: 1, formats: [{ format: "glb", file_size: 1 }] });
+    const [{ run_ratio }] = await sql<{ run_ratio: number }>(`SELECT run_ratio FROM compute_health`);
+    expect(run_ratio).toBeCloseTo(0.8 + 0.2 * 2, 2);
+    // A waiting job's forecast end is its start plus its estimate stretched by that ratio.
+    compute.answer = { status: 503, retryAfter: "30" };
+    const second = await createReconstruction(owner);
+    const place = await schedulerStub(env).place(second.id);
+    expect(place.state).toBe("queued");
+    if (place.state !== "queued") return;
+    const [{ run_seconds }] = await sql<{ run_seconds: number }>(`SELECT run_seconds FROM waiting WHERE reconstruction_id = ?`, second.id);
+    expect(place.estimated_end - place.estimated_start).toBeCloseTo(run_seconds! * 1000 * run_ratio!, -1);
+  });
+});
+
 describe("production containers", () => {
   it("hands over at most COMPUTE_MAX_JOBS jobs, each to a free slot's container, and gives a freed slot to the next", async () => {
     stubCompute({ answer: { status: 503, retryAfter: "30" } }); // the background alarm, on the test bindings, only hears busy
