@@ -23,6 +23,10 @@
  * - untextured: share of the covered pixels drawn by faces that no photo textured (the glb
  *   colours them from their vertices), from a second render of the model with those faces white
  *   and the textured ones black (also saved beside the side-by-side picture).
+ * Besides the sets on disk, the bench renders sets of its own (RENDERED_SETS, cached under
+ * bench/out/rendered/, scored like the synthetic ones): rendered/plain-room (bench/plain-room.ts),
+ * a white wall, a plain floor and a textured object, for how much of plain surfaces the model
+ * covers (issue "Complete surfaces").
  * Side-by-side pictures (photo | render | |difference|) go to bench/out/views/; with --docs
  * those of fountain-P11 and synthetic/facade also go to docs/views/<set>-<commit>.jpg.
  */
@@ -36,11 +40,14 @@ import { KHRMaterialsUnlit } from "@gltf-transform/extensions";
 import sharp from "sharp";
 import { robustSimilarity, type Similarity } from "../compute/geometry/similarity.js";
 import { datasetInputs, datasetsRoot, listDatasets, repoRoot } from "./datasets.js";
+import { PLAIN_ROOM_SET, plainRoomDataset } from "./plain-room.js";
 import { ThreeRenderer, type RenderCamera, type RenderedImage } from "./three-render.js";
 
 const RENDER_WIDTH = 768;
 const HOLD_BACK_EVERY = 8;
 const HOLD_BACK_OFFSET = 4;
+/** Sets the bench renders itself: name → their folder (rendered on first use), in the synthetic sets' format. */
+const RENDERED_SETS: Record<string, () => Promise<string>> = { [PLAIN_ROOM_SET]: plainRoomDataset };
 
 interface TrueCamera {
   file: string;
@@ -238,7 +245,7 @@ function untexturedShare(marked: RenderedImage, covered: Uint8Array): number {
 }
 
 async function benchSet(set: string, renderer: ThreeRenderer, root: string, commit: string, quality: string, keepDir: string | null, docs: boolean): Promise<SetScore | null> {
-  const setDir = path.join(datasetsRoot, set);
+  const setDir = RENDERED_SETS[set] ? await RENDERED_SETS[set]() : path.join(datasetsRoot, set);
   const truth = await loadTruth(setDir);
   if (!truth || !existsSync(path.join(setDir, "images"))) return null;
   const inputs = await datasetInputs(setDir);
@@ -270,7 +277,7 @@ async function benchSet(set: string, renderer: ThreeRenderer, root: string, comm
       const render = await renderer.render(glb, cam, 0.005 * spread, 200 * spread);
       const pixels = new Uint8Array(await sharp(photo.path).removeAlpha().resize(cam.width, cam.height, { fit: "fill" }).raw().toBuffer());
       let truthMask: Uint8Array | null = null;
-      if (set.startsWith("synthetic/") && existsSync(mesh)) {
+      if ((set.startsWith("synthetic/") || set in RENDERED_SETS) && existsSync(mesh)) {
         // The true mesh is in the true frame: render it from the true camera itself.
         const trueCam = intoModel(byFile.get(photo.name)!, { R: new Float64Array([1, 0, 0, 0, 1, 0, 0, 0, 1]), t: new Float64Array(3), s: 1, scale: 1 }, truth.pixelCentreOffset, RENDER_WIDTH);
         const surface = await renderer.render(mesh, trueCam, 0.005 * spread / sim.s, 200 * spread / sim.s);
@@ -309,7 +316,9 @@ export async function run(args: string[]): Promise<void> {
   const keep = args.find((a) => a.startsWith("--keep="))?.split("=")[1] ?? null;
   const docs = args.includes("--docs");
   const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root }).toString().trim();
-  const sets = await listDatasets(args.filter((a) => !a.startsWith("--")));
+  const filters = args.filter((a) => !a.startsWith("--"));
+  const rendered = Object.keys(RENDERED_SETS).filter((s) => filters.length === 0 || filters.some((f) => s.includes(f)));
+  const sets = [...(await listDatasets(filters)), ...rendered];
   const renderer = await ThreeRenderer.launch();
   const results: SetScore[] = [];
   try {
