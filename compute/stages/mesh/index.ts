@@ -40,6 +40,7 @@ import { vertexColors, vertexNormals } from "./attributes.js";
 import { compactVertices, dropDegenerateFaces, removeSmallComponents, trimFaces } from "./cleanup.js";
 import { closeEnclosedHoles, type EnclosedHoleOptions } from "./close-holes.js";
 import { fillSmallHoles } from "./fill-holes.js";
+import { completePlanes, type PlaneCompletionOptions } from "./plane-completion.js";
 import { orientTowardCameras } from "./orient.js";
 import { colorFromImages } from "./project-colors.js";
 import { medianSpacing, occupiedCells, PointGrid } from "./point-grid.js";
@@ -74,6 +75,8 @@ export interface Options {
   maxHoleFlatness: number;
   /** Large flat holes enclosed by surface that no camera sees through (close-holes.ts); maxEdges 0 turns it off. */
   enclosedHoles: EnclosedHoleOptions;
+  /** Points added on plain planes' holes before meshing (plane-completion.ts); maxPlanes 0 turns it off. */
+  planeCompletion: PlaneCompletionOptions;
   /** How many times the budget the extraction may produce before simplification. */
   oversample: number;
   /**
@@ -92,6 +95,16 @@ export const DEFAULTS: Options = {
   maxHoleEdges: 300,
   maxHoleFlatness: 0.2,
   enclosedHoles: { maxEdges: 4000, maxFlatness: 0.1, minAlignment: 0.8, maxSeeThrough: 0.1, maxSamples: 2000 },
+  planeCompletion: {
+    planes: { maxPlanes: 6, minInlierShare: 0.03, minNormalCosine: 0.8, iterations: 400, sampleSize: 20_000 },
+    inlierVoxels: 1,
+    cellVoxels: 2,
+    closingCells: 8,
+    minViews: 2,
+    maxSeeThrough: 0.2,
+    maxGridSide: 1500,
+    minSideVoxels: 40,
+  },
   oversample: 2,
   colorImageSize: 1024,
 };
@@ -142,6 +155,20 @@ function meshExtent(positions: Float32Array): number {
   return Math.max(max[0] - min[0], max[1] - min[1], max[2] - min[2], 0);
 }
 
+function concat(a: Float32Array, b: Float32Array): Float32Array {
+  const out = new Float32Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
+
+function concatBytes(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
+
 function finish(raw: RawMesh, grid: PointGrid, cloud: PointCloud, colorRadius: number): Mesh {
   const compact = compactVertices(dropDegenerateFaces(raw));
   return {
@@ -157,7 +184,7 @@ function finish(raw: RawMesh, grid: PointGrid, cloud: PointCloud, colorRadius: n
 export async function run(input: Input, options?: Partial<Options>, progress?: ProgressFn): Promise<{ mesh: Mesh; report: StageReport }> {
   const started = performance.now();
   const opts: Options = { ...DEFAULTS, ...options };
-  const { cloud } = input;
+  let { cloud } = input;
   const warnings: string[] = [];
   const counts: Record<string, number> = { points: cloud.count, faceBudget: opts.faceBudget };
   let lapStart = started;
@@ -185,6 +212,22 @@ export async function run(input: Input, options?: Partial<Options>, progress?: P
 
   const oriented = orientTowardCameras(cloud.positions, cloud.normals, cloud.count, input.views);
   counts.normalsFlipped = oriented.flipped;
+  if (opts.planeCompletion.planes.maxPlanes > 0) {
+    const completion = completePlanes({ ...cloud, normals: oriented.normals }, input.views, h, spacing, opts.planeCompletion);
+    const r = completion.report;
+    Object.assign(counts, { planesFound: r.planes, planesTooSmall: r.planesTooSmall, planeCellsAdded: r.cellsAdded, planeCellsSeenThrough: r.cellsSeenThrough, planeCellsUnseen: r.cellsUnseen, planePointsAdded: r.pointsAdded });
+    if (completion.points.count > 0) {
+      // From here on the added points are part of the cloud: the surface, its trimming and its colours use them.
+      oriented.normals = concat(oriented.normals, completion.points.normals);
+      cloud = {
+        count: cloud.count + completion.points.count,
+        positions: concat(cloud.positions, completion.points.positions),
+        normals: oriented.normals,
+        colors: concatBytes(cloud.colors, completion.points.colors),
+      };
+    }
+    lap("planeCompletion");
+  }
   const lattice = buildSignedDistance(cloud.positions, oriented.normals, cloud.count, {
     spacing: h, supportVoxels: opts.supportRadius, stride,
   });

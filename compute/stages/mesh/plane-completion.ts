@@ -1,0 +1,232 @@
+/**
+ * @module Completing plain planar surfaces before meshing: the holes that dense stereo leaves in
+ * walls, floors and ground become points on their plane where the photos show that plane and
+ * nothing behind it.
+ *
+ * Photometric matching cannot decide depth on white plaster or an even floor, so the dense cloud
+ * covers such a surface with scattered islands, and the mesh with them; a closed-loop hole fill
+ * (close-holes.ts) cannot help, because the holes join one another and the border. ACMP (Xu &
+ * Tao, AAAI 2020) answers this inside PatchMatch with planar priors from a triangulation of the
+ * confident pixels; here the same prior acts on the fused cloud, where it is cheap: the dominant
+ * planes are found (planes.ts), each plane's inliers are rasterised into an occupancy grid on the
+ * plane, the grid is closed morphologically (dilate then erode by `closingCells`: gaps narrower
+ * than twice that are bridged, the outline's convex parts are not grown), and each new cell is
+ * kept only if the cameras agree:
+ * - at least `minViews` registered views see the cell's centre from the plane's front side,
+ *   unoccluded (their depth image of the cloud, see-through.ts, has nothing well in front of it);
+ * - at most `maxSeeThrough` of them see points well behind it (an opening: doorway, window, the
+ *   gap under a table; Jancosek & Pajdla's free-space evidence, CVPR 2011).
+ * Kept cells get points on the plane at the cloud's spacing, with the plane's normal, and the
+ * signed distance meshes them with the rest; texturing paints them from the photos.
+ */
+import type { RegisteredView } from "../../scene/index.js";
+import { cameraCenter } from "../../scene/index.js";
+import { findPlanes, type Plane, type PlaneFitOptions } from "./planes.js";
+import { cloudDepthImages, type DepthImage } from "./see-through.js";
+
+export interface PlaneCompletionOptions {
+  planes: Omit<PlaneFitOptions, "inlierDistance">;
+  /** Inlier distance, in voxels. */
+  inlierVoxels: number;
+  /** Occupancy cell on the plane, in voxels. */
+  cellVoxels: number;
+  /** Closing radius, in cells. */
+  closingCells: number;
+  minViews: number;
+  maxSeeThrough: number;
+  /** Cells per side of a plane's grid, at most (the cell grows to stay within it). */
+  maxGridSide: number;
+  /**
+   * A plane is completed only when its inliers cover at least this many voxels squared
+   * (as a square's side): a flattish cap of a curved surface also fits a plane within a voxel,
+   * but only over a small area (radius √(2·r·voxel) on a sphere of radius r).
+   */
+  minSideVoxels: number;
+}
+
+export interface CompletionPoints {
+  count: number;
+  positions: Float32Array;
+  normals: Float32Array;
+  colors: Uint8Array;
+}
+
+export interface PlaneCompletionReport {
+  planes: number;
+  planesTooSmall: number;
+  cellsTried: number;
+  cellsAdded: number;
+  cellsSeenThrough: number;
+  cellsUnseen: number;
+  pointsAdded: number;
+}
+
+interface Grid {
+  u: number[];
+  v: number[];
+  origin: number[];
+  minU: number;
+  minV: number;
+  cell: number;
+  cols: number;
+  rows: number;
+  occupied: Uint8Array;
+}
+
+/** Points that fill the plain planes' holes (none when no plane qualifies). */
+export function completePlanes(
+  cloud: { positions: Float32Array; normals: Float32Array; colors: Uint8Array; count: number },
+  views: RegisteredView[],
+  voxel: number,
+  spacing: number,
+  options: PlaneCompletionOptions,
+): { points: CompletionPoints; report: PlaneCompletionReport } {
+  const report: PlaneCompletionReport = { planes: 0, planesTooSmall: 0, cellsTried: 0, cellsAdded: 0, cellsSeenThrough: 0, cellsUnseen: 0, pointsAdded: 0 };
+  const empty = { count: 0, positions: new Float32Array(0), normals: new Float32Array(0), colors: new Uint8Array(0) };
+  if (views.length < options.minViews || cloud.count < 100) return { points: empty, report };
+  const planes = findPlanes(cloud.positions, cloud.normals, cloud.count, { ...options.planes, inlierDistance: options.inlierVoxels * voxel });
+  report.planes = planes.length;
+  if (planes.length === 0) return { points: empty, report };
+  const images = cloudDepthImages(cloud.positions, cloud.count, views);
+  const centres = views.map((view) => cameraCenter(view.camFromWorld));
+  const out = { positions: [] as number[], normals: [] as number[], colors: [] as number[] };
+  for (const plane of planes) {
+    const normal = facingSide(plane, cloud.normals);
+    const grid = occupancyGrid(cloud.positions, plane, normal, voxel * options.cellVoxels, options.maxGridSide);
+    let occupiedCells = 0;
+    for (const cell of grid.occupied) occupiedCells += cell;
+    if (occupiedCells * grid.cell * grid.cell < (options.minSideVoxels * voxel) ** 2) {
+      report.planesTooSmall++;
+      continue;
+    }
+    const closed = close(grid.occupied, grid.cols, grid.rows, options.closingCells);
+    const colour = meanColour(cloud.colors, plane.inliers);
+    for (let cellIndex = 0; cellIndex < closed.length; cellIndex++) {
+      if (!closed[cellIndex] || grid.occupied[cellIndex]) continue;
+      report.cellsTried++;
+      const col = cellIndex % grid.cols, row = Math.floor(cellIndex / grid.cols);
+      const centre = onPlane(grid, grid.minU + (col + 0.5) * grid.cell, grid.minV + (row + 0.5) * grid.cell);
+      const verdict = cameraVerdict(centre, normal, images, centres, 3 * voxel, options);
+      if (verdict !== "keep") {
+        if (verdict === "seen-through") report.cellsSeenThrough++;
+        else report.cellsUnseen++;
+        continue;
+      }
+      report.cellsAdded++;
+      const per = Math.max(1, Math.round(grid.cell / spacing));
+      for (let a = 0; a < per; a++) for (let b = 0; b < per; b++) {
+        const p = onPlane(grid, grid.minU + (col + (a + 0.5) / per) * grid.cell, grid.minV + (row + (b + 0.5) / per) * grid.cell);
+        out.positions.push(p[0], p[1], p[2]);
+        out.normals.push(normal[0], normal[1], normal[2]);
+        out.colors.push(colour[0], colour[1], colour[2]);
+      }
+    }
+  }
+  report.pointsAdded = out.positions.length / 3;
+  return {
+    points: { count: report.pointsAdded, positions: new Float32Array(out.positions), normals: new Float32Array(out.normals), colors: new Uint8Array(out.colors) },
+    report,
+  };
+}
+
+/** The plane's normal turned to the side its inliers' normals face (the cameras' side). */
+function facingSide(plane: Plane, normals: Float32Array): number[] {
+  const n = plane.normal;
+  let agreement = 0;
+  for (const i of plane.inliers) agreement += n[0] * normals[3 * i] + n[1] * normals[3 * i + 1] + n[2] * normals[3 * i + 2];
+  return agreement >= 0 ? [...n] : n.map((x) => -x);
+}
+
+function occupancyGrid(positions: Float32Array, plane: Plane, normal: number[], cellSize: number, maxSide: number): Grid {
+  const helper = Math.abs(normal[0]) < 0.9 ? [1, 0, 0] : [0, 1, 0];
+  const u = unit(cross(helper, normal));
+  const v = cross(normal, u);
+  const origin = normal.map((x) => x * plane.d * Math.sign(normal[0] * plane.normal[0] + normal[1] * plane.normal[1] + normal[2] * plane.normal[2]));
+  const us = new Float64Array(plane.inliers.length), vs = new Float64Array(plane.inliers.length);
+  let minU = Infinity, minV = Infinity, maxU = -Infinity, maxV = -Infinity;
+  plane.inliers.forEach((i, k) => {
+    const d = [0, 1, 2].map((a) => positions[3 * i + a] - origin[a]);
+    us[k] = d[0] * u[0] + d[1] * u[1] + d[2] * u[2];
+    vs[k] = d[0] * v[0] + d[1] * v[1] + d[2] * v[2];
+    minU = Math.min(minU, us[k]); maxU = Math.max(maxU, us[k]);
+    minV = Math.min(minV, vs[k]); maxV = Math.max(maxV, vs[k]);
+  });
+  const cell = Math.max(cellSize, (maxU - minU) / maxSide, (maxV - minV) / maxSide);
+  const cols = Math.max(1, Math.ceil((maxU - minU) / cell)), rows = Math.max(1, Math.ceil((maxV - minV) / cell));
+  const occupied = new Uint8Array(cols * rows);
+  for (let k = 0; k < us.length; k++) {
+    const col = Math.min(cols - 1, Math.floor((us[k] - minU) / cell)), row = Math.min(rows - 1, Math.floor((vs[k] - minV) / cell));
+    occupied[row * cols + col] = 1;
+  }
+  return { u, v, origin, minU, minV, cell, cols, rows, occupied };
+}
+
+function onPlane(grid: Grid, pu: number, pv: number): number[] {
+  return [0, 1, 2].map((a) => grid.origin[a] + pu * grid.u[a] + pv * grid.v[a]);
+}
+
+/**
+ * Morphological closing with a (2r+1)² square: a max filter then a min filter, each separable.
+ * The grid spans the inliers' extent, and outside it counts as empty to the max filter and as
+ * full to the min filter, so gaps that reach the extent's edge close too, and nothing grows past it.
+ */
+function close(mask: Uint8Array, cols: number, rows: number, r: number): Uint8Array {
+  return filter(filter(mask, cols, rows, r, 1), cols, rows, r, 0);
+}
+
+/** Separable max (`keep` 1) or min (`keep` 0) filter of radius r; outside the grid counts as the other value (never wins). */
+function filter(mask: Uint8Array, cols: number, rows: number, r: number, keep: 0 | 1): Uint8Array {
+  const pass = (src: Uint8Array, horizontal: boolean): Uint8Array => {
+    const dst = new Uint8Array(src.length);
+    for (let row = 0; row < rows; row++) for (let col = 0; col < cols; col++) {
+      let value = keep === 1 ? 0 : 1;
+      for (let k = -r; k <= r && value !== keep; k++) {
+        const c = horizontal ? col + k : col, w = horizontal ? row : row + k;
+        const inside = c >= 0 && w >= 0 && c < cols && w < rows;
+        if (!inside) continue;
+        const sample = src[w * cols + c];
+        if (sample === keep) value = keep;
+      }
+      dst[row * cols + col] = value;
+    }
+    return dst;
+  };
+  return pass(pass(mask, true), false);
+}
+
+/** Whether the cameras agree that the plane shows at `x`: seen from its front by enough views, unoccluded, and not seen through. */
+function cameraVerdict(x: number[], normal: number[], images: DepthImage[], centres: Float64Array[], tolerance: number, options: PlaneCompletionOptions): "keep" | "seen-through" | "unseen" {
+  let seen = 0, through = 0;
+  images.forEach((image, index) => {
+    const c = centres[index]!;
+    if ((c[0] - x[0]) * normal[0] + (c[1] - x[1]) * normal[1] + (c[2] - x[2]) * normal[2] <= 0) return;
+    const { intrinsics: k, camFromWorld: { R, t } } = image.view;
+    const zc = R[6] * x[0] + R[7] * x[1] + R[8] * x[2] + t[2];
+    if (!(zc > 0)) return;
+    const px = Math.floor(((k.focal * (R[0] * x[0] + R[1] * x[1] + R[2] * x[2] + t[0])) / zc + k.cx) / image.scale);
+    const py = Math.floor(((k.focal * (R[3] * x[0] + R[4] * x[1] + R[5] * x[2] + t[1])) / zc + k.cy) / image.scale);
+    if (px < 0 || py < 0 || px >= image.width || py >= image.height) return;
+    const depth = image.depth[py * image.width + px];
+    const margin = Math.max(tolerance, 0.05 * zc);
+    if (depth !== 0 && depth < zc - margin) return; // occluded
+    seen++;
+    if (depth > zc + margin) through++;
+  });
+  if (through > options.maxSeeThrough * seen) return "seen-through";
+  return seen >= options.minViews ? "keep" : "unseen";
+}
+
+function meanColour(colors: Uint8Array, indices: Uint32Array): number[] {
+  const sum = [0, 0, 0];
+  for (const i of indices) for (let a = 0; a < 3; a++) sum[a] += colors[3 * i + a];
+  return sum.map((s) => Math.round(s / Math.max(1, indices.length)));
+}
+
+function cross(a: number[], b: number[]): number[] {
+  return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+}
+
+function unit(v: number[]): number[] {
+  const len = Math.hypot(v[0], v[1], v[2]) || 1;
+  return v.map((x) => x / len);
+}

@@ -1,0 +1,140 @@
+/**
+ * @module The dominant planes of a dense cloud: sequential RANSAC (Fischler & Bolles 1981) on
+ * a subsample, each plane refined by least squares on its inliers, whose points then leave the
+ * pool before the next plane is sought.
+ *
+ * An inlier lies within `inlierDistance` of the plane and its normal within ~35° of the plane's,
+ * so a plane never collects the points of a surface that only crosses it (the floor under a
+ * wall's foot). Walls, floors, ground, table tops and roofs are what this finds; they are also
+ * where dense stereo leaves holes (plane-completion.ts).
+ */
+import { createRng } from "../../math/random.js";
+
+export interface PlaneFitOptions {
+  /** Planes sought, at most. */
+  maxPlanes: number;
+  /** A plane must hold at least this share of the cloud's points. */
+  minInlierShare: number;
+  /** Largest distance of an inlier from the plane (world units). */
+  inlierDistance: number;
+  /** Smallest |cos| between an inlier's normal and the plane's. */
+  minNormalCosine: number;
+  /** RANSAC hypotheses per plane. */
+  iterations: number;
+  /** Points the hypotheses are scored on, at most. */
+  sampleSize: number;
+}
+
+export interface Plane {
+  /** Unit normal and offset: n·x = d on the plane. */
+  normal: [number, number, number];
+  d: number;
+  /** Indices of its inliers in the whole cloud. */
+  inliers: Uint32Array;
+}
+
+/** The planes, largest first. */
+export function findPlanes(positions: Float32Array, normals: Float32Array, count: number, options: PlaneFitOptions, seed = 1): Plane[] {
+  const rng = createRng(seed);
+  const taken = new Uint8Array(count);
+  const planes: Plane[] = [];
+  const minInliers = Math.max(16, Math.ceil(options.minInlierShare * count));
+  for (let p = 0; p < options.maxPlanes; p++) {
+    const pool = freeSample(taken, count, options.sampleSize, rng);
+    if (pool.length < 3) break;
+    const best = bestHypothesis(positions, normals, pool, options, rng);
+    if (!best) break;
+    let plane = refine(positions, inliersOf(positions, normals, taken, count, best, options));
+    const inliers = inliersOf(positions, normals, taken, count, plane, options);
+    if (inliers.length < minInliers) break;
+    plane = refine(positions, inliers);
+    for (const i of inliers) taken[i] = 1;
+    planes.push({ ...plane, inliers });
+  }
+  return planes;
+}
+
+/** Up to `size` indices of points no plane has taken, drawn evenly. */
+function freeSample(taken: Uint8Array, count: number, size: number, rng: () => number): Uint32Array {
+  const free: number[] = [];
+  for (let i = 0; i < count; i++) if (!taken[i]) free.push(i);
+  if (free.length <= size) return Uint32Array.from(free);
+  const out = new Uint32Array(size);
+  for (let k = 0; k < size; k++) out[k] = free[Math.floor(rng() * free.length)]!;
+  return out;
+}
+
+type PlaneEq = { normal: [number, number, number]; d: number };
+
+function bestHypothesis(positions: Float32Array, normals: Float32Array, pool: Uint32Array, options: PlaneFitOptions, rng: () => number): PlaneEq | null {
+  let best: PlaneEq | null = null;
+  let bestScore = 0;
+  for (let it = 0; it < options.iterations; it++) {
+    const [a, b, c] = [0, 1, 2].map(() => pool[Math.floor(rng() * pool.length)]!);
+    const plane = planeThrough(positions, a, b, c);
+    if (!plane) continue;
+    let score = 0;
+    for (const i of pool) if (isInlier(positions, normals, i, plane, options)) score++;
+    if (score > bestScore) {
+      bestScore = score;
+      best = plane;
+    }
+  }
+  return best;
+}
+
+function planeThrough(positions: Float32Array, a: number, b: number, c: number): PlaneEq | null {
+  const ab = [0, 1, 2].map((k) => positions[3 * b + k] - positions[3 * a + k]);
+  const ac = [0, 1, 2].map((k) => positions[3 * c + k] - positions[3 * a + k]);
+  const n: [number, number, number] = [ab[1] * ac[2] - ab[2] * ac[1], ab[2] * ac[0] - ab[0] * ac[2], ab[0] * ac[1] - ab[1] * ac[0]];
+  const len = Math.hypot(n[0], n[1], n[2]);
+  if (!(len > 1e-12)) return null;
+  for (let k = 0; k < 3; k++) n[k] /= len;
+  return { normal: n, d: n[0] * positions[3 * a] + n[1] * positions[3 * a + 1] + n[2] * positions[3 * a + 2] };
+}
+
+function isInlier(positions: Float32Array, normals: Float32Array, i: number, plane: PlaneEq, options: PlaneFitOptions): boolean {
+  const n = plane.normal;
+  const distance = n[0] * positions[3 * i] + n[1] * positions[3 * i + 1] + n[2] * positions[3 * i + 2] - plane.d;
+  if (Math.abs(distance) > options.inlierDistance) return false;
+  const cosine = n[0] * normals[3 * i] + n[1] * normals[3 * i + 1] + n[2] * normals[3 * i + 2];
+  return Math.abs(cosine) >= options.minNormalCosine;
+}
+
+function inliersOf(positions: Float32Array, normals: Float32Array, taken: Uint8Array, count: number, plane: PlaneEq, options: PlaneFitOptions): Uint32Array {
+  const out: number[] = [];
+  for (let i = 0; i < count; i++) if (!taken[i] && isInlier(positions, normals, i, plane, options)) out.push(i);
+  return Uint32Array.from(out);
+}
+
+/** Least-squares plane of the points: through their centroid, normal along the covariance's least eigenvector. */
+function refine(positions: Float32Array, indices: Uint32Array): PlaneEq {
+  const c = [0, 0, 0];
+  for (const i of indices) for (let k = 0; k < 3; k++) c[k] += positions[3 * i + k] / indices.length;
+  const cov = new Float64Array(9);
+  for (const i of indices) {
+    const d = [0, 1, 2].map((k) => positions[3 * i + k] - c[k]);
+    for (let r = 0; r < 3; r++) for (let s = 0; s < 3; s++) cov[3 * r + s] += d[r] * d[s];
+  }
+  const n = leastEigenvector(cov);
+  return { normal: n, d: n[0] * c[0] + n[1] * c[1] + n[2] * c[2] };
+}
+
+/** Eigenvector of the smallest eigenvalue of a symmetric 3×3 matrix, by inverse iteration on (M + εI). */
+function leastEigenvector(m: Float64Array): [number, number, number] {
+  const eps = 1e-9 * (m[0] + m[4] + m[8] + 1e-30);
+  const a = Array.from(m, (v, i) => v + (i % 4 === 0 ? eps : 0));
+  const det = (x: number[]) => x[0] * (x[4] * x[8] - x[5] * x[7]) - x[1] * (x[3] * x[8] - x[5] * x[6]) + x[2] * (x[3] * x[7] - x[4] * x[6]);
+  const dA = det(a) || 1e-300;
+  let v = [0.577, 0.577, 0.577];
+  for (let it = 0; it < 25; it++) {
+    const next = [0, 1, 2].map((col) => {
+      const r = a.slice();
+      for (let row = 0; row < 3; row++) r[3 * row + col] = v[row];
+      return det(r) / dA;
+    });
+    const len = Math.hypot(next[0], next[1], next[2]) || 1;
+    v = next.map((x) => x / len);
+  }
+  return [v[0], v[1], v[2]];
+}

@@ -1,0 +1,92 @@
+/**
+ * Completing plain planes before meshing (compute/stages/mesh/plane-completion.ts): a floor that
+ * dense stereo left as islands (every other 0.3-wide stripe missing, as on a plain surface), seen
+ * by two cameras from above. The gaps between the islands get points on the floor's plane; a
+ * gap through which the cameras see a lower level does not; the floor is not grown past its
+ * outline.
+ */
+import { describe, expect, it } from "vitest";
+import { completePlanes, type PlaneCompletionOptions } from "../../../compute/stages/mesh/plane-completion.js";
+import type { RegisteredView } from "../../../compute/scene/index.js";
+
+const OPTIONS: PlaneCompletionOptions = {
+  planes: { maxPlanes: 4, minInlierShare: 0.03, minNormalCosine: 0.8, iterations: 200, sampleSize: 20_000 },
+  inlierVoxels: 1,
+  cellVoxels: 2,
+  closingCells: 8,
+  minViews: 2,
+  maxSeeThrough: 0.2,
+  maxGridSide: 1500,
+  minSideVoxels: 40,
+};
+const SPACING = 0.01;
+const VOXEL = 0.02;
+
+/** A camera at (x, 0, 3) looking straight down. */
+function overhead(x: number): RegisteredView {
+  return {
+    imageIndex: 0,
+    name: `overhead-${x}.jpg`,
+    intrinsics: { width: 800, height: 800, focal: 700, cx: 400, cy: 400, k1: 0, k2: 0 },
+    camFromWorld: { R: new Float64Array([1, 0, 0, 0, -1, 0, 0, 0, -1]), t: new Float64Array([-x, 0, 3]) },
+  };
+}
+
+/** The floor z = 0 over [-1, 1]², without the stripes 0.3 wide at x in [-0.6, -0.3] and [0.3, 0.6]; optionally a lower level under the right stripe. */
+function stripedFloor(lowerLevel: boolean) {
+  const positions: number[] = [];
+  for (let y = -1; y <= 1 + 1e-9; y += SPACING) for (let x = -1; x <= 1 + 1e-9; x += SPACING) {
+    const inStripe = (x > -0.6 && x < -0.3) || (x > 0.3 && x < 0.6);
+    if (!inStripe) positions.push(x, y, 0);
+    if (lowerLevel && x > 0.3 && x < 0.6) positions.push(x, y, -1);
+  }
+  const count = positions.length / 3;
+  const normals = new Float32Array(3 * count);
+  for (let i = 0; i < count; i++) normals[3 * i + 2] = 1;
+  return { positions: new Float32Array(positions), normals, colors: new Uint8Array(3 * count).fill(200), count };
+}
+
+function addedAt(points: Float32Array, test: (x: number, y: number, z: number) => boolean): number {
+  let n = 0;
+  for (let i = 0; i < points.length; i += 3) if (test(points[i], points[i + 1], points[i + 2])) n++;
+  return n;
+}
+
+describe("mesh/plane-completion", () => {
+  it("fills the gaps between a plain floor's islands, on its plane, with its normal, and not past its outline", () => {
+    const { points, report } = completePlanes(stripedFloor(false), [overhead(-0.4), overhead(0.4)], VOXEL, SPACING, OPTIONS);
+    expect(report.planes).toBeGreaterThanOrEqual(1);
+    expect(points.count).toBeGreaterThan(0);
+    // Both stripes are covered: every 0.05 × 0.05 patch of them has an added point.
+    for (const centre of [-0.45, 0.45]) for (let y = -0.95; y <= 0.95; y += 0.05) {
+      expect(addedAt(points.positions, (x, py) => Math.abs(x - centre) < 0.15 && Math.abs(py - y) < 0.025)).toBeGreaterThan(0);
+    }
+    expect(addedAt(points.positions, (_x, _y, z) => Math.abs(z) > 1e-3)).toBe(0);
+    expect(addedAt(points.positions, (x, y) => Math.abs(x) > 1.03 || Math.abs(y) > 1.03)).toBe(0);
+    for (let i = 0; i < points.count; i++) expect(points.normals[3 * i + 2]).toBeCloseTo(1, 6);
+  });
+
+  it("adds nothing to a curved surface, though a cap of it fits a plane within a voxel", () => {
+    const positions: number[] = [], normals: number[] = [];
+    for (let i = 0; i < 40_000; i++) {
+      // Fibonacci sphere of radius 1 around (0, 0, 0), seen from above and the sides.
+      const z = 1 - (2 * (i + 0.5)) / 40_000, r = Math.sqrt(1 - z * z), phi = i * 2.399963;
+      positions.push(r * Math.cos(phi), r * Math.sin(phi), z);
+      normals.push(r * Math.cos(phi), r * Math.sin(phi), z);
+    }
+    const sphere = { positions: new Float32Array(positions), normals: new Float32Array(normals), colors: new Uint8Array(positions.length), count: 40_000 };
+    const { points, report } = completePlanes(sphere, [overhead(-0.4), overhead(0.4)], VOXEL, SPACING, OPTIONS);
+    expect(points.count).toBe(0);
+    expect(report.planesTooSmall).toBe(report.planes);
+  });
+
+  it("leaves a gap open where the cameras see a lower level through it", () => {
+    const { points, report } = completePlanes(stripedFloor(true), [overhead(-0.4), overhead(0.4)], VOXEL, SPACING, OPTIONS);
+    expect(report.cellsSeenThrough).toBeGreaterThan(0);
+    // The left stripe is filled, the right one (over the lower level) is not.
+    expect(addedAt(points.positions, (x, _y, z) => x > -0.6 && x < -0.3 && Math.abs(z) < 1e-3)).toBeGreaterThan(1000);
+    // (Its interior: near the ends of the stripe the rays pass beyond the lower level's edge, no evidence there;
+    // the cells along its sides are half over the floor.)
+    expect(addedAt(points.positions, (x, y, z) => x > 0.37 && x < 0.53 && Math.abs(y) < 0.7 && Math.abs(z) < 1e-3)).toBe(0);
+  });
+});
