@@ -21,6 +21,7 @@
  */
 import type { RegisteredView } from "../../scene/index.js";
 import { cameraCenter } from "../../scene/index.js";
+import { PointGrid } from "./point-grid.js";
 import { findPlanes, type Plane, type PlaneFitOptions } from "./planes.js";
 import { cloudDepthImages, type DepthImage } from "./see-through.js";
 
@@ -42,6 +43,13 @@ export interface PlaneCompletionOptions {
    * but only over a small area (radius √(2·r·voxel) on a sphere of radius r).
    */
   minSideVoxels: number;
+  /**
+   * No point is added within this many voxels of a dense point: the signed distance averages
+   * every point within its support, and points on the fitted plane beside real ones would flatten
+   * relief in front of a wall or the wall's own texture of stones (measured: fountain-P11's relief
+   * blurred, PSNR −1.2 dB, when points were added up to the dense points).
+   */
+  clearanceVoxels: number;
 }
 
 export interface CompletionPoints {
@@ -88,6 +96,8 @@ export function completePlanes(
   report.planes = planes.length;
   if (planes.length === 0) return { points: empty, report };
   const images = cloudDepthImages(cloud.positions, cloud.count, views);
+  const clearance = options.clearanceVoxels * voxel;
+  const dense = new PointGrid(cloud.positions, cloud.count, Math.max(clearance, voxel));
   const centres = views.map((view) => cameraCenter(view.camFromWorld));
   const out = { positions: [] as number[], normals: [] as number[], colors: [] as number[] };
   for (const plane of planes) {
@@ -116,6 +126,7 @@ export function completePlanes(
       const per = Math.max(1, Math.round(grid.cell / spacing));
       for (let a = 0; a < per; a++) for (let b = 0; b < per; b++) {
         const p = onPlane(grid, grid.minU + (col + (a + 0.5) / per) * grid.cell, grid.minV + (row + (b + 0.5) / per) * grid.cell);
+        if (dense.nearestDistance2(p[0], p[1], p[2], clearance) < clearance * clearance) continue;
         out.positions.push(p[0], p[1], p[2]);
         out.normals.push(normal[0], normal[1], normal[2]);
         out.colors.push(colour[0], colour[1], colour[2]);

@@ -18,6 +18,7 @@ const OPTIONS: PlaneCompletionOptions = {
   maxSeeThrough: 0.2,
   maxGridSide: 1500,
   minSideVoxels: 40,
+  clearanceVoxels: 2,
 };
 const SPACING = 0.01;
 const VOXEL = 0.02;
@@ -64,6 +65,13 @@ describe("mesh/plane-completion", () => {
     expect(addedAt(points.positions, (_x, _y, z) => Math.abs(z) > 1e-3)).toBe(0);
     expect(addedAt(points.positions, (x, y) => Math.abs(x) > 1.03 || Math.abs(y) > 1.03)).toBe(0);
     for (let i = 0; i < points.count; i++) expect(points.normals[3 * i + 2]).toBeCloseTo(1, 6);
+    // None within two voxels of a dense point (every 50th checked against all).
+    const floor = stripedFloor(false).positions;
+    for (let i = 0; i < points.count; i += 50) {
+      let nearest = Infinity;
+      for (let j = 0; j < floor.length; j += 3) nearest = Math.min(nearest, Math.hypot(points.positions[3 * i] - floor[j], points.positions[3 * i + 1] - floor[j + 1], points.positions[3 * i + 2] - floor[j + 2]));
+      expect(nearest).toBeGreaterThanOrEqual(2 * VOXEL - 1e-6);
+    }
   });
 
   it("adds nothing to a curved surface, though a cap of it fits a plane within a voxel", () => {
