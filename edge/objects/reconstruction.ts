@@ -550,8 +550,9 @@ export class ReconstructionObject extends DurableObject<Env> {
       if (place.state === "running" && place.attempt === row.attempt) await this.dispatched(row.attempt);
       return place;
     } catch (err) {
-      // The alarm set above asks again; the line being unreachable must not lose the job.
+      // The alarm asks again soon; the line being unreachable must not lose the job.
       console.error(JSON.stringify({ level: "error", reconstruction_id: row.id, msg: "waiting line unreachable", error: String(err) }));
+      await this.armWatchdog(this.watchdog.WATCHDOG_SETTLE_RETRY_SECONDS);
       return undefined;
     }
   }

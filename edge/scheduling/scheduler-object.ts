@@ -60,10 +60,12 @@ export class JobSchedulerObject extends DurableObject<Env> {
     const now = Date.now();
     if (this.line.add(job, run_seconds, now)) {
       const health = this.line.health();
-      // While compute says busy, the poll will come soon enough; otherwise try at once.
+      // While compute says busy, the next poll comes soon enough (a burst of creations must not
+      // make a POST round each); otherwise, or below a configured cap, try at once.
       const busyPollMs = configOf(this.env).DISPATCH_BUSY_POLL_SECONDS * 1000;
-      const recentlyBusy = health.busy_at !== null && now - health.busy_at < busyPollMs && !this.underCap();
-      await this.wakeAt(recentlyBusy ? health.busy_at! + busyPollMs : now);
+      const recentlyBusy = health.busy_at !== null && now - health.busy_at < busyPollMs;
+      const belowCap = configOf(this.env).COMPUTE_MAX_JOBS !== undefined && this.underCap();
+      await this.wakeAt(recentlyBusy && !belowCap ? health.busy_at! + busyPollMs : now);
     }
     return this.place(job.reconstruction_id);
   }
