@@ -110,6 +110,7 @@ export const DEFAULTS: Options = {
     maxGridSide: 1500,
     minSideVoxels: 40,
     clearanceVoxels: 2,
+    offPlaneClearanceVoxels: 5,
   },
   oversample: 2,
   colorImageSize: 1024,
@@ -221,7 +222,7 @@ export async function run(input: Input, options?: Partial<Options>, progress?: P
   if (opts.planeCompletion.planes.maxPlanes > 0) {
     const completion = completePlanes({ ...cloud, normals: oriented.normals }, input.views, h, spacing, opts.planeCompletion);
     const r = completion.report;
-    Object.assign(counts, { planesFound: r.planes, planesTooSmall: r.planesTooSmall, planeCellsAdded: r.cellsAdded, planeCellsSeenThrough: r.cellsSeenThrough, planeCellsUnseen: r.cellsUnseen, planePointsAdded: r.pointsAdded });
+    Object.assign(counts, { planesFound: r.planes, planesTooSmall: r.planesTooSmall, planeCellsAdded: r.cellsAdded, planeCellsSeenThrough: r.cellsSeenThrough, planeCellsUnseen: r.cellsUnseen, planeCellsNearRelief: r.cellsNearRelief, planePointsAdded: r.pointsAdded });
     if (completion.points.count > 0) {
       // From here on the added points are part of the cloud: the surface, its trimming and its colours use them.
       oriented.normals = concat(oriented.normals, completion.points.normals);

@@ -19,6 +19,7 @@ const OPTIONS: PlaneCompletionOptions = {
   maxGridSide: 1500,
   minSideVoxels: 40,
   clearanceVoxels: 2,
+  offPlaneClearanceVoxels: 5,
 };
 const SPACING = 0.01;
 const VOXEL = 0.02;
@@ -72,6 +73,27 @@ describe("mesh/plane-completion", () => {
       for (let j = 0; j < floor.length; j += 3) nearest = Math.min(nearest, Math.hypot(points.positions[3 * i] - floor[j], points.positions[3 * i + 1] - floor[j + 1], points.positions[3 * i + 2] - floor[j + 2]));
       expect(nearest).toBeGreaterThanOrEqual(2 * VOXEL - 1e-6);
     }
+  });
+
+  it("keeps five voxels clear of an object standing in a gap, so its surface is not dragged to the floor", () => {
+    const floor = stripedFloor(false);
+    // A thin upright panel (x = -0.45, 0.1 ≤ z ≤ 0.5, |y| ≤ 0.3) in the left stripe, facing +x.
+    const panel: number[] = [];
+    for (let z = 0.1; z <= 0.5; z += SPACING) for (let y = -0.3; y <= 0.3; y += SPACING) panel.push(-0.45, y, z);
+    const count = floor.count + panel.length / 3;
+    const positions = new Float32Array(3 * count);
+    positions.set(floor.positions);
+    positions.set(panel, floor.positions.length);
+    const normals = new Float32Array(3 * count);
+    normals.set(floor.normals);
+    for (let i = floor.count; i < count; i++) normals[3 * i] = 1;
+    const cloud = { positions, normals, colors: new Uint8Array(3 * count), count };
+    const { points, report } = completePlanes(cloud, [overhead(-0.4), overhead(0.4)], VOXEL, SPACING, OPTIONS);
+    expect(report.cellsNearRelief).toBeGreaterThan(0);
+    // The panel's foot is 0.1 above the floor: nothing within 5 voxels (0.1) of it, in 3D.
+    expect(addedAt(points.positions, (x, y, z) => Math.hypot(x + 0.45, Math.max(0, Math.abs(y) - 0.3), Math.max(0, 0.1 - z)) < 5 * VOXEL)).toBe(0);
+    // The rest of the stripe is still filled.
+    expect(addedAt(points.positions, (x, y) => x > -0.6 && x < -0.3 && Math.abs(y) > 0.5)).toBeGreaterThan(500);
   });
 
   it("adds nothing to a curved surface, though a cap of it fits a plane within a voxel", () => {
