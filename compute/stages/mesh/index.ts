@@ -111,6 +111,7 @@ export const DEFAULTS: Options = {
     minSideVoxels: 40,
     clearanceVoxels: 2,
     offPlaneClearanceVoxels: 5,
+    minReliefPoints: 30,
   },
   oversample: 2,
   colorImageSize: 1024,

@@ -50,12 +50,16 @@ export interface PlaneCompletionOptions {
    */
   clearanceVoxels: number;
   /**
-   * Nor within this many voxels of a dense point off the plane (relief in front of a wall, an
-   * object on a floor): at less than two support radii the two surfaces' signed distances mix and
-   * the relief is dragged toward the plane (fountain-P11's sculpture came out doubled, PSNR −1 dB,
-   * with 2 voxels).
+   * Nor within this many voxels of relief: at least `minReliefPoints` dense points that belong to
+   * no plane and lie more than twice the inlier distance off this one (a sculpture in front of a
+   * wall, an object on a floor). At less than two support radii the two surfaces' signed
+   * distances mix and the relief is dragged toward the plane (fountain-P11's sculpture came out
+   * doubled, PSNR −1 dB, with 2 voxels). A few stray points are noise, not relief (the plain
+   * room's wall lost nearly all its completion when one point sufficed), and another plane's
+   * points meet this one at a corner, which they may.
    */
   offPlaneClearanceVoxels: number;
+  minReliefPoints: number;
 }
 
 export interface CompletionPoints {
@@ -107,6 +111,8 @@ export function completePlanes(
   const clearance = options.clearanceVoxels * voxel;
   const offPlaneClearance = options.offPlaneClearanceVoxels * voxel;
   const dense = new PointGrid(cloud.positions, cloud.count, Math.max(clearance, 2 * voxel));
+  const planeOf = new Int16Array(cloud.count).fill(-1);
+  planes.forEach((plane, k) => { for (const i of plane.inliers) planeOf[i] = k; });
   const centres = views.map((view) => cameraCenter(view.camFromWorld));
   const out = { positions: [] as number[], normals: [] as number[], colors: [] as number[] };
   for (const plane of planes) {
@@ -132,7 +138,7 @@ export function completePlanes(
         continue;
       }
       // Checked for the whole cell: its points are within half its diagonal of the centre.
-      if (offPlanePointNear(dense, cloud.positions, centre, plane, options.inlierVoxels * voxel, offPlaneClearance + grid.cell * Math.SQRT1_2)) {
+      if (reliefNear(dense, cloud.positions, planeOf, planes, centre, plane, 2 * options.inlierVoxels * voxel, offPlaneClearance + grid.cell * Math.SQRT1_2, options.minReliefPoints)) {
         report.cellsNearRelief++;
         continue;
       }
@@ -154,16 +160,25 @@ export function completePlanes(
   };
 }
 
-/** Whether a dense point off the plane (farther than `onPlane` from it) lies within `radius` of `p`. */
-function offPlanePointNear(dense: PointGrid, positions: Float32Array, p: number[], plane: Plane, onPlane: number, radius: number): boolean {
+/**
+ * Whether at least `minPoints` relief points lie within `radius` of `p`: dense points farther
+ * than `offPlane` from this plane that belong to no plane, or to one nearly parallel to it (a
+ * panel in front of a wall mixes with it; a perpendicular wall meets it at a corner).
+ */
+function reliefNear(dense: PointGrid, positions: Float32Array, planeOf: Int16Array, planes: Plane[], p: number[], plane: Plane, offPlane: number, radius: number, minPoints: number): boolean {
   const n = plane.normal;
-  let found = false;
+  let relief = 0;
   dense.forEachWithin(p[0], p[1], p[2], radius, (i) => {
-    found = Math.abs(n[0] * positions[3 * i] + n[1] * positions[3 * i + 1] + n[2] * positions[3 * i + 2] - plane.d) > onPlane;
-    return !found;
+    if (Math.abs(n[0] * positions[3 * i] + n[1] * positions[3 * i + 1] + n[2] * positions[3 * i + 2] - plane.d) <= offPlane) return true;
+    const other = planeOf[i]! >= 0 ? planes[planeOf[i]!]!.normal : null;
+    if (other && Math.abs(other[0] * n[0] + other[1] * n[1] + other[2] * n[2]) < PARALLEL_COSINE) return true;
+    return ++relief < minPoints;
   });
-  return found;
+  return relief >= minPoints;
 }
+
+/** Planes closer than ~25° to parallel count as each other's relief. */
+const PARALLEL_COSINE = 0.9;
 
 /** The plane's normal turned to the side its inliers' normals face (the cameras' side). */
 function facingSide(plane: Plane, normals: Float32Array): number[] {

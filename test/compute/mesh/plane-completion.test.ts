@@ -20,6 +20,7 @@ const OPTIONS: PlaneCompletionOptions = {
   minSideVoxels: 40,
   clearanceVoxels: 2,
   offPlaneClearanceVoxels: 5,
+  minReliefPoints: 30,
 };
 const SPACING = 0.01;
 const VOXEL = 0.02;
@@ -77,21 +78,24 @@ describe("mesh/plane-completion", () => {
 
   it("keeps five voxels clear of an object standing in a gap, so its surface is not dragged to the floor", () => {
     const floor = stripedFloor(false);
-    // A thin upright panel (x = -0.45, 0.1 ≤ z ≤ 0.5, |y| ≤ 0.3) in the left stripe, facing +x.
-    const panel: number[] = [];
-    for (let z = 0.1; z <= 0.5; z += SPACING) for (let y = -0.3; y <= 0.3; y += SPACING) panel.push(-0.45, y, z);
-    const count = floor.count + panel.length / 3;
+    // A ball of radius 0.12 above the left stripe, its bottom 0.08 above the floor.
+    const ball: number[] = [];
+    for (let i = 0; i < 6000; i++) {
+      const z = 1 - (2 * (i + 0.5)) / 6000, r = Math.sqrt(1 - z * z), phi = i * 2.399963;
+      ball.push(-0.45 + 0.12 * r * Math.cos(phi), 0.12 * r * Math.sin(phi), 0.2 + 0.12 * z);
+    }
+    const count = floor.count + ball.length / 3;
     const positions = new Float32Array(3 * count);
     positions.set(floor.positions);
-    positions.set(panel, floor.positions.length);
+    positions.set(ball, floor.positions.length);
     const normals = new Float32Array(3 * count);
     normals.set(floor.normals);
-    for (let i = floor.count; i < count; i++) normals[3 * i] = 1;
+    for (let i = floor.count; i < count; i++) for (let a = 0; a < 3; a++) normals[3 * i + a] = (positions[3 * i + a] - [-0.45, 0, 0.2][a]!) / 0.12;
     const cloud = { positions, normals, colors: new Uint8Array(3 * count), count };
     const { points, report } = completePlanes(cloud, [overhead(-0.4), overhead(0.4)], VOXEL, SPACING, OPTIONS);
     expect(report.cellsNearRelief).toBeGreaterThan(0);
-    // The panel's foot is 0.1 above the floor: nothing within 5 voxels (0.1) of it, in 3D.
-    expect(addedAt(points.positions, (x, y, z) => Math.hypot(x + 0.45, Math.max(0, Math.abs(y) - 0.3), Math.max(0, 0.1 - z)) < 5 * VOXEL)).toBe(0);
+    // Nothing within 5 voxels (0.1) of the ball, in 3D.
+    expect(addedAt(points.positions, (x, y, z) => Math.hypot(x + 0.45, y, z - 0.2) - 0.12 < 5 * VOXEL)).toBe(0);
     // The rest of the stripe is still filled.
     expect(addedAt(points.positions, (x, y) => x > -0.6 && x < -0.3 && Math.abs(y) > 0.5)).toBeGreaterThan(500);
   });
