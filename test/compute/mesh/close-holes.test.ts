@@ -8,6 +8,7 @@
 import { describe, expect, it } from "vitest";
 import { closeEnclosedHoles, type EnclosedHoleOptions } from "../../../compute/stages/mesh/close-holes.js";
 import type { RegisteredView } from "../../../compute/scene/index.js";
+import { boundaryEdges } from "./fixtures.js";
 
 const OPTIONS: EnclosedHoleOptions = { maxEdges: 4000, maxFlatness: 0.1, minAlignment: 0.8, maxSeeThrough: 0.1, maxSamples: 2000 };
 const STEP = 0.05;
@@ -43,16 +44,6 @@ function cloud(hole: number, floorBelow: boolean) {
     if (floorBelow) points.push(x, y, -1);
   }
   return { positions: new Float32Array(points), count: points.length / 3, views: [OVERHEAD] };
-}
-
-function boundaryEdges(indices: Uint32Array): number {
-  const count = new Map<string, number>();
-  for (let f = 0; f < indices.length; f += 3) for (let k = 0; k < 3; k++) {
-    const a = indices[f + k], b = indices[f + ((k + 1) % 3)];
-    const key = `${Math.min(a, b)},${Math.max(a, b)}`;
-    count.set(key, (count.get(key) ?? 0) + 1);
-  }
-  return [...count.values()].filter((c) => c === 1).length;
 }
 
 describe("mesh/close-holes", () => {

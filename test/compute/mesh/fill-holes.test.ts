@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { fillSmallHoles } from "../../../compute/stages/mesh/fill-holes.js";
+import { boundaryEdges } from "./fixtures.js";
 
 /**
  * An n×n grid of unit squares (two CCW triangles each, seen from +z), without the squares for
@@ -15,17 +16,6 @@ function grid(n: number, skip: (i: number, j: number) => boolean, lift: (x: numb
     indices.push(at(i, j), at(i + 1, j), at(i + 1, j + 1), at(i, j), at(i + 1, j + 1), at(i, j + 1));
   }
   return { positions: new Float32Array(positions), indices: new Uint32Array(indices) };
-}
-
-/** Edges used by exactly one face. */
-function boundaryEdges(indices: Uint32Array): number {
-  const count = new Map<string, number>();
-  for (let f = 0; f < indices.length; f += 3) for (let k = 0; k < 3; k++) {
-    const a = indices[f + k], b = indices[f + ((k + 1) % 3)];
-    const key = `${Math.min(a, b)},${Math.max(a, b)}`;
-    count.set(key, (count.get(key) ?? 0) + 1);
-  }
-  return [...count.values()].filter((c) => c === 1).length;
 }
 
 describe("mesh/fill-holes", () => {

@@ -73,3 +73,14 @@ export function planePoints(count: number, half: number, noise: number, seed = 3
   }
   return cloud;
 }
+
+/** Edges used by exactly one face. */
+export function boundaryEdges(indices: Uint32Array): number {
+  const count = new Map<string, number>();
+  for (let f = 0; f < indices.length; f += 3) for (let k = 0; k < 3; k++) {
+    const a = indices[f + k], b = indices[f + ((k + 1) % 3)];
+    const key = `${Math.min(a, b)},${Math.max(a, b)}`;
+    count.set(key, (count.get(key) ?? 0) + 1);
+  }
+  return [...count.values()].filter((c) => c === 1).length;
+}

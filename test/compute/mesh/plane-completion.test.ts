@@ -6,22 +6,11 @@
  * outline.
  */
 import { describe, expect, it } from "vitest";
+import { DEFAULTS } from "../../../compute/stages/mesh/index.js";
 import { completePlanes, type PlaneCompletionOptions } from "../../../compute/stages/mesh/plane-completion.js";
 import type { RegisteredView } from "../../../compute/scene/index.js";
 
-const OPTIONS: PlaneCompletionOptions = {
-  planes: { maxPlanes: 4, minInlierShare: 0.03, minNormalCosine: 0.8, iterations: 200, sampleSize: 20_000 },
-  inlierVoxels: 1,
-  cellVoxels: 2,
-  closingCells: 8,
-  minViews: 2,
-  maxSeeThrough: 0.2,
-  maxGridSide: 1500,
-  minSideVoxels: 40,
-  clearanceVoxels: 2,
-  offPlaneClearanceVoxels: 5,
-  minReliefPoints: 30,
-};
+const OPTIONS: PlaneCompletionOptions = DEFAULTS.planeCompletion;
 const SPACING = 0.01;
 const VOXEL = 0.02;
 
