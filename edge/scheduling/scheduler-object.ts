@@ -94,12 +94,6 @@ export class JobSchedulerObject extends DurableObject<Env> {
     return { state: "queued", position: index + 1, estimated_start: starts[index]!, estimated_end: starts[index]! + runMs };
   }
 
-  /** For operators and the burst bench: the line's length, what runs, and what compute last said. */
-  async summary(): Promise<{ waiting: number; running: number; slots: number; errors: number }> {
-    const health = this.line.health();
-    return { waiting: this.line.waitingCount(), running: this.line.runningCount(), slots: this.slotCount(), errors: health.errors };
-  }
-
   override async alarm(): Promise<void> {
     const next = await this.handOver();
     if (next !== null) await this.wakeAt(next);
