@@ -22,7 +22,8 @@
  */
 import type { RegisteredView } from "../../scene/index.js";
 import { boundaryLoops, loopShape } from "./fill-holes.js";
-import { fillPlanarLoop, type PlaneFrame } from "./plane-fill.js";
+import { cross3 } from "../../math/linalg.js";
+import { fillPlanarLoop, planeAxes, type PlaneFrame } from "./plane-fill.js";
 import { cloudDepthImages, seeThroughVote, type DepthImage } from "./see-through.js";
 import type { RawMesh } from "./surface-nets.js";
 
@@ -118,10 +119,7 @@ function candidateLoops(mesh: RawMesh, options: EnclosedHoleOptions, report: Enc
     }
     // The fill lies on the loop's own plane, facing the surface's outside.
     const side = Math.sign(shape.normal[0] * surface[0] + shape.normal[1] * surface[1] + shape.normal[2] * surface[2]) || 1;
-    const w = shape.normal.map((x) => x * side);
-    const helper = Math.abs(w[0]) < 0.9 ? [1, 0, 0] : [0, 1, 0];
-    const u = normalise(cross(helper, w));
-    candidates.push({ loop, frame: { origin: shape.centroid, u, v: cross(w, u) } });
+    candidates.push({ loop, frame: { origin: shape.centroid, ...planeAxes(shape.normal.map((x) => x * side)) } });
   }
   return candidates;
 }
@@ -140,7 +138,7 @@ function boundaryFaceNormals(mesh: RawMesh): Map<number, number[]> {
       const key = edgeKey(indices[f + k], indices[f + ((k + 1) % 3)]);
       if (uses.get(key) !== 1) continue;
       const [a, b, c] = [indices[f], indices[f + 1], indices[f + 2]].map((i) => [positions[3 * i], positions[3 * i + 1], positions[3 * i + 2]]);
-      normals.set(key, cross([b[0] - a[0], b[1] - a[1], b[2] - a[2]], [c[0] - a[0], c[1] - a[1], c[2] - a[2]]));
+      normals.set(key, Array.from(cross3([b[0] - a[0], b[1] - a[1], b[2] - a[2]], [c[0] - a[0], c[1] - a[1], c[2] - a[2]])));
     }
   }
   return normals;
@@ -153,7 +151,7 @@ function loopAreaVector(positions: Float32Array, loop: number[]): number[] {
   const o = loop[0];
   const at = (v: number) => [positions[3 * v] - positions[3 * o], positions[3 * v + 1] - positions[3 * o + 1], positions[3 * v + 2] - positions[3 * o + 2]];
   for (let i = 0; i < loop.length; i++) {
-    const c = cross(at(loop[i]), at(loop[(i + 1) % loop.length]));
+    const c = cross3(at(loop[i]), at(loop[(i + 1) % loop.length]));
     for (let k = 0; k < 3; k++) sum[k] += c[k] / 2;
   }
   return sum;
@@ -171,13 +169,4 @@ function samplesOf(interior: Float64Array, loop: Float64Array, max: number): Flo
 
 function edgeKey(a: number, b: number): number {
   return a < b ? a * 4_294_967_296 + b : b * 4_294_967_296 + a;
-}
-
-function cross(a: number[], b: number[]): number[] {
-  return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
-}
-
-function normalise(v: number[]): number[] {
-  const len = Math.hypot(v[0], v[1], v[2]) || 1;
-  return v.map((x) => x / len);
 }

@@ -21,9 +21,10 @@
  */
 import type { RegisteredView } from "../../scene/index.js";
 import { cameraCenter } from "../../scene/index.js";
+import { planeAxes } from "./plane-fill.js";
 import { PointGrid } from "./point-grid.js";
 import { findPlanes, type Plane, type PlaneFitOptions } from "./planes.js";
-import { cloudDepthImages, type DepthImage } from "./see-through.js";
+import { cloudDepthImages, depthPixelOf, type DepthImage } from "./see-through.js";
 
 export interface PlaneCompletionOptions {
   planes: Omit<PlaneFitOptions, "inlierDistance">;
@@ -189,9 +190,7 @@ function facingSide(plane: Plane, normals: Float32Array): number[] {
 }
 
 function occupancyGrid(positions: Float32Array, plane: Plane, normal: number[], cellSize: number, maxSide: number): Grid {
-  const helper = Math.abs(normal[0]) < 0.9 ? [1, 0, 0] : [0, 1, 0];
-  const u = unit(cross(helper, normal));
-  const v = cross(normal, u);
+  const { u, v } = planeAxes(normal);
   const origin = normal.map((x) => x * plane.d * Math.sign(normal[0] * plane.normal[0] + normal[1] * plane.normal[1] + normal[2] * plane.normal[2]));
   const us = new Float64Array(plane.inliers.length), vs = new Float64Array(plane.inliers.length);
   let minU = Infinity, minV = Infinity, maxU = -Infinity, maxV = -Infinity;
@@ -251,13 +250,10 @@ function cameraVerdict(x: number[], normal: number[], images: DepthImage[], cent
   images.forEach((image, index) => {
     const c = centres[index]!;
     if ((c[0] - x[0]) * normal[0] + (c[1] - x[1]) * normal[1] + (c[2] - x[2]) * normal[2] <= 0) return;
-    const { intrinsics: k, camFromWorld: { R, t } } = image.view;
-    const zc = R[6] * x[0] + R[7] * x[1] + R[8] * x[2] + t[2];
-    if (!(zc > 0)) return;
-    const px = Math.floor(((k.focal * (R[0] * x[0] + R[1] * x[1] + R[2] * x[2] + t[0])) / zc + k.cx) / image.scale);
-    const py = Math.floor(((k.focal * (R[3] * x[0] + R[4] * x[1] + R[5] * x[2] + t[1])) / zc + k.cy) / image.scale);
-    if (px < 0 || py < 0 || px >= image.width || py >= image.height) return;
-    const depth = image.depth[py * image.width + px];
+    const pixel = depthPixelOf(image, x[0], x[1], x[2]);
+    if (!pixel) return;
+    const zc = pixel.depth;
+    const depth = image.depth[pixel.index];
     const margin = Math.max(tolerance, 0.05 * zc);
     if (depth !== 0 && depth < zc - margin) return; // occluded
     seen++;
@@ -271,13 +267,4 @@ function meanColour(colors: Uint8Array, indices: Uint32Array): number[] {
   const sum = [0, 0, 0];
   for (const i of indices) for (let a = 0; a < 3; a++) sum[a] += colors[3 * i + a];
   return sum.map((s) => Math.round(s / Math.max(1, indices.length)));
-}
-
-function cross(a: number[], b: number[]): number[] {
-  return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
-}
-
-function unit(v: number[]): number[] {
-  const len = Math.hypot(v[0], v[1], v[2]) || 1;
-  return v.map((x) => x / len);
 }

@@ -12,6 +12,7 @@
  * raster of the loop at half the grid step).
  */
 import Delaunator from "delaunator";
+import { cross3, norm3 } from "../../math/linalg.js";
 
 export interface PlaneFrame {
   origin: number[];
@@ -25,6 +26,16 @@ export interface PlaneFill {
   interior: Float64Array;
   /** Triangles: indices < loop.length are the loop's vertices in loop order, the rest interior points. CCW seen from u × v. */
   triangles: Uint32Array;
+}
+
+/** Unit axes (u, v) of the plane with unit normal `normal`, such that u × v = normal. */
+export function planeAxes(normal: ArrayLike<number>): { u: number[]; v: number[] } {
+  // Any direction not nearly parallel to the normal gives the first axis.
+  const helper = Math.abs(normal[0]!) < 0.9 ? [1, 0, 0] : [0, 1, 0];
+  const across = cross3(helper, normal);
+  const length = norm3(across);
+  const u = Array.from(across, (x) => x / length);
+  return { u, v: Array.from(cross3(normal, u)) };
 }
 
 /** A raster of the loop's inside (even-odd), cells of `cell` in plane coordinates. */

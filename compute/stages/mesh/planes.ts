@@ -8,6 +8,7 @@
  * wall's foot). Walls, floors, ground, table tops and roofs are what this finds; they are also
  * where dense stereo leaves holes (plane-completion.ts).
  */
+import { symmetricEigen } from "../../math/decompositions.js";
 import { createRng } from "../../math/random.js";
 
 export interface PlaneFitOptions {
@@ -116,25 +117,8 @@ function refine(positions: Float32Array, indices: Uint32Array): PlaneEq {
     const d = [0, 1, 2].map((k) => positions[3 * i + k] - c[k]);
     for (let r = 0; r < 3; r++) for (let s = 0; s < 3; s++) cov[3 * r + s] += d[r] * d[s];
   }
-  const n = leastEigenvector(cov);
+  // The normal: the eigenvector of the least eigenvalue (column 0, values ascending).
+  const { vectors } = symmetricEigen(cov, 3);
+  const n: [number, number, number] = [vectors[0]!, vectors[3]!, vectors[6]!];
   return { normal: n, d: n[0] * c[0] + n[1] * c[1] + n[2] * c[2] };
-}
-
-/** Eigenvector of the smallest eigenvalue of a symmetric 3×3 matrix, by inverse iteration on (M + εI). */
-function leastEigenvector(m: Float64Array): [number, number, number] {
-  const eps = 1e-9 * (m[0] + m[4] + m[8] + 1e-30);
-  const a = Array.from(m, (v, i) => v + (i % 4 === 0 ? eps : 0));
-  const det = (x: number[]) => x[0] * (x[4] * x[8] - x[5] * x[7]) - x[1] * (x[3] * x[8] - x[5] * x[6]) + x[2] * (x[3] * x[7] - x[4] * x[6]);
-  const dA = det(a) || 1e-300;
-  let v = [0.577, 0.577, 0.577];
-  for (let it = 0; it < 25; it++) {
-    const next = [0, 1, 2].map((col) => {
-      const r = a.slice();
-      for (let row = 0; row < 3; row++) r[3 * row + col] = v[row];
-      return det(r) / dA;
-    });
-    const len = Math.hypot(next[0], next[1], next[2]) || 1;
-    v = next.map((x) => x / len);
-  }
-  return [v[0], v[1], v[2]];
 }

@@ -48,6 +48,17 @@ export function cloudDepthImages(positions: Float32Array, count: number, views: 
   });
 }
 
+/** Where a world point falls in a depth image: its depth along the camera axis and its pixel's index; null when behind the camera or outside the image. */
+export function depthPixelOf(image: DepthImage, x: number, y: number, z: number): { depth: number; index: number } | null {
+  const { intrinsics: k, camFromWorld: { R, t } } = image.view;
+  const zc = R[6] * x + R[7] * y + R[8] * z + t[2];
+  if (!(zc > 0)) return null;
+  const u = Math.floor(((k.focal * (R[0] * x + R[1] * y + R[2] * z + t[0])) / zc + k.cx) / image.scale);
+  const v = Math.floor(((k.focal * (R[3] * x + R[4] * y + R[5] * z + t[1])) / zc + k.cy) / image.scale);
+  if (u < 0 || v < 0 || u >= image.width || v >= image.height) return null;
+  return { depth: zc, index: v * image.width + u };
+}
+
 export interface SeeThroughVote {
   /** Observations that met points well behind the fill: seen empty. */
   behind: number;
@@ -63,17 +74,12 @@ export interface SeeThroughVote {
 export function seeThroughVote(samples: Float64Array, images: DepthImage[], tolerance: number): SeeThroughVote {
   let behind = 0, atOrFront = 0;
   for (const image of images) {
-    const { intrinsics: k, camFromWorld: { R, t } } = image.view;
     for (let s = 0; s < samples.length; s += 3) {
-      const x = samples[s], y = samples[s + 1], z = samples[s + 2];
-      const zc = R[6] * x + R[7] * y + R[8] * z + t[2];
-      if (!(zc > 0)) continue;
-      const u = Math.floor(((k.focal * (R[0] * x + R[1] * y + R[2] * z + t[0])) / zc + k.cx) / image.scale);
-      const v = Math.floor(((k.focal * (R[3] * x + R[4] * y + R[5] * z + t[1])) / zc + k.cy) / image.scale);
-      if (u < 0 || v < 0 || u >= image.width || v >= image.height) continue;
-      const seen = image.depth[v * image.width + u];
+      const pixel = depthPixelOf(image, samples[s], samples[s + 1], samples[s + 2]);
+      if (!pixel) continue;
+      const seen = image.depth[pixel.index];
       if (seen === 0) continue;
-      if (seen > zc + Math.max(tolerance, 0.05 * zc)) behind++;
+      if (seen > pixel.depth + Math.max(tolerance, 0.05 * pixel.depth)) behind++;
       else atOrFront++;
     }
   }
