@@ -1,5 +1,6 @@
 /**
  * @module `npm run reconstruct -- <files or folders...> --out <dir> [--quality preview|standard|high] [--sparse-only]`
+ * (`--help`: the usage below, USAGE)
  *
  * Runs the whole pipeline locally on files or folders (a folder expands to its image and
  * video files, sorted by name), prints progress lines and a summary, and leaves report.json
@@ -21,7 +22,45 @@ interface CliArgs {
   sparseOnly: boolean;
 }
 
-const USAGE = "usage: npm run reconstruct -- <files or folders...> --out <dir> [--quality preview|standard|high] [--sparse-only]";
+export const USAGE = `Usage: npm run reconstruct -- <files or folders...> --out <dir> [options]
+       (the same as: node --import tsx compute/cli.ts <files or folders...> --out <dir> [options])
+
+Runs the whole pipeline on this machine, without the service: ingest, features, matching, SfM,
+dense, mesh, texture and export. Prints a line per progress step and a summary per stage, and
+writes report.json (per stage: wall time and counts; per image: registered or not and why) and
+the model files into the output folder. Decoded images and keyframes go to a temporary folder
+that is removed at the end.
+
+Arguments:
+  <files or folders...>  photos (.jpg .jpeg .png .heic .heif) and videos (.mp4 .mov); a folder
+                         stands for those files in it, sorted by name (not recursive)
+
+Options:
+  --out DIR        where to write report.json and the model files (required)
+  --quality Q      preview | standard | high (default standard)
+  --sparse-only    stop after SfM: cameras and sparse points only (glb, ply, colmap, transforms)
+                   (default off: obj, ply, gltf, glb, stl, las, colmap, transforms)
+  -h, --help       print this help and exit
+
+Environment: none is needed (no API key: nothing is uploaded). Node 22.12 or newer; npm run uses
+the one the node devDependency brings.
+
+Exit status: 0 done, 1 the reconstruction failed (the reason is printed), 2 bad command line.
+
+Example:
+  npm run reconstruct -- ../shared/datasets/real/fountain-P11/images --out out/fountain --quality preview`;
+
+const SEE_HELP = "see npm run reconstruct -- --help";
+
+/** A bad command line: printed as one line, exit status 2. */
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+/** Whether `argv` asks for the help (`--help` or `-h` anywhere). */
+export function wantsHelp(argv: string[]): boolean {
+  return argv.includes("--help") || argv.includes("-h");
+}
 
 export function parseArgs(argv: string[]): CliArgs {
   const inputs: string[] = [];
@@ -31,12 +70,15 @@ export function parseArgs(argv: string[]): CliArgs {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === "--out") outDir = argv[++i] ?? "";
-    else if (arg === "--quality") quality = Quality.parse(argv[++i]);
-    else if (arg === "--sparse-only") sparseOnly = true;
-    else if (arg.startsWith("--")) throw new Error(`reconstruct: unknown option ${arg}\n${USAGE}`);
+    else if (arg === "--quality") {
+      const parsed = Quality.safeParse(argv[++i]);
+      if (!parsed.success) throw new UsageError(`reconstruct: --quality must be one of ${Quality.options.join(", ")} (got ${argv[i] ?? "nothing"}; ${SEE_HELP})`);
+      quality = parsed.data;
+    } else if (arg === "--sparse-only") sparseOnly = true;
+    else if (arg.startsWith("--")) throw new UsageError(`reconstruct: unknown option ${arg} (${SEE_HELP})`);
     else inputs.push(arg);
   }
-  if (inputs.length === 0 || outDir === "") throw new Error(`reconstruct: need input files and --out\n${USAGE}`);
+  if (inputs.length === 0 || outDir === "") throw new UsageError(`reconstruct: need input files and --out (${SEE_HELP})`);
   return { inputs, outDir: path.resolve(outDir), quality, sparseOnly };
 }
 
@@ -56,7 +98,12 @@ export async function expandInputs(inputs: string[]): Promise<Array<{ path: stri
 }
 
 async function main(): Promise<void> {
-  const args = parseArgs(process.argv.slice(2));
+  const argv = process.argv.slice(2);
+  if (wantsHelp(argv)) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const args = parseArgs(argv);
   const files = await expandInputs(args.inputs);
   console.log(`reconstruct: ${files.length} files, quality ${args.quality}${args.sparseOnly ? ", sparse only" : ""} → ${args.outDir}`);
   const started = performance.now();
@@ -102,6 +149,10 @@ if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(new URL(im
   });
   main().then(() => { finished = true; }, (err: unknown) => {
     finished = true;
+    if (err instanceof UsageError) {
+      console.error(err.message);
+      process.exit(2);
+    }
     if (err instanceof PipelineError) console.error(`reconstruct failed: ${err.code}: ${err.message}\n  suggestion: ${err.suggestion}`);
     else console.error(err);
     process.exit(1);

@@ -3,10 +3,43 @@
 // COMPUTE_PROCESSES (default 2) compute processes on consecutive ports from COMPUTE_PORT: the
 // edge sends jobs and the tasks of large jobs to whichever is free, as production does with
 // containers. Ctrl-C stops them all. Secrets come from .dev.vars (created from .dev.vars.example if missing).
+// `--help` prints the usage (USAGE below); any other argument is refused.
 import { spawn } from "node:child_process";
 import { copyFileSync, existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+
+const USAGE = `Usage: npm run dev [-- --help]
+
+Starts the edge (wrangler dev in local mode, no Cloudflare account) and the compute service on
+this machine, together; Ctrl-C stops them all. It takes no arguments: settings come from the
+environment. Secrets come from .dev.vars, created from .dev.vars.example on first run (local
+admin token: dev-admin-token). npm runs build:dashboard first.
+
+Environment:
+  EDGE_PORT=N           the edge's port on 127.0.0.1 (default 8787)
+  COMPUTE_PORT=N        the first compute process's port; the others follow (default 8788)
+  COMPUTE_PROCESSES=N   compute processes; the edge sends each job and each task of a large job
+                        to whichever is free (default 2)
+  PREWARM=0|1           whether every compute process prewarms a pipeline thread (default: the
+                        first only)
+
+Options:
+  -h, --help            print this help and exit
+
+Example:
+  COMPUTE_PROCESSES=1 npm run dev
+  then open http://127.0.0.1:8787/ (dashboard) or http://127.0.0.1:8787/docs (API)`;
+
+const args = process.argv.slice(2);
+if (args.includes("--help") || args.includes("-h")) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
+if (args.length > 0) {
+  process.stderr.write(`dev: unknown ${args[0].startsWith("-") ? "option" : "argument"} ${args[0]}; npm run dev takes none (see npm run dev -- --help)\n`);
+  process.exit(2);
+}
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const devVars = path.join(root, ".dev.vars");
