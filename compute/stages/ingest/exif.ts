@@ -1,7 +1,7 @@
 /**
  * @module The few EXIF fields ingest needs, read with exifreader for every kind (JPEG, PNG,
- * HEIC): one reader for all three, and exifr rejects HEIC EXIF. Also the accuracy an RTK drone
- * states in its XMP (exifreader parses XMP with @xmldom/xmldom).
+ * HEIC): one reader for all three, and the project's only EXIF library (README "Dependencies").
+ * Also the accuracy an RTK drone states in its XMP (exifreader parses XMP with @xmldom/xmldom).
  */
 import ExifReader from "exifreader";
 import type { GpsPosition } from "../../scene/images.js";
