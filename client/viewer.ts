@@ -1,7 +1,7 @@
 /**
  * @module The 3D viewer of a completed reconstruction (three.js, bundled: never from a CDN).
  *
- * Loads the GLB (textured mesh plus one glTF camera node per registered photo, API.md) and, on
+ * Loads the GLB (textured mesh plus one glTF camera node per registered photo, docs/API.md) and, on
  * demand, the PLY point cloud, from the signed links the page carries. Orbit with the mouse,
  * touch or arrow keys, zoom with the wheel or a pinch; the photo cameras are drawn as frusta
  * (a pyramid from the camera centre to an image rectangle, looking down the node's −Z with +Y up,

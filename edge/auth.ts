@@ -2,9 +2,10 @@
  * @module Authentication: API keys for the public API, the operator token for /v1/admin.
  *
  * A rejected request is still counted against the client address and carries the rate-limit
- * headers (API.md: headers on every response; precedence 401 before 429, so an address over
- * its limit still learns that its key is wrong). Nothing is cached: a revoked key fails on
- * the very next request because every request asks the account's Durable Object.
+ * headers (docs/API.md: "Rate limits" puts them on every /v1 response; "Which error wins":
+ * 401 before 429, so an address over its limit still learns that its key is wrong). Nothing is
+ * cached: a revoked key fails on the very next request because every request asks the
+ * account's Durable Object.
  */
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "./app-env.js";

@@ -1,4 +1,4 @@
-/** @module The edge's own error type; `app.onError` turns it into the API.md envelope. */
+/** @module The edge's own error type; `app.onError` turns it into the envelope of docs/API.md "Errors". */
 import { statusOf, type ErrorCode } from "../shared/errors.js";
 
 export class ApiError extends Error {

@@ -1,6 +1,6 @@
 /**
  * @module Rate limiting: counts requests per account (per client address when unauthenticated)
- * in that caller's RateLimiterObject and writes the API.md rate-limit headers.
+ * in that caller's RateLimiterObject and writes the rate-limit headers of docs/API.md "Rate limits".
  *
  * Headers follow the IETF draft "RateLimit header fields for HTTP" (structured fields
  * `RateLimit-Policy` and `RateLimit`), plus the widely read `X-RateLimit-*` trio. Each request
@@ -14,7 +14,7 @@ import type { Budget, BudgetState } from "./objects/rate-limiter.js";
 
 export type LimitKind = "request" | "create";
 
-/** Policy names as they appear in the headers: `"default"` is API.md's request budget. */
+/** Policy names as they appear in the headers: `"default"` is docs/API.md's request budget. */
 const POLICY_OF_BUDGET = { request: "default", create: "create" } as const;
 
 export interface LimitOutcome {

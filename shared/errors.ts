@@ -1,4 +1,4 @@
-/** @module The one error envelope and the error codes of API.md, mapped to HTTP statuses. */
+/** @module The one error envelope and the error codes of docs/API.md ("Errors"), mapped to HTTP statuses. */
 import { z } from "zod";
 
 export const ERROR_CODES = [

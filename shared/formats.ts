@@ -7,7 +7,7 @@ export const Format = z.enum(FORMATS);
 export type Format = z.infer<typeof Format>;
 
 export const CONTENT_TYPES: Record<Format, string> = {
-  // The OBJ download is a zip of model.obj, model.mtl and the texture pages (API.md).
+  // The OBJ download is a zip of model.obj, model.mtl and the texture pages (docs/API.md "What each format holds").
   obj: "application/zip",
   ply: "application/x-ply",
   gltf: "model/gltf+json",

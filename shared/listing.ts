@@ -1,7 +1,7 @@
 /**
- * @module Wave 2 records of API.md: the paged reconstruction list and the per-reconstruction
- * report. The report is the public, stable subset of compute's report.json (whose full shape
- * is compute's own and may grow): one row per input image, one per stage.
+ * @module Wave 2 records of docs/API.md ("Records"): the paged reconstruction list and the
+ * per-reconstruction report. The report is the public, stable subset of compute's report.json
+ * (whose full shape is compute's own and may grow): one row per input image, one per stage.
  */
 import { z } from "zod";
 import { ReconstructionStatus, StatusRecord } from "./records.js";

@@ -1,4 +1,4 @@
-/** @module Public records of API.md as zod schemas: the single statement of each shape. */
+/** @module Public records of docs/API.md ("Records") as zod schemas: the single statement of each shape. */
 import { z } from "zod";
 import { Format } from "./formats.js";
 

@@ -1,4 +1,4 @@
-/** @module tus uploads (API.md wave 2): the upload id, its public record and the JSON creation body. */
+/** @module tus uploads (docs/API.md "Uploads"): the upload id, its public record and the JSON creation body. */
 import { z } from "zod";
 import { Quality } from "./jobs.js";
 

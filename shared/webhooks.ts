@@ -1,4 +1,4 @@
-/** @module Webhook records of API.md wave 2 (Standard Webhooks) and the delivery queue's message. */
+/** @module Webhook records of docs/API.md "Webhooks" (Standard Webhooks) and the delivery queue's message. */
 import { z } from "zod";
 import { StatusRecord } from "./records.js";
 

@@ -3,7 +3,7 @@
  * texture) → export, one monotone progress percentage over all of it, and report.json in the output folder.
  *
  * Stages pass scene/ types to each other only through here (stages never import each other).
- * Failures a client can act on are PipelineErrors with an API.md failure code and a
+ * Failures a client can act on are PipelineErrors with a docs/API.md failure code and a
  * suggestion; anything else is a bug and propagates as is (the job runner reports it as
  * `processing_error`).
  */
@@ -160,7 +160,7 @@ async function sparseStages(input: PipelineInput, timeline: Timeline, run: RunSt
     if (images.length <= WIDE_BASELINE_MAX_IMAGES) unrefined = found;
     // Matching's cost follows the keypoints found, now known.
     reweight(found.reduce((sum, f) => sum + f.count, 0) / Math.max(1, found.length));
-    // Keypoint refinement reports as a stage of its own but counts in matching's progress (API.md's stages).
+    // Keypoint refinement reports as a stage of its own but counts in matching's progress (docs/API.md, the status record's stages).
     let refined: keypoints.Output | undefined;
     matched = await stage(timeline, "matching", async (p) => {
       const result = await matching.run({ images: ready, features: found }, preset.matching, (f, done) => p(0.9 * f, done), front.matching, input.pairRunner);

@@ -4,7 +4,7 @@ import type { FocalPriorSource } from "./camera.js";
 export interface ImageRef {
   /** Dense index 0..n-1, stable for the whole job. */
   index: number;
-  /** The camera name of API.md: the uploaded file's name, or `<file name>#<frame index>`. */
+  /** The camera name of docs/API.md: the uploaded file's name, or `<file name>#<frame index>`. */
   name: string;
   /** Path of the upright (EXIF orientation applied) 8-bit RGB image on disk, readable by sharp. */
   path: string;

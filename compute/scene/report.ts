@@ -13,7 +13,7 @@ export interface StageReport {
 /** Progress callback a stage calls as it works: fraction in [0, 1] of this stage, and a count of images done. */
 export type ProgressFn = (fraction: number, imagesDone?: number) => void;
 
-/** A pipeline error with an API.md failure code, message and suggestion for the client. */
+/** A pipeline error with a failure code of docs/API.md ("Failure codes"), message and suggestion for the client. */
 export class PipelineError extends Error {
   constructor(
     readonly code: string,

@@ -1,7 +1,7 @@
 /**
  * @module Compute's one way to the edge: its internal API (inputs, outputs, reports).
  *
- * DESIGN.md lets compute reach R2 through the S3 API or through authenticated internal
+ * docs/DESIGN.md lets compute reach R2 through the S3 API or through authenticated internal
  * endpoints of the Worker; this project uses the Worker's endpoints in both worlds, so local
  * dev needs no S3 credentials and the Worker stays the only holder of bucket and state. The
  * whole surface is this one small interface, so an S3 client can replace it.

@@ -1,7 +1,7 @@
 /**
  * @module One reconstruction job: fetch inputs, run the pipeline in a thread, report, upload.
  *
- * Compute never holds the only copy of anything (DESIGN.md): inputs come from the edge and
+ * Compute never holds the only copy of anything (docs/DESIGN.md): inputs come from the edge and
  * outputs go back before `complete`; state lives in the edge's ReconstructionObject, which
  * ignores reports from stale attempts. When this process dies mid-job, the object's watchdog
  * notices the missing heartbeat and re-dispatches or fails the job.

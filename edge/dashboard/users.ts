@@ -1,7 +1,8 @@
 /**
  * @module Where a dashboard user lives: the UserObject named by an HMAC (keyed with
- * SIGNING_SECRET) of the normalised email. Emails compare case-insensitively (API.md), so
- * "Ana@Example.com" and "ana@example.com" name the same object and the second sign-up is refused.
+ * SIGNING_SECRET) of the normalised email. Emails compare case-insensitively (docs/API.md
+ * "Dashboard and sign-up"), so "Ana@Example.com" and "ana@example.com" name the same object and
+ * the second sign-up is refused.
  */
 import type { Env } from "../env.js";
 import { configOf } from "../env.js";

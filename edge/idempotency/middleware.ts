@@ -1,6 +1,6 @@
 /**
- * @module `Idempotency-Key` on creation (API.md wave 2; IETF draft "The Idempotency-Key HTTP
- * Header Field", and Stripe's behaviour).
+ * @module `Idempotency-Key` on creation (wave 2, docs/API.md "Idempotency"; IETF draft "The
+ * Idempotency-Key HTTP Header Field", and Stripe's behaviour).
  *
  * Order of checks: 401 and 429 come first (the middleware before this one); then the key is
  * claimed in the account's object before any body byte is read, so a retry while the first

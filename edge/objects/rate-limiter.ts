@@ -4,7 +4,7 @@
  * One object per caller (never one global object), so limits scale with callers. A fixed
  * window (counts reset at multiples of the window length) is chosen over a sliding log: it
  * gives the exact `remaining` and `reset` that the RateLimit headers promise, at one row per
- * budget. Every attempt counts, rejected ones too (API.md: rejected creation attempts count).
+ * budget. Every attempt counts, rejected ones too (docs/API.md "Rate limits": rejected attempts count).
  * An alarm deletes the object's storage once all its windows are over, so the per-address
  * objects of one-off visitors do not accumulate.
  */

@@ -1,5 +1,5 @@
 /**
- * @module Operator API under /v1/admin: accounts, keys, credits (API.md "Accounts and keys").
+ * @module Operator API under /v1/admin: accounts, keys, credits (docs/API.md "Accounts and keys").
  *
  * Authorised by ADMIN_TOKEN. It is not limited per account; requests are counted per client
  * address like any other /v1 request (which also slows down guessing the token).

@@ -1,5 +1,6 @@
 /**
- * @module POST /v1/reconstruction/{id}/cancel and DELETE /v1/reconstruction/{id} (API.md wave 2).
+ * @module POST /v1/reconstruction/{id}/cancel and DELETE /v1/reconstruction/{id} (wave 2;
+ * docs/API.md "Reconstruction lifecycle").
  *
  * Cancel moves a pending or processing reconstruction to `failed` with the code `cancelled`;
  * the ReconstructionObject refunds the credit once (a ledger row) and refuses compute's next

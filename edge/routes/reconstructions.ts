@@ -1,8 +1,9 @@
 /**
  * @module Routes of /v1/reconstruction: create (streaming upload), status, download link.
  *
- * Creation order (API.md): 401 and 429 in middleware, then an `Idempotency-Key` when sent
- * (edge/idempotency/middleware.ts: 409 while the first runs, replay or 422 after it), then a credit hold (402) before a single
+ * Creation order (docs/API.md "Which error wins"): 401 and 429 in middleware, then an
+ * `Idempotency-Key` when sent (edge/idempotency/middleware.ts: 409 while the first runs,
+ * replay or 422 after it), then a credit hold (402) before a single
  * body byte is read, then the streamed upload (413/400). Any rejection releases the hold and
  * deletes what was written; success turns the hold into exactly one ledger debit.
  * A JSON body `{"uploads": [ids]}` takes finished tus uploads instead of a form

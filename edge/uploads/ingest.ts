@@ -120,7 +120,7 @@ class IngestSession {
   async run(): Promise<IngestResult> {
     // A bad text field (unknown, a bad or repeated quality, `files` without a filename) is
     // refused only once the body shows there were files: a form with no file part at all
-    // answers no_files whatever text fields it carries (API.md precedence
+    // answers no_files whatever text fields it carries (docs/API.md "Which error wins",
     // as clients read it: the missing files are the error to fix first).
     let unknownField: ApiError | undefined;
     for (let part = await this.reader.nextPart(); part; part = await this.reader.nextPart()) {

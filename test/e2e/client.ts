@@ -1,4 +1,4 @@
-/** @module A small API client for end-to-end tests: exactly what a client of API.md does. */
+/** @module A small API client for end-to-end tests: exactly what a client of docs/API.md does. */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 

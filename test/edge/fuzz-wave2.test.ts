@@ -3,7 +3,7 @@
  * invariants as fuzz-create.test.ts — every answer a 4xx with the error envelope, no credit
  * taken, nothing left in R2 once the test's own uploads are terminated.
  *
- * Written on the `sdk` branch against API.md's "Wave 2 additions"; enabled when tus and
+ * Written on the `sdk` branch against the contract's "Wave 2 additions" (docs/API.md); enabled when tus and
  * webhooks merged. The runner also checks that each code is in shared/errors.ts's ERROR_CODES
  * with its status, so new wave-2 codes must be listed there.
  */

@@ -1,5 +1,5 @@
 /**
- * @module Export stage: writes the reconstruction in the six downloadable formats of API.md,
+ * @module Export stage: writes the reconstruction in the downloadable formats of docs/API.md,
  * all in the model's own frame (right-handed, +Y up, model units), to `<outDir>/<baseName>.<ext>`
  * (`<baseName>-obj.zip` for the OBJ bundle).
  *

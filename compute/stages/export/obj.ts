@@ -1,6 +1,6 @@
 /**
- * @module Wavefront OBJ of the mesh, delivered as a zip (API.md): `model.obj`, `model.mtl` and
- * the texture pages `texture_<k>.jpg`.
+ * @module Wavefront OBJ of the mesh, delivered as a zip (docs/API.md "What each format
+ * holds"): `model.obj`, `model.mtl` and the texture pages `texture_<k>.jpg`.
  *
  * - Vertex colours ride on the `v x y z r g b` extension (sRGB, 0–1) that MeshLab, Blender and
  *   loaders.gl read, for readers that ignore materials; `vn` per vertex.
@@ -110,7 +110,7 @@ export function writeMtl(pageCount: number): string {
 }
 
 /**
- * The zip of API.md (model.obj, model.mtl and the texture pages) as chunks: the OBJ text is
+ * The zip of docs/API.md (model.obj, model.mtl and the texture pages) as chunks: the OBJ text is
  * deflated as it is written, and each piece of the archive is handed on as soon as it exists.
  */
 export async function objZipChunks(mesh: Mesh, textured: TexturedMesh | null, chunkBytes = CHUNK_BYTES): Promise<Iterable<Uint8Array>> {

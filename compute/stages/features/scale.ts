@@ -7,7 +7,7 @@
  * finest scale then reaches structures of one or two pixels, which are most of the texture a
  * 640-px photo has. This holds for every preset: a doubled 640×480 costs about what the
  * preview's 1200-px detection of a large photo costs, and with upsampleMaxSide ≤ 1200 the
- * copy stays inside OpenCV.js's heap limit (~2400 px, DESIGN.md).
+ * copy stays inside OpenCV.js's heap limit (~2400 px, docs/DESIGN.md).
  */
 export function detectionFactor(width: number, height: number, maxImageSide: number, upsampleMaxSide: number): number {
   const longSide = Math.max(width, height);

@@ -101,7 +101,7 @@ function detectViews(task: ViewsTask): ViewsResult {
   try {
     for (const phi of viewAngles(task.tilt)) {
       const whole = viewGeometry(phi, task.tilt, detectWidth, detectHeight, 1);
-      // Keep the view no larger than the plain detection (OpenCV.js's heap, DESIGN.md).
+      // Keep the view no larger than the plain detection (OpenCV.js's heap, docs/DESIGN.md).
       const shrink = Math.min(1, Math.sqrt((detectWidth * detectHeight) / (whole.canvasWidth * whole.canvasHeight)));
       views.push(detectView(image, shrink < 1 ? viewGeometry(phi, task.tilt, detectWidth, detectHeight, shrink) : whole, task, rgb));
     }

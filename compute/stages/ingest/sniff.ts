@@ -14,7 +14,7 @@ export interface Sniffed {
 
 /** ISO-BMFF major brands of HEIF stills (libheif issue #83; file-type's table). */
 const HEIF_BRANDS = new Set(["heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "msf1"]);
-/** ISO-BMFF / QuickTime brands of the video containers API.md accepts (MP4, MOV). */
+/** ISO-BMFF / QuickTime brands of the video containers docs/API.md accepts (MP4, MOV). */
 const VIDEO_BRANDS = new Set(["isom", "iso2", "iso4", "iso5", "iso6", "mp41", "mp42", "avc1", "M4V ", "M4VP", "qt  ", "3gp4", "3gp5", "3g2a", "dash", "mmp4", "MSNV"]);
 /** Old QuickTime files may start with one of these atoms instead of `ftyp`. */
 const QUICKTIME_ATOMS = new Set(["moov", "mdat", "wide", "free", "skip", "pnot"]);

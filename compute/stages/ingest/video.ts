@@ -2,7 +2,7 @@
  * @module Video ingest: probe with ffprobe, stream small grey frames from ffmpeg to score
  * sharpness and motion (keyframes.ts), then decode the chosen frames at full resolution and
  * write them like stills. Frames are named `<file name>#<frame index>` (0-based index in the
- * stream, API.md). All frames of one video share the default focal prior (no EXIF focal for
+ * stream, docs/API.md). All frames of one video share the default focal prior (no EXIF focal for
  * video streams); SfM shares intrinsics for frames with the same `video.file`.
  */
 import { spawn } from "node:child_process";

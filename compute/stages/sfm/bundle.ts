@@ -1,7 +1,7 @@
 /**
  * @module Bridge between the reconstruction state and bundle adjustment.
  *
- * stages/ba is a solver library, not a pipeline stage of its own: DESIGN.md lists it beside
+ * stages/ba is a solver library, not a pipeline stage of its own: docs/DESIGN.md lists it beside
  * sfm under stages/, and sfm is its only caller, so this is the one place where a stage
  * imports another. Local BA (Schönberger & Frahm 2016, §4.5) optimises the newest cameras and
  * the points they see, with every other camera observing those points held fixed; global BA

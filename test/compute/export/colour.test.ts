@@ -1,5 +1,5 @@
 /**
- * Colour rules, format by format (API.md "What each format holds"): a known sRGB colour patch
+ * Colour rules, format by format (docs/API.md "What each format holds"): a known sRGB colour patch
  * is written through the export stage, read back with an independent reader and checked
  * through the colour rule of its format: glTF COLOR_0 linear, glTF textures sRGB (JPEG), PLY
  * and OBJ 8-bit sRGB, LAS 16-bit sRGB (8-bit × 257).

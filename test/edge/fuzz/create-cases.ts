@@ -1,6 +1,6 @@
 /**
  * @module Malformed `POST /v1/reconstruction` requests. Each generator plants at least one
- * defect that API.md says must be refused (so a 2xx is a bug, not bad luck), then the shared
+ * defect that docs/API.md says must be refused (so a 2xx is a bug, not bad luck), then the shared
  * noise adds odd filenames, random chunking, padding headers or a lying Content-Length, which
  * must never turn a refusal into a 500.
  */
@@ -54,7 +54,7 @@ interface Draft {
   failAt?: number;
 }
 
-/** The defects. Each returns a draft whose refusal API.md requires. */
+/** The defects. Each returns a draft whose refusal docs/API.md requires. */
 const DEFECTS: Array<(rng: Rng) => Draft> = [
   function wrongFieldName(rng) {
     const name = rng.pick(["file", "files[]", "Files", "photos", "", "files "]);

@@ -1,5 +1,5 @@
 /**
- * @module Malformed requests against the wave-2 endpoints of API.md: tus 1.0 at `/v1/uploads`
+ * @module Malformed requests against the wave-2 endpoints of docs/API.md: tus 1.0 at `/v1/uploads`
  * (creation, PATCH with wrong offsets, lengths, types and checksums, HEAD/DELETE of unknown
  * uploads), JSON creation from uploads, and webhook endpoints. Written against the contract
  * before those endpoints exist on this branch; fuzz-wave2.test.ts runs them once merged.
