@@ -131,7 +131,8 @@ export class ProgressTracker {
    * steps, polled every second), the time left told at that step counts down; once it has run
    * out, the stage is slower than its pace said and the pace is taken afresh. Taken afresh at
    * every report, a fraction standing still for 30 s slowed the pace every second: a 3-process
-   * fountain-P11 job was told its end 94 s late during dense (BENCHMARKS.md, stop 31).
+   * fountain-P11 job was told its end 94 s late during dense (docs/decisions.md, "The time left
+   * counts down while a fraction stands still").
    */
   private leftAt(stage: Stage, offset: number, fraction: number, at: number): number | undefined {
     const step = this.step;

@@ -6,16 +6,17 @@
  * Fixed weights could not be: dense had 33 % of the percentage and takes 46–69 % of the time
  * depending on the capture, so at dense start a job was told less than half the time it had
  * left (`npm run bench -- eta`). Each stage's cost here follows what its work grows with,
- * with constants fitted on the development machine's runs of that bench (2 cores; the figures
- * are in BENCHMARKS.md). Only ratios matter: a machine uniformly faster or slower keeps the
- * shares, and the extrapolation takes its speed from the elapsed time.
+ * with constants fitted on the development machine's runs of that bench (2 cores;
+ * docs/decisions.md, "Stage weights come from the job's shape"; the current figures are in
+ * BENCHMARKS.md). Only ratios matter: a machine uniformly faster or slower keeps the shares, and
+ * the extrapolation takes its speed from the elapsed time.
  *
  * - features: per image, a fixed part (decode, upload to the detector) and a part per detected
  *   megapixel (the pyramid and descriptors);
  * - matching: per selected pair (every pair up to `exhaustiveMaxImages`, then sequential,
  *   retrieval and GPS neighbours), growing with the keypoints, plus keypoint refinement per image;
  * - sfm: superlinear in the images (the global bundle adjustments' reduced system), measured
- *   as about n^1.35 from 50 to 800 photos (BENCHMARKS.md, stop 28);
+ *   as about n^1.35 from 50 to 800 photos (docs/decisions.md, "SfM's cost grows as about n^1.35");
  * - dense: per view, plus per depth-map pixel × the PatchMatch work per pixel (sources ×
  *   iterations over the pyramid);
  * - mesh, export: per depth-map pixel (the fused cloud follows it);

@@ -7,7 +7,8 @@
  * fraction reached the table up to 15 s late, and each task's at another moment, so the stage's
  * mean fraction moved in 15-s steps. This helps only with fractions that follow the task's time
  * (a dense cluster counts its views' sweeps: solve-cluster.ts); with a fraction that moved once
- * per pair of solved views it made no difference (BENCHMARKS.md, stop 33).
+ * per pair of solved views it made no difference (docs/decisions.md, "Task heartbeats carry a
+ * moved fraction").
  */
 
 export interface TaskHeartbeats {

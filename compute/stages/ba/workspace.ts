@@ -30,8 +30,9 @@ export interface Workspace {
  * Above `denseSchurMaxCameras`, a reduced system whose banded order (ordering.ts) keeps the
  * dense factor cheap still takes the dense path: on a survey or a long walk each camera sees a
  * few dozen others, the factor costs ~ n · band² and converges in one solve, whereas
- * block-Jacobi PCG needed 10× the CPU of dense Cholesky already at 300 cameras (BENCHMARKS.md,
- * bundle adjustment). Bounded by the dense matrix's memory (8 · n² bytes).
+ * block-Jacobi PCG needed 10× the CPU of dense Cholesky already at 300 cameras
+ * (docs/decisions.md, "Banded dense Cholesky, not PCG, for large reduced systems"). Bounded by
+ * the dense matrix's memory (8 · n² bytes).
  */
 function bandedDenseAffordable(layout: Layout, options: Options): boolean {
   return layout.reducedSize <= options.bandedDenseMaxSize && layout.denseCost <= options.bandedDenseMaxCost;

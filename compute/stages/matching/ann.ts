@@ -9,7 +9,9 @@
  * The candidate relation is symmetric, so one pass over A gives B's side too.
  *
  * Why these choices (measured on Herz-Jesus-P8's descriptors, 8,000 per image; the figures of
- * `npm run bench -- ann` are in BENCHMARKS.md):
+ * `npm run bench -- ann` are in BENCHMARKS.md; the measurements and the variants not kept in
+ * docs/decisions.md, "Approximate nearest neighbours only from 10,000 keypoints, weak pairs
+ * searched again"):
  *  - Substrings of random bits, not of neighbouring ones. MLDB's neighbouring bits compare
  *    the same grid cells and are strongly correlated, so contiguous 16-bit substrings put a
  *    few very common values in huge buckets: 26–30 % of B was a candidate of the average

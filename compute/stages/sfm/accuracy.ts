@@ -15,7 +15,8 @@
  *   rotation is set by centre noise of a fraction of a percent, and it tilted every camera of
  *   good models alike — Herz-Jesus-P8's first half 0.21° on each camera where no two cameras'
  *   relative rotation was off by more than 0.05°, a temple subset 78.9° with relative rotations
- *   within 0.7° (`npm run bench -- subsets`, BENCHMARKS.md).
+ *   within 0.7° (`npm run bench -- subsets`; docs/decisions.md, "Rotation errors are read after
+ *   aligning the orientations").
  *
  * Both over all matched cameras, outliers of the fit included. Cameras are matched by name.
  * When the true centres are nearly collinear or coincide (a camera panning in place, one pass

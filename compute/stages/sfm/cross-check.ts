@@ -25,9 +25,11 @@
  *   another contradicts while fitting clearly worse (EQUAL_FIT_RATIO) is not a witness.
  *
  * What it cannot catch: an error every start agrees on (templeSparseRing without every third
- * photo, four cameras 8.7–10° off from all starts). And since a start continues on the tracks
- * the previous start's loop closure extended, the outcome depends on the order of the starts
- * (BENCHMARKS.md, stop 23).
+ * photo, four cameras 8.7–10° off from all starts; docs/decisions.md, "Small EXIF-less uploads
+ * are cross-checked from several focal starts"). Each start begins from the matcher's tracks, not
+ * from those an earlier start's loop closure extended, so the outcome does not depend on the
+ * order of the starts (index.ts `tryOtherFocalGuesses`; docs/decisions.md, "Focal starts are
+ * independent witnesses").
  */
 import type { SparseModel } from "../../scene/index.js";
 import { cameraCenter } from "../../scene/index.js";

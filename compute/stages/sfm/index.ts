@@ -334,8 +334,8 @@ function crossCheckable(images: ImageRef[]): boolean {
  * keypoints a dependent second start of the twoFocal stress scene landed up to 1.03° from the
  * first and the cross-check dropped a right camera (11/12); independent, 12/12 within 0.092°,
  * and the mural 10/10 instead of 9/10 (`npm run bench -- stress`). Before refinement,
- * independent starts had put a courtyard camera 21.6° off (BENCHMARKS.md, stop 23); on refined
- * keypoints the courtyard is 16/16 within 0.25°.
+ * independent starts had put a courtyard camera 21.6° off; on refined keypoints the courtyard is
+ * 16/16 within 0.25° (docs/decisions.md, "Focal starts are independent witnesses").
  */
 function tryOtherFocalGuesses(ctx: GrowContext, base: SfmState, prior: Outcome, groups: IntrinsicsGroups, pairs: VerifiedPair[], components: Components): { outcome: Outcome; summary: FocalGuessSummary } {
   const { images } = ctx.state;

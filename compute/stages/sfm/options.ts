@@ -48,9 +48,10 @@ export interface Options {
    * 432 s (global BA 251 s instead of 296 s) with the same cameras to the third decimal
    * (0.135/0.461°); at 200 photos, 0.3 throughout gave 54.1 s instead of 60.6 s, also with the
    * same cameras. The final refinement rounds reach the same optimum, and local BA keeps each new
-   * camera consistent in between (`npm run bench -- scale --sizes=200,800 --sparse-only`,
-   * BENCHMARKS.md stop 28). Below `largeModelCameras` global BAs are cheap and a small model has
-   * little redundancy, so the small ratio stays (every set in ../shared/datasets is below it).
+   * camera consistent in between (`npm run bench -- scale --sizes=200,800 --sparse-only`;
+   * docs/decisions.md, "Global bundle adjustments grow geometrically in large models"). Below
+   * `largeModelCameras` global BAs are cheap and a small model has little redundancy, so the
+   * small ratio stays (every set in ../shared/datasets is below it).
    */
   largeModelGlobalBaGrowth: number;
   largeModelCameras: number;

@@ -7,7 +7,8 @@
  * full estimate's standard deviation, measured on the photos instead of assumed from the
  * residuals). Used for the principal point (incremental.ts `halvesAgree`). It cannot judge
  * radial distortion: on a 5-photo subset both halves found the same false k1, k2, which
- * absorbed a deformation they share (BENCHMARKS.md, stop 30).
+ * absorbed a deformation they share (docs/decisions.md, "The split-half test does not judge
+ * distortion").
  */
 import { restoreSolution, type SfmState } from "./state.js";
 import { clearNormalizedCache } from "./triangulate.js";

@@ -11,7 +11,8 @@
  * cameras (`npm run bench -- stress courtyard --width=W --optimum`) lands at a maximum rotation
  * error of 0.248° at 400 × 300, 0.330° at 640 × 480 and 0.140° at 800 × 600, and our model
  * within 0.006°, 0.007° and 0.031° of that optimum: below 800 px the target is beyond what the
- * photos determine, not beyond the pipeline (BENCHMARKS.md).
+ * photos determine, not beyond the pipeline (docs/decisions.md, "The courtyard's error is the
+ * photos', not the pipeline's").
  */
 import { describe, expect, it } from "vitest";
 import { renderStressScene } from "../../support/stress-scenes.js";

@@ -22,7 +22,8 @@ import { renderStressScene, type StressSceneName } from "../../support/stress-sc
 const RECORDED: Array<{ scene: StressSceneName; registered: number; photos: number }> = [
   { scene: "doorway", registered: 10, photos: 10 },
   // Refused (not_enough_overlap): the photos do not place more than the seed pair. At 640×480
-  // or at higher contrast it registers 6–16 photos, some 2–24 % of the radius off (BENCHMARKS.md).
+  // or at higher contrast it registers 6–16 photos, some 2–24 % of the radius off
+  // (docs/decisions.md, "The sparse ring stress scene stays refused").
   { scene: "ring", registered: 0, photos: 16 },
   // A camera turning in place gives no parallax: the three cameras placed from the 1 % baseline
   // carried no point, so the run is refused (not_enough_overlap, with the reason) — right, since
