@@ -3,7 +3,7 @@
  *
  * Stated here so clients and operators can reason about it: a fixed start-up cost (queueing,
  * container start), plus per photo a fixed cost and a cost per megapixel of the photo as the job
- * stores it (its long side capped by the quality preset, compute/pipeline/presets.ts), plus per
+ * stores it (its long side capped by the quality preset, shared/presets.ts), plus per
  * video the keyframes its size suggests (capped as the preset caps them), each costed as a
  * 1080p photo. The `quality` setting scales the pipeline part. Once compute runs, it replaces
  * the estimate with its own (compute/pipeline/stage-costs.ts and the elapsed time).
@@ -17,17 +17,19 @@
  * (stored at 2400 px like fountain's 6-MP ones) 30 s for about 8.
  */
 import type { InputKind, Quality } from "../shared/jobs.js";
+import { PRESET_CAPS } from "../shared/presets.js";
 
 export const START_UP_SECONDS = 30;
 /** Per photo or keyframe, whatever its size, at `standard`. */
 export const SECONDS_PER_IMAGE = 4.2;
 /** Per megapixel of the photo as stored, at `standard`. */
 export const SECONDS_PER_STORED_MEGAPIXEL = 1.05;
-/** The long side a preset stores photos at (compute/pipeline/presets.ts `ingest.maxImageSide`). */
-export const STORED_SIDE: Record<Quality, number> = { preview: 1600, standard: 2400, high: 3200 };
-/** Keyframes per MiB of video (27 from the 7.6-MiB orbit test video), up to the preset's cap (presets.ts `videoMaxKeyframes`). */
+/** The long side a preset stores photos at: the pipeline's own cap (shared/presets.ts, compute's ingest `maxImageSide`). */
+export const STORED_SIDE: Record<Quality, number> = { preview: PRESET_CAPS.preview.storedSide, standard: PRESET_CAPS.standard.storedSide, high: PRESET_CAPS.high.storedSide };
+/** Keyframes per MiB of video (27 from the 7.6-MiB orbit test video), up to the preset's cap. */
 export const KEYFRAMES_PER_VIDEO_MIB = 3.5;
-export const MAX_KEYFRAMES: Record<Quality, number> = { preview: 120, standard: 400, high: 600 };
+/** The pipeline's keyframe cap per video (shared/presets.ts, compute's ingest `videoMaxKeyframes`). */
+export const MAX_KEYFRAMES: Record<Quality, number> = { preview: PRESET_CAPS.preview.videoMaxKeyframes, standard: PRESET_CAPS.standard.videoMaxKeyframes, high: PRESET_CAPS.high.videoMaxKeyframes };
 /** What a keyframe is costed as: a 1080p frame. */
 const VIDEO_FRAME_PIXELS = 1920 * 1080;
 /** Compressed bytes per pixel when an image's header gave no size (a typical camera JPEG). */

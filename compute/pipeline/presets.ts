@@ -27,11 +27,15 @@
  * 78 keyframes spaced by the cap instead of the motion, and 3 of them split off into a
  * model of their own at a turn.
  *
+ * The stored side and the keyframe cap live in shared/presets.ts (PRESET_CAPS): the edge's
+ * first time estimate (edge/estimate.ts) costs a job by the same caps.
+ *
  * Texture pages (texture stage): the photos' own pixel density, scaled down only when it does
  * not fit: preview one 4096² page, standard up to four 4096² pages (one 8192² worth, which
  * every WebGL viewer can load page by page), high up to four 8192² pages.
  */
 import type { Quality } from "../../shared/jobs.js";
+import { PRESET_CAPS } from "../../shared/presets.js";
 import type { Options as DenseOptions } from "../stages/dense/index.js";
 import type { Options as FeaturesOptions } from "../stages/features/index.js";
 import type { Options as IngestOptions } from "../stages/ingest/index.js";
@@ -80,7 +84,7 @@ export function faceBudgetFor(quality: Quality, photos: Array<{ width: number; h
 
 export const QUALITY_PRESETS: Record<Quality, StagePresets> = {
   preview: {
-    ingest: { maxImageSide: 1600, videoMaxKeyframes: 120 },
+    ingest: { maxImageSide: PRESET_CAPS.preview.storedSide, videoMaxKeyframes: PRESET_CAPS.preview.videoMaxKeyframes },
     features: { maxImageSide: 1200, maxFeatures: 4000 },
     matching: {},
     keypoints: {},
@@ -92,7 +96,7 @@ export const QUALITY_PRESETS: Record<Quality, StagePresets> = {
     texture: { maxPageSize: 4096, maxPages: 1 },
   },
   standard: {
-    ingest: { maxImageSide: 2400, videoMaxKeyframes: 400 },
+    ingest: { maxImageSide: PRESET_CAPS.standard.storedSide, videoMaxKeyframes: PRESET_CAPS.standard.videoMaxKeyframes },
     features: { maxImageSide: 2000, maxFeatures: 8000 },
     matching: {},
     keypoints: {},
@@ -102,7 +106,7 @@ export const QUALITY_PRESETS: Record<Quality, StagePresets> = {
     texture: { maxPageSize: 4096, maxPages: 4 },
   },
   high: {
-    ingest: { maxImageSide: 3200, videoMaxKeyframes: 600 },
+    ingest: { maxImageSide: PRESET_CAPS.high.storedSide, videoMaxKeyframes: PRESET_CAPS.high.videoMaxKeyframes },
     features: { maxImageSide: 2400, maxFeatures: 12_000 },
     matching: {},
     keypoints: {},
