@@ -9,7 +9,7 @@
  *
  * The image side bounds everything downstream: keypoints (and so matching cost, quadratic
  * in the number of images), depth-map resolution and mesh detail. OpenCV.js's heap (~1 GiB)
- * caps detection at about 2400 px (DESIGN.md), so `high` stores larger images for dense
+ * caps detection at about 2400 px (docs/DESIGN.md), so `high` stores larger images for dense
  * stereo while features detect on a downscaled copy.
  *
  * Dense stereo dominates the time; its cost grows with pixels × sources × hypotheses per pixel.
