@@ -51,6 +51,9 @@ export interface CoreFigures {
   pixels: number;
   valid: number;
   photometric: number;
+  /** Pixels inside a planar prior's triangle, and those kept on their prior's word after the geometric filter. */
+  priorPixels: number;
+  keptOnPrior: number;
   wallMs: number;
   evaluations: number;
   kernel: ViewResult["kernel"];

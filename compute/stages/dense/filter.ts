@@ -15,16 +15,33 @@ export interface FilterOptions {
   maxRelativeDepthError: number;
   /** Fewest source views that must agree. */
   minConsistentViews: number;
+  /** Fewest for a pixel kept on its prior's word (costFilter's onPrior). */
+  priorConsistentViews?: number;
 }
 
-/** Zero the depth of pixels whose cost exceeds maxCost (in place). Returns how many remain. */
-export function costFilter(depth: Float32Array, cost: Float32Array, maxCost: number): number {
+/** Pixels kept on their planar prior's word: a higher cost allowed, more agreeing views needed. */
+export interface PriorKeep {
+  agrees: Uint8Array;
+  maxPriorCost: number;
+}
+
+/**
+ * Zero the depth of pixels whose cost exceeds maxCost (in place), except those whose plane agrees
+ * with their planar prior, kept up to maxPriorCost. Returns how many remain, and the pixels kept
+ * only on their prior's word (1), which the geometric filter holds to a stricter count.
+ */
+export function costFilter(depth: Float32Array, cost: Float32Array, maxCost: number, prior?: PriorKeep): { kept: number; onPrior: Uint8Array | null } {
   let kept = 0;
+  const onPrior = prior ? new Uint8Array(depth.length) : null;
   for (let p = 0; p < depth.length; p++) {
-    if (depth[p] > 0 && cost[p] <= maxCost) kept++;
-    else depth[p] = 0;
+    if (!(depth[p] > 0)) continue;
+    if (cost[p] <= maxCost) kept++;
+    else if (prior && prior.agrees[p] && cost[p] <= prior.maxPriorCost) {
+      kept++;
+      onPrior![p] = 1;
+    } else depth[p] = 0;
   }
-  return kept;
+  return { kept, onPrior };
 }
 
 /**
@@ -32,7 +49,7 @@ export function costFilter(depth: Float32Array, cost: Float32Array, maxCost: num
  * minConsistentViews of `sources`, lands on a depth that back-projects to within
  * maxReprojectionPx of the pixel and agrees in depth.
  */
-export function geometricFilter(ref: DenseView, refDepth: Float32Array, sources: Array<{ view: DenseView; depth: Float32Array }>, options: FilterOptions): Float32Array {
+export function geometricFilter(ref: DenseView, refDepth: Float32Array, sources: Array<{ view: DenseView; depth: Float32Array }>, options: FilterOptions, onPrior: Uint8Array | null = null): Float32Array {
   const out = new Float32Array(refDepth.length);
   const poses = sources.map((s) => relativePose(ref, s.view));
   const { width, height, focal, cx, cy } = ref;
@@ -43,11 +60,12 @@ export function geometricFilter(ref: DenseView, refDepth: Float32Array, sources:
       const d = refDepth[p];
       if (!(d > 0)) continue;
       const X = [(d * (col + 0.5 - cx)) / focal, (d * (row + 0.5 - cy)) / focal, d];
+      const needed = onPrior?.[p] ? (options.priorConsistentViews ?? options.minConsistentViews) : options.minConsistentViews;
       let agree = 0;
-      for (let j = 0; j < sources.length && agree < options.minConsistentViews; j++) {
+      for (let j = 0; j < sources.length && agree < needed; j++) {
         if (consistentIn(X, col + 0.5, row + 0.5, ref, sources[j], poses[j], maxErr2, options.maxRelativeDepthError)) agree++;
       }
-      if (agree >= options.minConsistentViews) out[p] = d;
+      if (agree >= needed) out[p] = d;
     }
   }
   return out;

@@ -138,6 +138,8 @@ function merge(densePlan: DensePlan, results: Array<ClusterResult & { depthMaps?
       hypothesesScored: core.reduce((s, r) => s + r.evaluations, 0),
       photometricPixels: core.reduce((s, f) => s + f.photometric, 0),
       consistentPixels: core.reduce((s, f) => s + f.valid, 0),
+      priorPixels: core.reduce((s, f) => s + (f.priorPixels ?? 0), 0),
+      keptOnPriorPixels: core.reduce((s, f) => s + (f.keptOnPrior ?? 0), 0),
     },
     perImage: core.map((f) => ({ name: f.name, sources: f.sources, validFraction: f.valid / f.pixels, patchMatchMs: Math.round(f.wallMs), kernel: f.kernel })),
     warnings,

@@ -1,5 +1,6 @@
 /** @module The dense stage's options and their defaults (index.ts runs the stage; cluster-job.ts carries the part a cluster's solve uses). */
 import { availableParallelism } from "node:os";
+import { NO_PLANAR_PRIOR, type PlanarPriorParams } from "./planar-prior.js";
 
 export interface Options {
   /** Working resolution (longest side, px); the quality presets use 480, 800 and 1600. */
@@ -38,6 +39,15 @@ export interface Options {
    */
   maxNormalAngleDeg: number;
   minFusedViews: number;
+  /**
+   * Planar priors in PatchMatch (planar-prior.ts; weight 0 = none). A pixel whose plane agrees
+   * with its prior is kept up to `maxPriorCost` instead of `maxCost` (its photometric cost cannot
+   * decide a plain surface), but then needs `priorConsistentViews` agreeing source views instead
+   * of `minConsistentViews`: the agreement of other views' depths is its evidence.
+   */
+  planarPrior: PlanarPriorParams;
+  maxPriorCost: number;
+  priorConsistentViews: number;
   /** Cost kernel; "wasm" falls back to "typescript" when the module does not load. */
   kernel: "wasm" | "typescript";
   /**
@@ -71,6 +81,9 @@ export const DEFAULTS: Options = {
   minConsistentViews: 1,
   maxNormalAngleDeg: 15,
   minFusedViews: 2,
+  planarPrior: { ...NO_PLANAR_PRIOR, weight: 0.3, iterations: 2 },
+  maxPriorCost: 1,
+  priorConsistentViews: 2,
   kernel: "wasm",
   maxClusterViews: 40,
   workers: availableParallelism(),

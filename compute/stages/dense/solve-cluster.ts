@@ -37,6 +37,7 @@ interface FilteredMap {
   depth: Float32Array;
   valid: number;
   photometric: number;
+  keptOnPrior: number;
 }
 
 /** Solves one cluster; `photoOf` gives the upright photo of an ImageRef.index. */
@@ -80,7 +81,7 @@ export async function solveCluster(
   );
   const figures: CoreFigures[] = coreMaps.map((f) => {
     const { view, result } = f.raw;
-    return { viewIndex: view.viewIndex, name: view.name, sources: f.raw.sources.length, pixels: view.width * view.height, valid: f.valid, photometric: f.photometric, wallMs: result.wallMs, evaluations: result.evaluations, kernel: result.kernel };
+    return { viewIndex: view.viewIndex, name: view.name, sources: f.raw.sources.length, pixels: view.width * view.height, valid: f.valid, photometric: f.photometric, priorPixels: result.priorPixels ?? 0, keptOnPrior: f.keptOnPrior, wallMs: result.wallMs, evaluations: result.evaluations, kernel: result.kernel };
   });
   meter.fused();
   return {
@@ -161,7 +162,7 @@ async function runPatchMatch(
   solving: () => (fraction: number) => void,
 ): Promise<RawMap[]> {
   const o = job.options;
-  const params: PatchMatchParams = { iterations: o.iterations, windowRadius: o.windowRadius, windowStep: o.windowStep, bestK: o.bestK, sigmaColor: 0.2, sigmaSpatial: o.windowRadius * o.windowStep, kernel: o.kernel, seed: o.seed, pyramidLevels: o.pyramidLevels, refineIterations: o.refineIterations };
+  const params: PatchMatchParams = { iterations: o.iterations, windowRadius: o.windowRadius, windowStep: o.windowStep, bestK: o.bestK, sigmaColor: 0.2, sigmaSpatial: o.windowRadius * o.windowStep, kernel: o.kernel, seed: o.seed, pyramidLevels: o.pyramidLevels, refineIterations: o.refineIterations, planarPrior: o.planarPrior };
   const loaded = new Map(views.map((v) => [v.viewIndex, v]));
   const jobs = views.map(async (view): Promise<RawMap | null> => {
     const i = view.viewIndex;
@@ -203,18 +204,24 @@ function buildTask(ref: DenseView, sources: DenseView[], range: [number, number]
 
 function filterMaps(raw: RawMap[], job: ClusterJob): FilteredMap[] {
   const o = job.options;
-  const photometric = raw.map((r) => costFilter(r.result.depth, r.result.cost, o.maxCost));
+  const photometric = raw.map((r) => costFilter(r.result.depth, r.result.cost, o.maxCost, r.result.priorAgrees ? { agrees: r.result.priorAgrees, maxPriorCost: o.maxPriorCost } : undefined));
   const byView = new Map(raw.map((r) => [r.view.viewIndex, r]));
-  const filterOptions = { maxCost: o.maxCost, maxReprojectionPx: o.maxReprojectionPx, maxRelativeDepthError: o.maxRelativeDepthError, minConsistentViews: o.minConsistentViews };
+  const filterOptions = { maxCost: o.maxCost, maxReprojectionPx: o.maxReprojectionPx, maxRelativeDepthError: o.maxRelativeDepthError, minConsistentViews: o.minConsistentViews, priorConsistentViews: o.priorConsistentViews };
   return raw.map((r, i) => {
     const srcMaps = r.sources.flatMap((j) => {
       const s = byView.get(j);
       return s ? [{ view: s.view, depth: s.result.depth }] : [];
     });
-    const depth = geometricFilter(r.view, r.result.depth, srcMaps, filterOptions);
+    const depth = geometricFilter(r.view, r.result.depth, srcMaps, filterOptions, photometric[i].onPrior);
+    const { onPrior } = photometric[i];
     let valid = 0;
-    for (let p = 0; p < depth.length; p++) if (depth[p] > 0) valid++;
-    return { raw: r, depth, valid, photometric: photometric[i] };
+    let keptOnPrior = 0;
+    for (let p = 0; p < depth.length; p++) {
+      if (!(depth[p] > 0)) continue;
+      valid++;
+      if (onPrior?.[p]) keptOnPrior++;
+    }
+    return { raw: r, depth, valid, photometric: photometric[i].kept, keptOnPrior };
   });
 }
 

@@ -15,5 +15,7 @@ serveTasks<ViewTask, ViewResult>((task, report) => {
   const start = performance.now();
   const out = patchMatch(task, report);
   const value: ViewResult = { ...out, viewIndex: task.viewIndex, wallMs: performance.now() - start };
-  return { value, transfer: [out.depth.buffer as ArrayBuffer, out.normal.buffer as ArrayBuffer, out.cost.buffer as ArrayBuffer] };
+  const transfer = [out.depth.buffer as ArrayBuffer, out.normal.buffer as ArrayBuffer, out.cost.buffer as ArrayBuffer];
+  if (out.priorAgrees) transfer.push(out.priorAgrees.buffer as ArrayBuffer);
+  return { value, transfer };
 });
