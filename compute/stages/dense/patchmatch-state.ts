@@ -1,0 +1,404 @@
+/**
+ * @module One pyramid level of PatchMatch (patchmatch.ts): each pixel's plane, its photometric
+ * cost and the cost it is compared by (with a planar prior's share), updated by red–black
+ * propagation and random refinement.
+ */
+import { createRng, gaussian, type Rng } from "../../math/random.js";
+import { createKernel, MAX_COST, type CostKernel, type CostWindow } from "./kernel.js";
+import type { PatchMatchInput, PatchMatchOutput, SourceCamera } from "./patchmatch-types.js";
+import { agreesWithPrior, priorDepthAt, priorPenalty, type PriorRaster } from "./planar-prior.js";
+import type { PinholeGrey } from "./undistort.js";
+
+/** Cost (1 − NCC) above which a pixel of a seeded level is searched as on the coarsest level. */
+const RESEARCH_COST = 0.3;
+
+/** Neighbours of the opposite checkerboard colour: the 4 adjacent and 4 at distance 5 (Gipuma's fast pattern). */
+const NEIGHBOURS: ReadonlyArray<readonly [number, number]> = [
+  [-1, 0], [1, 0], [0, -1], [0, 1], [-5, 0], [5, 0], [0, -5], [0, 5],
+];
+
+export class PatchMatchState {
+  private readonly width: number;
+  private readonly height: number;
+  private readonly margin: number;
+  private readonly depth: Float32Array;
+  private readonly normal: Float32Array;
+  /** Photometric cost of each pixel's plane, and the cost it is compared by (plus the prior's share). */
+  private readonly photo: Float32Array;
+  private readonly cost: Float32Array;
+  private prior: PriorRaster | null = null;
+  private readonly kernel: CostKernel;
+  private readonly window: CostWindow;
+  /** Spatial part of the bilateral weight, and the unclamped offsets, per window sample. */
+  private readonly spatialWeight: Float32Array;
+  private readonly baseDx: Float32Array;
+  private readonly baseDy: Float32Array;
+  /** Per source: A = K_s·R·K_r⁻¹ (9) then b = K_s·t (3); H = A + b·mᵀ/ρ. */
+  private readonly homographyParts: Float64Array;
+  /** Scratch: the homography of one (hypothesis, source), and per-source costs. */
+  private readonly H = new Float64Array(9);
+  private readonly sourceCosts: Float64Array;
+  private readonly rng: Rng;
+  private readonly rayScratch = new Float64Array(3);
+  private evaluations = 0;
+
+  constructor(private readonly input: PatchMatchInput) {
+    const { width, height, params } = input;
+    this.width = width;
+    this.height = height;
+    // Windows are clamped at the image border, so only a one-pixel margin is left unestimated.
+    this.margin = 1;
+    const n = width * height;
+    this.depth = new Float32Array(n);
+    this.normal = new Float32Array(3 * n);
+    this.photo = new Float32Array(n).fill(MAX_COST);
+    this.cost = new Float32Array(n).fill(MAX_COST);
+    const side = 2 * params.windowRadius + 1;
+    const length = Math.ceil((side * side) / 4) * 4;
+    this.window = { dx: new Float32Array(length), dy: new Float32Array(length), ref: new Float32Array(length), weight: new Float32Array(length) };
+    this.spatialWeight = new Float32Array(length);
+    this.baseDx = new Float32Array(length);
+    this.baseDy = new Float32Array(length);
+    for (let i = 0; i < side * side; i++) {
+      const dx = ((i % side) - params.windowRadius) * params.windowStep;
+      const dy = (Math.floor(i / side) - params.windowRadius) * params.windowStep;
+      this.baseDx[i] = dx;
+      this.baseDy[i] = dy;
+      this.spatialWeight[i] = Math.exp(-(dx * dx + dy * dy) / (2 * params.sigmaSpatial * params.sigmaSpatial));
+    }
+    this.kernel = createKernel(params.kernel, length);
+    input.sources.forEach((s, j) => this.kernel.setSource(j, s.grey, s.width, s.height));
+    this.homographyParts = new Float64Array(12 * input.sources.length);
+    input.sources.forEach((s, j) => this.prepareSource(s, j));
+    this.sourceCosts = new Float64Array(input.sources.length);
+    this.rng = createRng(params.seed);
+  }
+
+  private prepareSource(s: SourceCamera, j: number): void {
+    const { focal: f, cx, cy } = this.input;
+    // K_r⁻¹ = [[1/f, 0, −cx/f], [0, 1/f, −cy/f], [0, 0, 1]];  K_s·R then ·K_r⁻¹.
+    const KsR = new Float64Array(9);
+    for (let c = 0; c < 3; c++) {
+      KsR[c] = s.focal * s.R[c] + s.cx * s.R[6 + c];
+      KsR[3 + c] = s.focal * s.R[3 + c] + s.cy * s.R[6 + c];
+      KsR[6 + c] = s.R[6 + c];
+    }
+    const o = 12 * j;
+    for (let r = 0; r < 3; r++) {
+      this.homographyParts[o + 3 * r] = KsR[3 * r] / f;
+      this.homographyParts[o + 3 * r + 1] = KsR[3 * r + 1] / f;
+      this.homographyParts[o + 3 * r + 2] = KsR[3 * r + 2] - (KsR[3 * r] * cx) / f - (KsR[3 * r + 1] * cy) / f;
+    }
+    this.homographyParts[o + 9] = s.focal * s.t[0] + s.cx * s.t[2];
+    this.homographyParts[o + 10] = s.focal * s.t[1] + s.cy * s.t[2];
+    this.homographyParts[o + 11] = s.t[2];
+  }
+
+  initialize(): void {
+    for (let row = this.margin; row < this.height - this.margin; row++) {
+      for (let col = this.margin; col < this.width - this.margin; col++) {
+        const p = row * this.width + col;
+        this.loadWindow(col, row);
+        this.randomHypothesis(col, row, p);
+        this.score(col, row, p);
+      }
+    }
+  }
+
+  /** Use a prior from now on: the current planes are scored again with its share. */
+  setPrior(raster: PriorRaster): void {
+    this.prior = raster;
+    const { width, height } = this;
+    for (let p = 0; p < width * height; p++) {
+      this.cost[p] = this.photo[p] >= MAX_COST ? MAX_COST : this.photo[p] + this.priorShare(p % width, Math.floor(p / width), p, this.depth[p], this.normal[3 * p], this.normal[3 * p + 1], this.normal[3 * p + 2]);
+    }
+  }
+
+  /** Score the pixel's current plane (photometric cost and the compared cost). */
+  private score(col: number, row: number, p: number): void {
+    const d = this.depth[p];
+    const nx = this.normal[3 * p];
+    const ny = this.normal[3 * p + 1];
+    const nz = this.normal[3 * p + 2];
+    const photo = this.hypothesisCost(col, row, d, nx, ny, nz);
+    this.photo[p] = photo;
+    this.cost[p] = photo >= MAX_COST ? MAX_COST : photo + this.priorShare(col, row, p, d, nx, ny, nz);
+  }
+
+  private priorShare(col: number, row: number, p: number, d: number, nx: number, ny: number, nz: number): number {
+    if (!this.prior) return 0;
+    const { focal, cx, cy } = this.input;
+    return priorPenalty(this.prior, p, (col + 0.5 - cx) / focal, (row + 0.5 - cy) / focal, d, nx, ny, nz, this.input.params.planarPrior!);
+  }
+
+  /**
+   * Seed every pixel from the coarser level: the coarse pixel's plane (same camera frame, so the
+   * same plane) intersected with this pixel's ray; a random hypothesis where the coarse level has
+   * none or the intersection leaves the depth range.
+   */
+  initializeFrom(coarse: PatchMatchOutput, coarseView: PinholeGrey): void {
+    const { width, height, margin } = this;
+    const { focal, cx, cy, depthMin, depthMax } = this.input;
+    const scaleX = coarseView.width / width;
+    const scaleY = coarseView.height / height;
+    for (let row = margin; row < height - margin; row++) {
+      for (let col = margin; col < width - margin; col++) {
+        const p = row * width + col;
+        const cc = Math.min(coarseView.width - 1, Math.floor((col + 0.5) * scaleX));
+        const cr = Math.min(coarseView.height - 1, Math.floor((row + 0.5) * scaleY));
+        const q = cr * coarseView.width + cc;
+        const dq = coarse.depth[q];
+        const nx = coarse.normal[3 * q];
+        const ny = coarse.normal[3 * q + 1];
+        const nz = coarse.normal[3 * q + 2];
+        // ρ = n·X of the coarse pixel's point; the fine depth is ρ / (n·ray).
+        const rho = dq * (nx * ((cc + 0.5 - coarseView.cx) / coarseView.focal) + ny * ((cr + 0.5 - coarseView.cy) / coarseView.focal) + nz);
+        const denom = nx * ((col + 0.5 - cx) / focal) + ny * ((row + 0.5 - cy) / focal) + nz;
+        const d = rho / denom;
+        this.loadWindow(col, row);
+        if (dq > 0 && denom < -1e-6 && d > 0.5 * depthMin && d < 2 * depthMax) {
+          this.depth[p] = d;
+          this.normal[3 * p] = nx;
+          this.normal[3 * p + 1] = ny;
+          this.normal[3 * p + 2] = nz;
+        } else {
+          this.randomHypothesis(col, row, p);
+        }
+        this.score(col, row, p);
+      }
+    }
+  }
+
+  /**
+   * Update every pixel of one checkerboard colour: propagation, then refinement. A level seeded
+   * from a coarser one only polishes: it propagates from the 4 adjacent pixels (the coarse level
+   * already spread planes far) and skips the random restart (the coarse level did the global
+   * search), so a pixel scores at most 7 hypotheses instead of 12.
+   */
+  sweep(colour: number, iteration: number, seeded = false): void {
+    const { margin, width, height } = this;
+    const depthScale = 0.1 * 0.5 ** iteration;
+    const normalScale = 0.35 * 0.5 ** iteration;
+    for (let row = margin; row < height - margin; row++) {
+      for (let col = margin + ((row + colour + margin) & 1); col < width - margin; col += 2) {
+        // A seeded pixel whose plane still matches badly gets the full search: the coarse level
+        // could not resolve it (thin or grazing surfaces such as cobbled ground span a few
+        // coarse pixels). Herz-Jesus-P8 at standard: filled depth per view +3–6 points (single
+        // scale gains +7–9 at 3.5× the time), for 16 % more hypotheses (36.0 M → 41.7 M) and
+        // 6 % more geometrically consistent pixels.
+        const full = !seeded || this.photo[row * width + col] > RESEARCH_COST;
+        this.loadWindow(col, row);
+        this.propagate(col, row, full ? NEIGHBOURS.length : 4);
+        if (this.prior) this.tryPrior(col, row);
+        this.refine(col, row, depthScale, normalScale, full);
+      }
+    }
+  }
+
+  private propagate(col: number, row: number, neighbourCount: number): void {
+    const { width, height, margin, depth, normal } = this;
+    const p = row * width + col;
+    const { focal, cx, cy } = this.input;
+    const rx = (col + 0.5 - cx) / focal;
+    const ry = (row + 0.5 - cy) / focal;
+    for (let k = 0; k < neighbourCount; k++) {
+      const [dx, dy] = NEIGHBOURS[k];
+      const qc = col + dx;
+      const qr = row + dy;
+      if (qc < margin || qr < margin || qc >= width - margin || qr >= height - margin) continue;
+      const q = qr * width + qc;
+      const nx = normal[3 * q];
+      const ny = normal[3 * q + 1];
+      const nz = normal[3 * q + 2];
+      // The neighbour's plane n·X = ρ, intersected with this pixel's ray (rx, ry, 1).
+      const rho = depth[q] * (nx * ((qc + 0.5 - cx) / focal) + ny * ((qr + 0.5 - cy) / focal) + nz);
+      const denom = nx * rx + ny * ry + nz;
+      if (denom > -1e-6) continue;
+      const d = rho / denom;
+      if (!(d > 0.5 * this.input.depthMin && d < 2 * this.input.depthMax)) continue;
+      // Once a plane has spread, most neighbours offer the pixel its own hypothesis again: skip those.
+      if (nx === normal[3 * p] && ny === normal[3 * p + 1] && nz === normal[3 * p + 2] && Math.abs(d - depth[p]) <= 1e-6 * d) continue;
+      this.tryHypothesis(col, row, p, d, nx, ny, nz);
+    }
+  }
+
+  /** The pixel's prior plane itself as a hypothesis. */
+  private tryPrior(col: number, row: number): void {
+    const p = row * this.width + col;
+    const t = this.prior!.triangleOf[p];
+    if (t < 0) return;
+    const { focal, cx, cy, depthMin, depthMax } = this.input;
+    const d = priorDepthAt(this.prior!, t, (col + 0.5 - cx) / focal, (row + 0.5 - cy) / focal);
+    if (!(d > 0.5 * depthMin && d < 2 * depthMax)) return;
+    const planes = this.prior!.planes;
+    this.tryHypothesis(col, row, p, d, planes[4 * t], planes[4 * t + 1], planes[4 * t + 2]);
+  }
+
+  private refine(col: number, row: number, depthScale: number, normalScale: number, randomRestart: boolean): void {
+    const p = row * this.width + col;
+    const { rng, normal } = this;
+    const d = this.depth[p];
+    const nx = normal[3 * p];
+    const ny = normal[3 * p + 1];
+    const nz = normal[3 * p + 2];
+    const perturbedDepth = d * (1 + depthScale * (2 * rng() - 1));
+    const n2 = this.perturbNormal(col, row, nx, ny, nz, normalScale);
+    this.tryHypothesis(col, row, p, perturbedDepth, nx, ny, nz);
+    this.tryHypothesis(col, row, p, d, n2[0], n2[1], n2[2]);
+    this.tryHypothesis(col, row, p, perturbedDepth, n2[0], n2[1], n2[2]);
+    if (!randomRestart) return;
+    const { depthMin, depthMax } = this.input;
+    const rn = this.randomNormal(col, row);
+    this.tryHypothesis(col, row, p, depthMin + rng() * (depthMax - depthMin), rn[0], rn[1], rn[2]);
+  }
+
+  private tryHypothesis(col: number, row: number, p: number, d: number, nx: number, ny: number, nz: number): void {
+    const photo = this.hypothesisCost(col, row, d, nx, ny, nz);
+    if (photo >= MAX_COST) return;
+    const c = photo + this.priorShare(col, row, p, d, nx, ny, nz);
+    if (c < this.cost[p]) {
+      this.cost[p] = c;
+      this.photo[p] = photo;
+      this.depth[p] = d;
+      this.normal[3 * p] = nx;
+      this.normal[3 * p + 1] = ny;
+      this.normal[3 * p + 2] = nz;
+    }
+  }
+
+  /** Mean of the best K source costs of the plane (depth d at this pixel, normal n). */
+  private hypothesisCost(col: number, row: number, d: number, nx: number, ny: number, nz: number): number {
+    const { focal, cx, cy, sources, params } = this.input;
+    this.evaluations++;
+    const px = col + 0.5;
+    const py = row + 0.5;
+    const rho = d * (nx * ((px - cx) / focal) + ny * ((py - cy) / focal) + nz);
+    if (!(rho < 0)) return MAX_COST; // the plane must face the camera
+    // m = nᵀ·K_r⁻¹, divided by ρ.
+    const m0 = nx / focal / rho;
+    const m1 = ny / focal / rho;
+    const m2 = (nz - (nx * cx) / focal - (ny * cy) / focal) / rho;
+    const { H, homographyParts: parts, sourceCosts } = this;
+    for (let j = 0; j < sources.length; j++) {
+      const o = 12 * j;
+      for (let r = 0; r < 3; r++) {
+        const b = parts[o + 9 + r];
+        H[3 * r] = parts[o + 3 * r] + b * m0;
+        H[3 * r + 1] = parts[o + 3 * r + 1] + b * m1;
+        H[3 * r + 2] = parts[o + 3 * r + 2] + b * m2;
+      }
+      sourceCosts[j] = this.kernel.cost(j, px, py, H);
+    }
+    return meanOfBest(sourceCosts, params.bestK);
+  }
+
+  /**
+   * Reference grey values and bilateral weights of the window centred on (col, row); samples
+   * that would leave the image are clamped to its border (they repeat edge pixels).
+   */
+  private loadWindow(col: number, row: number): void {
+    const { grey } = this.input;
+    const { window, spatialWeight, width, height } = this;
+    const centre = grey[row * width + col];
+    const inv = 1 / (2 * this.input.params.sigmaColor ** 2);
+    const side = 2 * this.input.params.windowRadius + 1;
+    for (let i = 0; i < side * side; i++) {
+      const sc = Math.min(width - 1, Math.max(0, col + this.baseDx[i]));
+      const sr = Math.min(height - 1, Math.max(0, row + this.baseDy[i]));
+      window.dx[i] = sc - col;
+      window.dy[i] = sr - row;
+      const v = grey[sr * width + sc];
+      window.ref[i] = v;
+      window.weight[i] = spatialWeight[i] * Math.exp(-(v - centre) * (v - centre) * inv);
+    }
+    this.kernel.setWindow(window);
+  }
+
+  private randomHypothesis(col: number, row: number, p: number): void {
+    const { depthMin, depthMax } = this.input;
+    this.depth[p] = depthMin + this.rng() * (depthMax - depthMin);
+    this.normal.set(this.randomNormal(col, row), 3 * p);
+  }
+
+  /** A random unit normal facing the camera, at most ~80° from the viewing ray. */
+  private randomNormal(col: number, row: number): Float64Array {
+    const ray = this.unitRay(col, row);
+    const out = new Float64Array(3);
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const x = gaussian(this.rng);
+      const y = gaussian(this.rng);
+      const z = gaussian(this.rng);
+      const len = Math.hypot(x, y, z);
+      let dot = (x * ray[0] + y * ray[1] + z * ray[2]) / len;
+      const s = dot > 0 ? -1 / len : 1 / len;
+      dot = Math.abs(dot);
+      out[0] = x * s;
+      out[1] = y * s;
+      out[2] = z * s;
+      if (dot > 0.17) return out;
+    }
+    out[0] = -ray[0];
+    out[1] = -ray[1];
+    out[2] = -ray[2];
+    return out;
+  }
+
+  private perturbNormal(col: number, row: number, nx: number, ny: number, nz: number, scale: number): Float64Array {
+    const ray = this.unitRay(col, row);
+    const out = new Float64Array([nx + scale * gaussian(this.rng), ny + scale * gaussian(this.rng), nz + scale * gaussian(this.rng)]);
+    const len = Math.hypot(out[0], out[1], out[2]);
+    for (let k = 0; k < 3; k++) out[k] /= len;
+    // Keep the original when the perturbed normal turns away from the camera.
+    if (out[0] * ray[0] + out[1] * ray[1] + out[2] * ray[2] > -0.17) out.set([nx, ny, nz]);
+    return out;
+  }
+
+  private unitRay(col: number, row: number): Float64Array {
+    const { focal, cx, cy } = this.input;
+    const x = (col + 0.5 - cx) / focal;
+    const y = (row + 0.5 - cy) / focal;
+    const len = Math.hypot(x, y, 1);
+    this.rayScratch[0] = x / len;
+    this.rayScratch[1] = y / len;
+    this.rayScratch[2] = 1 / len;
+    return this.rayScratch;
+  }
+
+  output(): PatchMatchOutput {
+    const out: PatchMatchOutput = { depth: this.depth, normal: this.normal, cost: this.photo, kernel: this.kernel.name, evaluations: this.evaluations };
+    if (this.prior) Object.assign(out, this.priorFigures(this.prior));
+    return out;
+  }
+
+  /** Which pixels' planes agree with their prior, and how many pixels have one. */
+  private priorFigures(prior: PriorRaster): Pick<PatchMatchOutput, "priorAgrees" | "priorPixels"> {
+    const { width, height, depth, normal } = this;
+    const { focal, cx, cy } = this.input;
+    const priorAgrees = new Uint8Array(width * height);
+    let priorPixels = 0;
+    for (let p = 0; p < width * height; p++) {
+      if (prior.triangleOf[p] < 0) continue;
+      priorPixels++;
+      const rx = ((p % width) + 0.5 - cx) / focal;
+      const ry = (Math.floor(p / width) + 0.5 - cy) / focal;
+      if (depth[p] > 0 && agreesWithPrior(prior, p, rx, ry, depth[p], normal[3 * p], normal[3 * p + 1], normal[3 * p + 2], this.input.params.planarPrior!)) priorAgrees[p] = 1;
+    }
+    return { priorAgrees, priorPixels };
+  }
+}
+
+/** Mean of the k smallest values (k clamped to the length); small arrays, so a partial selection sort. */
+function meanOfBest(values: Float64Array, k: number): number {
+  const count = Math.min(k, values.length);
+  if (count === 0) return MAX_COST;
+  let sum = 0;
+  for (let i = 0; i < count; i++) {
+    let best = i;
+    for (let j = i + 1; j < values.length; j++) if (values[j] < values[best]) best = j;
+    const v = values[best];
+    values[best] = values[i];
+    values[i] = v;
+    sum += v;
+  }
+  return sum / count;
+}

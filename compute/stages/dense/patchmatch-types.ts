@@ -1,0 +1,59 @@
+/** @module The types of PatchMatch's input and output (patchmatch.ts solves, patchmatch-state.ts holds one level's planes). */
+import type { CostKernel } from "./kernel.js";
+import type { PlanarPriorParams } from "./planar-prior.js";
+import type { PinholeGrey } from "./undistort.js";
+
+export interface PatchMatchParams {
+  iterations: number;
+  /** Window half-size in samples (3 → 7×7 samples). */
+  windowRadius: number;
+  /** Pixels between window samples (2 → a 7×7 window covers 13×13 pixels). */
+  windowStep: number;
+  /** Number of best source costs averaged per hypothesis. */
+  bestK: number;
+  /** Bilateral weight scales: grey difference (0..1) and distance in pixels. */
+  sigmaColor: number;
+  sigmaSpatial: number;
+  kernel: "wasm" | "typescript";
+  seed: number;
+  /**
+   * Coarser levels, each half the size of the one above, solved first (0 = a single scale).
+   * A coarse level's planes seed the finer one, which then needs only refineIterations.
+   */
+  pyramidLevels: number;
+  /** Red–black iterations at a level seeded from the coarser one. */
+  refineIterations: number;
+  /** Planar priors (planar-prior.ts), built on the coarsest level and used on every level above it; absent or weight 0: none. */
+  planarPrior?: PlanarPriorParams;
+}
+
+export interface SourceCamera extends PinholeGrey {
+  /** srcFromRef rigid transform. */
+  R: Float64Array;
+  t: Float64Array;
+}
+
+/** The reference image (a PinholeGrey) and its sources. */
+export interface PatchMatchInput extends PinholeGrey {
+  sources: SourceCamera[];
+  depthMin: number;
+  depthMax: number;
+  params: PatchMatchParams;
+}
+
+export interface PatchMatchOutput {
+  /** Depth per pixel (0 = not estimated: image border). */
+  depth: Float32Array;
+  /** Unit normal per pixel, reference camera frame (3·w·h). */
+  normal: Float32Array;
+  /** Aggregated photometric cost per pixel in [0, 2] (without the prior's share). */
+  cost: Float32Array;
+  /** With planar priors: 1 where the pixel's plane agrees with its prior (planar-prior.ts agreesWithPrior). */
+  priorAgrees?: Uint8Array;
+  /** Prior triangles, and pixels of this level inside one. */
+  priorTriangles?: number;
+  priorPixels?: number;
+  kernel: CostKernel["name"];
+  /** Plane hypotheses scored (each against every source view). */
+  evaluations: number;
+}
