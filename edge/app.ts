@@ -2,7 +2,7 @@
 import { Hono } from "hono";
 import type { AppEnv } from "./app-env.js";
 import { ApiError } from "./errors.js";
-import { ensureRateLimitHeaders } from "./rate-limit.js";
+import { ensureRateLimitHeaders } from "./access/rate-limit.js";
 import { accountRoutes } from "./routes/account.js";
 import { adminRoutes } from "./routes/admin.js";
 import { cdnRoutes, isCdnHostRequest, serveCdn } from "./routes/cdn.js";
@@ -30,7 +30,7 @@ export function createApp(): Hono<AppEnv> {
     await next();
   });
   app.get("/healthz", (c) => c.json({ ok: true }));
-  // Rate-limit headers on every /v1 response, including unknown paths (edge/rate-limit.ts).
+  // Rate-limit headers on every /v1 response, including unknown paths (edge/access/rate-limit.ts).
   app.use("/v1/*", ensureRateLimitHeaders());
   // Public API (API key, rate-limited). Mount order matters only for middleware declared here.
   app.route("/v1/reconstruction", reconstructionsRoutes);
@@ -39,7 +39,7 @@ export function createApp(): Hono<AppEnv> {
   app.route("/v1/reconstructions", reconstructionListRoutes);
   app.route("/v1/account", accountRoutes);
   app.route("/v1/webhooks", webhookRoutes);
-  // tus 1.0 resumable uploads (wave 2).
+  // tus 1.0 resumable uploads.
   app.route("/v1/uploads", uploadsRoutes);
   // Operator API (ADMIN_TOKEN, not rate-limited per account).
   app.route("/v1/admin", adminRoutes);

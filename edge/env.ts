@@ -5,7 +5,7 @@ import type { ReconstructionObject } from "./objects/reconstruction.js";
 import type { RateLimiterObject } from "./objects/rate-limiter.js";
 import type { UploadObject } from "./objects/upload.js";
 import type { UserObject } from "./objects/user.js";
-import type { ComputeContainer } from "./container.js";
+import type { ComputeContainer } from "./compute/container.js";
 import type { JobSchedulerObject } from "./scheduling/scheduler-object.js";
 import type { TaskMessage } from "../shared/tasks.js";
 import type { WebhookMessage } from "../shared/webhooks.js";
@@ -23,7 +23,7 @@ export interface Env {
   /** The waiting line of jobs for compute, one object named `jobs` (edge/scheduling/scheduler-object.ts). */
   SCHEDULER: DurableObjectNamespace<JobSchedulerObject>;
   BUCKET: R2Bucket;
-  /** One message per task delivery (edge/dispatch-tasks.ts); sent by the ReconstructionObject. */
+  /** One message per task delivery (edge/compute/task-queue.ts); sent by the ReconstructionObject. */
   TASKS: Queue<TaskMessage>;
   /** Webhook deliveries (edge/webhooks/consumer.ts). */
   WEBHOOKS: Queue<WebhookMessage>;

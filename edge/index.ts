@@ -1,7 +1,7 @@
 /** @module The Worker entry: fetch (API + CDN), queue consumers, and the Durable Object classes. */
 import { createApp } from "./app.js";
-import { DEAD_LETTER_QUEUE, JOB_QUEUE, handleDeadLetters, handleJobBatch } from "./dispatch.js";
-import { TASK_DEAD_LETTER_QUEUE, TASK_QUEUE, handleTaskBatch, handleTaskDeadLetters } from "./dispatch-tasks.js";
+import { DEAD_LETTER_QUEUE, JOB_QUEUE, handleDeadLetters, handleJobBatch } from "./compute/job-queue.js";
+import { TASK_DEAD_LETTER_QUEUE, TASK_QUEUE, handleTaskBatch, handleTaskDeadLetters } from "./compute/task-queue.js";
 import type { Env } from "./env.js";
 import type { JobMessage } from "../shared/jobs.js";
 import { WEBHOOK_QUEUE, handleWebhookBatch } from "./webhooks/consumer.js";
@@ -11,7 +11,7 @@ export { ReconstructionObject } from "./objects/reconstruction.js";
 export { RateLimiterObject } from "./objects/rate-limiter.js";
 export { UploadObject } from "./objects/upload.js";
 export { UserObject } from "./objects/user.js";
-export { ComputeContainer } from "./container.js";
+export { ComputeContainer } from "./compute/container.js";
 export { JobSchedulerObject } from "./scheduling/scheduler-object.js";
 
 const app = createApp();

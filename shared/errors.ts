@@ -21,7 +21,7 @@ export const ERROR_CODES = [
   "rate_limited",
   "internal_error",
   "service_unavailable",
-  // tus uploads (wave 2)
+  // tus uploads (/v1/uploads)
   "offset_mismatch",
   "upload_incomplete",
   "upload_locked",

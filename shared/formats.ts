@@ -1,7 +1,7 @@
 /** @module The downloadable formats (six model formats, two camera exports) and their media types. */
 import { z } from "zod";
 
-// colmap and transforms (wave 2) are the cameras, for splatting and NeRF tools.
+// colmap and transforms are the cameras, for splatting and NeRF tools.
 export const FORMATS = ["obj", "ply", "gltf", "glb", "stl", "las", "colmap", "transforms"] as const;
 export const Format = z.enum(FORMATS);
 export type Format = z.infer<typeof Format>;

@@ -1,5 +1,5 @@
 /**
- * @module Wave 2 records of docs/API.md ("Records"): the paged reconstruction list and the
+ * @module Records of docs/API.md ("Records"): the paged reconstruction list and the
  * per-reconstruction report. The report is the public, stable subset of compute's report.json
  * (whose full shape is compute's own and may grow): one row per input image, one per stage.
  */

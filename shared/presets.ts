@@ -1,7 +1,7 @@
 /**
  * @module The caps of each quality preset that both sides use: compute's pipeline applies them
  * (compute/pipeline/presets.ts, the ingest stage's options) and the edge's first time estimate
- * costs a job by them (edge/estimate.ts). One place, so the estimate cannot drift from what the
+ * costs a job by them (edge/scheduling/estimate.ts). One place, so the estimate cannot drift from what the
  * pipeline does; the other stage options of a preset are compute's alone.
  */
 import type { Quality } from "./jobs.js";

@@ -28,7 +28,7 @@
  * model of their own at a turn.
  *
  * The stored side and the keyframe cap live in shared/presets.ts (PRESET_CAPS): the edge's
- * first time estimate (edge/estimate.ts) costs a job by the same caps.
+ * first time estimate (edge/scheduling/estimate.ts) costs a job by the same caps.
  *
  * Texture pages (texture stage): the photos' own pixel density, scaled down only when it does
  * not fit: preview one 4096² page, standard up to four 4096² pages (one 8192² worth, which

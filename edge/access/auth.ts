@@ -8,8 +8,8 @@
  * account's Durable Object.
  */
 import type { Context, MiddlewareHandler } from "hono";
-import type { AppEnv } from "./app-env.js";
-import { ApiError } from "./errors.js";
+import type { AppEnv } from "../app-env.js";
+import { ApiError } from "../errors.js";
 import { constantTimeEqual, parseApiKey, sha256Hex } from "./keys.js";
 import { countRequest } from "./rate-limit.js";
 

@@ -4,10 +4,10 @@
  * One container instance per reconstruction (named by its id): a job never queues behind
  * another inside an instance, and `max_instances` in wrangler's production environment caps
  * how many run at once. It cannot run without a Docker engine, so this stays thin; the HTTP
- * contract is the same as the local compute process's (see edge/dispatch.ts).
+ * contract is the same as the local compute process's (see edge/compute/job-queue.ts).
  */
 import { Container } from "@cloudflare/containers";
-import type { Env } from "./env.js";
+import type { Env } from "../env.js";
 
 export class ComputeContainer extends Container<Env> {
   override defaultPort = 8080;

@@ -7,23 +7,13 @@
  * that attempt in the line if it is still current and pending; the dead-letter consumer fails a
  * job whose message could not even be handed over, refunding its credit.
  */
-import { JobMessage } from "../shared/jobs.js";
-import type { DispatchOutcome } from "./compute-targets.js";
-import type { Env } from "./env.js";
-import { configOf } from "./env.js";
+import { JobMessage } from "../../shared/jobs.js";
+import { backoffSeconds } from "./targets.js";
+import type { Env } from "../env.js";
+import { configOf } from "../env.js";
 
 export const JOB_QUEUE = "reconstruction-jobs";
 export const DEAD_LETTER_QUEUE = "reconstruction-jobs-dlq";
-
-/** Exponential backoff for the n-th delivery (1-based): 2, 4, 8, … seconds, capped. */
-export function backoffSeconds(deliveries: number, maxSeconds = 300): number {
-  return Math.min(maxSeconds, 2 ** Math.max(1, deliveries));
-}
-
-/** How long a message waits before its next try: compute's Retry-After when busy, else the backoff; both capped. */
-export function retryDelaySeconds(outcome: Exclude<DispatchOutcome, { kind: "accepted" }>, deliveries: number, maxSeconds: number): number {
-  return outcome.kind === "busy" ? Math.min(outcome.retryAfterSeconds, maxSeconds) : backoffSeconds(deliveries, maxSeconds);
-}
 
 export async function handleJobBatch(batch: MessageBatch<unknown>, env: Env): Promise<void> {
   const maxBackoff = configOf(env).DISPATCH_MAX_BACKOFF_SECONDS;

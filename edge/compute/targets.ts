@@ -6,9 +6,9 @@
  * the work. Without it, the POST goes to the Container binding (production), to the instance of
  * the given name. Both speak the same contract: 202 at once, or 503/429 with Retry-After when busy.
  */
-import type { JobMessage } from "../shared/jobs.js";
-import type { Env } from "./env.js";
-import { configOf } from "./env.js";
+import type { JobMessage } from "../../shared/jobs.js";
+import type { Env } from "../env.js";
+import { configOf } from "../env.js";
 
 export type DispatchOutcome = { kind: "accepted" } | { kind: "busy"; retryAfterSeconds: number } | { kind: "error"; message: string };
 
@@ -19,6 +19,16 @@ export type DispatchOutcome = { kind: "accepted" } | { kind: "busy"; retryAfterS
  */
 export function dispatchJob(job: JobMessage, env: Env, containerName = job.reconstruction_id): Promise<DispatchOutcome> {
   return postToCompute(env, { path: "/jobs", body: job, containerName });
+}
+
+/** Exponential backoff for the n-th delivery (1-based): 2, 4, 8, … seconds, capped. */
+export function backoffSeconds(deliveries: number, maxSeconds = 300): number {
+  return Math.min(maxSeconds, 2 ** Math.max(1, deliveries));
+}
+
+/** How long a message waits before its next try: compute's Retry-After when busy, else the backoff; both capped. */
+export function retryDelaySeconds(outcome: Exclude<DispatchOutcome, { kind: "accepted" }>, deliveries: number, maxSeconds: number): number {
+  return outcome.kind === "busy" ? Math.min(outcome.retryAfterSeconds, maxSeconds) : backoffSeconds(deliveries, maxSeconds);
 }
 
 /** Retry-After when a busy compute names none. */
@@ -85,7 +95,7 @@ async function answerOf(send: () => Promise<Response>): Promise<DispatchOutcome>
 }
 
 /**
- * Production path: the compute Container (edge/container.ts), bound as COMPUTE_CONTAINER in
+ * Production path: the compute Container (edge/compute/container.ts), bound as COMPUTE_CONTAINER in
  * wrangler's production environment; one instance per name.
  */
 async function containerFetch(env: Env, name: string, request: Request): Promise<Response> {

@@ -9,11 +9,10 @@
  * container is busy, the object itself sends the delivery again after the Retry-After, so a
  * large job waits for free containers as long as it needs without using up the queue's retries.
  */
-import { TaskMessage } from "../shared/tasks.js";
-import { postToCompute, type DispatchOutcome } from "./compute-targets.js";
-import { retryDelaySeconds } from "./dispatch.js";
-import type { Env } from "./env.js";
-import { configOf } from "./env.js";
+import { TaskMessage } from "../../shared/tasks.js";
+import { postToCompute, retryDelaySeconds, type DispatchOutcome } from "./targets.js";
+import type { Env } from "../env.js";
+import { configOf } from "../env.js";
 
 export const TASK_QUEUE = "reconstruction-tasks";
 export const TASK_DEAD_LETTER_QUEUE = "reconstruction-tasks-dlq";

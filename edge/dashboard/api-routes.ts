@@ -6,7 +6,7 @@
  */
 import { Hono } from "hono";
 import { listReconstructions } from "../listing/list.js";
-import { rateLimit } from "../rate-limit.js";
+import { rateLimit } from "../access/rate-limit.js";
 import { parseListQuery } from "../routes/reconstruction-list.js";
 import { createReconstruction, ownedStatus } from "../routes/reconstructions.js";
 import type { DashboardEnv } from "./session.js";

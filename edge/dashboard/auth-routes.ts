@@ -11,7 +11,7 @@ import { Hono } from "hono";
 import { html } from "hono/html";
 import { z } from "zod";
 import { configOf } from "../env.js";
-import { newAccountId } from "../keys.js";
+import { newAccountId } from "../access/keys.js";
 import { hashPassword, MIN_PASSWORD_LENGTH, passwordProblem, verifyPassword } from "./passwords.js";
 import { csrfField, notice, page } from "./layout.js";
 import { endSession, startSession, type DashboardContext, type DashboardEnv } from "./session.js";

@@ -1,12 +1,12 @@
 /**
  * @module Dashboard keys: create a named key (shown once), list, revoke. The same AccountObject
- * and the same key format and hashing as the operator API (edge/keys.ts): a key made here is
+ * and the same key format and hashing as the operator API (edge/access/keys.ts): a key made here is
  * the same kind of key.
  */
 import { Hono } from "hono";
 import { html } from "hono/html";
 import { z } from "zod";
-import { issueApiKey, isKeyId } from "../keys.js";
+import { issueApiKey, isKeyId } from "../access/keys.js";
 import { csrfField, notice, page } from "./layout.js";
 import type { DashboardContext, DashboardEnv } from "./session.js";
 

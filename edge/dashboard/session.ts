@@ -16,7 +16,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { getCookie, setCookie, deleteCookie } from "hono/cookie";
 import type { AppEnv } from "../app-env.js";
 import { configOf } from "../env.js";
-import { randomBase62, sha256Hex } from "../keys.js";
+import { randomBase62, sha256Hex } from "../access/keys.js";
 import type { SessionUser } from "../objects/user.js";
 import { userStubByName } from "./users.js";
 

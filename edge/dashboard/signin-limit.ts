@@ -7,7 +7,7 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../app-env.js";
 import { configOf } from "../env.js";
-import { callerOf } from "../rate-limit.js";
+import { callerOf } from "../access/rate-limit.js";
 
 export async function signInAllowed(c: Context<AppEnv>, userName: string): Promise<{ allowed: boolean; retryAfterSeconds: number }> {
   const config = configOf(c.env);

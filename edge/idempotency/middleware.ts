@@ -1,5 +1,5 @@
 /**
- * @module `Idempotency-Key` on creation (wave 2, docs/API.md "Idempotency"; IETF draft "The
+ * @module `Idempotency-Key` on creation (docs/API.md "Idempotency"; IETF draft "The
  * Idempotency-Key HTTP Header Field", and Stripe's behaviour).
  *
  * Order of checks: 401 and 429 come first (the middleware before this one); then the key is

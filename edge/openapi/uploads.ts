@@ -1,34 +1,23 @@
-/**
- * @module The tus 1.0 paths of the OpenAPI document (/v1/uploads). Built with the document's
- * own helpers, passed in by edge/openapi.ts so that imports stay one way.
- */
-import type { ErrorCode } from "../shared/errors.js";
-import { TUS_CHECKSUM_ALGORITHMS, TUS_EXTENSIONS, TUS_VERSION, UploadId } from "../shared/uploads.js";
+/** @module The OpenAPI paths of the tus 1.0 resumable uploads (/v1/uploads). */
+import { TUS_CHECKSUM_ALGORITHMS, TUS_EXTENSIONS, TUS_VERSION, UploadId } from "../../shared/uploads.js";
+import type { ErrorCode } from "../../shared/errors.js";
 import { z } from "zod";
-
-type Json = Record<string, unknown>;
-
-export interface OpenApiHelpers {
-  ok: (description: string, schemaName: string) => Json;
-  errorResponses: (codes: ErrorCode[]) => Json;
-  rateLimitHeaders: () => Json;
-  auth: ErrorCode[];
-}
+import { AUTH, errorResponses, ok, rateLimitHeaders, type Json } from "./common.js";
 
 const header = (description: string, schema: Json = { type: "string" }) => ({ description, schema });
 const TUS_RESUMABLE = { name: "Tus-Resumable", in: "header", required: true, schema: { type: "string", const: TUS_VERSION } };
 const UPLOAD_ID = { name: "id", in: "path", required: true, schema: z.toJSONSchema(UploadId), description: "Upload id: the last segment of the Location of the creation" };
 
-export function uploadPaths(maxVideoBytes: number, h: OpenApiHelpers): Json {
+export function uploadPaths(maxVideoBytes: number): Json {
   const security = [{ apiKey: [] }];
   const tags = ["Uploads"];
   const progressHeaders = {
-    ...h.rateLimitHeaders(),
+    ...rateLimitHeaders(),
     "Tus-Resumable": header(`Always ${TUS_VERSION}`),
     "Upload-Offset": header("Bytes stored so far", { type: "integer" }),
     "Upload-Expires": header("RFC 9110 date after which an unused upload is deleted"),
   };
-  const errors = (codes: ErrorCode[]) => h.errorResponses([...codes, "unsupported_tus_version", ...h.auth]);
+  const errors = (codes: ErrorCode[]) => errorResponses([...codes, "unsupported_tus_version", ...AUTH]);
   return {
     "/v1/uploads": {
       options: {
@@ -64,7 +53,7 @@ export function uploadPaths(maxVideoBytes: number, h: OpenApiHelpers): Json {
           { name: "Upload-Metadata", in: "header", required: false, schema: { type: "string", maxLength: 4096 }, example: "filename cGhvdG8uanBn,filetype aW1hZ2UvanBlZw==" },
         ],
         responses: {
-          "201": { ...h.ok("Created. `Location` is the upload URL for HEAD, PATCH and DELETE.", "UploadRecord"), headers: { ...progressHeaders, Location: header("Absolute upload URL") } },
+          "201": { ...ok("Created. `Location` is the upload URL for HEAD, PATCH and DELETE.", "UploadRecord"), headers: { ...progressHeaders, Location: header("Absolute upload URL") } },
           ...errors(["invalid_request", "payload_too_large"]),
         },
       },
@@ -87,7 +76,7 @@ export function uploadPaths(maxVideoBytes: number, h: OpenApiHelpers): Json {
         summary: "The upload as JSON (the same facts as HEAD)",
         security,
         parameters: [UPLOAD_ID],
-        responses: { "200": h.ok("The upload record.", "UploadRecord"), ...h.errorResponses(["not_found", ...h.auth]) },
+        responses: { "200": ok("The upload record.", "UploadRecord"), ...errorResponses(["not_found", ...AUTH]) },
       },
       patch: {
         operationId: "patchUpload",

@@ -1,107 +1,13 @@
 /**
- * @module The OpenAPI paths of the wave-2 endpoints built on the `hooks` branch: cancel, delete,
- * idempotent creation, webhooks. Kept out of openapi.ts so parallel branches merge cleanly;
- * openapi.ts merges these paths into its own (methods of one path are combined).
+ * @module The OpenAPI paths of the webhook endpoints (/v1/webhooks): register, list, delete, and
+ * the deliveries of one endpoint. The events and their signature are described on the creation.
  */
-import type { ErrorCode } from "../shared/errors.js";
-import { CreateWebhookBody, WebhookCreated, WebhookDeliveryList, WebhookList, WebhookPayload } from "../shared/webhooks.js";
-
-type Json = Record<string, unknown>;
-
-/** openapi.ts's builders, passed in so the two modules do not import each other. */
-export interface OpenApiHelpers {
-  ok(description: string, schemaName: string): Json;
-  errorResponses(codes: ErrorCode[]): Json;
-  rateLimitHeaders(): Json;
-  jsonBody(schemaName: string): Json;
-  ID_PARAM: Json;
-  AUTH: ErrorCode[];
-}
-
-/** Zod schemas that become `#/components/schemas/<name>`. */
-export const wave2Components = { CreateWebhookBody, WebhookCreated, WebhookList, WebhookDeliveryList, WebhookPayload };
-
-/** Paths from several builders; a path present in more than one gets all their methods. */
-export function mergePaths(...groups: Json[]): Json {
-  const merged: Record<string, Json> = {};
-  for (const group of groups) for (const [path, methods] of Object.entries(group)) merged[path] = { ...(merged[path] ?? {}), ...(methods as Json) };
-  return merged;
-}
-
-/** Adds the `Idempotency-Key` header and its two errors to the create operation of `paths`. */
-export function withIdempotencyKey(paths: Json, h: OpenApiHelpers): Json {
-  const create = (paths["/v1/reconstruction"] as Json | undefined)?.post as Json | undefined;
-  if (!create) return paths;
-  const header = {
-    name: "Idempotency-Key",
-    in: "header",
-    required: false,
-    schema: { type: "string", minLength: 1, maxLength: 255 },
-    example: '"8e03978e-40d5-43e8-bc93-6894a57f9324"',
-    description:
-      "Makes a retried creation safe (IETF draft \"The Idempotency-Key HTTP Header Field\", Stripe's semantics). An sf-string (`\"…\"`) or the bare value, 1–255 visible ASCII characters, unique per logical request and per account. " +
-      "Covers both creation bodies. The same key with the same request (a form: the same parts, names, filenames, bytes, in order, the multipart boundary may differ; JSON from uploads: the same body, at most 1 MiB) within 24 h answers the first 202 again, with `Idempotent-Replayed: true`, and creates and charges nothing; " +
-      "with a different request it answers 422 `idempotency_key_reused`; while the first request is still uploading, 409 `idempotency_in_progress` (with `Retry-After`). " +
-      "A first request that was refused (any 4xx) does not keep the key, so a corrected retry may reuse it. Checked after 401 and 429, before 402.",
-  };
-  const errors = h.errorResponses(["idempotency_in_progress", "idempotency_key_reused"]) as Record<string, Json>;
-  const responses = { ...(create.responses as Record<string, Json>) };
-  for (const [status, response] of Object.entries(errors)) {
-    const existing = responses[status];
-    if (!existing) responses[status] = response;
-    else {
-      // Same status already documented (409 may be): merge the examples and name all codes.
-      const content = (existing.content as Json | undefined)?.["application/json"] as Json | undefined;
-      const added = ((response.content as Json)["application/json"] as Json).examples as Json;
-      if (content) content.examples = { ...((content.examples as Json) ?? {}), ...added };
-      existing.description = `${String(existing.description)} Also: ${Object.keys(added).map((c) => `\`${c}\``).join(", ")}.`;
-    }
-  }
-  const parameters = [...((create.parameters as Json[] | undefined) ?? []), header];
-  const sorted = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
-  return { ...paths, "/v1/reconstruction": { ...(paths["/v1/reconstruction"] as Json), post: { ...create, parameters, responses: sorted } } };
-}
-
-export function wave2Paths(h: OpenApiHelpers): Json {
-  const { ok, errorResponses, rateLimitHeaders, ID_PARAM, AUTH } = h;
-  const security = [{ apiKey: [] }];
-  const tags = ["Reconstructions"];
-  return {
-    "/v1/reconstruction/{id}/cancel": {
-      post: {
-        operationId: "cancelReconstruction",
-        tags,
-        summary: "Stop a pending or processing reconstruction",
-        description:
-          "The reconstruction becomes `failed` with `error.code` `cancelled` and its credit is refunded once (`credit_refunded: true`). " +
-          "The compute job stops at its next checkpoint (its next heartbeat, within seconds) and writes no further output. " +
-          "An already completed or failed reconstruction answers 409 `already_terminal` and changes nothing.",
-        security,
-        parameters: [ID_PARAM],
-        responses: { "200": ok("The status record after the cancel.", "StatusRecord"), ...errorResponses(["not_found", "already_terminal", ...AUTH]) },
-      },
-    },
-    ...webhookPaths(h),
-    "/v1/reconstruction/{id}": {
-      delete: {
-        operationId: "deleteReconstruction",
-        tags,
-        summary: "Delete a reconstruction and every stored file",
-        description:
-          "Cancels it first when it is still pending or processing (refunding the credit), removes every uploaded input and every output from storage, " +
-          "then the id answers 404 for everyone, its owner included. Download links already issued stop working.",
-        security,
-        parameters: [ID_PARAM],
-        responses: { "204": { description: "Deleted.", headers: rateLimitHeaders() }, ...errorResponses(["not_found", ...AUTH]) },
-      },
-    },
-  };
-}
+import { AUTH, errorResponses, jsonBody, ok, rateLimitHeaders, type Json } from "./common.js";
 
 const WEBHOOK_PARAM = { name: "id", in: "path", required: true, schema: { type: "string", pattern: "^wh_[A-Za-z0-9_-]{20,64}$" }, description: "Webhook endpoint id" };
 
-function webhookPaths(h: OpenApiHelpers): Json {
-  const { ok, errorResponses, rateLimitHeaders, jsonBody, AUTH } = h;
+/** The caller's webhook endpoints and their deliveries. */
+export function webhookPaths(): Json {
   const security = [{ apiKey: [] }];
   const tags = ["Webhooks"];
   return {

@@ -1,9 +1,9 @@
 /** @module GET /v1/account: the caller's balance, trial state and usage. */
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env.js";
-import { requireApiKey } from "../auth.js";
+import { requireApiKey } from "../access/auth.js";
 import { ApiError } from "../errors.js";
-import { rateLimit } from "../rate-limit.js";
+import { rateLimit } from "../access/rate-limit.js";
 
 export const accountRoutes = new Hono<AppEnv>();
 accountRoutes.use("*", requireApiKey(), rateLimit("request"));

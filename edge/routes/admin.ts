@@ -8,11 +8,11 @@ import { Hono } from "hono";
 import type { Context } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../app-env.js";
-import { requireAdmin } from "../auth.js";
+import { requireAdmin } from "../access/auth.js";
 import { configOf } from "../env.js";
 import { ApiError } from "../errors.js";
-import { isAccountId, isKeyId, issueApiKey, newAccountId } from "../keys.js";
-import { rateLimit } from "../rate-limit.js";
+import { isAccountId, isKeyId, issueApiKey, newAccountId } from "../access/keys.js";
+import { rateLimit } from "../access/rate-limit.js";
 
 const AccountId = z.string().meta({ description: "Account id", example: "acc_4Fq9zXc2Lm8Rt1Vb6Nw3Yp" });
 const KeyId = z.string().meta({ description: "API key id (not secret)", example: "key_7Hs2Kd9Qw1Ze5Rx3" });

@@ -8,8 +8,8 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env.js";
 import { configOf, type Config } from "../env.js";
-import { buildOpenApiDocument } from "../openapi.js";
-import { rateLimit } from "../rate-limit.js";
+import { buildOpenApiDocument } from "../openapi/document.js";
+import { rateLimit } from "../access/rate-limit.js";
 
 type Json = Record<string, unknown>;
 

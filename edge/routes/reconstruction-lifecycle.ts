@@ -1,6 +1,6 @@
 /**
- * @module POST /v1/reconstruction/{id}/cancel and DELETE /v1/reconstruction/{id} (wave 2;
- * docs/API.md "Reconstruction lifecycle").
+ * @module POST /v1/reconstruction/{id}/cancel and DELETE /v1/reconstruction/{id}
+ * (docs/API.md "Reconstruction lifecycle").
  *
  * Cancel moves a pending or processing reconstruction to `failed` with the code `cancelled`;
  * the ReconstructionObject refunds the credit once (a ledger row) and refuses compute's next
@@ -11,9 +11,9 @@
  */
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../app-env.js";
-import { requireApiKey } from "../auth.js";
+import { requireApiKey } from "../access/auth.js";
 import { ApiError } from "../errors.js";
-import { rateLimit } from "../rate-limit.js";
+import { rateLimit } from "../access/rate-limit.js";
 import { deletePrefix } from "../storage/delete-prefix.js";
 import { ReconstructionId } from "../../shared/records.js";
 import { inputPrefix, outputPrefix, workPrefix } from "../../shared/storage-keys.js";

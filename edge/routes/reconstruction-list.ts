@@ -6,11 +6,11 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../app-env.js";
-import { requireApiKey } from "../auth.js";
+import { requireApiKey } from "../access/auth.js";
 import { ApiError } from "../errors.js";
 import { listReconstructions } from "../listing/list.js";
 import { readReport } from "../listing/report.js";
-import { rateLimit } from "../rate-limit.js";
+import { rateLimit } from "../access/rate-limit.js";
 import { ListQuery, LIST_MAX_LIMIT } from "../../shared/listing.js";
 import { ownedStatus } from "./reconstructions.js";
 

@@ -11,11 +11,11 @@
  */
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../app-env.js";
-import { requireApiKey } from "../auth.js";
+import { requireApiKey } from "../access/auth.js";
 import { configOf, type Config } from "../env.js";
 import { ApiError } from "../errors.js";
-import { estimateCompletion } from "../estimate.js";
-import { rateLimit } from "../rate-limit.js";
+import { estimateCompletion } from "../scheduling/estimate.js";
+import { rateLimit } from "../access/rate-limit.js";
 import { idempotentCreate } from "../idempotency/middleware.js";
 import { signedUrl } from "../downloads/signing.js";
 import { deleteInputs, ingestUpload, mib, type IngestResult } from "../uploads/ingest.js";

@@ -10,10 +10,10 @@
  */
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../app-env.js";
-import { requireApiKey } from "../auth.js";
+import { requireApiKey } from "../access/auth.js";
 import { configOf, type Config } from "../env.js";
 import { ApiError } from "../errors.js";
-import { rateLimit } from "../rate-limit.js";
+import { rateLimit } from "../access/rate-limit.js";
 import { isClaimed, type UploadState } from "../objects/upload.js";
 import { mib } from "../uploads/ingest.js";
 import {

@@ -8,10 +8,10 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../app-env.js";
-import { requireApiKey } from "../auth.js";
+import { requireApiKey } from "../access/auth.js";
 import { configOf } from "../env.js";
 import { ApiError } from "../errors.js";
-import { rateLimit } from "../rate-limit.js";
+import { rateLimit } from "../access/rate-limit.js";
 import { MAX_ENDPOINTS_PER_ACCOUNT } from "../webhooks/store.js";
 import { newWebhookSecret, randomId } from "../webhooks/signing.js";
 import { refuseWebhookUrl, urlPolicyOf } from "../webhooks/url-policy.js";

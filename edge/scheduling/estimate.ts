@@ -16,8 +16,8 @@
  * uncapped) told a 200-photo survey of small photos 2 minutes for its 14, and a 20-MP photo
  * (stored at 2400 px like fountain's 6-MP ones) 30 s for about 8.
  */
-import type { InputKind, Quality } from "../shared/jobs.js";
-import { PRESET_CAPS } from "../shared/presets.js";
+import type { InputKind, Quality } from "../../shared/jobs.js";
+import { PRESET_CAPS } from "../../shared/presets.js";
 
 export const START_UP_SECONDS = 30;
 /** Per photo or keyframe, whatever its size, at `standard`. */

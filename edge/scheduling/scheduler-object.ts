@@ -19,7 +19,7 @@ import { DurableObject } from "cloudflare:workers";
 import { z } from "zod";
 import { JobMessage } from "../../shared/jobs.js";
 import { ReconstructionId } from "../../shared/records.js";
-import { dispatchJob } from "../compute-targets.js";
+import { dispatchJob } from "../compute/targets.js";
 import type { Env } from "../env.js";
 import { configOf } from "../env.js";
 import { forecastStarts } from "./forecast.js";

@@ -63,7 +63,7 @@ describe("SDK against the real stack", () => {
   }, 900_000);
 
   // The server did the work and the answer was lost: the retry with the same Idempotency-Key
-  // gets the first reconstruction back (server idempotency, wave 2), charged once.
+  // gets the first reconstruction back (server idempotency), charged once.
   it("retries a create whose answer was lost with the same key and gets the first answer again, charged once", async () => {
     const api = await createAccount(system.baseUrl, system.adminToken, 3);
     const lossy = await faultyProxy(system.baseUrl, 1, "drop-response");

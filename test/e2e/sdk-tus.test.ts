@@ -2,7 +2,7 @@
  * The SDK's resumable mode (`upload: "tus"`, tus-js-client) against a minimal tus 1.0 server
  * written here from the protocol (creation, HEAD, PATCH with offsets): a PATCH whose connection
  * drops is resumed from the server's offset, every byte arrives once, and the creation then
- * posts `{uploads: [ids]}` with an Idempotency-Key. The edge's own tus endpoint is wave 2.
+ * posts `{uploads: [ids]}` with an Idempotency-Key. The edge serves tus itself (/v1/uploads).
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";

@@ -1,12 +1,12 @@
 /**
  * Edge → compute for tasks and for several compute processes: COMPUTE_URL as a list tried in
- * turn (edge/compute-targets.ts), the task queue's consumer and dead-letter consumer
- * (edge/dispatch-tasks.ts). Compute is a stubbed `fetch`; the ReconstructionObject is real.
+ * turn (edge/compute/targets.ts), the task queue's consumer and dead-letter consumer
+ * (edge/compute/task-queue.ts). Compute is a stubbed `fetch`; the ReconstructionObject is real.
  */
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { dispatchJob, tryInTurn, type DispatchOutcome } from "../../edge/compute-targets.js";
-import { dispatchTask, handleTaskBatch, handleTaskDeadLetters } from "../../edge/dispatch-tasks.js";
+import { dispatchJob, tryInTurn, type DispatchOutcome } from "../../edge/compute/targets.js";
+import { dispatchTask, handleTaskBatch, handleTaskDeadLetters } from "../../edge/compute/task-queue.js";
 import { ConfigSchema, type Env } from "../../edge/env.js";
 import worker from "../../edge/index.js";
 import type { JobMessage } from "../../shared/jobs.js";

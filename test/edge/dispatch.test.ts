@@ -1,10 +1,10 @@
 /**
- * The job queue's consumer and dead-letter consumer (edge/dispatch.ts), driven with real message
+ * The job queue's consumer and dead-letter consumer (edge/compute/job-queue.ts), driven with real message
  * batches; the state machine, the waiting line and the ledger are re-read afterwards.
  */
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { backoffSeconds } from "../../edge/dispatch.js";
+import { backoffSeconds } from "../../edge/compute/targets.js";
 import worker from "../../edge/index.js";
 import type { JobMessage } from "../../shared/jobs.js";
 import { accountStub, env } from "./helpers.js";

@@ -2,10 +2,10 @@ import { createExecutionContext, runDurableObjectAlarm, runInDurableObject, wait
 import { Hono } from "hono";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { AppEnv } from "../../edge/app-env.js";
-import { requireApiKey } from "../../edge/auth.js";
+import { requireApiKey } from "../../edge/access/auth.js";
 import type { Env } from "../../edge/env.js";
 import { ApiError } from "../../edge/errors.js";
-import { rateLimit } from "../../edge/rate-limit.js";
+import { rateLimit } from "../../edge/access/rate-limit.js";
 import { awayFromWindowEnd, BASE, createAccount, env, keyHeaders, requestWithVars } from "./helpers.js";
 
 const SMALL = { RATE_LIMIT_REQUESTS: "3", RATE_LIMIT_CREATES: "2", RATE_LIMIT_WINDOW_SECONDS: "60" };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { jpegSize, pngSize, sniffKind } from "../../edge/uploads/sniff.js";
-import { estimateCompletion, inputSeconds, KEYFRAMES_PER_VIDEO_MIB, MAX_KEYFRAMES, SECONDS_PER_IMAGE, SECONDS_PER_STORED_MEGAPIXEL, START_UP_SECONDS } from "../../edge/estimate.js";
+import { estimateCompletion, inputSeconds, KEYFRAMES_PER_VIDEO_MIB, MAX_KEYFRAMES, SECONDS_PER_IMAGE, SECONDS_PER_STORED_MEGAPIXEL, START_UP_SECONDS } from "../../edge/scheduling/estimate.js";
 import { heic, isoBmff, jpeg, mov, mp4, pdf, png } from "./upload-fixtures.js";
 
 describe("sniffKind", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { request } from "./helpers.js";
 
-describe("OpenAPI: wave 2 uploads and camera exports", () => {
+describe("OpenAPI: tus uploads and camera exports", () => {
   it("documents tus at /v1/uploads, the JSON creation body, and the colmap and transforms formats", async () => {
     const doc = await (await request("/v1/openapi.json")).json<any>();
     expect(Object.keys(doc.paths["/v1/uploads"]).sort()).toEqual(["options", "post"]);

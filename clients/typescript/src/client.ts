@@ -19,7 +19,7 @@ export type ClientOptions = TransportOptions;
 
 export interface CreateOptions {
   quality?: Quality;
-  /** `multipart` (one streamed request; the default) or `tus` (resumable, per file; wave 2). */
+  /** `multipart` (one streamed request; the default) or `tus` (resumable, per file). */
   upload?: "multipart" | "tus";
   onUploadProgress?: (progress: UploadProgress) => void;
   /** Your own key, e.g. to make a create safe across process restarts. Default: a fresh UUID. */
@@ -83,7 +83,7 @@ export class PhotogrammetryClient {
     return this.transport.json<StatusRecord>(`${path(id)}/status`);
   }
 
-  /** Newest first (wave 2). */
+  /** Newest first. */
   list(params: ListParams = {}): Promise<ReconstructionList> {
     const query = new URLSearchParams();
     for (const [key, value] of Object.entries(params)) if (value !== undefined) query.set(key, String(value));
@@ -91,7 +91,7 @@ export class PhotogrammetryClient {
     return this.transport.json<ReconstructionList>(`/v1/reconstructions${suffix}`);
   }
 
-  /** Every reconstruction, following `next_cursor` (wave 2). */
+  /** Every reconstruction, following `next_cursor`. */
   async *listAll(params: Omit<ListParams, "cursor"> = {}): AsyncGenerator<StatusRecord> {
     let cursor: string | undefined;
     do {
@@ -101,12 +101,12 @@ export class PhotogrammetryClient {
     } while (cursor);
   }
 
-  /** Pending or processing → failed (`cancelled`), credit refunded (wave 2). */
+  /** Pending or processing → failed (`cancelled`), credit refunded. */
   cancel(id: string): Promise<StatusRecord> {
     return this.transport.json<StatusRecord>(`${path(id)}/cancel`, { method: "POST" });
   }
 
-  /** Cancels if needed and deletes every stored file; the id then answers 404 (wave 2). */
+  /** Cancels if needed and deletes every stored file; the id then answers 404. */
   async delete(id: string): Promise<void> {
     await this.transport.send(path(id), { method: "DELETE" });
   }
@@ -147,7 +147,7 @@ export class PhotogrammetryClient {
     return record;
   }
 
-  /** Registers a webhook endpoint; keep the returned `secret`, it is shown once (wave 2). */
+  /** Registers a webhook endpoint; keep the returned `secret`, it is shown once. */
   createWebhook(url: string, events?: WebhookEvent[]): Promise<WebhookCreated> {
     return this.transport.json<WebhookCreated>("/v1/webhooks", {
       method: "POST",

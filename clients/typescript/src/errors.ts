@@ -1,6 +1,6 @@
 /** @module Typed errors: every failure the SDK throws says whether the API or the network spoke. */
 
-/** The API's error codes (shared/errors.ts, docs/API.md, wave 2 included); any other string is possible from a newer server. */
+/** The API's error codes (shared/errors.ts, docs/API.md); any other string is possible from a newer server. */
 export type ApiErrorCode =
   | "invalid_file_format"
   | "no_files"

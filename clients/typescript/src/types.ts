@@ -1,4 +1,4 @@
-/** @module The public records, named: generated from the OpenAPI document (edge/openapi.ts). */
+/** @module The public records, named: generated from the OpenAPI document (edge/openapi/document.ts). */
 import type { components, operations } from "./generated/openapi.js";
 
 type Schemas = components["schemas"];

@@ -1,5 +1,5 @@
 /**
- * The edge's first time estimate (edge/estimate.ts) against the caps compute's pipeline
+ * The edge's first time estimate (edge/scheduling/estimate.ts) against the caps compute's pipeline
  * applies (compute/pipeline/presets.ts, which the ingest stage receives): for each quality
  * preset, a photo far larger than the cap is costed at the side the pipeline stores it at, and a
  * very long video at the pipeline's keyframe cap. A cap changed on one side only fails here.
@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inputSeconds, KEYFRAMES_PER_VIDEO_MIB, SECONDS_PER_IMAGE, SECONDS_PER_STORED_MEGAPIXEL } from "../../../edge/estimate.js";
+import { inputSeconds, KEYFRAMES_PER_VIDEO_MIB, SECONDS_PER_IMAGE, SECONDS_PER_STORED_MEGAPIXEL } from "../../../edge/scheduling/estimate.js";
 import { QUALITY_PRESETS } from "../../../compute/pipeline/presets.js";
 import { run as ingest } from "../../../compute/stages/ingest/index.js";
 import { Quality } from "../../../shared/jobs.js";

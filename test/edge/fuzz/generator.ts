@@ -1,7 +1,7 @@
 /**
  * @module The fuzz suite's frame: a seeded PRNG, the shape of a generated case, and the pools
  * of odd values that every endpoint's generator draws from. Endpoint generators live in their
- * own files (create-cases.ts, wave2-cases.ts) and only return `FuzzCase`s, so a new endpoint
+ * own files (create-cases.ts, uploads-webhooks-cases.ts) and only return `FuzzCase`s, so a new endpoint
  * adds a file and nothing here changes.
  */
 

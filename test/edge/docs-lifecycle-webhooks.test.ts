@@ -1,4 +1,4 @@
-/** The wave-2 endpoints of the hooks branch appear in the OpenAPI document with their error codes. */
+/** Cancel, delete and the webhook endpoints appear in the OpenAPI document with their error codes. */
 import { describe, expect, it } from "vitest";
 import { request } from "./helpers.js";
 

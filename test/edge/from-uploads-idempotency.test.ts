@@ -1,6 +1,6 @@
 /**
- * Where the wave-2 branches meet: Idempotency-Key (hooks) on the JSON creation from tus
- * uploads (tus), and DELETE (hooks) of a reconstruction made from uploads.
+ * Creation from tus uploads meets the Idempotency-Key (on the JSON creation) and DELETE (of a
+ * reconstruction made from uploads).
  */
 import { describe, expect, it } from "vitest";
 import type { CreationRecord } from "../../shared/records.js";
@@ -26,7 +26,7 @@ async function debits(accountId: string) {
   return (await accountStub(accountId).ledger()).filter((row) => row.kind === "debit");
 }
 
-describe("wave 2 together", () => {
+describe("creation from uploads with Idempotency-Key and DELETE", () => {
   it("an Idempotency-Key covers the JSON creation from uploads: the same body replays the 202 (one debit, uploads consumed once), another body is 422", async () => {
     const account = await createAccount(3);
     const path = await finishedUpload(account.apiKey, jpeg(800, 600, 5_000), "front.jpg");

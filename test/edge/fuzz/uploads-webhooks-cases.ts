@@ -1,8 +1,7 @@
 /**
- * @module Malformed requests against the wave-2 endpoints of docs/API.md: tus 1.0 at `/v1/uploads`
- * (creation, PATCH with wrong offsets, lengths, types and checksums, HEAD/DELETE of unknown
- * uploads), JSON creation from uploads, and webhook endpoints. Written against the contract
- * before those endpoints exist on this branch; fuzz-wave2.test.ts runs them once merged.
+ * @module Malformed requests against tus 1.0 at `/v1/uploads` (creation, PATCH with wrong
+ * offsets, lengths, types and checksums, HEAD/DELETE of unknown uploads), the JSON creation from
+ * uploads, and the webhook endpoints of docs/API.md; fuzz-uploads-webhooks.test.ts runs them.
  */
 import { jpeg } from "../upload-fixtures.js";
 import { ODD_FILENAMES, type CaseGenerator, type FuzzCase, type FuzzContext, type Rng } from "./generator.js";
@@ -86,4 +85,4 @@ function webhookUnknown(rng: Rng, ctx: FuzzContext): FuzzCase {
   return { label: `webhook ${method} of an unknown endpoint`, path: `/v1/webhooks/${id}${suffix}`, init: { method, headers: auth(ctx) } };
 }
 
-export const WAVE2_GENERATORS: CaseGenerator[] = [tusCreation, tusPatch, tusUnknownUpload, createFromUploads, webhookEndpoint, webhookUnknown];
+export const UPLOAD_AND_WEBHOOK_GENERATORS: CaseGenerator[] = [tusCreation, tusPatch, tusUnknownUpload, createFromUploads, webhookEndpoint, webhookUnknown];

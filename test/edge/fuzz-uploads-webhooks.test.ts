@@ -1,17 +1,16 @@
 /**
- * Fuzz of the wave-2 endpoints (tus uploads, JSON creation from uploads, webhooks): the same
+ * Fuzz of the tus uploads, the JSON creation from uploads and the webhook endpoints: the same
  * invariants as fuzz-create.test.ts — every answer a 4xx with the error envelope, no credit
  * taken, nothing left in R2 once the test's own uploads are terminated.
  *
- * Written on the `sdk` branch against the contract's "Wave 2 additions" (docs/API.md); enabled when tus and
- * webhooks merged. The runner also checks that each code is in shared/errors.ts's ERROR_CODES
- * with its status, so new wave-2 codes must be listed there.
+ * The runner also checks that each code is in shared/errors.ts's ERROR_CODES with its status,
+ * so a new code of these endpoints must be listed there.
  */
 import { describe, expect, it } from "vitest";
 import { accountStub, createAccount, env, request, requestWithVars } from "./helpers.js";
 import { FUZZ_LIMITS } from "./fuzz/create-cases.js";
 import { runFuzz } from "./fuzz/runner.js";
-import { WAVE2_GENERATORS } from "./fuzz/wave2-cases.js";
+import { UPLOAD_AND_WEBHOOK_GENERATORS } from "./fuzz/uploads-webhooks-cases.js";
 
 const SEED = Number(globalThis.process?.env?.FUZZ_SEED ?? 20261125);
 const CASES = 1000;
@@ -28,7 +27,7 @@ async function startUploads(apiKey: string, count: number): Promise<string[]> {
   return paths;
 }
 
-describe("fuzz: wave-2 endpoints", () => {
+describe("fuzz: tus uploads, creation from uploads, webhooks", () => {
   it(`answers ${CASES} malformed tus, JSON-create and webhook requests with 4xx envelopes (seed ${SEED})`, async () => {
     const account = await createAccount(5);
     const uploadPaths = await startUploads(account.apiKey, 3);
@@ -36,11 +35,11 @@ describe("fuzz: wave-2 endpoints", () => {
       seed: SEED,
       count: CASES,
       budgetMs: 150_000,
-      generators: WAVE2_GENERATORS,
+      generators: UPLOAD_AND_WEBHOOK_GENERATORS,
       ctx: { apiKey: account.apiKey, uploadPaths },
       send: (c) => requestWithVars(c.path, VARS, c.init),
     });
-    console.log(`fuzz-wave2 seed ${SEED}: ${run.sent} requests`, run.tally);
+    console.log(`fuzz-uploads-webhooks seed ${SEED}: ${run.sent} requests`, run.tally);
     expect(run.failures.slice(0, 10), `seed ${SEED}`).toEqual([]);
     expect(run.sent).toBeGreaterThanOrEqual(1000);
     // The test's own uploads: their offsets never moved, and terminating them leaves R2 empty.
