@@ -14,9 +14,9 @@
  *
  * Only pixels the photos left undecided get a prior: those whose cost on the level the prior is
  * built on stays above `undecidedCost`. With the prior on every pixel of its triangles (as in
- * ACMP), the carved relief of fountain-P11 came out rougher: the held-back photo's PSNR fell from
- * 27.3 to 25.7 dB and its SSIM from 0.85 to 0.78 (`npm run bench -- views fountain`), since the
- * triangles between support points cut across relief that the photos had decided.
+ * ACMP), triangles between support points cut across carved relief that the photos had decided,
+ * and it came out rough (docs/decisions.md, "Planar priors only where the photos left the depth
+ * undecided").
  *
  * ACMP keeps every triangle. Here a triangle is left out when its plane is seen at a grazing
  * angle (over ~80° from the ray): such a triangle spans a depth edge (a foreground vertex and a
