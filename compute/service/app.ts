@@ -1,10 +1,11 @@
 /**
- * @module The compute HTTP service (fastify): POST /jobs, GET /healthz.
+ * @module The compute HTTP service (fastify): POST /jobs, POST /tasks, GET /healthz.
  *
- * POST /jobs answers 202 at once and runs the job in the background; when every slot is
- * busy it answers 503 with Retry-After so the queue redelivers later. A second delivery of a
- * reconstruction that is already running here is acknowledged without starting it twice
- * (and a newer attempt number takes over the running job's reports).
+ * POST /jobs answers 202 at once and runs the job in the background; when every slot is busy
+ * it answers 503 with Retry-After, and the edge's waiting line (edge/scheduling/) keeps the job
+ * in its place and polls again after it. A second delivery of a reconstruction that is already
+ * running here is acknowledged without starting it twice (and a newer attempt number takes over
+ * the running job's reports).
  *
  * POST /tasks takes one task of a large job (shared/tasks.ts) on the same terms, in slots of
  * its own: a coordinator waiting for its tasks holds a job slot, and must not keep this

@@ -3,8 +3,10 @@
  * checksum and expiration; OPTIONS for discovery. GET answers the same facts as HEAD in JSON.
  *
  * Order of checks, as for the rest of the API: 401, 429, then the tus version (412), then the
- * request's own headers (400/413/415), then the upload (404 for unknown and foreign ids alike),
- * then its offset (409) and lease (423). Every answer, errors included, carries Tus-Resumable
+ * request's own headers (400/415; a creation's Upload-Length over the limit, 413), then the
+ * upload (404 for unknown and foreign ids alike), then for a PATCH a body that would run past
+ * the upload's length (413, which needs the upload, so it comes after the 404), then its offset
+ * (409) and lease (423). Every answer, errors included, carries Tus-Resumable
  * and the error envelope. The upload's state lives in its UploadObject; the bytes in R2
  * (edge/uploads/tus/receive-patch.ts).
  */
