@@ -1,27 +1,33 @@
-/** @module The Worker's bindings and configuration, checked once with a schema. */
+/**
+ * @module The Worker's bindings and configuration, checked once with a schema.
+ *
+ * Each Durable Object binding is typed by the interface of what its callers may ask
+ * (objects/*-rpc.ts, scheduling/scheduler-rpc.ts), which the object's class implements: the
+ * objects import this module for their own Env, so it imports none of them.
+ */
 import { z } from "zod";
-import type { AccountObject } from "./objects/account.js";
-import type { ReconstructionObject } from "./objects/reconstruction.js";
-import type { RateLimiterObject } from "./objects/rate-limiter.js";
-import type { UploadObject } from "./objects/upload.js";
-import type { UserObject } from "./objects/user.js";
-import type { ComputeContainer } from "./compute/container.js";
-import type { JobSchedulerObject } from "./scheduling/scheduler-object.js";
+import type { Container } from "@cloudflare/containers";
+import type { AccountRpc } from "./objects/account-rpc.js";
+import type { ReconstructionRpc } from "./objects/reconstruction-rpc.js";
+import type { RateLimiterRpc } from "./objects/rate-limiter-rpc.js";
+import type { UploadRpc } from "./objects/upload-rpc.js";
+import type { UserRpc } from "./objects/user-rpc.js";
+import type { SchedulerRpc } from "./scheduling/scheduler-rpc.js";
 import type { TaskMessage } from "../shared/tasks.js";
 import type { WebhookMessage } from "../shared/webhooks.js";
 
 export interface Env {
-  ACCOUNTS: DurableObjectNamespace<AccountObject>;
-  RECONSTRUCTIONS: DurableObjectNamespace<ReconstructionObject>;
-  RATE_LIMITER: DurableObjectNamespace<RateLimiterObject>;
+  ACCOUNTS: DurableObjectNamespace<AccountRpc>;
+  RECONSTRUCTIONS: DurableObjectNamespace<ReconstructionRpc>;
+  RATE_LIMITER: DurableObjectNamespace<RateLimiterRpc>;
   /** tus uploads, one object per upload (edge/objects/upload.ts). */
-  UPLOADS: DurableObjectNamespace<UploadObject>;
+  UPLOADS: DurableObjectNamespace<UploadRpc>;
   /** Dashboard users and their sessions, one object per email (edge/dashboard/users.ts). */
-  USERS: DurableObjectNamespace<UserObject>;
+  USERS: DurableObjectNamespace<UserRpc>;
   /** Workers static assets: the dashboard's bundled scripts and styles (scripts/build-dashboard.mjs). */
   ASSETS: Fetcher;
   /** The waiting line of jobs for compute, one object named `jobs` (edge/scheduling/scheduler-object.ts). */
-  SCHEDULER: DurableObjectNamespace<JobSchedulerObject>;
+  SCHEDULER: DurableObjectNamespace<SchedulerRpc>;
   BUCKET: R2Bucket;
   /** One message per task delivery (edge/compute/task-queue.ts); sent by the ReconstructionObject. */
   TASKS: Queue<TaskMessage>;
@@ -35,7 +41,7 @@ export interface Env {
   /** One base URL, or several separated by commas (local dev runs several compute processes). */
   COMPUTE_URL?: string;
   /** Production only: the compute Container (used when COMPUTE_URL is unset). */
-  COMPUTE_CONTAINER?: DurableObjectNamespace<ComputeContainer>;
+  COMPUTE_CONTAINER?: DurableObjectNamespace<Container>;
   TRIAL_CREDITS?: string;
   RATE_LIMIT_REQUESTS?: string;
   RATE_LIMIT_CREATES?: string;

@@ -10,7 +10,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../app-env.js";
 import { configOf } from "../env.js";
 import { ApiError } from "../errors.js";
-import type { Budget, BudgetState } from "../objects/rate-limiter.js";
+import type { Budget, BudgetState } from "../objects/rate-limiter-rpc.js";
 
 export type LimitKind = "request" | "create";
 

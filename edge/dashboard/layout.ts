@@ -12,7 +12,7 @@
  */
 import { html } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
-import type { SessionUser } from "../objects/user.js";
+import type { SessionUser } from "../objects/user-rpc.js";
 
 export type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 

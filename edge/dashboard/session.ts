@@ -17,7 +17,7 @@ import { getCookie, setCookie, deleteCookie } from "hono/cookie";
 import type { AppEnv } from "../app-env.js";
 import { configOf } from "../env.js";
 import { randomBase62, sha256Hex } from "../access/keys.js";
-import type { SessionUser } from "../objects/user.js";
+import type { SessionUser } from "../objects/user-rpc.js";
 import { userStubByName } from "./users.js";
 
 export const SESSION_COOKIE = "session";

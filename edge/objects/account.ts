@@ -23,18 +23,7 @@ import { randomId } from "../webhooks/signing.js";
 import { WebhookEventType, type WebhookEndpoint } from "../../shared/webhooks.js";
 import { UploadId } from "../../shared/uploads.js";
 import { labelKey, listKeys, touchKey, type KeyListing } from "./account-keys.js";
-
-export const LEDGER_KINDS = ["debit", "refund", "topup", "trial", "adjustment"] as const;
-export type LedgerKind = (typeof LEDGER_KINDS)[number];
-
-export interface LedgerRow {
-  id: number;
-  kind: LedgerKind;
-  amount: number;
-  reconstruction_id: string | null;
-  reason: string | null;
-  created_at: string;
-}
+import { CreateAccountInput, type AccountRpc, type LedgerKind, type LedgerRow } from "./account-rpc.js";
 
 /**
  * A reservation not committed or released within this time (the request that took it died)
@@ -42,14 +31,6 @@ export interface LedgerRow {
  */
 export const RESERVATION_TTL_MS = 2 * 60 * 60 * 1000;
 
-const CreateInput = z.object({
-  accountId: z.string().regex(/^acc_[0-9A-Za-z]{22}$/),
-  email: z.email(),
-  grant: z.object({ kind: z.enum(["trial", "topup"]), amount: z.number().int().nonnegative() }),
-  // Optional: a dashboard sign-up starts with no key; the user creates named ones.
-  key: z.object({ keyId: z.string().regex(/^key_[0-9A-Za-z]{16}$/), hash: z.string().regex(/^[0-9a-f]{64}$/) }).optional(),
-});
-export type CreateAccountInput = z.infer<typeof CreateInput>;
 const KeyId = z.string().regex(/^key_[0-9A-Za-z]{16}$/);
 const KeyHash = z.string().regex(/^[0-9a-f]{64}$/);
 const Reason = z.string().min(1).max(500);
@@ -78,12 +59,12 @@ const SCHEMA = `
 /** tus upload ids per account, created on first use (accounts from before it need no migration). */
 const UPLOADS_SCHEMA = `CREATE TABLE IF NOT EXISTS uploads (upload_id TEXT PRIMARY KEY, created_at_ms INTEGER NOT NULL)`;
 
-export class AccountObject extends DurableObject<Env> {
+export class AccountObject extends DurableObject<Env> implements AccountRpc {
   private readonly sql = this.ctx.storage.sql;
 
   /** Creates the account with its first key and its opening grant; throws if it already exists. */
   create(input: CreateAccountInput): { balance: number; created_at: string } {
-    const { accountId, email, grant, key } = CreateInput.parse(input);
+    const { accountId, email, grant, key } = CreateAccountInput.parse(input);
     return this.ctx.storage.transactionSync(() => {
       this.sql.exec(SCHEMA);
       if (this.sql.exec("SELECT 1 FROM account").toArray().length > 0) throw new Error(`account ${accountId} already exists`);

@@ -11,31 +11,14 @@
 import { DurableObject } from "cloudflare:workers";
 import { z } from "zod";
 import type { Env } from "../env.js";
+import { Budget, type BudgetState, type RateLimiterRpc } from "./rate-limiter-rpc.js";
 
-const Budget = z.object({
-  name: z.string().regex(/^[a-z]{1,32}$/),
-  limit: z.number().int().positive(),
-  windowSeconds: z.number().int().positive(),
-});
-export type Budget = z.infer<typeof Budget>;
 const HitInput = z.array(Budget).min(1).max(4);
 
 const COUNTERS_TABLE =
   "CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, window_start_ms INTEGER NOT NULL, window_ms INTEGER NOT NULL, count INTEGER NOT NULL)";
 
-export interface BudgetState {
-  name: string;
-  limit: number;
-  windowSeconds: number;
-  /** Attempts counted in the current window, this one included. */
-  count: number;
-  remaining: number;
-  /** Unix time (seconds) at which the current window ends. */
-  resetAt: number;
-  allowed: boolean;
-}
-
-export class RateLimiterObject extends DurableObject<Env> {
+export class RateLimiterObject extends DurableObject<Env> implements RateLimiterRpc {
   private readonly sql = this.ctx.storage.sql;
 
   /** Counts one attempt against each budget and reports each budget's state after it. */

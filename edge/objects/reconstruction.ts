@@ -26,8 +26,9 @@
 import { DurableObject } from "cloudflare:workers";
 import { z } from "zod";
 import type { Env } from "../env.js";
-import { CompletionReport, FailureReport, JobInput, JobMessage, ProgressReport, Quality } from "../../shared/jobs.js";
-import { ReconstructionId, StatusRecord, type FailureInfo, type ReconstructionStatus } from "../../shared/records.js";
+import { CompletionReport, FailureReport, JobMessage, ProgressReport } from "../../shared/jobs.js";
+import { StatusRecord, type FailureInfo, type ReconstructionStatus } from "../../shared/records.js";
+import { ReconstructionInit, type ReconstructionRpc, type ReportOutcome, type TransitionRecord } from "./reconstruction-rpc.js";
 import { SCHEMA_SQL, canTransition, isTerminal, type ReconstructionRow } from "./reconstruction-state.js";
 import { CANCELLED_FAILURE, TOMBSTONE_SQL, type CancelOutcome } from "./reconstruction-cancel.js";
 import { emitOnce } from "./reconstruction-events.js";
@@ -38,25 +39,6 @@ import { markDispatched, markQueued, readDispatchState, runSecondsOf, withQueueP
 import { schedulerStub } from "../scheduling/scheduler-object.js";
 import type { LinePlace } from "../scheduling/waiting-line.js";
 import { AddTasksRequest, TaskCompletion, TaskFailure, TaskHeartbeat, TaskLeaseRequest, TaskMessage, type TaskLeaseAnswer, type TaskRecord } from "../../shared/tasks.js";
-
-/** What the create route hands the object once the inputs are in R2 and the credit is taken. */
-export const ReconstructionInit = z.object({
-  id: ReconstructionId,
-  account_id: z.string().min(1),
-  created_at: z.string(),
-  estimated_completion: z.string(),
-  quality: Quality,
-  inputs: z.array(JobInput).min(1),
-});
-export type ReconstructionInit = z.infer<typeof ReconstructionInit>;
-
-/** The answer to every compute report: whether it changed anything, and the state after it. */
-export interface ReportOutcome {
-  accepted: boolean;
-  /** Absent when the reconstruction does not exist. */
-  status?: ReconstructionStatus;
-  reason?: string;
-}
 
 const Attempt = z.number().int().min(1);
 
@@ -78,7 +60,7 @@ export const TIMEOUT_FAILURE: FailureInfo = {
   suggestion: "Submit the files again; your credit was refunded.",
 };
 
-export class ReconstructionObject extends DurableObject<Env> {
+export class ReconstructionObject extends DurableObject<Env> implements ReconstructionRpc {
   private readonly sql: SqlStorage;
   private readonly watchdog: WatchdogConfig;
   private readonly taskConfig: TaskConfig;
@@ -389,9 +371,9 @@ export class ReconstructionObject extends DurableObject<Env> {
   }
 
   /** The transition log (oldest first), for operators and tests. */
-  async history(): Promise<{ at: string; from_status: string; to_status: string; attempt: number; note: string }[]> {
+  async history(): Promise<TransitionRecord[]> {
     if (!this.row()) return [];
-    return this.sql.exec<{ at: string; from_status: string; to_status: string; attempt: number; note: string }>(
+    return this.sql.exec<TransitionRecord>(
       `SELECT at, from_status, to_status, attempt, note FROM transitions ORDER BY seq`,
     ).toArray();
   }

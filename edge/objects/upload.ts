@@ -12,9 +12,8 @@
 import { DurableObject } from "cloudflare:workers";
 import { z } from "zod";
 import type { Env } from "../env.js";
-import { InputKind } from "../../shared/jobs.js";
+import { UploadInit, UploadUpdate, type ClaimOutcome, type LockOutcome, type UploadRpc, type UploadState } from "./upload-rpc.js";
 import { ReconstructionId } from "../../shared/records.js";
-import { UploadId } from "../../shared/uploads.js";
 import { uploadDataKey, uploadPrefix } from "../../shared/storage-keys.js";
 
 /** How long a PATCH may go without renewing its lease before another request may take over. */
@@ -24,48 +23,6 @@ export const CLAIM_LEASE_MS = 15 * 60_000;
 
 const UploadConfig = z.object({ UPLOAD_TTL_SECONDS: z.coerce.number().positive().default(24 * 60 * 60) });
 
-const UploadedPart = z.object({ partNumber: z.number().int().min(1), etag: z.string() });
-
-export const UploadInit = z.object({
-  id: UploadId,
-  account_id: z.string().min(1),
-  length: z.number().int().positive(),
-  /** The Upload-Metadata header as sent, echoed by HEAD. */
-  metadata: z.string().max(4096),
-  filename: z.string().min(1).max(255),
-});
-export type UploadInit = z.infer<typeof UploadInit>;
-
-/** What a PATCH changes once its bytes are safely in R2. */
-export const UploadUpdate = z.object({
-  offset: z.number().int().nonnegative(),
-  multipart_id: z.string().nullable(),
-  parts: z.array(UploadedPart),
-  tail_generation: z.number().int().nonnegative(),
-  kind: InputKind.nullable(),
-  pixels: z.number().int().positive().nullable(),
-  complete: z.boolean(),
-});
-export type UploadUpdate = z.infer<typeof UploadUpdate>;
-
-export interface UploadState extends UploadInit, UploadUpdate {
-  created_at: string;
-  /** Epoch ms after which the alarm deletes the upload. */
-  expires_at: number;
-  /** The reconstruction taking the finished upload over, until it consumes or releases it. */
-  claimed_by: string | null;
-  /** Epoch ms after which a claim whose creation never finished (the Worker died) lapses. */
-  claimed_until?: number;
-  lock: { token: string; until: number } | null;
-}
-
-export type LockOutcome =
-  | { ok: true; token: string; state: UploadState }
-  | { ok: false; reason: "not_found" | "locked" | "complete"; state?: UploadState }
-  | { ok: false; reason: "offset_mismatch"; state: UploadState };
-
-export type ClaimOutcome = { ok: true; state: UploadState } | { ok: false; reason: "not_found" | "incomplete" | "claimed" };
-
 const STATE_KEY = "state";
 
 /** Whether a creation holds the upload now (a lapsed claim counts as none). */
@@ -73,7 +30,7 @@ export function isClaimed(state: UploadState, now = Date.now()): boolean {
   return state.claimed_by !== null && (state.claimed_until ?? Infinity) > now;
 }
 
-export class UploadObject extends DurableObject<Env> {
+export class UploadObject extends DurableObject<Env> implements UploadRpc {
   private readonly ttlMs: number;
 
   constructor(ctx: DurableObjectState, env: Env) {

@@ -12,13 +12,8 @@
 import { DurableObject } from "cloudflare:workers";
 import { z } from "zod";
 import type { Env } from "../env.js";
+import { Registration, type SessionUser, type UserRpc } from "./user-rpc.js";
 
-const Registration = z.object({
-  email: z.email().max(320),
-  accountId: z.string().regex(/^acc_[0-9A-Za-z]{22}$/),
-  passwordHash: z.string().startsWith("pbkdf2-sha256$"),
-});
-export type Registration = z.infer<typeof Registration>;
 const TokenHash = z.string().regex(/^[0-9a-f]{64}$/);
 const Ttl = z.number().int().positive();
 
@@ -32,12 +27,7 @@ const SCHEMA = `
     token_hash TEXT PRIMARY KEY, created_at_ms INTEGER NOT NULL, expires_at_ms INTEGER NOT NULL);
 `;
 
-export interface SessionUser {
-  email: string;
-  accountId: string;
-}
-
-export class UserObject extends DurableObject<Env> {
+export class UserObject extends DurableObject<Env> implements UserRpc {
   private readonly sql = this.ctx.storage.sql;
 
   /** Registers the user; false when this email is already taken (nothing changes then). */

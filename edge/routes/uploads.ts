@@ -16,7 +16,8 @@ import { requireApiKey } from "../access/auth.js";
 import { configOf, type Config } from "../env.js";
 import { ApiError } from "../errors.js";
 import { rateLimit } from "../access/rate-limit.js";
-import { isClaimed, type UploadState } from "../objects/upload.js";
+import { isClaimed } from "../objects/upload.js";
+import type { UploadState } from "../objects/upload-rpc.js";
 import { mib } from "../uploads/ingest.js";
 import {
   OFFSET_CONTENT_TYPE, discoveryHeaders, expiresHeader, parseByteCount, parseChecksum, parseMetadata, requireTusVersion, tusHeaders,

@@ -17,12 +17,13 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { z } from "zod";
-import { JobMessage } from "../../shared/jobs.js";
+import type { JobMessage } from "../../shared/jobs.js";
 import { ReconstructionId } from "../../shared/records.js";
 import { dispatchJob } from "../compute/targets.js";
 import type { Env } from "../env.js";
 import { configOf } from "../env.js";
 import { forecastStarts } from "./forecast.js";
+import { EnqueueRequest, type SchedulerRpc } from "./scheduler-rpc.js";
 import { WaitingLine, type LinePlace, type WaitingJob } from "./waiting-line.js";
 
 /** The one instance's name: a single line keeps the order global and fair. */
@@ -33,20 +34,13 @@ const AFTER_END_MS = 1000;
 /** Back-off between tries while compute is unreachable: 2, 4, … s, capped. */
 const MAX_ERROR_BACKOFF_S = 60;
 
-export const EnqueueRequest = z.object({
-  job: JobMessage,
-  /** The job's estimated run time on compute, for the forecasts. */
-  run_seconds: z.number().positive().max(7 * 24 * 3600),
-});
-export type EnqueueRequest = z.infer<typeof EnqueueRequest>;
-
 export const UNREACHABLE_FAILURE = {
   code: "dispatch_failed",
   message: "The reconstruction could not be started: the compute service was unreachable for too long.",
   suggestion: "Your credit was refunded. Upload again later.",
 } as const;
 
-export class JobSchedulerObject extends DurableObject<Env> {
+export class JobSchedulerObject extends DurableObject<Env> implements SchedulerRpc {
   private readonly line: WaitingLine;
 
   constructor(ctx: DurableObjectState, env: Env) {

@@ -14,7 +14,7 @@ import type { Context } from "hono";
 import type { AppEnv } from "../app-env.js";
 import type { Config } from "../env.js";
 import { ApiError } from "../errors.js";
-import type { UploadState } from "../objects/upload.js";
+import type { UploadState } from "../objects/upload-rpc.js";
 import type { IngestResult, IngestedInput } from "./ingest.js";
 import { STORED_CONTENT_TYPES, mib } from "./ingest.js";
 import { isVideo } from "./sniff.js";

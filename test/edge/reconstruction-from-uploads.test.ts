@@ -1,6 +1,6 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { UploadState } from "../../edge/objects/upload.js";
+import type { UploadState } from "../../edge/objects/upload-rpc.js";
 import type { CreationRecord } from "../../shared/records.js";
 import { accountStub, createAccount, env, keyHeaders, request, requestWithVars } from "./helpers.js";
 import { filler, jpeg, mp4 } from "./upload-fixtures.js";

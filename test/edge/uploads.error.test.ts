@@ -1,6 +1,6 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { UploadState } from "../../edge/objects/upload.js";
+import type { UploadState } from "../../edge/objects/upload-rpc.js";
 import { createAccount, env, keyHeaders, request, requestWithVars } from "./helpers.js";
 import { filler, jpeg, mp4, pdf } from "./upload-fixtures.js";
 import { OFFSET_TYPE, TUS, createUpload, head, patch, sha1Base64, storedKeys, uploadIdOf, uploadStub } from "./tus-support.js";

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createAccount, env, keyHeaders, request } from "./helpers.js";
 import { filler, jpeg, mp4 } from "./upload-fixtures.js";
 import { TUS, b64, createUpload, head, patch, patchAll, sha1Base64, storedKeys, uploadIdOf, uploadStub } from "./tus-support.js";
-import type { UploadState } from "../../edge/objects/upload.js";
+import type { UploadState } from "../../edge/objects/upload-rpc.js";
 
 const MiB = 1024 * 1024;
 

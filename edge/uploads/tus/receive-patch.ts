@@ -23,7 +23,7 @@
 import { ApiError } from "../../errors.js";
 import type { InputKind } from "../../../shared/jobs.js";
 import { uploadDataKey, uploadTailKey } from "../../../shared/storage-keys.js";
-import type { UploadState, UploadUpdate } from "../../objects/upload.js";
+import type { UploadState, UploadUpdate } from "../../objects/upload-rpc.js";
 import { STORED_CONTENT_TYPES, mib } from "../ingest.js";
 import { MIN_PART_BYTES } from "../r2-writer.js";
 import { SNIFF_BYTES, isVideo, jpegSize, pngSize, sniffKind } from "../sniff.js";
