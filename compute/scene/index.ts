@@ -3,5 +3,5 @@ export * from "./images.js";
 export * from "./features.js";
 export * from "./matches.js";
 export * from "./reconstruction.js";
-export * from "./geometry3d.js";
+export * from "./dense-outputs.js";
 export * from "./report.js";
