@@ -1,7 +1,7 @@
 /**
  * @module SfM, and once more after matching the photos against simulated oblique views of
- * each other (features/views.ts, matching/wide-baseline.ts) when the first try refused a small
- * upload, placed less than half of it, or placed only 3 photos.
+ * each other (features/views.ts, matching/match-simulated-views.ts) when the first try refused
+ * a small upload, placed less than half of it, or placed only 3 photos.
  *
  * Why after SfM and not always: the second matching costs about as much as the front of the
  * pipeline again (9 photos at 1280 × 960: ~7 s of views and ~9 s of matching on two cores), and

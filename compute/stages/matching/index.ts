@@ -17,7 +17,7 @@ import { selectPairs } from "./pairs.js";
 import { orderFeatures, shareFeatures } from "./shared.js";
 import { buildTracks } from "./tracks.js";
 import type { ViewPairResult, ViewPairTask } from "./view-matches.js";
-import { rematchWideBaseline as rematch, WIDE_BASELINE_DEFAULTS, type WideBaselineInput, type WideBaselineOptions } from "./wide-baseline.js";
+import { rematchWideBaseline as rematch, WIDE_BASELINE_DEFAULTS, type WideBaselineInput, type WideBaselineOptions } from "./match-simulated-views.js";
 
 export const NAME = "matching";
 
@@ -114,13 +114,13 @@ function report(images: ImageRef[], results: PairResult[], pairs: VerifiedPair[]
   };
 }
 
-export { WIDE_BASELINE_DEFAULTS, type WideBaselineOptions } from "./wide-baseline.js";
+export { WIDE_BASELINE_DEFAULTS, type WideBaselineOptions } from "./match-simulated-views.js";
 export type { ViewPairResult, ViewPairTask } from "./view-matches.js";
 
 /**
- * Matching's second pass for photos taken far apart (wide-baseline.ts): the pairs of `targets`
- * matched again against simulated oblique views (on `workers` when given, view-matches.ts), and
- * the tracks rebuilt. Returns the features with the keypoints the new matches use added.
+ * Matching's second pass for photos taken far apart (match-simulated-views.ts): the pairs of
+ * `targets` matched again against simulated oblique views (on `workers` when given,
+ * view-matches.ts), and the tracks rebuilt. Returns the features with the keypoints the new matches use added.
  */
 export async function rematchWideBaseline(input: WideBaselineInput, options: Partial<Options> = {}, wideOptions: WideBaselineOptions = WIDE_BASELINE_DEFAULTS, workers?: TaskRunner<ViewPairTask, ViewPairResult>): Promise<Output & { features: ImageFeatures[] }> {
   const started = performance.now();

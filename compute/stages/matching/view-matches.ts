@@ -1,7 +1,7 @@
 /**
- * @module One pair's view-by-view matching for the wide-baseline pass (wide-baseline.ts): plain A
- * against each simulated view of B and each view of A against plain B, each with Lowe's ratio and
- * the mutual test, pooled one match per position. A pure function of the packed keypoint sets, so
+ * @module One pair's view-by-view matching for the wide-baseline pass
+ * (match-simulated-views.ts): plain A against each simulated view of B and each view of A
+ * against plain B, each with Lowe's ratio and the mutual test, pooled one match per position. A pure function of the packed keypoint sets, so
  * it runs in a worker thread as well as here.
  */
 import type { TransferListItem } from "node:worker_threads";

@@ -1,8 +1,9 @@
 /**
- * Wide-baseline matching (compute/stages/features/views.ts, compute/stages/matching/wide-baseline.ts)
- * on a textured plane seen frontally and at 56° (squeezed 1.8× along one direction): the plain
- * matching finds few correspondences there, the view-by-view matching against simulated oblique
- * views finds many more, and they lie where the true homography puts them.
+ * Wide-baseline matching (compute/stages/features/views.ts,
+ * compute/stages/matching/match-simulated-views.ts) on a textured plane seen frontally and at
+ * 56° (squeezed 1.8× along one direction): the plain matching finds few correspondences there,
+ * the view-by-view matching against simulated oblique views finds many more, and they lie where
+ * the true homography puts them.
  */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
