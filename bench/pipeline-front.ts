@@ -13,7 +13,7 @@ export interface FrontResult {
   matched: matching.Output;
   /** The keypoint refinement's report (detected.features are the refined ones). */
   refined: keypoints.Output["report"];
-  /** The features before refinement, which the wide-baseline matching adds to (compute/pipeline/wide-baseline.ts). */
+  /** The features before refinement, which the wide-baseline matching adds to (compute/pipeline/place-cameras.ts). */
   unrefined: ImageFeatures[];
 }
 

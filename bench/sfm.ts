@@ -19,7 +19,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { FRESH_FRONT, KeptFrontWorkers, type FrontLease } from "../compute/pipeline/front-pool.js";
 import { QUALITY_PRESETS, type StagePresets } from "../compute/pipeline/presets.js";
-import { placeCameras, WIDE_BASELINE_MAX_IMAGES } from "../compute/pipeline/wide-baseline.js";
+import { placeCameras, WIDE_BASELINE_MAX_IMAGES } from "../compute/pipeline/place-cameras.js";
 import * as features from "../compute/stages/features/index.js";
 import type { RigidTransform } from "../compute/scene/index.js";
 import { cameraAccuracy, type CameraAccuracy, type NamedPose } from "../compute/stages/sfm/accuracy.js";

@@ -20,7 +20,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { FRESH_FRONT } from "../compute/pipeline/front-pool.js";
 import { QUALITY_PRESETS } from "../compute/pipeline/presets.js";
-import { placeCameras, WIDE_BASELINE_MAX_IMAGES } from "../compute/pipeline/wide-baseline.js";
+import { placeCameras, WIDE_BASELINE_MAX_IMAGES } from "../compute/pipeline/place-cameras.js";
 import { cameraAccuracy, type CameraAccuracy } from "../compute/stages/sfm/accuracy.js";
 import { datasetInputs, datasetsRoot, listDatasets, repoRoot } from "./datasets.js";
 import { runFront } from "./pipeline-front.js";

@@ -27,7 +27,7 @@ import { faceBudgetFor, QUALITY_PRESETS } from "./presets.js";
 import { FIXED_FULL_WEIGHTS, FIXED_SPARSE_WEIGHTS, ProgressTracker, type ProgressEvent, type StageWeights } from "./progress.js";
 import { costOptions, jobWeights } from "./stage-costs.js";
 import { writeReport, type PipelineOutput, type PipelineReport } from "./report.js";
-import { placeCameras, WIDE_BASELINE_MAX_IMAGES } from "./wide-baseline.js";
+import { placeCameras, WIDE_BASELINE_MAX_IMAGES } from "./place-cameras.js";
 
 export { faceBudgetFor, QUALITY_PRESETS } from "./presets.js";
 export type { PipelineOutput, PipelineReport } from "./report.js";
@@ -134,7 +134,7 @@ async function sparseStages(input: PipelineInput, timeline: Timeline, run: RunSt
   let images: ImageRef[];
   let detected: features.Output;
   let matched: matching.Output;
-  // The second matching of a small upload (wide-baseline.ts) adds to the unrefined keypoints.
+  // The second matching of a small upload (place-cameras.ts) adds to the unrefined keypoints.
   let unrefined: features.Output["features"] | null = null;
   try {
     const ingested = await stage(timeline, "ingest", (p) => ingest.run({ files: input.files, workDir: input.workDir }, preset.ingest, p), input.files.length);

@@ -6,7 +6,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { placeCameras } from "../../compute/pipeline/wide-baseline.js";
+import { placeCameras } from "../../compute/pipeline/place-cameras.js";
 import * as features from "../../compute/stages/features/index.js";
 import * as ingest from "../../compute/stages/ingest/index.js";
 import * as keypoints from "../../compute/stages/keypoints/index.js";
@@ -19,7 +19,7 @@ import type { RenderedView } from "./render.js";
 
 export interface SfmRun {
   result: sfm.Output;
-  /** The wide-baseline matching's reports, when it ran (compute/pipeline/wide-baseline.ts). */
+  /** The wide-baseline matching's reports, when it ran (compute/pipeline/place-cameras.ts). */
   wideBaseline: StageReport[];
   accuracy: CameraAccuracy;
   /** Registered photos that have no ground truth (photos of another scene). */

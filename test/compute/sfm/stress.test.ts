@@ -42,7 +42,7 @@ const RECORDED: Array<{ scene: StressSceneName; registered: number; photos: numb
   // refined keypoints (stage keypoints) with independent focal starts, 10 within 0.021°.
   { scene: "mural", registered: 10, photos: 10 },
   // Eight photos 45° apart around a textured object: plain matching places none (refused); the
-  // second matching against simulated oblique views (compute/pipeline/wide-baseline.ts) places
+  // second matching against simulated oblique views (compute/pipeline/place-cameras.ts) places
   // all eight, 0.08° median and 0.12° at most.
   { scene: "wideRing", registered: 8, photos: 8 },
 ];
