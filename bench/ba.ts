@@ -5,13 +5,13 @@
  * iterations, wall and CPU time (they differ when other processes share the cores), RMSE
  * and pose errors. `--pcg` / `--dense` force the reduced solver (else the default
  * threshold picks), `--cauchy` skips the squared-loss run, `--threads=1,2` runs each loss on
- * each of those thread counts (stages/ba/team.ts; 0 = every core; default 1). Also `run(args)`
- * for bench/index.ts.
+ * each of those thread counts (solvers/bundle-adjustment/team.ts; 0 = every core; default 1).
+ * Also `run(args)` for bench/index.ts.
  */
 import { pathToFileURL } from "node:url";
-import { run as runBA } from "../compute/stages/ba/index.js";
-import { makeScene, perturbedCopy } from "../test/compute/ba/synthetic-scene.js";
-import { cameraErrors } from "../test/compute/ba/alignment.js";
+import { run as runBA } from "../compute/solvers/bundle-adjustment/index.js";
+import { makeScene, perturbedCopy } from "../test/compute/solvers/bundle-adjustment/synthetic-scene.js";
+import { cameraErrors } from "../test/compute/solvers/bundle-adjustment/alignment.js";
 
 export async function run(args: string[]): Promise<void> {
   const positional = args.filter((a) => !a.startsWith("--"));

@@ -9,7 +9,7 @@
  * (a wrong basin, a frozen drift). The same split as a Cramér–Rao bound against an estimator's
  * error (Triggs et al. 2000, "Bundle adjustment — a modern synthesis", §9–10 on precision).
  */
-import { run as runBundleAdjustment } from "../compute/stages/ba/index.js";
+import { run as runBundleAdjustment } from "../compute/solvers/bundle-adjustment/index.js";
 import { angleAxisToMatrix, matrixToAngleAxis } from "../compute/geometry/rotation.js";
 import { robustSimilarity } from "../compute/geometry/similarity.js";
 import { cameraCenter, type ImageFeatures, type SparseModel } from "../compute/scene/index.js";

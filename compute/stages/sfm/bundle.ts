@@ -1,16 +1,17 @@
 /**
  * @module Bridge between the reconstruction state and bundle adjustment.
  *
- * stages/ba is a solver library, not a pipeline stage of its own: docs/DESIGN.md lists it beside
- * sfm under stages/, and sfm is its only caller, so this is the one place where a stage
- * imports another. Local BA (Schönberger & Frahm 2016, §4.5) optimises the newest cameras and
- * the points they see, with every other camera observing those points held fixed; global BA
- * optimises everything with the first camera fixed (the scale gauge is left to the solver's
- * damping, as COLMAP does not need more than one fixed pose in practice), or, when the photos'
- * GPS fixes can hold the block (georeference.ts), with no camera fixed and the fixes as priors.
+ * Bundle adjustment is a solver library below the stages (compute/solvers/bundle-adjustment/;
+ * docs/DESIGN.md: stages import solvers, never the reverse), and sfm is its only caller, through
+ * this file (options.ts and georeference.ts use its types and priors). Local BA (Schönberger &
+ * Frahm 2016, §4.5) optimises the newest cameras and the points they see, with every other
+ * camera observing those points held fixed; global BA optimises everything with the first camera
+ * fixed (the scale gauge is left to the solver's damping, as COLMAP does not need more than one
+ * fixed pose in practice), or, when the photos' GPS fixes can hold the block (georeference.ts),
+ * with no camera fixed and the fixes as priors.
  */
 import { angleAxisToMatrix, matrixToAngleAxis } from "../../geometry/rotation.js";
-import { closeTeam, run as runBundleAdjustment, type BAProblem, type CentrePrior } from "../ba/index.js";
+import { closeTeam, run as runBundleAdjustment, type BAProblem, type CentrePrior } from "../../solvers/bundle-adjustment/index.js";
 import { gpsPriorFor, type GpsPriorSummary } from "./georeference.js";
 import type { ImageFeatures } from "../../scene/index.js";
 import type { Options } from "./options.js";
@@ -32,7 +33,7 @@ export interface BundleSummary {
   initialCost: number;
   finalCost: number;
   refined: string[];
-  /** Threads that ran it (stages/ba/team.ts). */
+  /** Threads that ran it (solvers/bundle-adjustment/team.ts). */
   threads: number;
   /** Global adjustments of photos with GPS: the priors they had, or why none. */
   gps?: GpsPriorSummary;

@@ -16,7 +16,7 @@ import { geodeticToEnu, type Geodetic } from "../../geometry/geodesy.js";
 import { robustSimilarity } from "../../geometry/similarity.js";
 import { median } from "../../math/median.js";
 import { cameraCenter, type ImageRef, type SparseModel } from "../../scene/index.js";
-import type { CentrePrior } from "../ba/index.js";
+import type { CentrePrior } from "../../solvers/bundle-adjustment/index.js";
 import type { Options } from "./options.js";
 import type { SfmState } from "./state.js";
 

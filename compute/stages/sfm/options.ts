@@ -66,9 +66,9 @@ export interface Options {
   /**
    * Threads of the bundle adjustments of a model of at least `baParallelMinImages` registered
    * photos, local and global, that have at least `baParallelMinObservations` observations
-   * (stages/ba/team.ts): 0 = every available core, 1 = the calling thread alone. A team sums
-   * in another order, so smaller models keep their single-thread results bit for bit; their
-   * adjustments are too short for threads to matter.
+   * (solvers/bundle-adjustment/team.ts): 0 = every available core, 1 = the calling thread
+   * alone. A team sums in another order, so smaller models keep their single-thread results bit
+   * for bit; their adjustments are too short for threads to matter.
    */
   baThreads: number;
   baParallelMinImages: number;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { run } from "../../../compute/stages/ba/index.js";
-import { buildLayout, BANDED_ORDER_MIN_CAMERAS } from "../../../compute/stages/ba/layout.js";
-import { bandedOrder, coVisibility, envelopeCost } from "../../../compute/stages/ba/ordering.js";
-import { DEFAULTS } from "../../../compute/stages/ba/index.js";
+import { run } from "../../../../compute/solvers/bundle-adjustment/index.js";
+import { buildLayout, BANDED_ORDER_MIN_CAMERAS } from "../../../../compute/solvers/bundle-adjustment/layout.js";
+import { bandedOrder, coVisibility, envelopeCost } from "../../../../compute/solvers/bundle-adjustment/ordering.js";
+import { DEFAULTS } from "../../../../compute/solvers/bundle-adjustment/index.js";
 import { cameraErrors } from "./alignment.js";
 import { makeScene, perturbedCopy, Rng } from "./synthetic-scene.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SharedArena } from "../../../compute/stages/ba/shared-arena.js";
+import { SharedArena } from "../../../../compute/solvers/bundle-adjustment/shared-arena.js";
 
 describe("ba/shared-arena", () => {
   it("hands out zeroed, aligned, shared arrays and the same memory again after a reset", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { lossCurvature, lossValue, lossWeight, type LossName } from "../../../compute/stages/ba/loss.js";
+import { lossCurvature, lossValue, lossWeight, type LossName } from "../../../../compute/solvers/bundle-adjustment/loss.js";
 
 describe("ba/loss", () => {
   const losses: LossName[] = ["squared", "huber", "cauchy"];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { allocatePanelScratch, CHOLESKY_PANEL, choleskySolveUpper, choleskyUpper, choleskyUpperPanels, trailingUpdate } from "../../../compute/stages/ba/dense-cholesky.js";
+import { allocatePanelScratch, CHOLESKY_PANEL, choleskySolveUpper, choleskyUpper, choleskyUpperPanels, trailingUpdate } from "../../../../compute/solvers/bundle-adjustment/dense-cholesky.js";
 import { Rng } from "./synthetic-scene.js";
 
 /** A random SPD matrix (full storage) that is banded plus an arrow of dense last rows/columns, or fully dense. */

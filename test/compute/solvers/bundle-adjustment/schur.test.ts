@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULTS, type Options } from "../../../compute/stages/ba/index.js";
-import { relinearize, solveDamped } from "../../../compute/stages/ba/solver.js";
-import { allocateWorkspace } from "../../../compute/stages/ba/workspace.js";
-import { evaluateCost } from "../../../compute/stages/ba/linearize.js";
-import { applyStep } from "../../../compute/stages/ba/step.js";
+import { DEFAULTS, type Options } from "../../../../compute/solvers/bundle-adjustment/index.js";
+import { relinearize, solveDamped } from "../../../../compute/solvers/bundle-adjustment/solver.js";
+import { allocateWorkspace } from "../../../../compute/solvers/bundle-adjustment/workspace.js";
+import { evaluateCost } from "../../../../compute/solvers/bundle-adjustment/linearize.js";
+import { applyStep } from "../../../../compute/solvers/bundle-adjustment/step.js";
 import { Rng, makeScene, perturbedCopy } from "./synthetic-scene.js";
 
 /** Solves the dense symmetric system a·x = b (n×n, row-major) by Gaussian elimination with partial pivoting. */

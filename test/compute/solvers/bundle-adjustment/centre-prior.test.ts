@@ -4,12 +4,12 @@
  * the priors' frame and scale.
  */
 import { describe, expect, it } from "vitest";
-import { run, type BAProblem } from "../../../compute/stages/ba/index.js";
-import { buildLayout } from "../../../compute/stages/ba/layout.js";
-import { accumulatePriors, allocatePriorLinearization, priorSquares } from "../../../compute/stages/ba/centre-prior.js";
-import { computeRotations } from "../../../compute/stages/ba/linearize.js";
-import { angleAxisToMatrix, matrixToAngleAxis, perturbRotationLeft } from "../../../compute/stages/ba/rotation.js";
-import { DEFAULTS } from "../../../compute/stages/ba/index.js";
+import { run, type BAProblem } from "../../../../compute/solvers/bundle-adjustment/index.js";
+import { buildLayout } from "../../../../compute/solvers/bundle-adjustment/layout.js";
+import { accumulatePriors, allocatePriorLinearization, priorSquares } from "../../../../compute/solvers/bundle-adjustment/centre-prior.js";
+import { computeRotations } from "../../../../compute/solvers/bundle-adjustment/linearize.js";
+import { angleAxisToMatrix, matrixToAngleAxis, perturbRotationLeft } from "../../../../compute/solvers/bundle-adjustment/rotation.js";
+import { DEFAULTS } from "../../../../compute/solvers/bundle-adjustment/index.js";
 import { centerOf } from "./alignment.js";
 import { cloneProblem, makeScene, perturbedCopy, Rng } from "./synthetic-scene.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULTS, NAME, reprojectionErrors, run } from "../../../compute/stages/ba/index.js";
+import { DEFAULTS, NAME, reprojectionErrors, run } from "../../../../compute/solvers/bundle-adjustment/index.js";
 import { cameraErrors } from "./alignment.js";
 import { cloneProblem, injectOutliers, makeScene, perturbedCopy, projectPoint, rmsePx, Rng } from "./synthetic-scene.js";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { run } from "../../../compute/stages/ba/index.js";
-import { BaTeam } from "../../../compute/stages/ba/team.js";
-import type { SharedSolve } from "../../../compute/stages/ba/team-kernels.js";
+import { run } from "../../../../compute/solvers/bundle-adjustment/index.js";
+import { BaTeam } from "../../../../compute/solvers/bundle-adjustment/team.js";
+import type { SharedSolve } from "../../../../compute/solvers/bundle-adjustment/team-kernels.js";
 import { cameraErrors } from "./alignment.js";
 import { injectOutliers, makeScene, perturbedCopy } from "./synthetic-scene.js";
 

@@ -1,10 +1,10 @@
 /**
- * @module Bundle adjustment stage: sparse Schur-complement Levenberg–Marquardt over camera
- * poses, shared intrinsics (focal, principal point, k1, k2 of the RADIAL model) and points,
- * with a robust loss. References: Triggs, McLauchlan, Hartley & Fitzgibbon 2000, "Bundle
- * Adjustment — A Modern Synthesis"; Lourakis & Argyros 2009, "SBA: A Software Package for
- * Generic Sparse Bundle Adjustment"; Agarwal, Snavely, Seitz & Szeliski 2010, "Bundle
- * Adjustment in the Large".
+ * @module Bundle adjustment, a solver library (sfm's, through stages/sfm/bundle.ts): sparse
+ * Schur-complement Levenberg–Marquardt over camera poses, shared intrinsics (focal, principal
+ * point, k1, k2 of the RADIAL model) and points, with a robust loss. References: Triggs,
+ * McLauchlan, Hartley & Fitzgibbon 2000, "Bundle Adjustment — A Modern Synthesis"; Lourakis &
+ * Argyros 2009, "SBA: A Software Package for Generic Sparse Bundle Adjustment"; Agarwal,
+ * Snavely, Seitz & Szeliski 2010, "Bundle Adjustment in the Large".
  *
  * CONTRIBUTOR NOTES
  * - Points are always the eliminated block (they outnumber cameras ~100:1). The reduced
@@ -55,7 +55,7 @@ export const DEFAULTS: Options = {
   initialLambda: 1e-4,
   denseSchurMaxCameras: 400,
   // A 40 × 20 survey grid in banded order: ~0.2 × 10⁹; 400 cameras that all see one another
-  // (where PCG took over before): 2.3 × 10⁹ (test/compute/ba/ordering.test.ts).
+  // (where PCG took over before): 2.3 × 10⁹ (test/compute/solvers/bundle-adjustment/ordering.test.ts).
   bandedDenseMaxCost: 2e9,
   bandedDenseMaxSize: 7200,
   threads: 1,

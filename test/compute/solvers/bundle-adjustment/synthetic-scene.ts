@@ -4,8 +4,8 @@
  * neighbouring cameras (as a surface point is seen from the side it faces), Gaussian pixel
  * noise, then a perturbation of the parameters the solver has to undo.
  */
-import type { BAProblem } from "../../../compute/stages/ba/index.js";
-import { angleAxisToMatrix, matrixToAngleAxis, perturbRotationLeft } from "../../../compute/stages/ba/rotation.js";
+import type { BAProblem } from "../../../../compute/solvers/bundle-adjustment/index.js";
+import { angleAxisToMatrix, matrixToAngleAxis, perturbRotationLeft } from "../../../../compute/solvers/bundle-adjustment/rotation.js";
 
 /** Seeded uniform [0, 1) generator (mulberry32) with Box–Muller normals. */
 export class Rng {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { JAC, projectResidual, projectWithJacobian } from "../../../compute/stages/ba/projection.js";
-import { angleAxisToMatrix, matrixToAngleAxis, perturbRotationLeft } from "../../../compute/stages/ba/rotation.js";
+import { JAC, projectResidual, projectWithJacobian } from "../../../../compute/solvers/bundle-adjustment/projection.js";
+import { angleAxisToMatrix, matrixToAngleAxis, perturbRotationLeft } from "../../../../compute/solvers/bundle-adjustment/rotation.js";
 import { Rng } from "./synthetic-scene.js";
 
 interface Config {

@@ -3,8 +3,8 @@
  * similarity alignment of camera centres (Horn 1987, "Closed-form solution of absolute
  * orientation using unit quaternions"), with a Jacobi eigen-solver for the 4×4 matrix.
  */
-import type { BAProblem } from "../../../compute/stages/ba/index.js";
-import { angleAxisToMatrix } from "../../../compute/stages/ba/rotation.js";
+import type { BAProblem } from "../../../../compute/solvers/bundle-adjustment/index.js";
+import { angleAxisToMatrix } from "../../../../compute/solvers/bundle-adjustment/rotation.js";
 
 export function rotationOf(problem: BAProblem, c: number): Float64Array {
   const R = new Float64Array(9);
