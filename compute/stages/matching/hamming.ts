@@ -36,7 +36,7 @@ export function hammingDistance(a: Uint32Array, oa: number, b: Uint32Array, ob: 
   return d;
 }
 
-/** Plain TypeScript reference of assembly/hamming.ts (the tests compare the two). */
+/** Plain TypeScript reference of wasm/hamming.ts (the tests compare the two). */
 export function nearestNeighboursReference(a: Uint32Array, countA: number, b: Uint32Array, countB: number, words: number): Neighbours {
   const nb = allocNeighbours(countA, countB);
   const { bestB, secondB, argB } = nb;

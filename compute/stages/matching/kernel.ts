@@ -1,5 +1,5 @@
 /**
- * @module The descriptor-distance kernels: the WebAssembly build of ./assembly/hamming.ts
+ * @module The descriptor-distance kernels: the WebAssembly build of ./wasm/hamming.ts
  * (i64.popcnt for the exhaustive search, v128 for the guided search's candidates, so it needs
  * WebAssembly SIMD) for 64-byte rows, and the plain TypeScript reference (hamming.ts) for
  * other row sizes or when the wasm cannot be instantiated.
@@ -23,7 +23,7 @@ let instance: { exports: HammingExports; base: number } | null | undefined;
 function wasm(): { exports: HammingExports; base: number } | null {
   if (instance !== undefined) return instance;
   try {
-    const bytes = readFileSync(new URL("./assembly/hamming.wasm", import.meta.url));
+    const bytes = readFileSync(new URL("./wasm/hamming.wasm", import.meta.url));
     const exports = new WebAssembly.Instance(new WebAssembly.Module(bytes), {}).exports as unknown as HammingExports;
     instance = { exports, base: exports.memory.buffer.byteLength }; // everything past the initial pages is ours
   } catch {

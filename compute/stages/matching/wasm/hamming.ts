@@ -17,8 +17,8 @@
  *   a: countA rows of 64 bytes;  b: countB rows of 64 bytes;
  *   outA: per A row (bestDistance u32, secondDistance u32, nearestB i32);
  *   bestB, secondB (u32[countB], initialised to 0xffffffff) and argB (i32[countB], -1).
- * Build: npx asc compute/stages/matching/assembly/hamming.ts -O3 --enable simd --runtime stub
- *        --noAssert -o compute/stages/matching/assembly/hamming.wasm
+ * Build: npx asc compute/stages/matching/wasm/hamming.ts -O3 --enable simd --runtime stub
+ *        --noAssert -o compute/stages/matching/wasm/hamming.wasm
  */
 
 // Per-call state of the A row being scanned (globals keep the rare update path out of line).
