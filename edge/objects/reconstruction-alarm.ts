@@ -4,8 +4,30 @@
  * The job's deadline is stored (every sign of life moves it); the alarm is set to the earlier of
  * that deadline and the tasks' next wake (a lease running out, a pending message to send again).
  * When the alarm fires, the job watchdog acts only if the deadline has passed, so a wake for a
- * task never re-dispatches the job.
+ * task never re-dispatches the job. The watchdog's settings and its last word (TIMEOUT_FAILURE)
+ * are here too.
  */
+import { z } from "zod";
+import type { FailureInfo } from "../../shared/records.js";
+
+/** Watchdog settings, from optional Worker vars (seconds / count). */
+export const WatchdogConfig = z.object({
+  WATCHDOG_PENDING_SECONDS: z.coerce.number().positive().default(300),
+  WATCHDOG_PROCESSING_SECONDS: z.coerce.number().positive().default(600),
+  WATCHDOG_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(3),
+  /** While an attempt waits in the line, how often the object asks the line again (no attempt is used). */
+  WATCHDOG_QUEUED_SECONDS: z.coerce.number().positive().default(600),
+  /** Delay before retrying a failed AccountObject call (refund, outcome). */
+  WATCHDOG_SETTLE_RETRY_SECONDS: z.coerce.number().positive().default(30),
+});
+export type WatchdogConfig = z.infer<typeof WatchdogConfig>;
+
+/** The failure of a job whose last attempt missed its deadline. */
+export const TIMEOUT_FAILURE: FailureInfo = {
+  code: "processing_timeout",
+  message: "The reconstruction did not finish: compute stopped responding on every attempt.",
+  suggestion: "Submit the files again; your credit was refunded.",
+};
 
 const ALARM_SQL = `CREATE TABLE IF NOT EXISTS alarm_plan (
   singleton INTEGER PRIMARY KEY CHECK (singleton = 1),

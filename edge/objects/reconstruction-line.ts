@@ -7,6 +7,8 @@
  * a lost entry comes back). The pending watchdog starts when the line hands the job to compute.
  */
 import type { QueuePlace, StatusRecord } from "../../shared/records.js";
+import type { Env } from "../env.js";
+import { schedulerStub } from "../scheduling/scheduler-object.js";
 import type { LinePlace } from "../scheduling/waiting-line.js";
 
 const DISPATCH_SQL = `CREATE TABLE IF NOT EXISTS dispatch_state (
@@ -71,4 +73,14 @@ export function withQueuePlace(record: StatusRecord, state: DispatchState | unde
   // In the line, the end is the line's forecast (its run time corrected by what recent jobs took).
   const end = line?.state === "queued" ? line.estimated_end : Math.max(Date.parse(record.estimated_completion), Date.parse(queue.estimated_start) + state.run_seconds * 1000);
   return { ...record, queue, estimated_completion: new Date(end).toISOString() };
+}
+
+/** The line's answer for this job; undefined when it cannot be asked (the record then has no `queue`). */
+export async function linePlaceOf(env: Env, id: string): Promise<LinePlace | undefined> {
+  try {
+    return await schedulerStub(env).place(id);
+  } catch (err) {
+    console.error(JSON.stringify({ level: "error", reconstruction_id: id, msg: "waiting line unreachable", error: String(err) }));
+    return undefined;
+  }
 }

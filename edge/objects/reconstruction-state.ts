@@ -1,8 +1,13 @@
 /**
- * @module The reconstruction state machine as data: legal transitions and the stored row.
- * Kept apart from the Durable Object so the rules read in one screen.
+ * @module The reconstruction state machine as data: legal transitions, the stored row and the
+ * status record it gives. Kept apart from the Durable Object so the rules read in one screen.
  */
-import type { ReconstructionStatus } from "../../shared/records.js";
+import { z } from "zod";
+import { StatusRecord, type FailureInfo, type ReconstructionStatus } from "../../shared/records.js";
+import type { ReportOutcome } from "./reconstruction-rpc.js";
+
+/** A dispatch attempt's number, as every report carries it. */
+export const Attempt = z.number().int().min(1);
 
 /** pending → processing → completed | failed, and pending → failed. Nothing leaves a terminal state. */
 const TRANSITIONS: Record<ReconstructionStatus, readonly ReconstructionStatus[]> = {
@@ -79,3 +84,30 @@ CREATE TABLE IF NOT EXISTS transitions (
   attempt INTEGER NOT NULL,
   note TEXT NOT NULL
 );`;
+
+/** A report that changes nothing, and why. */
+export type Refusal = ReportOutcome & { reason: string };
+
+export function refused(row: ReconstructionRow, reason: string): Refusal {
+  return { accepted: false, status: row.status, reason };
+}
+
+/** The public status record of a stored row. */
+export function toStatusRecord(row: ReconstructionRow): StatusRecord {
+  const record: StatusRecord = {
+    id: row.id,
+    status: row.status,
+    progress: row.progress,
+    created_at: row.created_at,
+    started_at: row.started_at,
+    estimated_completion: row.estimated_completion,
+    files_processed: row.files_processed,
+    total_files: row.total_files,
+    stage: row.status === "processing" ? (row.stage as StatusRecord["stage"]) : null,
+    completed_at: row.completed_at,
+    credit_refunded: row.credit_refunded === 1,
+  };
+  if (row.status === "completed" && row.formats) record.formats = JSON.parse(row.formats) as StatusRecord["formats"];
+  if (row.status === "failed" && row.error) record.error = JSON.parse(row.error) as FailureInfo;
+  return StatusRecord.parse(record);
+}

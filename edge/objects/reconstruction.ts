@@ -3,68 +3,47 @@
  * the source of truth for its state.
  *
  * Compute reports through RPC (`start`, `progress`, `heartbeat`, `complete`, `fail`); every
- * argument is parsed with the shared/jobs.ts schemas (a malformed one is refused), every report names its dispatch
- * `attempt`, and a report from an older attempt or one that does not fit the state machine is
- * refused without effect, so duplicated or late messages are harmless.
+ * argument is parsed with the shared/jobs.ts schemas (a malformed one is refused), every report
+ * names its dispatch `attempt`, and a report from an older attempt or one that does not fit the
+ * state machine is refused without effect, so duplicated or late messages are harmless.
  *
  * The alarm is the watchdog: every sign of life moves the job's deadline, and when the deadline
  * has passed it re-dispatches the job with attempt + 1, up to a bounded number of attempts, and
  * finally fails the reconstruction with `processing_timeout` and refunds the credit.
  *
- * The owner may cancel (→ failed, `cancelled`) and delete (a tombstone: the id then
- * answers as unknown). Side effects on the AccountObject (refund, outcome, webhook events) are retried by the alarm until
- * they succeed; the AccountObject makes each of them idempotent per reconstruction id.
+ * The owner may cancel (→ failed, `cancelled`) and delete (a tombstone: the id then answers as
+ * unknown). Side effects on the AccountObject (refund, outcome, webhook events) are retried by
+ * the alarm until they succeed; the AccountObject makes each of them idempotent per id.
  *
- * A job's coordinator may spread work over other containers as tasks (shared/tasks.ts): the
- * object keeps their table and leases (reconstruction-task-board.ts). The same alarm also wakes
- * for a task lease that runs out (reconstruction-alarm.ts), which sends that task again without
- * touching the job or the other tasks. Task reports name the job attempt too: a newer attempt
- * makes the older attempt's tasks stale (no lease, no new delivery, no registration), though a
- * container still running one may beat and complete it, and the current attempt's task with the
- * same content digest takes that result; a finished job's tasks are refused.
+ * The task table of a large job (its verbs in reconstruction-task-verbs.ts, to which the task
+ * RPC methods delegate) shares the alarm: it also wakes for a task lease that runs out
+ * (reconstruction-alarm.ts), which sends that task again without touching the job or the other
+ * tasks.
  */
 import { DurableObject } from "cloudflare:workers";
-import { z } from "zod";
+import type { z } from "zod";
 import type { Env } from "../env.js";
 import { CompletionReport, FailureReport, JobMessage, ProgressReport } from "../../shared/jobs.js";
-import { StatusRecord, type FailureInfo, type ReconstructionStatus } from "../../shared/records.js";
+import type { FailureInfo, ReconstructionStatus, StatusRecord } from "../../shared/records.js";
+import type { AddTasksRequest, TaskCompletion, TaskFailure, TaskHeartbeat, TaskLeaseAnswer, TaskLeaseRequest, TaskMessage, TaskRecord } from "../../shared/tasks.js";
 import { ReconstructionInit, type ReconstructionRpc, type ReportOutcome, type TransitionRecord } from "./reconstruction-rpc.js";
-import { SCHEMA_SQL, canTransition, isTerminal, type ReconstructionRow } from "./reconstruction-state.js";
+import { Attempt, SCHEMA_SQL, canTransition, isTerminal, refused, toStatusRecord, type ReconstructionRow, type Refusal } from "./reconstruction-state.js";
 import { CANCELLED_FAILURE, TOMBSTONE_SQL, type CancelOutcome } from "./reconstruction-cancel.js";
 import { emitOnce } from "./reconstruction-events.js";
-import { AlarmPlan } from "./reconstruction-alarm.js";
-import { TaskBoard } from "./reconstruction-task-board.js";
-import { TaskConfig, deleteWorkOnce, invalidReason, refusedTask, taskArgs, type AddTasksOutcome, type TaskReportOutcome } from "./reconstruction-tasks.js";
-import { markDispatched, markQueued, readDispatchState, runSecondsOf, withQueuePlace } from "./reconstruction-line.js";
+import { AlarmPlan, TIMEOUT_FAILURE, WatchdogConfig } from "./reconstruction-alarm.js";
+import { ReconstructionTasks } from "./reconstruction-task-verbs.js";
+import { TaskConfig, invalidReason, type AddTasksOutcome, type TaskReportOutcome } from "./reconstruction-tasks.js";
+import { linePlaceOf, markDispatched, markQueued, readDispatchState, runSecondsOf, withQueuePlace } from "./reconstruction-line.js";
+import { settleTerminal } from "./reconstruction-settle.js";
 import { schedulerStub } from "../scheduling/scheduler-object.js";
 import type { LinePlace } from "../scheduling/waiting-line.js";
-import { AddTasksRequest, TaskCompletion, TaskFailure, TaskHeartbeat, TaskLeaseRequest, TaskMessage, type TaskLeaseAnswer, type TaskRecord } from "../../shared/tasks.js";
-
-const Attempt = z.number().int().min(1);
-
-/** Watchdog settings, from optional Worker vars (seconds / count). */
-const WatchdogConfig = z.object({
-  WATCHDOG_PENDING_SECONDS: z.coerce.number().positive().default(300),
-  WATCHDOG_PROCESSING_SECONDS: z.coerce.number().positive().default(600),
-  WATCHDOG_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(3),
-  /** While an attempt waits in the line, how often the object asks the line again (no attempt is used). */
-  WATCHDOG_QUEUED_SECONDS: z.coerce.number().positive().default(600),
-  /** Delay before retrying a failed AccountObject call (refund, outcome). */
-  WATCHDOG_SETTLE_RETRY_SECONDS: z.coerce.number().positive().default(30),
-});
-type WatchdogConfig = z.infer<typeof WatchdogConfig>;
-
-export const TIMEOUT_FAILURE: FailureInfo = {
-  code: "processing_timeout",
-  message: "The reconstruction did not finish: compute stopped responding on every attempt.",
-  suggestion: "Submit the files again; your credit was refunded.",
-};
 
 export class ReconstructionObject extends DurableObject<Env> implements ReconstructionRpc {
   private readonly sql: SqlStorage;
   private readonly watchdog: WatchdogConfig;
-  private readonly taskConfig: TaskConfig;
   private readonly alarmPlan: AlarmPlan;
+  /** The task table's verbs (reconstruction-task-verbs.ts). */
+  private readonly taskTable: ReconstructionTasks;
   /** Tables exist; they are created by `create` only, so reading an unknown id stores nothing. */
   private hasSchema = false;
 
@@ -72,8 +51,15 @@ export class ReconstructionObject extends DurableObject<Env> implements Reconstr
     super(ctx, env);
     this.sql = ctx.storage.sql;
     this.watchdog = WatchdogConfig.parse(env);
-    this.taskConfig = TaskConfig.parse(env);
     this.alarmPlan = new AlarmPlan(this.sql, ctx.storage);
+    this.taskTable = new ReconstructionTasks(this.sql, () => this.env.TASKS, TaskConfig.parse(env), {
+      row: () => this.row(),
+      isDeleted: () => this.isDeleted(),
+      currentAttemptRow: (attempt) => this.currentAttemptRow(attempt),
+      startIfPending: (attempt) => this.startIfPending(attempt),
+      touch: (row, reason) => this.touch(row, reason),
+      scheduleAlarm: () => this.scheduleAlarm(),
+    });
   }
 
   /**
@@ -223,7 +209,7 @@ export class ReconstructionObject extends DurableObject<Env> implements Reconstr
     const record = toStatusRecord(row);
     if (row.status !== "pending") return record;
     const state = readDispatchState(this.sql);
-    return withQueuePlace(record, state, state?.state === "queued" ? await this.linePlace(row.id) : undefined);
+    return withQueuePlace(record, state, state?.state === "queued" ? await linePlaceOf(this.env, row.id) : undefined);
   }
 
   /**
@@ -254,87 +240,42 @@ export class ReconstructionObject extends DurableObject<Env> implements Reconstr
     return !!row && !isTerminal(row.status) && !this.isDeleted();
   }
 
-  /** The coordinator registers its attempt's tasks (a pending job starts); keys already known are left as they are. */
-  async addTasks(request: AddTasksRequest): Promise<AddTasksOutcome> {
-    const parsed = AddTasksRequest.safeParse(request);
-    if (!parsed.success) return { accepted: false, added: 0, reason: invalidReason(parsed.error) };
-    const job = await this.startIfPending(parsed.data.attempt);
-    if ("reason" in job) return { accepted: false, added: 0, reason: job.reason };
-    const outcome = await this.taskBoard(job).add(parsed.data.tasks, Date.now());
-    // The coordinator spoke: a sign of life for the job, and the alarm now also follows the tasks.
-    if (outcome.accepted) await this.touch(job, "tasks added");
-    return outcome;
+  // The task table of a large job: each verb is documented where it runs (reconstruction-task-verbs.ts).
+
+  addTasks(request: AddTasksRequest): Promise<AddTasksOutcome> {
+    return this.taskTable.add(request);
   }
 
-  /** A container takes a task it was sent (pending, or running on a lease that ran out). */
-  async leaseTask(key: string, request: TaskLeaseRequest): Promise<TaskLeaseAnswer> {
-    const args = taskArgs(key, TaskLeaseRequest, request);
-    if ("reason" in args) return { granted: false, reason: args.reason };
-    return this.onLiveJob<TaskLeaseAnswer>(args.body.attempt, (reason) => ({ granted: false, reason }), (board) => board.lease(args.key, args.body, Date.now()));
+  leaseTask(key: string, request: TaskLeaseRequest): Promise<TaskLeaseAnswer> {
+    return this.taskTable.lease(key, request);
   }
 
-  /**
-   * The lease holder is alive. Not a sign of life for the job: the coordinator heartbeats the job
-   * itself, and a dead coordinator must not be hidden for as long as its tasks run. A task of an
-   * earlier attempt that was running when the watchdog moved on may go on (see completeTask).
-   */
-  async taskHeartbeat(key: string, beat: TaskHeartbeat): Promise<TaskReportOutcome> {
-    const args = taskArgs(key, TaskHeartbeat, beat);
-    if ("reason" in args) return { accepted: false, reason: args.reason };
-    return this.onLiveOrEarlierAttempt(args.body.attempt, (board) => board.heartbeat(args.key, args.body, Date.now()));
+  taskHeartbeat(key: string, beat: TaskHeartbeat): Promise<TaskReportOutcome> {
+    return this.taskTable.heartbeat(key, beat);
   }
 
-  /**
-   * The holder's result is in R2. A task of an earlier attempt, still running on its lease when
-   * the watchdog dispatched the job again, is recorded too: the current attempt's task with the
-   * same key and content digest takes its result at once, or will when it is registered.
-   */
-  async completeTask(key: string, completion: TaskCompletion): Promise<TaskReportOutcome> {
-    const args = taskArgs(key, TaskCompletion, completion);
-    if ("reason" in args) return { accepted: false, reason: args.reason };
-    return this.onLiveOrEarlierAttempt(args.body.attempt, (board, current) => {
-      const now = Date.now();
-      const outcome = board.complete(args.key, args.body, now);
-      if (outcome.accepted && current !== board) current.adoptEarlierResult(args.key, now);
-      return outcome;
-    });
+  completeTask(key: string, completion: TaskCompletion): Promise<TaskReportOutcome> {
+    return this.taskTable.complete(key, completion);
   }
 
-  async failTask(key: string, failure: TaskFailure): Promise<TaskReportOutcome> {
-    const args = taskArgs(key, TaskFailure, failure);
-    if ("reason" in args) return { accepted: false, reason: args.reason };
-    return this.onLiveJob(args.body.attempt, refusedTask, (board) => board.fail(args.key, args.body, Date.now()));
+  failTask(key: string, failure: TaskFailure): Promise<TaskReportOutcome> {
+    return this.taskTable.fail(key, failure);
   }
 
-  /** The attempt's tasks ordered by key; none for an unknown or deleted reconstruction. */
-  async tasks(attempt: number): Promise<TaskRecord[]> {
-    const parsed = Attempt.safeParse(attempt);
-    const row = this.row();
-    if (!parsed.success || !row || this.isDeleted()) return [];
-    return this.taskBoard(row, parsed.data).list();
+  tasks(attempt: number): Promise<TaskRecord[]> {
+    return this.taskTable.list(attempt);
   }
 
-  /** For the task queue's consumer: whether this delivery should still go to a container. */
-  async taskWanted(message: TaskMessage): Promise<boolean> {
-    const parsed = TaskMessage.safeParse(message);
-    if (!parsed.success) return false;
-    return this.onLiveJob(parsed.data.attempt, () => false, (board) => board.wanted(parsed.data, Date.now()));
+  taskWanted(message: TaskMessage): Promise<boolean> {
+    return this.taskTable.wanted(message);
   }
 
-  /** For the task queue's consumer when every container is busy: this object sends the delivery again after `seconds`. */
-  async deferTask(message: TaskMessage, seconds: number): Promise<boolean> {
-    const parsed = TaskMessage.safeParse(message);
-    const delay = z.number().min(1).max(3600).safeParse(seconds);
-    if (!parsed.success || !delay.success) return false;
-    return this.onLiveJob(parsed.data.attempt, () => false, (board) => board.defer(parsed.data, delay.data, Date.now()));
+  deferTask(message: TaskMessage, seconds: number): Promise<boolean> {
+    return this.taskTable.defer(message, seconds);
   }
 
-  /** For the task dead-letter queue: the delivery could not be handed to compute; its task fails if it is still current. */
-  async abandonTask(message: TaskMessage, reason: string): Promise<TaskReportOutcome> {
-    const parsed = TaskMessage.safeParse(message);
-    if (!parsed.success) return { accepted: false, reason: invalidReason(parsed.error) };
-    const why = z.string().min(1).max(2000).catch("the task queue gave up on this delivery").parse(reason);
-    return this.onLiveJob(parsed.data.attempt, refusedTask, (board) => board.abandon(parsed.data, why, Date.now()));
+  abandonTask(message: TaskMessage, reason: string): Promise<TaskReportOutcome> {
+    return this.taskTable.abandon(message, reason);
   }
 
   /** The job watchdog when its deadline has passed, otherwise the tasks' wake (see the module comment). */
@@ -348,7 +289,7 @@ export class ReconstructionObject extends DurableObject<Env> implements Reconstr
     const at = this.alarmPlan.firedAt(Date.now());
     if (!this.alarmPlan.jobDeadlinePassed(at)) {
       // A wake for the tasks: leases that ran out, messages to send again. The job is on time.
-      await this.taskBoard(row).onAlarm(at);
+      await this.taskTable.board(row).onAlarm(at);
       await this.scheduleAlarm();
       return;
     }
@@ -391,34 +332,6 @@ export class ReconstructionObject extends DurableObject<Env> implements Reconstr
     return { accepted: false, status: this.row()?.status, reason: invalidReason(error) };
   }
 
-  /** Runs a task verb when `attempt` is the job's current one and the job is still running; the alarm follows what changed. */
-  private async onLiveJob<T>(attempt: number, refuse: (reason: string) => T, run: (board: TaskBoard) => T | Promise<T>): Promise<T> {
-    const row = this.currentAttemptRow(attempt);
-    if ("reason" in row) return refuse(row.reason);
-    if (isTerminal(row.status) || this.isDeleted()) return refuse(`the reconstruction is already ${row.status}`);
-    const answer = await run(this.taskBoard(row));
-    await this.scheduleAlarm();
-    return answer;
-  }
-
-  /**
-   * A heartbeat or a completion, for the current attempt as onLiveJob, or for an earlier attempt of
-   * a job still running (its own board; nothing is sent for it). `run` gets that board and the
-   * current attempt's (the same object for the current attempt).
-   */
-  private async onLiveOrEarlierAttempt(attempt: number, run: (board: TaskBoard, current: TaskBoard) => TaskReportOutcome | Promise<TaskReportOutcome>): Promise<TaskReportOutcome> {
-    const row = this.row();
-    if (!row || attempt >= row.attempt) return this.onLiveJob(attempt, refusedTask, (board) => run(board, board));
-    if (isTerminal(row.status) || this.isDeleted()) return refusedTask(`the reconstruction is already ${row.status}`);
-    const answer = await run(this.taskBoard(row, attempt), this.taskBoard(row));
-    await this.scheduleAlarm();
-    return answer;
-  }
-
-  private taskBoard(row: ReconstructionRow, attempt = row.attempt): TaskBoard {
-    return new TaskBoard(this.sql, this.env.TASKS, row.id, attempt, this.taskConfig);
-  }
-
   /** The row when it exists, belongs to `accountId` and is not deleted. */
   private ownedRow(accountId: string): ReconstructionRow | undefined {
     const row = this.row();
@@ -437,14 +350,14 @@ export class ReconstructionObject extends DurableObject<Env> implements Reconstr
   }
 
   /** The row when `attempt` is the current one; otherwise a refusal. */
-  private currentAttemptRow(attempt: number): ReconstructionRow | ReportOutcome & { reason: string } {
+  private currentAttemptRow(attempt: number): ReconstructionRow | Refusal {
     const row = this.row();
     if (!row) return { accepted: false, reason: "unknown reconstruction" };
     if (attempt !== row.attempt) return refused(row, `attempt ${attempt} is not the current attempt ${row.attempt}`);
     return row;
   }
 
-  private async startIfPending(attempt: number): Promise<ReconstructionRow | ReportOutcome & { reason: string }> {
+  private async startIfPending(attempt: number): Promise<ReconstructionRow | Refusal> {
     const row = this.currentAttemptRow(attempt);
     if ("reason" in row) return row;
     if (row.status === "pending") {
@@ -475,33 +388,12 @@ export class ReconstructionObject extends DurableObject<Env> implements Reconstr
     await this.settle();
   }
 
-  /**
-   * Tells the AccountObject about a terminal state: refund (failed only) and outcome. The state
-   * is stored first, so a crash here is finished by the alarm, and the AccountObject ignores
-   * repeats for the same id.
-   */
+  /** A terminal state's side effects (reconstruction-settle.ts); the alarm retries them until they went through. */
   private async settle(): Promise<void> {
     const row = this.row();
     if (!row || !isTerminal(row.status)) return;
-    const account = this.env.ACCOUNTS.get(this.env.ACCOUNTS.idFromName(row.account_id));
     try {
-      if (row.status === "failed" && !row.credit_refunded) {
-        const code = row.error ? (JSON.parse(row.error) as FailureInfo).code : "failed";
-        // Any answer without an exception means the id's credit is back (now or on an earlier call).
-        await account.refund(row.id, code);
-        this.sql.exec(`UPDATE reconstruction SET credit_refunded = 1 WHERE id = ?`, row.id);
-      }
-      if (!row.outcome_recorded) {
-        await account.recordOutcome(row.id, row.status === "completed" ? "completed" : "failed");
-        this.sql.exec(`UPDATE reconstruction SET outcome_recorded = 1 WHERE id = ?`, row.id);
-      }
-      // After the refund, so a failed event's data says credit_refunded: true.
-      const type = row.status === "completed" ? "reconstruction.completed" : "reconstruction.failed";
-      await emitOnce(this.sql, this.env, row.account_id, type, toStatusRecord(this.row()!));
-      // Its place in the line (or its slot on compute) goes to the next job.
-      await schedulerStub(this.env).withdraw(row.id, row.status === "completed");
-      // Task inputs and results are of no use once the job has ended.
-      await deleteWorkOnce(this.sql, this.env.BUCKET, row.id);
+      await settleTerminal(this.sql, this.env, row, () => toStatusRecord(this.row()!));
       await this.alarmPlan.disarm();
     } catch (err) {
       console.error(JSON.stringify({ level: "error", reconstruction_id: row.id, msg: "account settlement failed, retrying", error: String(err) }));
@@ -539,16 +431,6 @@ export class ReconstructionObject extends DurableObject<Env> implements Reconstr
     }
   }
 
-  /** The line's answer for this job; undefined when it cannot be asked (the record then has no `queue`). */
-  private async linePlace(id: string): Promise<LinePlace | undefined> {
-    try {
-      return await schedulerStub(this.env).place(id);
-    } catch (err) {
-      console.error(JSON.stringify({ level: "error", reconstruction_id: id, msg: "waiting line unreachable", error: String(err) }));
-      return undefined;
-    }
-  }
-
   /** Moves the job's deadline; the alarm follows the earlier of it and the tasks' next wake. */
   private async armWatchdog(seconds: number): Promise<void> {
     this.alarmPlan.setJobDeadline(Date.now() + seconds * 1000);
@@ -558,34 +440,11 @@ export class ReconstructionObject extends DurableObject<Env> implements Reconstr
   /** After any change to the deadline or the tasks. A finished job's tasks need no alarm. */
   private async scheduleAlarm(): Promise<void> {
     const row = this.row();
-    const taskWake = row && !isTerminal(row.status) ? this.taskBoard(row).nextWake() : null;
+    const taskWake = row && !isTerminal(row.status) ? this.taskTable.board(row).nextWake() : null;
     await this.alarmPlan.arm(taskWake);
   }
 
   private log(from: ReconstructionStatus, to: ReconstructionStatus, attempt: number, note: string): void {
     this.sql.exec(`INSERT INTO transitions (at, from_status, to_status, attempt, note) VALUES (?, ?, ?, ?, ?)`, new Date().toISOString(), from, to, attempt, note);
   }
-}
-
-function refused(row: ReconstructionRow, reason: string): ReportOutcome & { reason: string } {
-  return { accepted: false, status: row.status, reason };
-}
-
-function toStatusRecord(row: ReconstructionRow): StatusRecord {
-  const record: StatusRecord = {
-    id: row.id,
-    status: row.status,
-    progress: row.progress,
-    created_at: row.created_at,
-    started_at: row.started_at,
-    estimated_completion: row.estimated_completion,
-    files_processed: row.files_processed,
-    total_files: row.total_files,
-    stage: row.status === "processing" ? (row.stage as StatusRecord["stage"]) : null,
-    completed_at: row.completed_at,
-    credit_refunded: row.credit_refunded === 1,
-  };
-  if (row.status === "completed" && row.formats) record.formats = JSON.parse(row.formats) as StatusRecord["formats"];
-  if (row.status === "failed" && row.error) record.error = JSON.parse(row.error) as FailureInfo;
-  return StatusRecord.parse(record);
 }
