@@ -8,7 +8,7 @@ execFileSync(process.execPath, ["scripts/build-dashboard.mjs"], { stdio: "inheri
 export default defineConfig({
   test: {
     name: "compute",
-    include: ["test/compute/**/*.test.ts", "test/e2e/**/*.test.ts", "test/client/**/*.test.ts"],
+    include: ["test/compute/**/*.test.ts", "test/e2e/**/*.test.ts", "test/dashboard/**/*.test.ts"],
     environment: "node",
     testTimeout: 120_000,
     hookTimeout: 180_000,

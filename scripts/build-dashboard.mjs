@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// Builds the dashboard's client into dist/dashboard/assets/ (Workers static assets, wrangler.jsonc
-// `assets`): two small bundles — dashboard.js (upload checks and progress, live status) and
-// viewer.js (three.js, bundled here: never loaded from a CDN) — and the stylesheet. Run by
-// predev/pretest and friends, so a clean clone needs no extra step; esbuild takes well under a second.
+// Builds the dashboard's browser code (dashboard/) into dist/dashboard/assets/ (Workers static
+// assets, wrangler.jsonc `assets`): two small bundles — dashboard.js (upload checks and progress,
+// live status) and viewer.js (three.js, bundled here: never loaded from a CDN) — and the
+// stylesheet. Run by predev/pretest and friends, so a clean clone needs no extra step; esbuild
+// takes well under a second.
 import { build } from "esbuild";
 import { copyFileSync, mkdirSync } from "node:fs";
 import path from "node:path";
@@ -12,7 +13,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const out = path.join(root, "dist", "dashboard", "assets");
 mkdirSync(out, { recursive: true });
 await build({
-  entryPoints: { dashboard: path.join(root, "client", "dashboard.ts"), viewer: path.join(root, "client", "viewer.ts") },
+  entryPoints: { dashboard: path.join(root, "dashboard", "dashboard.ts"), viewer: path.join(root, "dashboard", "viewer.ts") },
   outdir: out,
   bundle: true,
   minify: true,
@@ -21,4 +22,4 @@ await build({
   sourcemap: false,
   logLevel: "warning",
 });
-copyFileSync(path.join(root, "client", "dashboard.css"), path.join(out, "dashboard.css"));
+copyFileSync(path.join(root, "dashboard", "dashboard.css"), path.join(out, "dashboard.css"));

@@ -1,6 +1,6 @@
-/** The upload page's per-file checks (client/file-checks.ts), on real File objects in Node. */
+/** The upload page's per-file checks (dashboard/file-checks.ts), on real File objects in Node. */
 import { describe, expect, it } from "vitest";
-import { checkFiles, sniff } from "../../client/file-checks.js";
+import { checkFiles, sniff } from "../../dashboard/file-checks.js";
 
 const bytes = (...values: number[]) => new Uint8Array(values);
 const ftyp = (brand: string) => new Uint8Array([0, 0, 0, 24, ...new TextEncoder().encode(`ftyp${brand}`), 0, 0, 0, 0]);
