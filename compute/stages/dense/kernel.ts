@@ -2,7 +2,7 @@
  * @module The photometric cost kernel: 1 − bilaterally weighted NCC of a reference window
  * against its plane-induced warp into one source image (Schönberger et al., ECCV 2016, §4.1;
  * Galliani et al., ICCV 2015). Two implementations behind one interface: the WebAssembly SIMD
- * build of ./assembly/ncc.ts (default) and the plain TypeScript reference below, which the
+ * build of ./wasm/ncc.ts (default) and the plain TypeScript reference below, which the
  * tests compare against it.
  */
 import { readFileSync } from "node:fs";
@@ -32,7 +32,7 @@ export interface CostKernel {
   cost(slot: number, px: number, py: number, H: Float64Array): number;
 }
 
-/** Plain TypeScript reference of assembly/ncc.ts, in float64 (the wasm build takes the window's own sums from the host, windowStatistics). */
+/** Plain TypeScript reference of wasm/ncc.ts, in float64 (the wasm build takes the window's own sums from the host, windowStatistics). */
 export function nccCostReference(src: Float32Array, width: number, height: number, win: CostWindow, px: number, py: number, H: ArrayLike<number>): number {
   const { dx, dy, ref, weight } = win;
   let sw = 0;
@@ -159,7 +159,7 @@ class WasmKernel implements CostKernel {
   }
 }
 
-/** 1/Σw, the weighted mean and the weighted variance of the reference window (read by assembly/ncc.ts). */
+/** 1/Σw, the weighted mean and the weighted variance of the reference window (read by wasm/ncc.ts). */
 function windowStatistics(window: CostWindow): [number, number, number] {
   let sw = 0;
   let sr = 0;
@@ -180,7 +180,7 @@ function align16(n: number): number {
   return (n + 15) & ~15;
 }
 
-const WASM_URL = new URL("./assembly/ncc.wasm", import.meta.url);
+const WASM_URL = new URL("./wasm/ncc.wasm", import.meta.url);
 
 /** The wasm SIMD kernel for a window of `windowLength` samples, or undefined when it cannot load. */
 export function loadWasmKernel(windowLength: number): CostKernel | undefined {

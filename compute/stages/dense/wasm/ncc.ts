@@ -10,8 +10,8 @@
  *   src: width·height grey values, row-major;  win: dx[n] dy[n] ref[n] weight[n], n % 4 == 0,
  *   then the reference window's own statistics, fixed per pixel and so computed once by the
  *   host rather than per hypothesis and source: 1/Σw, weighted mean and variance of ref.
- * Build: npx asc compute/stages/dense/assembly/ncc.ts -O3 --enable simd --runtime stub
- *        --noAssert -o compute/stages/dense/assembly/ncc.wasm
+ * Build: npx asc compute/stages/dense/wasm/ncc.ts -O3 --enable simd --runtime stub
+ *        --noAssert -o compute/stages/dense/wasm/ncc.wasm
  */
 
 const MAX_COST: f32 = 2.0;
