@@ -1,4 +1,12 @@
-/** @module The job message (edge → queue → compute) and compute's reports back to the edge. */
+/**
+ * @module The job as it travels from the edge to compute, and compute's reports back to the edge.
+ *
+ * JobMessage is the one shape of a job between the processes: the ReconstructionObject builds it
+ * from its row and checks it once (edge/objects/reconstruction-state.ts `jobOf`); it is checked
+ * again only where it enters another process (the waiting line's `enqueue`, the old job queue's
+ * consumer, compute's POST /jobs), and compute hands it to the pipeline thread unchanged. The
+ * pipeline's own input takes the job's options (JobOptions) as they are.
+ */
 import { z } from "zod";
 import { Format } from "./formats.js";
 import { ReconstructionId, Stage } from "./records.js";
@@ -17,17 +25,28 @@ export type JobInput = z.infer<typeof JobInput>;
 export const Quality = z.enum(["preview", "standard", "high"]);
 export type Quality = z.infer<typeof Quality>;
 
+/** What the client chose for the job: all the pipeline takes of it besides its files (compute/pipeline PipelineInput). */
+export const JobOptions = z.object({
+  quality: Quality,
+});
+export type JobOptions = z.infer<typeof JobOptions>;
+
 /** One message per reconstruction attempt; `attempt` makes compute's reports idempotent. */
 export const JobMessage = z.object({
   version: z.literal(1),
   reconstruction_id: ReconstructionId,
   account_id: z.string(),
   attempt: z.number().int().min(1),
-  quality: Quality,
+  ...JobOptions.shape,
   inputs: z.array(JobInput).min(1),
   created_at: z.string(),
 });
 export type JobMessage = z.infer<typeof JobMessage>;
+
+/** The job's options, as they are (no field is named here: a new option travels by itself). */
+export function jobOptionsOf(job: JobMessage): JobOptions {
+  return Object.fromEntries(JobOptions.keyof().options.map((key) => [key, job[key]])) as JobOptions;
+}
 
 export const ProgressReport = z.object({
   attempt: z.number().int().min(1),

@@ -11,7 +11,7 @@ import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import type { Format } from "../../shared/formats.js";
 import { FORMATS } from "../../shared/formats.js";
-import type { Quality } from "../../shared/jobs.js";
+import type { JobOptions } from "../../shared/jobs.js";
 import type { Stage } from "../../shared/records.js";
 import { PipelineError, type ImageRef, type Mesh, type PointCloud, type SkippedInput, type SparseModel, type StageReport, type TexturedMesh } from "../scene/index.js";
 import * as dense from "../stages/dense/index.js";
@@ -33,11 +33,11 @@ export { faceBudgetFor, QUALITY_PRESETS } from "./presets.js";
 export type { PipelineOutput, PipelineReport } from "./report.js";
 export type { ProgressEvent } from "./progress.js";
 
-export interface PipelineInput {
+/** A job's options (shared/jobs.ts JobOptions, as the job message carries them), its files and folders, and how to run it. */
+export interface PipelineInput extends JobOptions {
   files: Array<{ path: string; name: string }>;
   workDir: string;
   outDir: string;
-  quality: Quality;
   /** Stop after SfM and export the sparse points and cameras (model.glb, model.ply). */
   sparseOnly?: boolean;
   onProgress?: (p: ProgressEvent) => void;

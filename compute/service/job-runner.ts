@@ -112,9 +112,9 @@ async function execute(
   if (ctx.config.DISTRIBUTE_TASKS === "1") {
     const scratchDir = path.join(jobDir, "tasks");
     await mkdir(scratchDir, { recursive: true });
-    tasks = { edgeUrl: ctx.config.EDGE_URL, secret: ctx.config.COMPUTE_SECRET, reconstructionId: job.reconstruction_id, attempt: handle.attempt, pollMs: ctx.config.TASK_POLL_MS, scratchDir, featureBatchImages: ctx.config.FEATURE_BATCH_IMAGES, matchBatchPairs: ctx.config.MATCH_BATCH_PAIRS };
+    tasks = { edgeUrl: ctx.config.EDGE_URL, secret: ctx.config.COMPUTE_SECRET, attempt: handle.attempt, pollMs: ctx.config.TASK_POLL_MS, scratchDir, featureBatchImages: ctx.config.FEATURE_BATCH_IMAGES, matchBatchPairs: ctx.config.MATCH_BATCH_PAIRS };
   }
-  const threadInput: PipelineThreadInput = { files, workDir: path.join(jobDir, "work"), outDir, quality: job.quality, tasks, denseClusterViews: ctx.config.DENSE_CLUSTER_VIEWS };
+  const threadInput: PipelineThreadInput = { job, files, workDir: path.join(jobDir, "work"), outDir, tasks, denseClusterViews: ctx.config.DENSE_CLUSTER_VIEWS };
   const tag = `${job.reconstruction_id}-a${job.attempt}`;
   const outcome = await new Promise<Outcome>((resolve) => {
     const thread = ctx.threads.acquire();

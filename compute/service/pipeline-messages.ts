@@ -1,15 +1,21 @@
 /** @module Messages between the job runner and its pipeline thread. */
 import type { Format } from "../../shared/formats.js";
-import type { Quality } from "../../shared/jobs.js";
+import type { JobMessage } from "../../shared/jobs.js";
 import type { Stage } from "../../shared/records.js";
 
 export interface PipelineThreadInput {
+  /** The job as POST /jobs received and checked it, unchanged. */
+  job: JobMessage;
+  /** The job's inputs, downloaded: local paths with the names the client gave. */
   files: Array<{ path: string; name: string }>;
   workDir: string;
   outDir: string;
-  quality: Quality;
-  /** Set when the job's large stages go out as tasks (feature, matching and dense tasks); the thread reaches the edge itself. */
-  tasks?: { edgeUrl: string; secret: string; reconstructionId: string; attempt: number; pollMs: number; scratchDir: string; featureBatchImages: number; matchBatchPairs: number };
+  /**
+   * Set when the job's large stages go out as tasks (feature, matching and dense tasks); the
+   * thread reaches the edge itself. `attempt` is the newest dispatch of the job when it started
+   * (a repeated POST /jobs may have raised it above `job.attempt`).
+   */
+  tasks?: { edgeUrl: string; secret: string; attempt: number; pollMs: number; scratchDir: string; featureBatchImages: number; matchBatchPairs: number };
   /** Most views per dense cluster (compute config DENSE_CLUSTER_VIEWS). */
   denseClusterViews?: number;
 }

@@ -8,6 +8,7 @@
  * code compiled, so a job of a few small photos does not pay for start-up (KeptFrontWorkers).
  */
 import { parentPort } from "node:worker_threads";
+import { jobOptionsOf } from "../../shared/jobs.js";
 import { KeptFrontWorkers } from "../pipeline/front-pool.js";
 import { runPipeline } from "../pipeline/index.js";
 import { QUALITY_PRESETS } from "../pipeline/presets.js";
@@ -36,30 +37,30 @@ function send(message: PipelineThreadMessage): void {
 function taskRunnersFor(input: PipelineThreadInput) {
   const tasks = input.tasks;
   if (!tasks) return {};
-  const coordinator = new TaskCoordinator({ edge: createEdgeClient(tasks.edgeUrl, tasks.secret), reconstructionId: tasks.reconstructionId, attempt: tasks.attempt, pollMs: tasks.pollMs, scratchDir: tasks.scratchDir });
+  const coordinator = new TaskCoordinator({ edge: createEdgeClient(tasks.edgeUrl, tasks.secret), reconstructionId: input.job.reconstruction_id, attempt: tasks.attempt, pollMs: tasks.pollMs, scratchDir: tasks.scratchDir });
   return { featureRunner: featureTaskRunner(coordinator, tasks.featureBatchImages), pairRunner: matchingTaskRunner(coordinator, tasks.matchBatchPairs), denseRunner: denseTaskRunner(coordinator) };
 }
 
 // The owner (pipeline-threads.ts) gives a thread one job at a time.
 port.on("message", (command: PipelineThreadCommand) => {
-  const { job, input } = command;
+  const { job: tag, input } = command;
   runPipeline({
+    ...jobOptionsOf(input.job),
     files: input.files,
     workDir: input.workDir,
     outDir: input.outDir,
-    quality: input.quality,
     front,
     ...taskRunnersFor(input),
     denseClusterViews: input.denseClusterViews,
-    onProgress: (p) => send({ type: "progress", job, stage: p.stage, progress: p.progress, filesProcessed: p.filesProcessed, remainingMs: p.remainingMs }),
+    onProgress: (p) => send({ type: "progress", job: tag, stage: p.stage, progress: p.progress, filesProcessed: p.filesProcessed, remainingMs: p.remainingMs }),
   })
-    .then((result) => send({ type: "done", job, outputs: result.outputs }))
+    .then((result) => send({ type: "done", job: tag, outputs: result.outputs }))
     .catch((err: unknown) => {
-      if (err instanceof PipelineError) send({ type: "failed", job, code: err.code, message: err.message, suggestion: err.suggestion });
-      else send({ type: "crashed", job, message: err instanceof Error ? `${err.message}\n${err.stack ?? ""}` : String(err) });
+      if (err instanceof PipelineError) send({ type: "failed", job: tag, code: err.code, message: err.message, suggestion: err.suggestion });
+      else send({ type: "crashed", job: tag, message: err instanceof Error ? `${err.message}\n${err.stack ?? ""}` : String(err) });
     })
     .finally(() => {
       // Ready for the next job: replaces workers the job's large images left with big heaps.
-      front.prepare(frontCount(input.quality));
+      front.prepare(frontCount(input.job.quality));
     });
 });

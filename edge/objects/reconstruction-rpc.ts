@@ -6,20 +6,21 @@
  */
 import { z } from "zod";
 import type { CompletionReport, FailureReport, ProgressReport } from "../../shared/jobs.js";
-import { JobInput, Quality } from "../../shared/jobs.js";
+import { JobMessage } from "../../shared/jobs.js";
 import { ReconstructionId, type ReconstructionStatus, type StatusRecord } from "../../shared/records.js";
 import type { AddTasksRequest, TaskCompletion, TaskFailure, TaskHeartbeat, TaskLeaseAnswer, TaskLeaseRequest, TaskMessage, TaskRecord } from "../../shared/tasks.js";
 import type { CancelOutcome } from "./reconstruction-cancel.js";
 import type { AddTasksOutcome, TaskReportOutcome } from "./reconstruction-tasks.js";
 
-/** What the create route hands the object once the inputs are in R2 and the credit is taken. */
-export const ReconstructionInit = z.object({
+/**
+ * What the create route hands the object once the inputs are in R2 and the credit is taken: the
+ * job's options, inputs and creation time as the job message will carry them, the account, and
+ * the record's id and first estimate.
+ */
+export const ReconstructionInit = JobMessage.pick({ quality: true, inputs: true, created_at: true }).extend({
   id: ReconstructionId,
   account_id: z.string().min(1),
-  created_at: z.string(),
   estimated_completion: z.string(),
-  quality: Quality,
-  inputs: z.array(JobInput).min(1),
 });
 export type ReconstructionInit = z.infer<typeof ReconstructionInit>;
 

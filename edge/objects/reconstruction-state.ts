@@ -1,8 +1,10 @@
 /**
- * @module The reconstruction state machine as data: legal transitions, the stored row and the
- * status record it gives. Kept apart from the Durable Object so the rules read in one screen.
+ * @module The reconstruction state machine as data: legal transitions, the stored row, and the
+ * status record and the job message it gives. Kept apart from the Durable Object so the rules
+ * read in one screen.
  */
 import { z } from "zod";
+import { JobMessage, type Quality } from "../../shared/jobs.js";
 import { StatusRecord, type FailureInfo, type ReconstructionStatus } from "../../shared/records.js";
 import type { ReportOutcome } from "./reconstruction-rpc.js";
 
@@ -30,7 +32,7 @@ export interface ReconstructionRow {
   id: string;
   account_id: string;
   status: ReconstructionStatus;
-  quality: string;
+  quality: Quality;
   progress: number;
   created_at: string;
   started_at: string | null;
@@ -110,4 +112,17 @@ export function toStatusRecord(row: ReconstructionRow): StatusRecord {
   if (row.status === "completed" && row.formats) record.formats = JSON.parse(row.formats) as StatusRecord["formats"];
   if (row.status === "failed" && row.error) record.error = JSON.parse(row.error) as FailureInfo;
   return StatusRecord.parse(record);
+}
+
+/** The job of the row's current attempt, as it goes to the waiting line and compute; checked here, once. */
+export function jobOf(row: ReconstructionRow): JobMessage {
+  return JobMessage.parse({
+    version: 1,
+    reconstruction_id: row.id,
+    account_id: row.account_id,
+    attempt: row.attempt,
+    quality: row.quality,
+    inputs: JSON.parse(row.inputs) as unknown,
+    created_at: row.created_at,
+  });
 }

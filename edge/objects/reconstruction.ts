@@ -23,11 +23,11 @@
 import { DurableObject } from "cloudflare:workers";
 import type { z } from "zod";
 import type { Env } from "../env.js";
-import { CompletionReport, FailureReport, JobMessage, ProgressReport } from "../../shared/jobs.js";
+import { CompletionReport, FailureReport, ProgressReport } from "../../shared/jobs.js";
 import type { FailureInfo, ReconstructionStatus, StatusRecord } from "../../shared/records.js";
 import type { AddTasksRequest, TaskCompletion, TaskFailure, TaskHeartbeat, TaskLeaseAnswer, TaskLeaseRequest, TaskMessage, TaskRecord } from "../../shared/tasks.js";
 import { ReconstructionInit, type ReconstructionRpc, type ReportOutcome, type TransitionRecord } from "./reconstruction-rpc.js";
-import { Attempt, SCHEMA_SQL, canTransition, isTerminal, refused, toStatusRecord, type ReconstructionRow, type Refusal } from "./reconstruction-state.js";
+import { Attempt, SCHEMA_SQL, canTransition, isTerminal, jobOf, refused, toStatusRecord, type ReconstructionRow, type Refusal } from "./reconstruction-state.js";
 import { CANCELLED_FAILURE, TOMBSTONE_SQL, type CancelOutcome } from "./reconstruction-cancel.js";
 import { emitOnce } from "./reconstruction-events.js";
 import { AlarmPlan, TIMEOUT_FAILURE, WatchdogConfig } from "./reconstruction-alarm.js";
@@ -408,15 +408,7 @@ export class ReconstructionObject extends DurableObject<Env> implements Reconstr
    */
   private async dispatch(): Promise<LinePlace | undefined> {
     const row = this.row()!;
-    const message = JobMessage.parse({
-      version: 1,
-      reconstruction_id: row.id,
-      account_id: row.account_id,
-      attempt: row.attempt,
-      quality: row.quality,
-      inputs: JSON.parse(row.inputs) as unknown,
-      created_at: row.created_at,
-    });
+    const message = jobOf(row);
     const state = readDispatchState(this.sql);
     await this.armWatchdog(this.watchdog.WATCHDOG_QUEUED_SECONDS);
     try {
