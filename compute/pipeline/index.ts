@@ -28,6 +28,7 @@ import { FIXED_FULL_WEIGHTS, FIXED_SPARSE_WEIGHTS, ProgressTracker, type Progres
 import { costOptions, jobWeights } from "./stage-costs.js";
 import { writeReport, type PipelineOutput, type PipelineReport } from "./report.js";
 import { placeCameras, WIDE_BASELINE_MAX_IMAGES } from "./place-cameras.js";
+import { locate, outputEpsgOf, surveyInputs, type Located } from "./locate.js";
 
 export { faceBudgetFor, QUALITY_PRESETS } from "./presets.js";
 export type { PipelineOutput, PipelineReport } from "./report.js";
@@ -116,6 +117,8 @@ interface RunState {
   skipped: SkippedInput[];
   model: SparseModel | null;
   outputs: PipelineOutput[];
+  located: Located | null;
+  georeferenceRefused?: string;
 }
 
 /**
@@ -182,6 +185,10 @@ async function sparseStages(input: PipelineInput, timeline: Timeline, run: RunSt
 async function execute(input: PipelineInput, timeline: Timeline, run: RunState): Promise<void> {
   const preset = QUALITY_PRESETS[input.quality];
   const { images, model } = await sparseStages(input, timeline, run);
+  const placed = locate(images, model, outputEpsgOf(undefined));
+  run.located = placed.located;
+  run.georeferenceRefused = placed.refused;
+  const located = placed.located;
   let cloud = sparseCloud(model);
   let surface: Mesh | null = null;
   let atlas: TexturedMesh | null = null;
@@ -201,7 +208,8 @@ async function execute(input: PipelineInput, timeline: Timeline, run: RunState):
     }
   }
   const formats = input.sparseOnly ? SPARSE_FORMATS : [...FORMATS];
-  const exported = await stage(timeline, "export", () => exporter.run({ views: model.views, cloud, mesh: surface, textured: atlas, images, sparse: model.points }, { formats, outDir: input.outDir }));
+  const exportInput = surveyInputs(located, { views: model.views, cloud, mesh: surface, textured: atlas, images, sparse: model.points });
+  const exported = await stage(timeline, "export", () => exporter.run(exportInput, { formats, outDir: input.outDir, ...(located ? { georeference: { crs: located.frame.crs, wkt: located.frame.wkt, offset: located.frame.offset } } : {}) }));
   timeline.reports.push(exported.report);
   run.outputs = exported.files;
 }
@@ -224,6 +232,8 @@ function buildReport(input: PipelineInput, startedAt: Date, timeline: Timeline, 
     notRun: sparseOnly ? [{ stage: "dense", reason: "sparse only" }, { stage: "mesh", reason: "sparse only" }] : [],
     stages: timeline.reports,
     outputs: run.outputs.map((f) => ({ format: f.format, file: path.basename(f.path), bytes: f.bytes })),
+    ...(run.located ? { georeference: run.located.report } : {}),
+    ...(run.georeferenceRefused ? { georeferenceRefused: run.georeferenceRefused } : {}),
     ...(error ? { error: { code: error.code, message: error.message, suggestion: error.suggestion } } : {}),
   };
 }
@@ -232,7 +242,7 @@ export async function runPipeline(input: PipelineInput): Promise<PipelineResult>
   const startedAt = new Date();
   const emit = input.onProgress ?? (() => {});
   const timeline: Timeline = { tracker: new ProgressTracker(baseWeights(input), emit), reports: [] };
-  const run: RunState = { images: 0, skipped: [], model: null, outputs: [] };
+  const run: RunState = { images: 0, skipped: [], model: null, outputs: [], located: null };
   await mkdir(input.outDir, { recursive: true });
   try {
     await execute(input, timeline, run);

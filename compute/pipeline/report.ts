@@ -29,8 +29,26 @@ export interface PipelineReport {
   notRun: Array<{ stage: string; reason: string }>;
   stages: StageReport[];
   outputs: Array<{ format: Format; file: string; bytes: number }>;
+  /**
+   * Where the model is on Earth (docs/API.md `georeference`): model coordinates plus `offset`
+   * are coordinates in `crs`; absent when nothing placed it.
+   */
+  georeference?: GeoreferenceReport;
+  /** Why photos with GPS fixes still gave no georeference. */
+  georeferenceRefused?: string;
   /** Present when the run failed with a client-facing PipelineError. */
   error?: { code: string; message: string; suggestion: string };
+}
+
+export interface GeoreferenceReport {
+  crs: string;
+  offset: [number, number, number];
+  source: "control" | "gps";
+  /** Ground sampling distance of the photos, metres per pixel. */
+  gsdM?: number;
+  /** For `gps`: the fixes that held the model and their RMS distance from the cameras, metres. */
+  gpsFixes?: number;
+  gpsResidualRmsM?: number;
 }
 
 export async function writeReport(outDir: string, report: PipelineReport): Promise<string> {

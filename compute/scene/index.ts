@@ -5,3 +5,4 @@ export * from "./matches.js";
 export * from "./reconstruction.js";
 export * from "./dense-outputs.js";
 export * from "./report.js";
+export * from "./transform.js";

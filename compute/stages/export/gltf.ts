@@ -35,7 +35,16 @@ export interface GltfInput {
   mesh: Mesh | null;
   /** The mesh with its photo texture; when present it is written instead of `mesh`. */
   textured?: TexturedMesh | null;
+  /**
+   * Coordinates are a coordinate system's metres minus an offset, Z up: the vertices keep them
+   * (model coordinates plus offset are the system's), and one root node turns Z-up into glTF's
+   * Y-up so viewers show the ground level. The system and offset go in the root's extras.
+   */
+  georeference?: { crs: string; offset: [number, number, number] };
 }
+
+/** −90° about x (x, y, z) → (x, z, −y): east, north, up to glTF's east, up, south. */
+const Z_UP_TO_Y_UP: [number, number, number, number] = [-Math.SQRT1_2, 0, 0, Math.SQRT1_2];
 
 /** Near plane as a fraction of the scene's bounding-box diagonal. */
 const ZNEAR_FRACTION = 0.01;
@@ -160,9 +169,13 @@ export async function buildGltfDocument(input: GltfInput): Promise<Document> {
   doc.getRoot().getAsset().generator = "photogrammetry-service (glTF-Transform)";
   const scene = doc.createScene("reconstruction");
   doc.getRoot().setDefaultScene(scene);
+  const georeference = input.georeference;
+  const root = georeference ? doc.createNode("georeferenced").setRotation(Z_UP_TO_Y_UP).setExtras({ georeference }) : null;
+  if (root) scene.addChild(root);
+  const parent = root ?? scene;
   const textured = input.textured && input.textured.mesh.faceCount > 0 ? input.textured : null;
   const geometryNode = textured ? await addTexturedMesh(doc, textured) : addColouredGeometry(doc, input);
-  if (geometryNode) scene.addChild(geometryNode);
+  if (geometryNode) parent.addChild(geometryNode);
   // Only the used part: arrays may hold capacity beyond their vertex or point count.
   const positions = textured ? textured.mesh.positions.subarray(0, 3 * textured.mesh.vertexCount)
     : input.mesh ? input.mesh.positions.subarray(0, 3 * input.mesh.vertexCount) : input.cloud.positions.subarray(0, 3 * input.cloud.count);
@@ -175,7 +188,7 @@ export async function buildGltfDocument(input: GltfInput): Promise<Document> {
       .setZNear(ZNEAR_FRACTION * diagonal)
       .setZFar(ZFAR_DIAGONALS * diagonal);
     const pose = cameraNodePose(view);
-    scene.addChild(doc.createNode(view.name).setCamera(camera).setTranslation(pose.translation).setRotation(pose.rotation));
+    parent.addChild(doc.createNode(view.name).setCamera(camera).setTranslation(pose.translation).setRotation(pose.rotation));
   }
   return doc;
 }

@@ -37,11 +37,24 @@ export { writeTransformsJson, openGlCamToWorld } from "./transforms.js";
 
 export const NAME = "export";
 
+/**
+ * A georeferenced model: its coordinates are a coordinate system's metres minus `offset`, Z up
+ * (east, north, height for a projected system). LAS holds the system's own coordinates and its
+ * WKT; glTF keeps the vertices and turns them upright at its root; the OBJ zip carries model.prj.
+ */
+export interface ExportGeoreference {
+  /** "EPSG:<code>", or the WKT where no code fits. */
+  crs: string;
+  wkt: string;
+  offset: [number, number, number];
+}
+
 export interface Options {
   formats: Format[];
   outDir: string;
   /** File name without extension; default "model". */
   baseName?: string;
+  georeference?: ExportGeoreference;
 }
 
 export const DEFAULTS: Required<Pick<Options, "baseName">> = { baseName: "model" };
@@ -70,14 +83,16 @@ const SURFACE_ONLY: ReadonlySet<Format> = new Set<Format>(["obj", "stl"]);
  * A format's content: the model formats as chunks written as they are made (a 30-million-point
  * LAS is 1.1 GB, and whole it was the export's peak); colmap and transforms (cameras) whole.
  */
-async function encode(format: Format, input: Input): Promise<Iterable<Uint8Array> | Uint8Array | string> {
+async function encode(format: Format, input: Input, georeference: ExportGeoreference | undefined): Promise<Iterable<Uint8Array> | Uint8Array | string> {
+  const gltfInput = { ...input, ...(georeference ? { georeference: { crs: georeference.crs, offset: georeference.offset } } : {}) };
+  const sidecars = georeference ? [{ name: "model.prj", text: georeference.wkt }, { name: "model_offset.xyz", text: `${georeference.offset.join(" ")}\n` }] : [];
   switch (format) {
     case "ply": return plyChunks(input.cloud);
-    case "las": return lasChunks(input.cloud);
-    case "obj": return objZipChunks(input.mesh as Mesh, input.textured ?? null);
+    case "las": return lasChunks(input.cloud, georeference);
+    case "obj": return objZipChunks(input.mesh as Mesh, input.textured ?? null, undefined, sidecars);
     case "stl": return stlChunks(input.mesh as Mesh);
-    case "glb": return glbChunks(await buildGltfDocument(input));
-    case "gltf": return gltfChunks(await buildGltfDocument(input));
+    case "glb": return glbChunks(await buildGltfDocument(gltfInput));
+    case "gltf": return gltfChunks(await buildGltfDocument(gltfInput));
     case "colmap": return writeColmapZip(input.views, input.sparse);
     case "transforms": return writeTransformsJson(input.views);
   }
@@ -111,7 +126,7 @@ export async function run(given: Input, options: Options): Promise<{ files: Expo
       continue;
     }
     const formatStarted = performance.now();
-    const content = await encode(format, input);
+    const content = await encode(format, input, options.georeference);
     const filePath = path.join(options.outDir, downloadFileName(baseName, format));
     const bytes = await writeContent(filePath, content);
     files.push({ format, path: filePath, bytes });

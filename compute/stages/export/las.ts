@@ -1,7 +1,9 @@
 /**
  * @module LAS 1.4 (ASPRS LAS Specification 1.4 R15, 2019) of the dense point cloud, point data
  * record format 7: X Y Z as int32 scaled by a per-axis factor plus an offset, returns, flags,
- * GPS time and 16-bit RGB, 36 bytes per point; a 375-byte header and no VLRs.
+ * GPS time and 16-bit RGB, 36 bytes per point; a 375-byte header, and for a georeferenced
+ * model one VLR with the coordinate system as OGC WKT (LASF_Projection, record 2112), the
+ * coordinates then being the system's own (model coordinates plus the georeference's offset).
  *
  * CONTRIBUTOR NOTES: the spec asks that the legacy (uint32) point counts be zero for formats
  * 6-10; we fill them whenever the count fits in uint32 because widely used readers
@@ -20,6 +22,28 @@ const INT32_LIMIT = 2_000_000_000;
 export interface LasQuantisation {
   scale: number;
   offset: [number, number, number];
+}
+
+/** A model in a coordinate system's metres minus `offset`, and that system as WKT. */
+export interface LasGeoreference {
+  offset: [number, number, number];
+  wkt: string;
+}
+
+const VLR_HEADER_BYTES = 54;
+const WKT_RECORD_ID = 2112;
+
+/** The WKT VLR (LAS 1.4 §2.5, "OGC Coordinate System WKT Record"): null-terminated WKT. */
+function wktVlr(wkt: string): Uint8Array {
+  const text = new TextEncoder().encode(wkt);
+  const out = new Uint8Array(VLR_HEADER_BYTES + text.length + 1);
+  const view = new DataView(out.buffer);
+  writeAscii(out, 2, "LASF_Projection", 16);
+  view.setUint16(18, WKT_RECORD_ID, true);
+  view.setUint16(20, text.length + 1, true);
+  writeAscii(out, 22, "OGC WKT coordinate system", 32);
+  out.set(text, VLR_HEADER_BYTES);
+  return out;
 }
 
 /**
@@ -61,7 +85,7 @@ function writeAscii(out: Uint8Array, at: number, text: string, width: number): v
   out.set(bytes, at);
 }
 
-function writeHeader(out: Uint8Array, count: number, q: LasQuantisation, qMin: number[], qMax: number[]): void {
+function writeHeader(out: Uint8Array, count: number, q: LasQuantisation, qMin: number[], qMax: number[], vlrBytes: number): void {
   const view = new DataView(out.buffer, out.byteOffset, LAS_HEADER_BYTES);
   writeAscii(out, 0, "LASF", 4);
   // Global encoding bit 4: coordinate system as WKT, mandatory for point formats 6-10.
@@ -75,8 +99,8 @@ function writeHeader(out: Uint8Array, count: number, q: LasQuantisation, qMin: n
   view.setUint16(90, dayOfYear, true);
   view.setUint16(92, now.getUTCFullYear(), true);
   view.setUint16(94, LAS_HEADER_BYTES, true);
-  view.setUint32(96, LAS_HEADER_BYTES, true); // offset to point data: no VLRs
-  view.setUint32(100, 0, true);
+  view.setUint32(96, LAS_HEADER_BYTES + vlrBytes, true); // offset to point data, after the VLRs
+  view.setUint32(100, vlrBytes > 0 ? 1 : 0, true);
   out[104] = POINT_FORMAT;
   view.setUint16(105, LAS_RECORD_BYTES, true);
   const legacy = count <= 0xffffffff ? count : 0;
@@ -128,16 +152,21 @@ function lasRecords(cloud: PointCloud, q: LasQuantisation, first: number, end: n
 }
 
 /** The LAS as chunks: the header (one pass over the points for its bounds), then the records a chunk at a time. */
-export function* lasChunks(cloud: PointCloud, chunkRecords = recordsPerChunk(LAS_RECORD_BYTES)): Generator<Uint8Array> {
+export function* lasChunks(cloud: PointCloud, georeference?: LasGeoreference, chunkRecords = recordsPerChunk(LAS_RECORD_BYTES)): Generator<Uint8Array> {
   const { min, max } = bounds(cloud);
-  const q = chooseLasQuantisation(min, max);
+  // Georeferenced coordinates are metres: millimetres, about a whole-metre centre.
+  const q = georeference ? { scale: 1e-3, offset: min.map((m, a) => Math.round((m + max[a]) / 2)) as [number, number, number] } : chooseLasQuantisation(min, max);
   const { qMin, qMax } = quantisedBounds(min, max, q, cloud.count);
+  const vlr = georeference ? wktVlr(georeference.wkt) : new Uint8Array(0);
+  // The header states the system's coordinates: the records' offset (model units) plus the georeference's.
+  const shift = georeference?.offset ?? [0, 0, 0];
   const header = new Uint8Array(LAS_HEADER_BYTES);
-  writeHeader(header, cloud.count, q, qMin, qMax);
+  writeHeader(header, cloud.count, { ...q, offset: q.offset.map((o, a) => o + shift[a]) as [number, number, number] }, qMin.map((v, a) => v + shift[a]), qMax.map((v, a) => v + shift[a]), vlr.length);
   yield header;
+  if (vlr.length > 0) yield vlr;
   for (let first = 0; first < cloud.count; first += chunkRecords) yield lasRecords(cloud, q, first, Math.min(cloud.count, first + chunkRecords));
 }
 
-export function writeLas(cloud: PointCloud): Uint8Array {
-  return joinChunks(lasChunks(cloud));
+export function writeLas(cloud: PointCloud, georeference?: LasGeoreference): Uint8Array {
+  return joinChunks(lasChunks(cloud, georeference));
 }

@@ -113,7 +113,7 @@ export function writeMtl(pageCount: number): string {
  * The zip of docs/API.md (model.obj, model.mtl and the texture pages) as chunks: the OBJ text is
  * deflated as it is written, and each piece of the archive is handed on as soon as it exists.
  */
-export async function objZipChunks(mesh: Mesh, textured: TexturedMesh | null, chunkBytes = CHUNK_BYTES): Promise<Iterable<Uint8Array>> {
+export async function objZipChunks(mesh: Mesh, textured: TexturedMesh | null, chunkBytes = CHUNK_BYTES, sidecars: Array<{ name: string; text: string }> = []): Promise<Iterable<Uint8Array>> {
   const useTexture = textured && textured.mesh.faceCount > 0 ? textured : null;
   const shown = useTexture ? useTexture.mesh : mesh;
   const pages: Uint8Array[] = [];
@@ -144,6 +144,12 @@ export async function objZipChunks(mesh: Mesh, textured: TexturedMesh | null, ch
       zip.add(entry);
       entry.push(jpeg, true);
     });
+    // A georeferenced model's coordinate system (model.prj) and offset beside it, as GIS tools expect.
+    for (const sidecar of sidecars) {
+      const entry = new ZipDeflate(sidecar.name, { level: 6 });
+      zip.add(entry);
+      entry.push(new TextEncoder().encode(sidecar.text), true);
+    }
     zip.end();
     yield* drain();
   })();
