@@ -83,6 +83,7 @@ function setupUpload(): void {
     if (checked.some((c) => c.problem)) return;
     const body = new FormData();
     body.append("quality", (form.querySelector("#quality") as HTMLSelectElement).value);
+    appendSurveyFields(form, body);
     for (const file of selected) body.append("files", file, file.name);
     button.disabled = true;
     message.textContent = "Uploading…";
@@ -109,6 +110,16 @@ function setupUpload(): void {
     });
     request.send(body);
   });
+}
+
+/** The optional control-point file, checkpoint names and output system, only when given (docs/API.md "Ground control"). */
+function appendSurveyFields(form: HTMLFormElement, body: FormData): void {
+  const gcp = form.querySelector<HTMLInputElement>("#gcp")?.files?.[0];
+  if (gcp) body.append("gcp", gcp, gcp.name);
+  const checkpoints = form.querySelector<HTMLInputElement>("#checkpoints")?.value.trim();
+  if (checkpoints) body.append("checkpoints", checkpoints);
+  const outputCrs = form.querySelector<HTMLInputElement>("#output-crs")?.value.trim();
+  if (outputCrs) body.append("output_crs", outputCrs);
 }
 
 interface LiveStatus {

@@ -80,6 +80,17 @@ reconstructionPages.get("/new", async function newPage(c) {
         <ul id="file-list" class="file-list" aria-live="polite"></ul>
         <label for="quality">Quality</label>
         <select id="quality" name="quality">${Quality.options.map((q) => html`<option value="${q}"${q === "standard" ? " selected" : ""}>${q}</option>`)}</select>
+        <details id="survey" class="stack">
+          <summary>Survey: ground control points (optional)</summary>
+          <p class="hint">OpenDroneMap's gcp_list.txt: the coordinate system on the first line (EPSG:&lt;code&gt;, a PROJ string or WGS84 UTM &lt;zone&gt;&lt;N|S&gt;), then
+            <code>geo_x geo_y geo_z im_x im_y image_name point_name</code> per mark. See the API documentation, "Ground control".</p>
+          <label for="gcp">Control points file</label>
+          <input id="gcp" name="gcp" type="file" accept=".txt,text/plain">
+          <label for="checkpoints">Checkpoints (point names, comma-separated; measured, never used to adjust)</label>
+          <input id="checkpoints" name="checkpoints" type="text" autocomplete="off" placeholder="e.g. gcp7,gcp8">
+          <label for="output-crs">Output coordinate system (optional)</label>
+          <input id="output-crs" name="output_crs" type="text" autocomplete="off" placeholder="EPSG:32632; default: the control points' system">
+        </details>
         <button type="submit" id="upload-button">Upload and start</button>
         <label for="upload-progress" class="progress-label">Upload progress</label>
         <progress id="upload-progress" max="100" value="0">0%</progress>
