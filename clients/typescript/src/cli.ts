@@ -29,6 +29,9 @@ Options:
   --out DIR            where to save downloads (default .)
   --quality Q          preview | standard | high (default: the server's, standard)
   --upload MODE        multipart | tus (resumable, for large captures) (default multipart)
+  --gcp FILE           reconstruct: ground control points, OpenDroneMap's gcp_list.txt (default none)
+  --checkpoints LIST   reconstruct: names of points in --gcp held out as checkpoints (default none)
+  --output-crs CRS     reconstruct: output coordinate system, EPSG:<code> (default: the control points')
   --interval S         seconds between status polls (default 2)
   --timeout S          give up waiting after S seconds, exit 6 (default: wait until it ends)
   --limit N            list: at most N reconstructions (default: the server's)
@@ -73,6 +76,12 @@ Options:
   --out DIR            where to save the downloads (default .)
   --quality Q          preview | standard | high (default: the server's, standard)
   --upload MODE        multipart | tus (resumable, for large captures) (default multipart)
+  --gcp FILE           ground control points, OpenDroneMap's gcp_list.txt (first line the coordinate
+                       system: EPSG:<code>, a PROJ string or WGS84 UTM <zone><N|S>; then
+                       geo_x geo_y geo_z im_x im_y image_name [point_name] per mark) (default none)
+  --checkpoints LIST   names of points in --gcp to hold out as checkpoints, comma-separated (default none)
+  --output-crs CRS     the output coordinate system, EPSG:<code> (default: the control points',
+                       else the UTM zone of the photos' GPS)
   --interval S         seconds between status polls (default 2)
   --timeout S          give up waiting after S seconds, exit 6 (default: wait until it ends)
 ${COMMON_OPTIONS}
@@ -81,8 +90,9 @@ ${ENVIRONMENT}
 Exit codes: 0 downloaded, 1 the reconstruction failed (its reason is printed), 2 usage, 3 auth,
 4 network/server, 5 request refused (e.g. no credits), 6 timeout.
 
-Example:
-  photogrammetry reconstruct ./photos --format glb,obj --out ./model --quality standard`,
+Examples:
+  photogrammetry reconstruct ./photos --format glb,obj --out ./model --quality standard
+  photogrammetry reconstruct ./survey --gcp gcp_list.txt --checkpoints gcp7,gcp8 --format las,ortho,dsm,report`,
   status: `Usage: photogrammetry status <id> [options]
 
 Shows a reconstruction's status: progress, stage, files processed, the time left, its formats
@@ -169,6 +179,9 @@ const OPTIONS = {
   out: { type: "string", default: "." },
   quality: { type: "string" },
   upload: { type: "string", default: "multipart" },
+  gcp: { type: "string" },
+  checkpoints: { type: "string" },
+  "output-crs": { type: "string" },
   json: { type: "boolean", default: false },
   "api-url": { type: "string" },
   interval: { type: "string" },
@@ -201,6 +214,9 @@ function parse(argv: string[]) {
     timeoutMs: values.timeout === undefined ? undefined : positiveNumber(values.timeout, "timeout")! * 1000,
     limit: positiveNumber(values.limit, "limit"),
     status: oneOf(values.status, STATUSES, "status"),
+    gcp: values.gcp,
+    checkpoints: values.checkpoints === undefined ? undefined : values.checkpoints.split(",").map((name) => name.trim()).filter(Boolean),
+    outputCrs: values["output-crs"],
   };
   return { command: positionals[0], args: positionals.slice(1), flags, apiUrl: values["api-url"] };
 }

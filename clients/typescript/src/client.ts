@@ -19,6 +19,12 @@ export type ClientOptions = TransportOptions;
 
 export interface CreateOptions {
   quality?: Quality;
+  /** Ground control as OpenDroneMap's gcp_list.txt (a path, Blob or named stream): the `gcp` part. */
+  gcp?: InputSource;
+  /** Names of points in `gcp` that are checkpoints: measured, never used to adjust. */
+  checkpoints?: string[];
+  /** The output coordinate system, `EPSG:<code>` (projected, metres); default: the control points'. */
+  outputCrs?: string;
   /** `multipart` (one streamed request; the default) or `tus` (resumable, per file). */
   upload?: "multipart" | "tus";
   onUploadProgress?: (progress: UploadProgress) => void;
@@ -38,6 +44,15 @@ export interface WaitOptions {
   /** Throw ReconstructionFailedError when it ends `failed` (default true). */
   throwOnFailure?: boolean;
   signal?: AbortSignal;
+}
+
+/** The form fields of the options, only those given. */
+function surveyFields(options: CreateOptions): Record<string, string> {
+  return {
+    ...(options.quality ? { quality: options.quality } : {}),
+    ...(options.checkpoints?.length ? { checkpoints: options.checkpoints.join(",") } : {}),
+    ...(options.outputCrs ? { output_crs: options.outputCrs } : {}),
+  };
 }
 
 const path = (id: string) => `/v1/reconstruction/${encodeURIComponent(id)}`;
@@ -66,8 +81,9 @@ export class PhotogrammetryClient {
         signal: options.signal,
       });
     }
-    const form = multipartBody(files, options.quality ? { quality: options.quality } : {});
-    const reopenable = files.every((f) => f.reopenable);
+    const gcp = options.gcp === undefined ? [] : [{ field: "gcp", source: await resolveSource(options.gcp, files.length) }];
+    const form = multipartBody(files, surveyFields(options), gcp);
+    const reopenable = files.every((f) => f.reopenable) && gcp.every((p) => p.source.reopenable);
     const headers: Record<string, string> = { "content-type": form.contentType, "idempotency-key": idempotencyKey };
     if (form.contentLength !== undefined) headers["content-length"] = String(form.contentLength);
     return this.transport.json<CreationRecord>("/v1/reconstruction", {

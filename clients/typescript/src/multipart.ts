@@ -32,10 +32,18 @@ function quoted(name: string): string {
   return `"${name.replace(/[\r\n]/g, " ").replace(/(["\\])/g, "\\$1")}"`;
 }
 
-export function multipartBody(files: ResolvedSource[], fields: Record<string, string>): MultipartBody {
+/** A file under another part name than `files` (the control points' `gcp`), sent before the photos so the server has it first. */
+export interface NamedPart {
+  field: string;
+  source: ResolvedSource;
+}
+
+export function multipartBody(photos: ResolvedSource[], fields: Record<string, string>, parts: NamedPart[] = []): MultipartBody {
   const boundary = `----photogrammetry-${randomBytes(12).toString("hex")}`;
   const fieldBytes = Object.entries(fields).map(([name, value]) => encoder.encode(`--${boundary}\r\nContent-Disposition: form-data; name=${quoted(name)}\r\n\r\n${value}\r\n`));
-  const headers = files.map((f) => encoder.encode(`--${boundary}\r\nContent-Disposition: form-data; name="files"; filename=${quoted(f.name)}\r\nContent-Type: application/octet-stream\r\n\r\n`));
+  const named = [...parts, ...photos.map((source) => ({ field: "files", source }))];
+  const files = named.map((p) => p.source);
+  const headers = named.map((p) => encoder.encode(`--${boundary}\r\nContent-Disposition: form-data; name=${quoted(p.field)}; filename=${quoted(p.source.name)}\r\nContent-Type: application/octet-stream\r\n\r\n`));
   const crlf = encoder.encode("\r\n");
   const closing = encoder.encode(`--${boundary}--\r\n`);
   const sizes = files.map((f) => f.size);

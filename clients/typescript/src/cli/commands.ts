@@ -20,6 +20,10 @@ export interface CommonFlags {
   timeoutMs: number | undefined;
   limit: number | undefined;
   status: StatusRecord["status"] | undefined;
+  /** reconstruct: a gcp_list.txt, its checkpoint names, the output system. */
+  gcp?: string;
+  checkpoints?: string[];
+  outputCrs?: string;
 }
 
 const print = (text: string) => process.stdout.write(`${text}\n`);
@@ -56,12 +60,14 @@ async function waitWithBar(client: PhotogrammetryClient, id: string, flags: Comm
 
 export async function reconstruct(client: PhotogrammetryClient, args: string[], flags: CommonFlags): Promise<number> {
   if (args.length === 0) throw new UsageError("reconstruct needs a folder or files");
+  if (flags.checkpoints?.length && !flags.gcp) throw new UsageError("--checkpoints names points of --gcp; give the file too");
+  if (flags.gcp && !(await stat(flags.gcp).catch(() => null))?.isFile()) throw new UsageError(`--gcp ${flags.gcp}: no such file`);
   const files = await expandInputs(args);
   const total = (await Promise.all(files.map((f) => stat(f)))).reduce((a, s) => a + s.size, 0);
   const bar = flags.json ? undefined : uploadBar(total, files.length);
   let created;
   try {
-    created = await client.createReconstruction(files, { quality: flags.quality, upload: flags.upload, onUploadProgress: (p) => bar?.update(p) });
+    created = await client.createReconstruction(files, { quality: flags.quality, upload: flags.upload, gcp: flags.gcp, checkpoints: flags.checkpoints, outputCrs: flags.outputCrs, onUploadProgress: (p) => bar?.update(p) });
   } finally {
     bar?.stop();
   }
