@@ -60,7 +60,7 @@ describe("photogrammetry --help", () => {
   });
 
   const commands: Record<string, string[]> = {
-    reconstruct: ["Usage: photogrammetry reconstruct <dir|files...>", "--format LIST", "--out DIR", "--quality Q", "--upload MODE", "--interval S", "(default 2)", "--timeout S", "photogrammetry reconstruct ./photos"],
+    reconstruct: ["Usage: photogrammetry reconstruct <dir|files...>", "--format LIST", "--out DIR", "--quality Q", "--upload MODE", "--gcp FILE", "--checkpoints LIST", "--output-crs CRS", "--interval S", "(default 2)", "--timeout S", "photogrammetry reconstruct ./photos"],
     status: ["Usage: photogrammetry status <id>", "<id>", "photogrammetry status rec_"],
     download: ["Usage: photogrammetry download <id>", "--format LIST", "(default glb)", "--out DIR", "photogrammetry download rec_"],
     list: ["Usage: photogrammetry list", "--limit N", "--status S", "photogrammetry list --status completed"],
@@ -73,7 +73,8 @@ describe("photogrammetry --help", () => {
         expect(help.code, `${args.join(" ")}: ${help.stderr}`).toBe(0);
         expect(help.stderr).toBe("");
         expect(help.stdout.startsWith(expected[0])).toBe(true);
-        for (const text of [...expected, "--json", "--api-url URL", "-h, --help", "PHOTOGRAMMETRY_API_KEY", "PHOTOGRAMMETRY_API_URL", "Example:", "Exit codes:"]) expect(help.stdout).toContain(text);
+        for (const text of [...expected, "--json", "--api-url URL", "-h, --help", "PHOTOGRAMMETRY_API_KEY", "PHOTOGRAMMETRY_API_URL", "Exit codes:"]) expect(help.stdout).toContain(text);
+        expect(help.stdout).toMatch(/\nExamples?:\n/);
       }
     });
   }
