@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { JobMessage } from "../../shared/jobs.js";
 import type { CreationRecord } from "../../shared/records.js";
 import { schedulerStub } from "../../edge/scheduling/scheduler-object.js";
+import { readRow } from "../../edge/objects/reconstruction-state.js";
 import { accountStub, createAccount, env, keyHeaders, request } from "./helpers.js";
 import { fileParts, jpeg, jpegWithOrientation, mp4, multipartInit, png, type FormPart } from "./upload-fixtures.js";
 import { createUpload, patchAll, uploadIdOf } from "./tus-support.js";
@@ -201,5 +202,22 @@ describe("control points refused (400 invalid_request naming the line or mark; n
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ error: { code: "no_files" } });
     expect(await accountStub(account.accountId).balance()).toBe(1);
+  });
+});
+
+describe("objects created before the survey columns", () => {
+  it("get the survey and georeference columns on first read, rows kept, both NULL", async () => {
+    const account = await createAccount(1);
+    const res = await request("/v1/reconstruction", multipartInit(account.apiKey, fileParts(PHOTOS)));
+    const { id } = (await res.json()) as CreationRecord;
+    const row = await runInDurableObject(reconstructionStub(id), (_instance, state) => {
+      const sql = state.storage.sql;
+      // The table as an older version created it.
+      sql.exec("ALTER TABLE reconstruction DROP COLUMN survey");
+      sql.exec("ALTER TABLE reconstruction DROP COLUMN georeference");
+      expect(readRow(sql, false)).not.toHaveProperty("survey");
+      return readRow(sql, true);
+    });
+    expect(row).toMatchObject({ id, status: "pending", total_files: 4, survey: null, georeference: null });
   });
 });
