@@ -12,8 +12,17 @@
 import { ApiError } from "../errors.js";
 import { ControlPointsInput, checkAgainstImages, gcpPoints, jsonPoints, parseGcpList, type ControlPoints, type ControlProblem, type ImageFacts, type LocatedControlPoints } from "../../shared/control-points.js";
 import { resolveCrs, resolveProjectedMetres } from "../../shared/crs.js";
-import type { IngestedInput } from "./ingest.js";
+import type { InputKind } from "../../shared/jobs.js";
 import { isVideo } from "./sniff.js";
+
+/** What the checks need of a stored input (ingest.ts IngestedInput has it; not imported, as ingest.ts imports this module). */
+export interface StoredInput {
+  name: string;
+  kind: InputKind;
+  /** Size as displayed, when its header gave it. */
+  width?: number;
+  height?: number;
+}
 
 /** What the request said about the survey, before any check. */
 export interface SurveyFields {
@@ -43,7 +52,7 @@ export function checkpointNames(text: string): string[] {
 }
 
 /** The job's survey options, or ApiError 400 naming what is wrong. */
-export function surveyOptions(fields: SurveyFields, inputs: IngestedInput[]): SurveyOptions {
+export function surveyOptions(fields: SurveyFields, inputs: StoredInput[]): SurveyOptions {
   const options: SurveyOptions = {};
   if (fields.outputCrs !== undefined) options.output_crs = outputCrs(fields.outputCrs);
   if (fields.gcp !== undefined && fields.controlPoints !== undefined) {
@@ -111,7 +120,7 @@ function fromJson(raw: unknown): Located {
   return { located: normalised.located, label };
 }
 
-function factsOf(input: IngestedInput): ImageFacts {
+function factsOf(input: StoredInput): ImageFacts {
   const facts: ImageFacts = { name: input.name, video: isVideo(input.kind) };
   if (input.width && input.height) Object.assign(facts, { width: input.width, height: input.height });
   return facts;
