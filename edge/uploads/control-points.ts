@@ -42,6 +42,12 @@ export interface SurveyOptions {
 
 /** A gcp_list.txt is text of about 60 bytes per mark: 1 MiB is some 15,000 marks. */
 export const MAX_GCP_BYTES = 1024 * 1024;
+/**
+ * Marks of one job: the control points travel in the job message, which the object and the
+ * waiting line store as one SQLite value (at most 2 MB in a Durable Object); 10,000 marks are
+ * about 0.7 MB of JSON.
+ */
+export const MAX_MARKS = 10_000;
 /** Problems listed in one message; the rest are counted. */
 const LISTED_PROBLEMS = 5;
 const EPSG_CODE = /^EPSG:(\d{1,6})$/i;
@@ -63,6 +69,8 @@ export function surveyOptions(fields: SurveyFields, inputs: StoredInput[]): Surv
   }
   const located = fields.gcp !== undefined ? fromGcp(fields.gcp, fields.checkpoints ?? []) : fields.controlPoints !== undefined ? fromJson(fields.controlPoints) : undefined;
   if (!located) return options;
+  const marks = located.located.value.points.reduce((sum, point) => sum + point.marks.length, 0);
+  if (marks > MAX_MARKS) throw invalid(`The control points have ${marks} marks, more than the limit of ${MAX_MARKS}.`, "Mark each point in fewer photos (a few well-spread photos per point are enough).");
   const problems = checkAgainstImages(located.located, inputs.map(factsOf));
   if (problems.length > 0) throw refusal(located.label, problems);
   options.control_points = located.located.value;

@@ -179,6 +179,14 @@ describe("control points refused (400 invalid_request naming the line or mark; n
     expect(await refusedWith(res, account.accountId, 1, before)).toContain(expected);
   });
 
+  it("refuses more than 10,000 marks in all", async () => {
+    const account = await createAccount(1);
+    const lines = Array.from({ length: 10_001 }, (_, i) => `${500000 + (i % 3)} 5000000 300 ${i % 400} 10 ${i % 2 ? "a.jpg" : "b.png"} p${i % 3}`);
+    const before = await inputKeys();
+    const res = await request("/v1/reconstruction", multipartInit(account.apiKey, gcpForm(["EPSG:32632", ...lines].join("\n"))));
+    expect(await refusedWith(res, account.accountId, 1, before)).toContain("10001 marks, more than the limit of 10000");
+  });
+
   it("names the mark index in the JSON form, and refuses mixed coordinate systems", async () => {
     const account = await createAccount(1);
     const ids = [await finishedUpload(account.apiKey, jpeg(400, 300), "a.jpg"), await finishedUpload(account.apiKey, jpeg(400, 300), "b.jpg")];
