@@ -189,13 +189,12 @@ class IngestSession {
 
   /** One of the survey fields, kept as text (or parsed JSON) for the checks after the upload. */
   private async readSurveyField(name: string): Promise<void> {
-    const key = ({ gcp: "gcp", checkpoints: "checkpoints", control_points: "controlPoints", output_crs: "outputCrs" } as const)[name as "gcp"];
-    if (this.survey[key] !== undefined) throw new ApiError("invalid_request", `The \`${name}\` field is given more than once.`, `Send \`${name}\` at most once.`);
-    const limit = name === GCP_FIELD || name === CONTROL_POINTS_FIELD ? MAX_GCP_BYTES : name === CHECKPOINTS_FIELD ? MAX_CHECKPOINTS_BYTES : MAX_FIELD_BYTES;
-    const text = await readText(this.reader.readBody(), limit, name);
-    if (name === CHECKPOINTS_FIELD) this.survey.checkpoints = checkpointNames(text);
-    else if (name === CONTROL_POINTS_FIELD) this.survey.controlPoints = parseJsonField(text);
-    else this.survey[key as "gcp" | "outputCrs"] = text;
+    const field = SURVEY_PARTS[name]!;
+    if (this.survey[field.key] !== undefined) throw new ApiError("invalid_request", `The \`${name}\` field is given more than once.`, `Send \`${name}\` at most once.`);
+    const text = await readText(this.reader.readBody(), field.maxBytes, name);
+    if (field.key === "checkpoints") this.survey.checkpoints = checkpointNames(text);
+    else if (field.key === "controlPoints") this.survey.controlPoints = parseJsonField(text);
+    else this.survey[field.key] = text;
   }
 
   private async readFile(fileName: string): Promise<void> {
@@ -229,6 +228,13 @@ class IngestSession {
   }
 }
 
+/** Each survey part: where it goes in SurveyFields and how long it may be. */
+const SURVEY_PARTS: Record<string, { key: keyof SurveyFields; maxBytes: number }> = {
+  [GCP_FIELD]: { key: "gcp", maxBytes: MAX_GCP_BYTES },
+  [CHECKPOINTS_FIELD]: { key: "checkpoints", maxBytes: MAX_CHECKPOINTS_BYTES },
+  [CONTROL_POINTS_FIELD]: { key: "controlPoints", maxBytes: MAX_GCP_BYTES },
+  [OUTPUT_CRS_FIELD]: { key: "outputCrs", maxBytes: MAX_FIELD_BYTES },
+};
 const SURVEY_TEXT_FIELDS = new Set([CHECKPOINTS_FIELD, CONTROL_POINTS_FIELD, OUTPUT_CRS_FIELD]);
 
 /** A text part as UTF-8, refused (413) past `limit` bytes. */
