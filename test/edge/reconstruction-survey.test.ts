@@ -98,6 +98,22 @@ describe("control points accepted", () => {
     expect(await accountStub(account.accountId).balance()).toBe(1);
   });
 
+  it("takes the JSON form as a form field, and output_crs alone", async () => {
+    const account = await createAccount(2);
+    const point = (name: string) => ({ name, coordinates: [8.5, 47.3, 400], marks: [{ image: "a.jpg", x: 1, y: 1 }, { image: "c.jpg", x: 399, y: 299 }] });
+    const controlPoints = { crs: "+proj=longlat +datum=WGS84 +no_defs", points: [point("a"), point("b"), point("c")] };
+    let res = await request("/v1/reconstruction", multipartInit(account.apiKey, [...fileParts(PHOTOS), { name: "control_points", data: JSON.stringify(controlPoints) }]));
+    expect(res.status).toBe(202);
+    let job = await waitingJob(((await res.json()) as CreationRecord).id);
+    expect(job.control_points).toMatchObject({ crs: controlPoints.crs, points: [{ name: "a", role: "control" }, { name: "b" }, { name: "c" }] });
+    expect(job.output_crs).toBeUndefined();
+    res = await request("/v1/reconstruction", multipartInit(account.apiKey, [{ name: "output_crs", data: "EPSG:2056" }, ...fileParts(PHOTOS)]));
+    expect(res.status).toBe(202);
+    job = await waitingJob(((await res.json()) as CreationRecord).id);
+    expect(job.output_crs).toBe("EPSG:2056");
+    expect(job.control_points).toBeUndefined();
+  });
+
   it("leaves an ordinary job without survey fields", async () => {
     const account = await createAccount(1);
     const res = await request("/v1/reconstruction", multipartInit(account.apiKey, fileParts(PHOTOS)));
