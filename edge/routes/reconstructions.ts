@@ -55,7 +55,7 @@ export async function createReconstruction(c: Context<AppEnv>): Promise<Response
   try {
     upload = claims ? await claims.take(config) : await receiveFiles(c, id, config);
     // Control points name the stored files, so they are checked once every file is in; a refusal cleans up below.
-    survey = surveyOptions(upload.survey, upload.inputs);
+    survey = await surveyOptions(upload.survey, upload.inputs);
     await account.commitReservation(id);
   } catch (err) {
     // The rejection the client sees is `err`; a failing clean-up is logged, not substituted

@@ -7,11 +7,13 @@
  * The check runs after the upload because the marks name uploaded files and the file part may
  * come before the photos; the creation's clean-up then releases the credit and deletes the files,
  * as for any rejection. The only module of the edge that reads coordinate systems (shared/crs.ts
- * and its EPSG table).
+ * and its EPSG table), which it imports dynamically: the bundler then evaluates proj4 and
+ * proj4-list's 0.8 MB table on the first request that names a coordinate system, not at every
+ * start of the Worker.
  */
 import { ApiError } from "../errors.js";
 import { ControlPointsInput, checkAgainstImages, gcpPoints, jsonPoints, parseGcpList, type ControlPoints, type ControlProblem, type ImageFacts, type LocatedControlPoints } from "../../shared/control-points.js";
-import { resolveCrs, resolveProjectedMetres } from "../../shared/crs.js";
+import type * as CrsModule from "../../shared/crs.js";
 import type { InputKind } from "../../shared/jobs.js";
 import { isVideo } from "./sniff.js";
 
@@ -52,22 +54,30 @@ export const MAX_MARKS = 10_000;
 const LISTED_PROBLEMS = 5;
 const EPSG_CODE = /^EPSG:(\d{1,6})$/i;
 
+type Crs = typeof CrsModule;
+let crsModule: Promise<Crs> | undefined;
+function loadCrs(): Promise<Crs> {
+  return (crsModule ??= import("../../shared/crs.js"));
+}
+
 /** Splits a form's `checkpoints` value: names separated by commas or white space. */
 export function checkpointNames(text: string): string[] {
   return text.split(/[\s,]+/).filter((name) => name !== "");
 }
 
 /** The job's survey options, or ApiError 400 naming what is wrong. */
-export function surveyOptions(fields: SurveyFields, inputs: StoredInput[]): SurveyOptions {
+export async function surveyOptions(fields: SurveyFields, inputs: StoredInput[]): Promise<SurveyOptions> {
   const options: SurveyOptions = {};
-  if (fields.outputCrs !== undefined) options.output_crs = outputCrs(fields.outputCrs);
+  if (fields.outputCrs === undefined && fields.gcp === undefined && fields.controlPoints === undefined && fields.checkpoints === undefined) return options;
+  const crs = await loadCrs();
+  if (fields.outputCrs !== undefined) options.output_crs = outputCrs(crs, fields.outputCrs);
   if (fields.gcp !== undefined && fields.controlPoints !== undefined) {
     throw invalid("The request has both a gcp file and control_points.", "Send the control points one way: the gcp_list.txt file or the JSON control_points.");
   }
   if (fields.checkpoints !== undefined && fields.gcp === undefined) {
     throw invalid("`checkpoints` names points of a gcp file, but the request has none.", 'Send the gcp file with it, or give checkpoints role "check" in control_points.');
   }
-  const located = fields.gcp !== undefined ? fromGcp(fields.gcp, fields.checkpoints ?? []) : fields.controlPoints !== undefined ? fromJson(fields.controlPoints) : undefined;
+  const located = fields.gcp !== undefined ? fromGcp(crs, fields.gcp, fields.checkpoints ?? []) : fields.controlPoints !== undefined ? fromJson(crs, fields.controlPoints) : undefined;
   if (!located) return options;
   const marks = located.located.value.points.reduce((sum, point) => sum + point.marks.length, 0);
   if (marks > MAX_MARKS) throw invalid(`The control points have ${marks} marks, more than the limit of ${MAX_MARKS}.`, "Mark each point in fewer photos (a few well-spread photos per point are enough).");
@@ -78,7 +88,7 @@ export function surveyOptions(fields: SurveyFields, inputs: StoredInput[]): Surv
 }
 
 /** `EPSG:<code>` of a projected system in metres, spelled `EPSG:` in capitals. */
-function outputCrs(text: string): string {
+function outputCrs({ resolveProjectedMetres }: Crs, text: string): string {
   const match = EPSG_CODE.exec(text.trim());
   if (!match) throw invalid(`output_crs "${text.slice(0, 80)}" is not an EPSG code.`, "Give output_crs as EPSG:<code> of a projected system in metres, for example EPSG:32632.");
   const resolved = resolveProjectedMetres(`EPSG:${match[1]}`);
@@ -92,7 +102,7 @@ interface Located {
   label: string;
 }
 
-function fromGcp(text: string, checkpoints: string[]): Located {
+function fromGcp({ resolveCrs }: Crs, text: string, checkpoints: string[]): Located {
   const label = "gcp file";
   const parsed = parseGcpList(text);
   if (!parsed.header) throw refusal(label, [{ where: "line 1", reason: "the file is empty; its first line must be the coordinate system" }]);
@@ -106,7 +116,7 @@ function fromGcp(text: string, checkpoints: string[]): Located {
   return { located: grouped.located, label };
 }
 
-function fromJson(raw: unknown): Located {
+function fromJson({ resolveCrs }: Crs, raw: unknown): Located {
   const label = "control_points";
   const input = ControlPointsInput.safeParse(raw);
   if (!input.success) {
