@@ -148,13 +148,22 @@ export function parseGcpList(text: string): ParsedGcpList {
 
 /**
  * Groups the mark lines into points: by name where a line names its point, otherwise by equal
- * coordinates (as OpenDroneMap does). `checkpoints` names the points whose role is `check`.
+ * coordinates (as OpenDroneMap does), named gcp1, gcp2, … in order. `checkpoints` names the
+ * points whose role is `check`.
  */
 export function gcpPoints(crs: string, lines: GcpLine[], checkpoints: string[]): { located?: LocatedControlPoints; problems: ControlProblem[] } {
   const problems: ControlProblem[] = [];
   const byKey = new Map<string, number>();
   const value: ControlPoints = { crs, points: [] };
   const places: LocatedControlPoints["places"] = { points: [], marks: [] };
+  // Unnamed points get gcp1, gcp2, … skipping names the file gives to other points.
+  const named = new Set(lines.flatMap((entry) => (entry.name === undefined ? [] : [entry.name])));
+  let unnamed = 0;
+  const nextName = (): string => {
+    do unnamed += 1;
+    while (named.has(`gcp${unnamed}`));
+    return `gcp${unnamed}`;
+  };
   for (const entry of lines) {
     const key = entry.name !== undefined ? `name:${entry.name}` : `at:${entry.coordinates.join(" ")}`;
     let index = byKey.get(key);
@@ -162,7 +171,7 @@ export function gcpPoints(crs: string, lines: GcpLine[], checkpoints: string[]):
       index = value.points.length;
       byKey.set(key, index);
       value.points.push({
-        name: entry.name ?? `gcp${index + 1}`,
+        name: entry.name ?? nextName(),
         role: "control",
         coordinates: entry.coordinates,
         accuracy: { ...DEFAULT_ACCURACY },

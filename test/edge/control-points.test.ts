@@ -79,11 +79,16 @@ describe("parseGcpList and gcpPoints", () => {
     expect(value.crs).toBe("EPSG:32632");
     expect(value.points.map((p) => [p.name, p.role, p.marks.length])).toEqual([
       ["p1", "control", 2],
-      ["gcp2", "control", 2],
+      ["gcp1", "control", 2],
       ["p3", "check", 1],
     ]);
     expect(value.points[0]).toMatchObject({ coordinates: [500010.5, 5000020.25, 301.2], accuracy: DEFAULT_ACCURACY, marks: [{ image: "a.jpg", x: 100, y: 200 }, { image: "b.jpg", x: 110, y: 210 }] });
     expect(grouped.located!.places.marks[1]).toEqual(["line 6", "line 7"]);
+  });
+
+  it("names unnamed points gcp1, gcp2, … past the names the file uses", () => {
+    const parsed = parseGcpList("EPSG:32632\n1 1 1 4 5 a.jpg\n2 2 2 4 5 a.jpg gcp2\n3 3 3 4 5 a.jpg\n3 3 3 6 7 b.jpg\n");
+    expect(gcpPoints("EPSG:32632", parsed.lines, []).located!.value.points.map((p) => [p.name, p.marks.length])).toEqual([["gcp1", 1], ["gcp2", 1], ["gcp3", 2]]);
   });
 
   it("names each line that does not parse", () => {
