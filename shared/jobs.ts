@@ -8,8 +8,9 @@
  * pipeline's own input takes the job's options (JobOptions) as they are.
  */
 import { z } from "zod";
+import { ControlPoints } from "./control-points.js";
 import { Format } from "./formats.js";
-import { ReconstructionId, Stage } from "./records.js";
+import { Georeference, ReconstructionId, Stage } from "./records.js";
 
 export const InputKind = z.enum(["jpeg", "png", "heic", "mp4", "mov"]);
 export type InputKind = z.infer<typeof InputKind>;
@@ -28,6 +29,10 @@ export type Quality = z.infer<typeof Quality>;
 /** What the client chose for the job: all the pipeline takes of it besides its files (compute/pipeline PipelineInput). */
 export const JobOptions = z.object({
   quality: Quality,
+  /** Ground control points and checkpoints (docs/API.md "Control points"); absent for an ordinary job. */
+  control_points: ControlPoints.optional(),
+  /** `EPSG:<code>` of a projected system in metres for the outputs, checked by the edge; absent: compute chooses. */
+  output_crs: z.string().min(1).optional(),
 });
 export type JobOptions = z.infer<typeof JobOptions>;
 
@@ -45,7 +50,8 @@ export type JobMessage = z.infer<typeof JobMessage>;
 
 /** The job's options, as they are (no field is named here: a new option travels by itself). */
 export function jobOptionsOf(job: JobMessage): JobOptions {
-  return Object.fromEntries(JobOptions.keyof().options.map((key) => [key, job[key]])) as JobOptions;
+  // An absent optional field stays absent rather than becoming `key: undefined`.
+  return Object.fromEntries(JobOptions.keyof().options.flatMap((key) => (job[key] === undefined ? [] : [[key, job[key]]]))) as JobOptions;
 }
 
 export const ProgressReport = z.object({
@@ -60,6 +66,8 @@ export type ProgressReport = z.infer<typeof ProgressReport>;
 export const CompletionReport = z.object({
   attempt: z.number().int().min(1),
   formats: z.array(z.object({ format: Format, file_size: z.number().int().nonnegative() })).min(1),
+  /** Present when the outputs are georeferenced: model coordinates plus `offset` are coordinates in `crs`. */
+  georeference: Georeference.optional(),
 });
 export type CompletionReport = z.infer<typeof CompletionReport>;
 

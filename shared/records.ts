@@ -33,6 +33,20 @@ export type CreationRecord = z.infer<typeof CreationRecord>;
 export const FormatSize = z.object({ format: Format, file_size: z.number().int().nonnegative() });
 export type FormatSize = z.infer<typeof FormatSize>;
 
+/** Present on a georeferenced result: model coordinates plus `offset` are coordinates in `crs`. */
+export const Georeference = z
+  .object({
+    crs: z.string().min(1).meta({ description: "The outputs' coordinate system: `EPSG:<code>`, or WKT where it has no EPSG code", example: "EPSG:32632" }),
+    // An array of length 3 rather than a tuple: Durable Object RPC types turn tuples into arrays.
+    offset: z
+      .array(z.number().finite())
+      .length(3)
+      .meta({ description: "Added to model coordinates to give coordinates in crs; it keeps the models' float32 coordinates small", example: [500000, 5000000, 0] }),
+  })
+  .strict()
+  .meta({ id: "Georeference", description: "Model coordinates plus offset are coordinates in crs." });
+export type Georeference = z.infer<typeof Georeference>;
+
 export const FailureInfo = z.object({
   code: z.string(),
   message: z.string(),
@@ -68,6 +82,7 @@ export const StatusRecord = z
     completed_at: IsoTime.nullable(),
     formats: z.array(FormatSize).optional(),
     error: FailureInfo.optional(),
+    georeference: Georeference.optional().meta({ description: "Only when completed with georeferenced outputs (ground control points, or an output_crs): model coordinates plus offset are coordinates in crs." }),
     credit_refunded: z.boolean(),
     queue: QueuePlace.optional().meta({ description: "Present while the status is `pending`: why it has not started yet, its place and the forecast start. `estimated_completion` includes the wait." }),
   })

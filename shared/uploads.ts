@@ -1,5 +1,6 @@
 /** @module tus uploads (docs/API.md "Uploads"): the upload id, its public record and the JSON creation body. */
 import { z } from "zod";
+import { ControlPointsInput } from "./control-points.js";
 import { Quality } from "./jobs.js";
 
 /** `upl_` + 24 URL-safe random characters. */
@@ -36,6 +37,15 @@ export const CreateFromUploads = z
   .object({
     uploads: z.array(UploadId).min(1).meta({ description: "Ids of finished tus uploads of the caller, in input order" }),
     quality: Quality.optional(),
+    gcp: z
+      .string()
+      .min(1)
+      .max(1024 * 1024)
+      .optional()
+      .meta({ description: "Ground control points as the text of an OpenDroneMap gcp_list.txt (docs/API.md \"Control points\"); not with control_points" }),
+    checkpoints: z.array(z.string().min(1).max(255)).max(10_000).optional().meta({ description: "With gcp: names of the file's points that are checkpoints (role check)" }),
+    control_points: ControlPointsInput.optional(),
+    output_crs: z.string().min(1).max(64).optional().meta({ description: "EPSG:<code> of a projected coordinate system in metres for the georeferenced outputs", example: "EPSG:32632" }),
   })
   .strict()
   .meta({ id: "CreateFromUploads" });

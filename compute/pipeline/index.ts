@@ -10,7 +10,7 @@
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import type { Format } from "../../shared/formats.js";
-import { FORMATS } from "../../shared/formats.js";
+import { MODEL_FORMATS } from "../../shared/formats.js";
 import type { JobOptions } from "../../shared/jobs.js";
 import type { Stage } from "../../shared/records.js";
 import { PipelineError, type ImageRef, type Mesh, type PointCloud, type SkippedInput, type SparseModel, type StageReport, type TexturedMesh } from "../scene/index.js";
@@ -207,7 +207,7 @@ async function execute(input: PipelineInput, timeline: Timeline, run: RunState):
       atlas = textured.textured;
     }
   }
-  const formats = input.sparseOnly ? SPARSE_FORMATS : [...FORMATS];
+  const formats = input.sparseOnly ? SPARSE_FORMATS : [...MODEL_FORMATS];
   const exportInput = surveyInputs(located, { views: model.views, cloud, mesh: surface, textured: atlas, images, sparse: model.points });
   const exported = await stage(timeline, "export", () => exporter.run(exportInput, { formats, outDir: input.outDir, ...(located ? { georeference: { crs: located.frame.crs, wkt: located.frame.wkt, offset: located.frame.offset } } : {}) }));
   timeline.reports.push(exported.report);

@@ -17,7 +17,7 @@ import type { AddTasksOutcome, TaskReportOutcome } from "./reconstruction-tasks.
  * job's options, inputs and creation time as the job message will carry them, the account, and
  * the record's id and first estimate.
  */
-export const ReconstructionInit = JobMessage.pick({ quality: true, inputs: true, created_at: true }).extend({
+export const ReconstructionInit = JobMessage.pick({ quality: true, control_points: true, output_crs: true, inputs: true, created_at: true }).extend({
   id: ReconstructionId,
   account_id: z.string().min(1),
   estimated_completion: z.string(),

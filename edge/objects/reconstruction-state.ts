@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { JobMessage, type Quality } from "../../shared/jobs.js";
-import { StatusRecord, type FailureInfo, type ReconstructionStatus } from "../../shared/records.js";
+import { StatusRecord, type FailureInfo, type Georeference, type ReconstructionStatus } from "../../shared/records.js";
 import type { ReportOutcome } from "./reconstruction-rpc.js";
 
 /** A dispatch attempt's number, as every report carries it. */
@@ -54,6 +54,10 @@ export interface ReconstructionRow {
   credit_refunded: number;
   /** 1 once the AccountObject has been told the outcome (usage counters). */
   outcome_recorded: number;
+  /** JSON: the job's survey options (`control_points`, `output_crs`) when the client gave any. */
+  survey: string | null;
+  /** JSON: Georeference when compute reported one with the outputs. */
+  georeference: string | null;
 }
 
 export const SCHEMA_SQL = `
@@ -76,7 +80,9 @@ CREATE TABLE IF NOT EXISTS reconstruction (
   attempt INTEGER NOT NULL DEFAULT 1,
   last_seen_at TEXT NOT NULL,
   credit_refunded INTEGER NOT NULL DEFAULT 0,
-  outcome_recorded INTEGER NOT NULL DEFAULT 0
+  outcome_recorded INTEGER NOT NULL DEFAULT 0,
+  survey TEXT,
+  georeference TEXT
 );
 CREATE TABLE IF NOT EXISTS transitions (
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -86,6 +92,23 @@ CREATE TABLE IF NOT EXISTS transitions (
   attempt INTEGER NOT NULL,
   note TEXT NOT NULL
 );`;
+
+/**
+ * Columns added after the first objects were created. An older object's table lacks them; they
+ * are added the first time its row is read (ALTER TABLE ADD COLUMN keeps every row, NULL there).
+ */
+export const ADDED_COLUMNS = ["survey", "georeference"] as const;
+
+/** The row (an older table first gets the added columns when `upgrade`, once per object instance). */
+export function readRow(sql: SqlStorage, upgrade: boolean): ReconstructionRow | undefined {
+  const select = () => sql.exec<Record<string, SqlStorageValue>>(`SELECT * FROM reconstruction LIMIT 1`).toArray()[0] as unknown as ReconstructionRow | undefined;
+  const row = select();
+  if (!row || !upgrade) return row;
+  const missing = ADDED_COLUMNS.filter((column) => !(column in row));
+  if (missing.length === 0) return row;
+  for (const column of missing) sql.exec(`ALTER TABLE reconstruction ADD COLUMN ${column} TEXT`);
+  return select();
+}
 
 /** A report that changes nothing, and why. */
 export type Refusal = ReportOutcome & { reason: string };
@@ -111,6 +134,7 @@ export function toStatusRecord(row: ReconstructionRow): StatusRecord {
   };
   if (row.status === "completed" && row.formats) record.formats = JSON.parse(row.formats) as StatusRecord["formats"];
   if (row.status === "failed" && row.error) record.error = JSON.parse(row.error) as FailureInfo;
+  if (row.status === "completed" && row.georeference) record.georeference = JSON.parse(row.georeference) as Georeference;
   return StatusRecord.parse(record);
 }
 
@@ -122,6 +146,7 @@ export function jobOf(row: ReconstructionRow): JobMessage {
     account_id: row.account_id,
     attempt: row.attempt,
     quality: row.quality,
+    ...(row.survey ? (JSON.parse(row.survey) as object) : {}),
     inputs: JSON.parse(row.inputs) as unknown,
     created_at: row.created_at,
   });

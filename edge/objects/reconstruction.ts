@@ -27,7 +27,7 @@ import { CompletionReport, FailureReport, ProgressReport } from "../../shared/jo
 import type { FailureInfo, ReconstructionStatus, StatusRecord } from "../../shared/records.js";
 import type { AddTasksRequest, TaskCompletion, TaskFailure, TaskHeartbeat, TaskLeaseAnswer, TaskLeaseRequest, TaskMessage, TaskRecord } from "../../shared/tasks.js";
 import { ReconstructionInit, type ReconstructionRpc, type ReportOutcome, type TransitionRecord } from "./reconstruction-rpc.js";
-import { Attempt, SCHEMA_SQL, canTransition, isTerminal, jobOf, refused, toStatusRecord, type ReconstructionRow, type Refusal } from "./reconstruction-state.js";
+import { Attempt, SCHEMA_SQL, canTransition, isTerminal, jobOf, readRow, refused, toStatusRecord, type ReconstructionRow, type Refusal } from "./reconstruction-state.js";
 import { CANCELLED_FAILURE, TOMBSTONE_SQL, type CancelOutcome } from "./reconstruction-cancel.js";
 import { emitOnce } from "./reconstruction-events.js";
 import { AlarmPlan, TIMEOUT_FAILURE, WatchdogConfig } from "./reconstruction-alarm.js";
@@ -46,6 +46,8 @@ export class ReconstructionObject extends DurableObject<Env> implements Reconstr
   private readonly taskTable: ReconstructionTasks;
   /** Tables exist; they are created by `create` only, so reading an unknown id stores nothing. */
   private hasSchema = false;
+  /** The table has every column of this version (an older object's gets them on first read, reconstruction-state.ts ADDED_COLUMNS). */
+  private columnsChecked = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -73,10 +75,11 @@ export class ReconstructionObject extends DurableObject<Env> implements Reconstr
     this.sql.exec(SCHEMA_SQL);
     this.hasSchema = true;
     const now = new Date().toISOString();
+    const survey = data.control_points || data.output_crs ? JSON.stringify({ control_points: data.control_points, output_crs: data.output_crs }) : null;
     this.sql.exec(
-      `INSERT INTO reconstruction (id, account_id, status, quality, created_at, estimated_completion, total_files, inputs, last_seen_at)
-       VALUES (?, ?, 'pending', ?, ?, ?, ?, ?, ?)`,
-      data.id, data.account_id, data.quality, data.created_at, data.estimated_completion, data.inputs.length, JSON.stringify(data.inputs), now,
+      `INSERT INTO reconstruction (id, account_id, status, quality, created_at, estimated_completion, total_files, inputs, last_seen_at, survey)
+       VALUES (?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?)`,
+      data.id, data.account_id, data.quality, data.created_at, data.estimated_completion, data.inputs.length, JSON.stringify(data.inputs), now, survey,
     );
     this.log("pending", "pending", 1, "created");
     markQueued(this.sql, 1, runSecondsOf(data.created_at, data.estimated_completion));
@@ -182,8 +185,8 @@ export class ReconstructionObject extends DurableObject<Env> implements Reconstr
     const row = this.row()!;
     const now = new Date().toISOString();
     this.sql.exec(
-      `UPDATE reconstruction SET status = 'completed', progress = 100, stage = NULL, files_processed = total_files, formats = ?, completed_at = ?, estimated_completion = ?, last_seen_at = ? WHERE id = ?`,
-      JSON.stringify(data.formats), now, now, now, row.id,
+      `UPDATE reconstruction SET status = 'completed', progress = 100, stage = NULL, files_processed = total_files, formats = ?, georeference = ?, completed_at = ?, estimated_completion = ?, last_seen_at = ? WHERE id = ?`,
+      JSON.stringify(data.formats), data.georeference ? JSON.stringify(data.georeference) : null, now, now, now, row.id,
     );
     this.log(row.status, "completed", row.attempt, `formats ${data.formats.map((f) => f.format).join(",")}`);
     await this.settle();
@@ -346,7 +349,9 @@ export class ReconstructionObject extends DurableObject<Env> implements Reconstr
   private row(): ReconstructionRow | undefined {
     this.hasSchema ||= this.sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'reconstruction'`).toArray().length > 0;
     if (!this.hasSchema) return undefined;
-    return this.sql.exec<Record<string, SqlStorageValue>>(`SELECT * FROM reconstruction LIMIT 1`).toArray()[0] as unknown as ReconstructionRow | undefined;
+    const row = readRow(this.sql, !this.columnsChecked);
+    this.columnsChecked ||= row !== undefined;
+    return row;
   }
 
   /** The row when `attempt` is the current one; otherwise a refusal. */

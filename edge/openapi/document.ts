@@ -12,7 +12,7 @@
  */
 import { z } from "zod";
 import { ERROR_CODES, ErrorBody } from "../../shared/errors.js";
-import { FORMATS } from "../../shared/formats.js";
+import { FORMATS, MODEL_FORMATS } from "../../shared/formats.js";
 import { ReconstructionPage, ReportRecord } from "../../shared/listing.js";
 import { AccountRecord, CreationRecord, DownloadRecord, StatusRecord } from "../../shared/records.js";
 import { CreateFromUploads, UploadRecord } from "../../shared/uploads.js";
@@ -27,6 +27,9 @@ import { uploadPaths } from "./uploads.js";
 import { webhookPaths } from "./webhooks.js";
 
 export type { OpenApiSettings } from "./common.js";
+
+/** The formats beyond the model formats. */
+const SURVEY_FORMATS = FORMATS.filter((f) => !(MODEL_FORMATS as readonly string[]).includes(f));
 
 const COMPONENTS = {
   CreationRecord,
@@ -78,7 +81,7 @@ export function buildOpenApiDocument(s: OpenApiSettings): Json {
       title: "Photogrammetry reconstruction API",
       version: "1.0.0",
       description:
-        `Upload photos or videos of an object or place; get back a 3D model (${FORMATS.join(", ")}). ` +
+        `Upload photos or videos of an object or place; get back a 3D model (${MODEL_FORMATS.join(", ")}) and, for a georeferenced survey, an orthophoto, a DSM and an accuracy report (${SURVEY_FORMATS.join(", ")}). ` +
         `Every request carries \`Authorization: Bearer <API_KEY>\`. Each reconstruction costs 1 credit. ` +
         `Rate limits: ${s.requestLimit} requests per ${s.windowSeconds} s per account (per client address when unauthenticated), ` +
         `of which at most ${s.createLimit} creation attempts (rejected attempts count); the headers are on every /v1 response. ` +

@@ -18,11 +18,16 @@ export function reconstructionPaths(s: OpenApiSettings): Json {
         summary: "Start a reconstruction from photos and/or videos",
         description:
           `Costs 1 credit, taken at creation (a rejected request takes none and stores nothing). Error precedence: 401, 429, 402 (checked before the body is read), then 413 and 400. ` +
-          `A creation attempt counts against both the request budget and the creation budget (${s.createLimit} per ${s.windowSeconds} s).`,
+          `A creation attempt counts against both the request budget and the creation budget (${s.createLimit} per ${s.windowSeconds} s). ` +
+          "Ground control points and checkpoints go with the photos: a `gcp` part (OpenDroneMap's gcp_list.txt, with `checkpoints` naming the check points) or JSON `control_points` " +
+          "(in the from-uploads body, or as a form field); `output_crs` (EPSG:<code>, projected, metres) sets the outputs' coordinate system. They are checked once the files are stored: " +
+          "an unreadable coordinate system, a line that does not parse, a mark on an image not in the upload, on a video or outside its photo (pixels of the photo as displayed, EXIF orientation applied), " +
+          "fewer than three control points marked in two photos each, or mixed coordinate systems answer 400 `invalid_request` naming the line or `points[i].marks[j]`, with no credit taken. " +
+          "Heights are passed through as given; no geoid model is applied.",
         security: apiKey,
         requestBody: {
           required: true,
-          description: "One or more parts named `files`, each with a filename and content type; the kind is judged by the bytes. Up to 1,000 files; images up to 50 MiB, videos up to 500 MiB, 500 MiB per request (defaults).",
+          description: "One or more parts named `files`, each with a filename and content type; the kind is judged by the bytes. Up to 1,000 files; images up to 50 MiB, videos up to 500 MiB, 500 MiB per request (defaults). Optionally the survey fields `gcp`, `checkpoints`, `control_points` and `output_crs`.",
           content: {
             "multipart/form-data": {
               // Unknown form fields are refused with 400 invalid_request.
@@ -62,7 +67,7 @@ export function reconstructionPaths(s: OpenApiSettings): Json {
         operationId: "getReconstructionDownload",
         tags: ["Reconstructions"],
         summary: "A signed, time-limited link to one model file",
-        description: `\`colmap\` is a zip of COLMAP's text model (cameras.txt, images.txt, points3D.txt), \`transforms\` a nerfstudio / instant-ngp transforms.json; both hold the cameras in the frame of the model formats. Never the binary: \`download_url\` points at ${s.cdnUrl}, is signed and expires after ${s.downloadTtlSeconds} s; call again for a fresh link. Error precedence: 404, then 400 \`unsupported_format\`, then 409.`,
+        description: `\`colmap\` is a zip of COLMAP's text model (cameras.txt, images.txt, points3D.txt), \`transforms\` a nerfstudio / instant-ngp transforms.json; both hold the cameras in the frame of the model formats. \`ortho\` (orthophoto) and \`dsm\` (digital surface model) are Cloud Optimized GeoTIFFs and \`report\` an HTML accuracy report, listed in \`formats\` only when compute produced them (a georeferenced job; see \`georeference\` in the status record). Never the binary: \`download_url\` points at ${s.cdnUrl}, is signed and expires after ${s.downloadTtlSeconds} s; call again for a fresh link. Error precedence: 404, then 400 \`unsupported_format\`, then 409.`,
         security: apiKey,
         parameters: [ID_PARAM, { name: "file-type", in: "path", required: true, schema: { type: "string", enum: [...FORMATS] } }],
         responses: { "200": ok("The download record.", "DownloadRecord"), ...errorResponses(["unsupported_format", "not_found", "not_ready", "reconstruction_failed", ...AUTH]) },

@@ -45,7 +45,7 @@ export function uploadPaths(maxVideoBytes: number): Json {
           "The tus 1.0 protocol (tus.io), so tus-js-client and Uppy work unchanged. `Upload-Length` is required (deferred lengths are not supported); " +
           "`Upload-Metadata` may carry `filename` and `filetype` (base64). The file's kind is judged by its first bytes, as in the multipart creation: " +
           "JPEG, PNG, HEIC (up to the per-image limit) or MP4, MOV (up to the per-video limit). An upload unused for the expiration time is deleted. " +
-          "Finished uploads become a reconstruction's inputs through `POST /v1/reconstruction` with `{\"uploads\": [ids]}`. Browsers: the API sends no CORS headers yet.",
+          "Finished uploads become a reconstruction's inputs through `POST /v1/reconstruction` with `{\"uploads\": [ids]}`; a gcp_list.txt is not uploaded here but sent as text in that body (`gcp`), or as JSON `control_points`. Browsers: the API sends no CORS headers yet.",
         security,
         parameters: [
           TUS_RESUMABLE,

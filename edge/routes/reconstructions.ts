@@ -7,7 +7,8 @@
  * body byte is read, then the streamed upload (413/400). Any rejection releases the hold and
  * deletes what was written; success turns the hold into exactly one ledger debit.
  * A JSON body `{"uploads": [ids]}` takes finished tus uploads instead of a form
- * (edge/uploads/from-uploads.ts), under the same order and rules.
+ * (edge/uploads/from-uploads.ts), under the same order and rules. Control points and
+ * `output_crs` (edge/uploads/control-points.ts) are checked last, against the stored files.
  */
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../app-env.js";
@@ -20,6 +21,7 @@ import { idempotentCreate } from "../idempotency/middleware.js";
 import { signedUrl } from "../downloads/signing.js";
 import { deleteInputs, ingestUpload, mib, type IngestResult } from "../uploads/ingest.js";
 import { boundaryOf } from "../uploads/multipart.js";
+import { surveyOptions, type SurveyOptions } from "../uploads/control-points.js";
 import { UploadClaims, isJsonRequest } from "../uploads/from-uploads.js";
 import { FORMATS, isFormat } from "../../shared/formats.js";
 import { CreationRecord, DownloadRecord, ReconstructionId, StatusRecord } from "../../shared/records.js";
@@ -48,9 +50,12 @@ export async function createReconstruction(c: Context<AppEnv>): Promise<Response
   const hold = await account.reserveCredit(id);
   if (!hold.ok) throw new ApiError("insufficient_credits", "Your balance is 0 credits; a reconstruction costs 1.", "Ask the operator to add credits to your account.");
   let upload: IngestResult;
+  let survey: SurveyOptions;
   const claims = isJsonRequest(c) ? new UploadClaims(c, id) : undefined;
   try {
     upload = claims ? await claims.take(config) : await receiveFiles(c, id, config);
+    // Control points name the stored files, so they are checked once every file is in; a refusal cleans up below.
+    survey = await surveyOptions(upload.survey, upload.inputs);
     await account.commitReservation(id);
   } catch (err) {
     // The rejection the client sees is `err`; a failing clean-up is logged, not substituted
@@ -63,7 +68,7 @@ export async function createReconstruction(c: Context<AppEnv>): Promise<Response
   const createdAt = new Date();
   const estimated = estimateCompletion(upload.inputs, upload.quality, createdAt.getTime());
   const inputs = upload.inputs.map(({ key, name, kind, size }) => ({ key, name, kind, size }));
-  const init = { id, account_id: accountId, created_at: createdAt.toISOString(), estimated_completion: estimated.toISOString(), quality: upload.quality, inputs };
+  const init = { id, account_id: accountId, created_at: createdAt.toISOString(), estimated_completion: estimated.toISOString(), quality: upload.quality, ...survey, inputs };
   let estimatedCompletion: string;
   try {
     // The object's estimate includes the forecast wait in the line.

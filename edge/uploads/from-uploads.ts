@@ -16,13 +16,13 @@ import type { Config } from "../env.js";
 import { ApiError } from "../errors.js";
 import type { UploadState } from "../objects/upload-rpc.js";
 import type { IngestResult, IngestedInput } from "./ingest.js";
-import { STORED_CONTENT_TYPES, mib } from "./ingest.js";
-import { isVideo } from "./sniff.js";
+import { HEADER_PROBE_BYTES, STORED_CONTENT_TYPES, mib } from "./ingest.js";
+import { isVideo, jpegDisplayedSize, pngSize } from "./sniff.js";
 import { CreateFromUploads } from "../../shared/uploads.js";
 import { inputKey, uploadDataKey } from "../../shared/storage-keys.js";
 
-/** A JSON creation body is a list of ids: far below this. */
-const MAX_JSON_BYTES = 256 * 1024;
+/** A JSON creation body is a list of ids and maybe a gcp file (itself at most 1 MiB); the idempotency middleware holds a body with a key to 1 MiB as well. */
+const MAX_JSON_BYTES = 1024 * 1024 + 64 * 1024;
 
 export function isJsonRequest(c: Context<AppEnv>): boolean {
   return c.req.header("Content-Type")?.split(";")[0]?.trim().toLowerCase() === "application/json";
@@ -49,7 +49,10 @@ export class UploadClaims {
     checkLimits(states, config);
     const inputs: IngestedInput[] = [];
     for (const [index, state] of states.entries()) inputs.push(await this.copy(state, index));
-    return { inputs, quality: body.data.quality ?? "standard" };
+    const { gcp, checkpoints, control_points: controlPoints, output_crs: outputCrs } = body.data;
+    // The marks are checked against the photos' displayed sizes, which an upload does not keep: read them from the copies' headers.
+    if (gcp !== undefined || controlPoints !== undefined) await Promise.all(inputs.map((input) => measure(this.c.env.BUCKET, input)));
+    return { inputs, quality: body.data.quality ?? "standard", survey: { gcp, checkpoints, controlPoints, outputCrs } };
   }
 
   /** The reconstruction exists: its inputs are the copies; the uploads go. */
@@ -94,6 +97,16 @@ export class UploadClaims {
   }
 }
 
+/** Sets a JPEG's or PNG's displayed size from the first bytes of its stored copy (EXIF sits within the first 64 KiB). */
+async function measure(bucket: R2Bucket, input: IngestedInput): Promise<void> {
+  if (input.kind !== "jpeg" && input.kind !== "png") return;
+  const head = await bucket.get(input.key, { range: { offset: 0, length: HEADER_PROBE_BYTES } });
+  if (!head) return;
+  const bytes = new Uint8Array(await head.arrayBuffer());
+  const size = input.kind === "png" ? pngSize(bytes) : jpegDisplayedSize(bytes);
+  if (size && size.width > 0 && size.height > 0) Object.assign(input, { width: size.width, height: size.height });
+}
+
 /** Limits may have changed since the upload was made: hold each file and the total to today's. */
 function checkLimits(states: UploadState[], config: Config): void {
   let total = 0;
@@ -122,7 +135,7 @@ async function readBounded(body: ReadableStream<Uint8Array> | null, limit: numbe
   let bytes = 0;
   for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
     bytes += chunk.length;
-    if (bytes > limit) throw new ApiError("invalid_request", `The JSON body is longer than ${limit} bytes.`, "List at most MAX_FILES_PER_REQUEST upload ids.");
+    if (bytes > limit) throw new ApiError("invalid_request", `The JSON body is longer than ${limit} bytes.`, "List fewer upload ids, or send a shorter gcp file.");
     text += decoder.decode(chunk, { stream: true });
   }
   return text + decoder.decode();

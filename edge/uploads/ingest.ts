@@ -8,7 +8,8 @@ import { Quality, type InputKind, type JobInput } from "../../shared/jobs.js";
 import { inputKey, inputPrefix } from "../../shared/storage-keys.js";
 import { MultipartError, MultipartReader, type PartHeaders } from "./multipart.js";
 import { MIN_PART_BYTES, R2StreamWriter } from "./r2-writer.js";
-import { SNIFF_BYTES, isVideo, jpegSize, pngSize, sniffKind } from "./sniff.js";
+import { SNIFF_BYTES, isVideo, jpegDisplayedSize, pngSize, sniffKind } from "./sniff.js";
+import { MAX_GCP_BYTES, checkpointNames, type SurveyFields } from "./control-points.js";
 
 export interface UploadLimits {
   maxFiles: number;
@@ -20,17 +21,28 @@ export interface UploadLimits {
 export interface IngestedInput extends JobInput {
   /** Pixel count read from the header (JPEG/PNG), for the estimate. */
   pixels?: number;
+  /** Size as displayed (EXIF orientation applied), when the header gave it: the control-point marks are checked against it. */
+  width?: number;
+  height?: number;
 }
 
 export interface IngestResult {
   inputs: IngestedInput[];
   quality: Quality;
+  /** The survey fields as sent; edge/uploads/control-points.ts checks them against the inputs. */
+  survey: SurveyFields;
 }
 
 export const FILES_FIELD = "files";
 export const QUALITY_FIELD = "quality";
+/** The survey fields (docs/API.md "Control points"). */
+export const GCP_FIELD = "gcp";
+export const CHECKPOINTS_FIELD = "checkpoints";
+export const CONTROL_POINTS_FIELD = "control_points";
+export const OUTPUT_CRS_FIELD = "output_crs";
+const MAX_CHECKPOINTS_BYTES = 64 * 1024;
 /** A JPEG's SOF usually sits within the first few KiB, after EXIF (itself at most 64 KiB). */
-const JPEG_PROBE_BYTES = 128 * 1024;
+export const HEADER_PROBE_BYTES = 128 * 1024;
 const MAX_FIELD_BYTES = 64;
 const MAX_NAME_CHARS = 255;
 
@@ -54,6 +66,27 @@ export const CREATE_FORM_SCHEMA = {
       enum: [...Quality.options],
       default: "standard",
       description: "Pipeline effort: preview (fast, coarse), standard, or high (slow, dense). Scales the estimate.",
+    },
+    [GCP_FIELD]: {
+      type: "string",
+      contentMediaType: "text/plain",
+      description:
+        "Optional: ground control points as OpenDroneMap's gcp_list.txt (a file part, or a text field), at most 1 MiB. First line the coordinate system (EPSG:<code>, WGS84 UTM <zone><N|S>, or a PROJ string); then one mark per line: geo_x geo_y geo_z im_x im_y image_name [point_name]. Blank lines and # comments are allowed. Every point has stated accuracy 0.05 m horizontal, 0.10 m vertical.",
+    },
+    [CHECKPOINTS_FIELD]: {
+      type: "string",
+      description: "Optional, with gcp: names of the file's points that are checkpoints (measured against, not used to place the model), separated by commas, e.g. a,b.",
+      example: "a,b",
+    },
+    [CONTROL_POINTS_FIELD]: {
+      type: "string",
+      contentMediaType: "application/json",
+      description: "Optional, instead of gcp: the JSON form of the control points (schema ControlPointsInput) as a text field.",
+    },
+    [OUTPUT_CRS_FIELD]: {
+      type: "string",
+      description: "Optional: EPSG:<code> of a projected coordinate system in metres for the georeferenced outputs.",
+      example: "EPSG:32632",
     },
   },
 } as const;
@@ -104,11 +137,12 @@ export async function deleteInputs(bucket: R2Bucket, reconstructionId: string): 
 class IngestSession {
   private readonly inputs: IngestedInput[] = [];
   private quality: Quality | undefined;
+  private readonly survey: SurveyFields = {};
   private writer: R2StreamWriter | undefined;
   /** One R2 part buffer for the whole request: files are written one after the other. */
   private partBuffer: Uint8Array | undefined;
   /** One JPEG header probe for the whole request, reset per file. */
-  private readonly probe = new PrefixProbe(JPEG_PROBE_BYTES);
+  private readonly probe = new PrefixProbe(HEADER_PROBE_BYTES);
 
   constructor(
     private readonly reader: MultipartReader,
@@ -125,13 +159,16 @@ class IngestSession {
     let unknownField: ApiError | undefined;
     for (let part = await this.reader.nextPart(); part; part = await this.reader.nextPart()) {
       if (part.name === FILES_FIELD && part.fileName !== undefined) await this.readFile(part.fileName);
+      // The gcp file may come as a file part or as a text field; it is text either way.
+      else if (part.name === GCP_FIELD) unknownField ??= await this.readSurveyField(part.name).then(() => undefined, (err: unknown) => deferrable(err));
       else if (part.fileName !== undefined) throw unexpectedPart(part);
       else if (part.name === QUALITY_FIELD) unknownField ??= await this.readQuality().then(() => undefined, (err: unknown) => deferrable(err));
+      else if (SURVEY_TEXT_FIELDS.has(part.name)) unknownField ??= await this.readSurveyField(part.name).then(() => undefined, (err: unknown) => deferrable(err));
       else unknownField ??= unexpectedPart(part);
     }
     if (this.inputs.length === 0) throw new ApiError("no_files", "The request has no file part.", "Add one `files` part per image or video.");
     if (unknownField) throw unknownField;
-    return { inputs: this.inputs, quality: this.quality ?? "standard" };
+    return { inputs: this.inputs, quality: this.quality ?? "standard", survey: this.survey };
   }
 
   async abort(): Promise<void> {
@@ -148,6 +185,16 @@ class IngestSession {
     const parsed = Quality.safeParse(text.trim());
     if (!parsed.success) throw new ApiError("invalid_request", `\`quality\` must be one of ${Quality.options.join(", ")}.`, "Omit `quality` for the default, standard.");
     this.quality = parsed.data;
+  }
+
+  /** One of the survey fields, kept as text (or parsed JSON) for the checks after the upload. */
+  private async readSurveyField(name: string): Promise<void> {
+    const field = SURVEY_PARTS[name]!;
+    if (this.survey[field.key] !== undefined) throw new ApiError("invalid_request", `The \`${name}\` field is given more than once.`, `Send \`${name}\` at most once.`);
+    const text = await readText(this.reader.readBody(), field.maxBytes, name);
+    if (field.key === "checkpoints") this.survey.checkpoints = checkpointNames(text);
+    else if (field.key === "controlPoints") this.survey.controlPoints = parseJsonField(text);
+    else this.survey[field.key] = text;
   }
 
   private async readFile(fileName: string): Promise<void> {
@@ -174,10 +221,40 @@ class IngestSession {
     }
     await this.writer.close();
     this.writer = undefined;
-    const dimensions = kind === "png" ? pngSize(head) : probe ? jpegSize(probe.bytes()) : undefined;
+    const dimensions = kind === "png" ? pngSize(head) : probe ? jpegDisplayedSize(probe.bytes()) : undefined;
     const input: IngestedInput = { key, name: displayName, kind, size };
-    if (dimensions) input.pixels = dimensions.width * dimensions.height;
+    if (dimensions && dimensions.width > 0 && dimensions.height > 0) Object.assign(input, { pixels: dimensions.width * dimensions.height, width: dimensions.width, height: dimensions.height });
     this.inputs.push(input);
+  }
+}
+
+/** Each survey part: where it goes in SurveyFields and how long it may be. */
+const SURVEY_PARTS: Record<string, { key: keyof SurveyFields; maxBytes: number }> = {
+  [GCP_FIELD]: { key: "gcp", maxBytes: MAX_GCP_BYTES },
+  [CHECKPOINTS_FIELD]: { key: "checkpoints", maxBytes: MAX_CHECKPOINTS_BYTES },
+  [CONTROL_POINTS_FIELD]: { key: "controlPoints", maxBytes: MAX_GCP_BYTES },
+  [OUTPUT_CRS_FIELD]: { key: "outputCrs", maxBytes: MAX_FIELD_BYTES },
+};
+const SURVEY_TEXT_FIELDS = new Set([CHECKPOINTS_FIELD, CONTROL_POINTS_FIELD, OUTPUT_CRS_FIELD]);
+
+/** A text part as UTF-8, refused (413) past `limit` bytes. */
+async function readText(chunks: AsyncIterable<Uint8Array>, limit: number, name: string): Promise<string> {
+  const decoder = new TextDecoder();
+  let text = "";
+  let bytes = 0;
+  for await (const chunk of chunks) {
+    bytes += chunk.length;
+    if (bytes > limit) throw tooLarge(`The \`${name}\` part is larger than the limit of ${limit >= 1024 * 1024 ? mib(limit) : `${limit} bytes`}.`);
+    text += decoder.decode(chunk, { stream: true });
+  }
+  return text + decoder.decode();
+}
+
+function parseJsonField(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ApiError("invalid_request", "The `control_points` field is not valid JSON.", "Send control_points as JSON (schema ControlPointsInput).");
   }
 }
 
@@ -232,7 +309,7 @@ function unexpectedPart(part: PartHeaders): ApiError {
     return new ApiError("invalid_request", `A file was sent under the field "${part.name}"; files go under "${FILES_FIELD}".`, `Name every file part "${FILES_FIELD}".`);
   }
   if (part.name === FILES_FIELD) return new ApiError("invalid_request", `A "${FILES_FIELD}" part has no filename.`, "Send each file with a filename.");
-  return new ApiError("invalid_request", `Unknown form field "${part.name}".`, `Allowed fields: "${FILES_FIELD}" (repeated) and "${QUALITY_FIELD}".`);
+  return new ApiError("invalid_request", `Unknown form field "${part.name}".`, `Allowed fields: "${FILES_FIELD}" (repeated), "${QUALITY_FIELD}", "${GCP_FIELD}", "${CHECKPOINTS_FIELD}", "${CONTROL_POINTS_FIELD}" and "${OUTPUT_CRS_FIELD}".`);
 }
 
 function tooLarge(message: string): ApiError {

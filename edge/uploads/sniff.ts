@@ -1,6 +1,7 @@
 /**
  * @module Judges an input's kind from its first bytes, never from its name or declared type,
- * and reads image dimensions from JPEG/PNG headers for the cost estimate.
+ * and reads image dimensions from JPEG/PNG headers for the cost estimate and the control-point
+ * marks (which are in pixels of the photo as displayed, so EXIF orientation counts).
  */
 import type { InputKind } from "../../shared/jobs.js";
 
@@ -86,6 +87,51 @@ export function jpegSize(head: Uint8Array): ImageSize | undefined {
     }
     if (marker === 0xd9 || marker === 0xda) return undefined; // EOI / start of scan before SOF
     at += 2 + readU16(head, at + 2);
+  }
+  return undefined;
+}
+
+/**
+ * The JPEG's size as a viewer displays it: EXIF orientations 5–8 (a quarter turn, CIPA DC-008
+ * tag 0x0112) swap width and height. Undefined when SOF is beyond `head`.
+ */
+export function jpegDisplayedSize(head: Uint8Array): ImageSize | undefined {
+  const size = jpegSize(head);
+  if (!size) return undefined;
+  const orientation = jpegOrientation(head) ?? 1;
+  return orientation >= 5 && orientation <= 8 ? { width: size.height, height: size.width } : size;
+}
+
+/** EXIF orientation (1–8) from the first APP1 "Exif" segment's IFD0, or undefined. */
+export function jpegOrientation(head: Uint8Array): number | undefined {
+  let at = 2;
+  while (at + 4 <= head.length && head[at] === 0xff) {
+    const marker = head[at + 1]!;
+    if (marker === 0xda || marker === 0xd9) return undefined;
+    const length = readU16(head, at + 2);
+    if (marker === 0xe1 && at + 10 <= head.length && ascii(head, at + 4, at + 10) === "Exif\0\0") {
+      return tiffOrientation(head.subarray(at + 10, Math.min(head.length, at + 2 + length)));
+    }
+    at += 2 + length;
+  }
+  return undefined;
+}
+
+/** Tag 0x0112 of IFD0 in a TIFF structure (EXIF's payload), either byte order. */
+function tiffOrientation(tiff: Uint8Array): number | undefined {
+  if (tiff.length < 8) return undefined;
+  const little = tiff[0] === 0x49 && tiff[1] === 0x49;
+  if (!little && !(tiff[0] === 0x4d && tiff[1] === 0x4d)) return undefined;
+  const u16 = (at: number) => (little ? tiff[at]! + (tiff[at + 1]! << 8) : readU16(tiff, at));
+  const u32 = (at: number) => (little ? (tiff[at]! + (tiff[at + 1]! << 8) + (tiff[at + 2]! << 16) + ((tiff[at + 3]! << 24) >>> 0)) : readU32(tiff, at));
+  const ifd = u32(4);
+  if (ifd + 2 > tiff.length) return undefined;
+  const count = u16(ifd);
+  for (let i = 0; i < count; i += 1) {
+    const entry = ifd + 2 + 12 * i;
+    if (entry + 12 > tiff.length) return undefined;
+    // A SHORT value sits in the first two bytes of the value field, in the file's byte order.
+    if (u16(entry) === 0x0112) return u16(entry + 8);
   }
   return undefined;
 }

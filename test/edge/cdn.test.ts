@@ -39,6 +39,20 @@ describe("CDN route: serving", () => {
     expect(res.headers.get("X-RateLimit-Limit")).toBeNull();
   });
 
+  it("serves the survey outputs as image/tiff and text/html under their download names", async () => {
+    const created = await createReconstruction();
+    const files = await completeWithOutputs(created.id, { ortho: 700, dsm: 500, report: 90 });
+    const expected = { ortho: ["image/tiff", `${created.id}-ortho.tif`], dsm: ["image/tiff", `${created.id}-dsm.tif`], report: ["text/html", `${created.id}-report.html`] } as const;
+    for (const [format, [type, name]] of Object.entries(expected) as [keyof typeof expected, readonly [string, string]][]) {
+      const record = (await (await request(`/v1/reconstruction/${created.id}/download/${format}`, { headers: keyHeaders(created.account.apiKey) })).json()) as DownloadRecord;
+      const res = await fetchCdn(record.download_url);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("Content-Type")).toBe(type);
+      expect(res.headers.get("Content-Disposition")).toBe(`attachment; filename="${name}"`);
+      expect(new Uint8Array(await res.arrayBuffer())).toEqual(files.get(format));
+    }
+  });
+
   it("answers HEAD with the headers and no body", async () => {
     const { glb, link } = await completedWithLink();
     const res = await fetchCdn(link, { method: "HEAD" });

@@ -9,7 +9,7 @@ const download = (id: string, format: string, apiKey: string) => request(`/v1/re
 describe("GET /v1/reconstruction/{id}/download/{file-type}", () => {
   it("gives a signed, expiring CDN link with the file size for each produced format", async () => {
     const { account, id } = await createReconstruction();
-    const sizes = { obj: 31, ply: 32, gltf: 33, glb: 34, stl: 35, las: 36, colmap: 37, transforms: 38 };
+    const sizes = { obj: 31, ply: 32, gltf: 33, glb: 34, stl: 35, las: 36, colmap: 37, transforms: 38, ortho: 39, dsm: 40, report: 41 };
     await completeWithOutputs(id, sizes);
     for (const format of FORMATS) {
       const before = Date.now();

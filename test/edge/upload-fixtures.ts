@@ -116,3 +116,15 @@ export function multipartInit(apiKey: string, parts: FormPart[], extraHeaders: R
     body: multipartBody(parts),
   };
 }
+
+/** A JPEG whose APP1 EXIF segment states `orientation` (tag 0x0112; little-endian TIFF when `little`), then SOF0 with the stored size. */
+export function jpegWithOrientation(width: number, height: number, orientation: number, little = true): Uint8Array {
+  const u16 = (v: number) => (little ? [v & 255, v >> 8] : [v >> 8, v & 255]);
+  const u32 = (v: number) => (little ? [v & 255, (v >> 8) & 255, (v >> 16) & 255, v >>> 24] : [v >>> 24, (v >> 16) & 255, (v >> 8) & 255, v & 255]);
+  // TIFF header, IFD0 at offset 8 with one entry (Orientation, SHORT, count 1, value), no next IFD.
+  const tiff = [...(little ? [0x49, 0x49] : [0x4d, 0x4d]), ...u16(42), ...u32(8), ...u16(1), ...u16(0x0112), ...u16(3), ...u32(1), ...u16(orientation), 0, 0, ...u32(0)];
+  const payload = [...encoder.encode("Exif\0\0"), ...tiff];
+  const app1 = [0xff, 0xe1, (payload.length + 2) >> 8, (payload.length + 2) & 255, ...payload];
+  const sof0 = [0xff, 0xc0, 0x00, 0x11, 8, height >> 8, height & 255, width >> 8, width & 255, 3, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1];
+  return bytes([0xff, 0xd8], app1, sof0, filler(256, width), [0xff, 0xd9]);
+}

@@ -95,6 +95,8 @@ async function encode(format: Format, input: Input, georeference: ExportGeorefer
     case "gltf": return gltfChunks(await buildGltfDocument(gltfInput));
     case "colmap": return writeColmapZip(input.views, input.sparse);
     case "transforms": return writeTransformsJson(input.views);
+    // ortho, dsm and report are the survey outputs, written by their own stage, not here.
+    default: throw new Error(`export: ${format} is not a model format`);
   }
 }
 

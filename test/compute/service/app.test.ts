@@ -8,6 +8,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createComputeService, type ComputeService } from "../../../compute/service/app.js";
 import { loadConfig } from "../../../compute/service/config.js";
 import type { EdgeClient, ReportAnswer } from "../../../compute/service/edge-client.js";
+import type { PipelineThreadCommand } from "../../../compute/service/pipeline-messages.js";
+import { jobOptionsOf } from "../../../shared/jobs.js";
 
 /** The task calls of an edge these tests never reach (no job here has more than one dense cluster). */
 const noTasks = {
@@ -164,5 +166,37 @@ describe("compute service", () => {
     await settled();
     expect(service.threads.started).toBe(2);
     expect(failures.at(-1)).toBe("rec_dddddddddddddddddddddddd no_usable_images");
+  }, 60_000);
+
+  it("hands a job's control_points and output_crs unchanged to the pipeline thread, whose pipeline input takes them", async () => {
+    const { edge, failures } = acceptingEdge();
+    service = await createComputeService(loadConfig({ COMPUTE_SECRET: secret, MAX_CONCURRENT_JOBS: "1", PREWARM: "0" }), edge);
+    // Record what the job runner posts to the real thread (the thread still runs the job).
+    const commands: PipelineThreadCommand[] = [];
+    const acquire = service.threads.acquire.bind(service.threads);
+    service.threads.acquire = () => {
+      const thread = acquire();
+      const postMessage = thread.postMessage.bind(thread);
+      thread.postMessage = (command: PipelineThreadCommand) => {
+        commands.push(command);
+        postMessage(command);
+      };
+      return thread;
+    };
+    const id = "rec_eeeeeeeeeeeeeeeeeeeeeeee";
+    const controlPoints = {
+      crs: "EPSG:32632",
+      points: [{ name: "p1", role: "check", coordinates: [500000.5, 5000000.25, 301.5], accuracy: { horizontal: 0.02, vertical: 0.04 }, marks: [{ image: "a0.jpg", x: 10.5, y: 20 }, { image: "a1.jpg", x: 11, y: 21 }] }],
+    };
+    const body = { ...job(id), control_points: controlPoints, output_crs: "EPSG:32632", inputs: [0, 1].map((i) => ({ key: `inputs/${id}/000${i}-a.jpg`, name: `a${i}.jpg`, kind: "jpeg", size: 12 })) };
+    expect((await post(body)).statusCode).toBe(202);
+    await settled();
+    expect(failures).toEqual([`${id} no_usable_images`]);
+    expect(commands).toHaveLength(1);
+    // pipeline-thread.ts spreads exactly this into runPipeline's input.
+    expect(jobOptionsOf(commands[0]!.input.job)).toEqual({ quality: "preview", control_points: controlPoints, output_crs: "EPSG:32632" });
+    // A malformed control point is refused at the door, like any message that is not a JobMessage.
+    const broken = { ...body, reconstruction_id: "rec_ffffffffffffffffffffffff", control_points: { crs: "EPSG:32632", points: [{ ...controlPoints.points[0], role: "maybe" }] } };
+    expect((await post(broken)).statusCode).toBe(400);
   }, 60_000);
 });
