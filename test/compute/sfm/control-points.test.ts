@@ -95,7 +95,7 @@ function summary(label: string, out: sfm.Output): string {
   const control = out.report.control!;
   const rows = control.points.map((p) => `${p.name} ${p.role} ${p.used ? "used" : `out (${p.reason})`} marks ${p.marksUsed}/${p.marks} d=(${p.residualM ? [p.residualM.dx, p.residualM.dy, p.residualM.dz].map((v) => v.toFixed(3)).join(", ") : "-"}) m, ${p.reprojectionRmsPx?.toFixed(2) ?? "-"} px`);
   const r = (x: sfm.RoleRmse | null) => (x ? `${x.horizontalM.toFixed(3)} h / ${x.verticalM.toFixed(3)} v / ${x.totalM.toFixed(3)} 3-D m over ${x.points}` : "-");
-  return `${label}: ${out.model.views.length}/${PHOTOS} placed, GSD ${GSD_M.toFixed(3)} m; control ${r(control.rmse.control)}; check ${r(control.rmse.check)}; centres ${centreErrorsM(out.model).horizontal.toFixed(3)} m h / ${centreErrorsM(out.model).vertical.toFixed(3)} m v median, focal ${out.model.views[0].intrinsics.focal.toFixed(1)} px (true ${SURVEY_FOCAL_WIDTHS * WIDTH}); adjustment ${control.adjustment?.iterations} iterations, ${control.adjustment?.finalRmsPx.toFixed(3)} px, GPS priors ${control.adjustment?.gps.used}\n  ${rows.join("\n  ")}`;
+  return `${label}: ${out.model.views.length}/${PHOTOS} placed, GSD ${GSD_M.toFixed(3)} m; control ${r(control.rmse.control)}; check ${r(control.rmse.check)}; centres ${centreErrorsM(out.model).horizontal.toFixed(3)} m h / ${centreErrorsM(out.model).vertical.toFixed(3)} m v median, focal ${out.model.views[0].intrinsics.focal.toFixed(1)} px (true ${(SURVEY_FOCAL_WIDTHS * WIDTH).toFixed(1)}); adjustment ${control.adjustment?.iterations} iterations, ${control.adjustment?.finalRmsPx.toFixed(3)} px, GPS priors ${control.adjustment?.gps.used}\n  ${rows.join("\n  ")}`;
 }
 
 describe("sfm with ground control on a rendered survey", () => {
@@ -121,10 +121,13 @@ describe("sfm with ground control on a rendered survey", () => {
       expect(p.reprojectionRmsPx!).toBeLessThan(1);
       expect(p.droppedMarks).toEqual([]);
     }
-    // The control fixes the frame: the cameras sit at their true positions in metres, far
-    // closer than the GPS fixes (σ 1.5 m, 3 m) could put them.
+    // The control fixes the frame: the cameras sit near their true positions in metres, closer
+    // than the GPS fixes (σ 1.5 m, 3 m) put them. Not as close as the ground: over control on
+    // the ground, a camera's height trades against the focal (measured 442.4 px, true 440,
+    // 0.23 m median off vertically) and its position across against its tilt (0.23 m
+    // horizontally), and both leave the ground where it is.
     const centres = centreErrorsM(out.model);
-    expect(centres.horizontal).toBeLessThan(GSD_M);
+    expect(centres.horizontal).toBeLessThan(3 * GSD_M);
     expect(centres.vertical).toBeLessThan(3 * GSD_M);
     expect(out.report.counts!.checkRmseHorizontalM).toBe(control.rmse.check!.horizontalM);
     expect(out.report.counts!.controlPointsUsed).toBe(5);
