@@ -317,6 +317,7 @@ export function run(input: Input, options: Partial<Options> = {}, progress: Prog
   const started = performance.now();
   const opts: Options = { ...DEFAULTS, ...options };
   const { images, features, pairs, tracks } = input;
+  opts.controlPoints ??= [];
   checkControlTargets(opts.controlPoints);
   const groups = assignIntrinsicsGroups(images);
   const state = createState(images, features, tracks, Uint32Array.from(groups.groupOfImage), Float64Array.from(groups.intrinsics));

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { DEFAULTS, run, type BAProblem } from "../../../../compute/solvers/bundle-adjustment/index.js";
 import { buildLayout } from "../../../../compute/solvers/bundle-adjustment/layout.js";
 import { accumulatePointPriors, allocatePointPriorLinearization, pointPriorSquares } from "../../../../compute/solvers/bundle-adjustment/point-prior.js";
-import { centerOf } from "./alignment.js";
+import { centerOf, cameraErrors } from "./alignment.js";
 import { makeScene, perturbedCopy, Rng, similarityOf } from "./synthetic-scene.js";
 
 /** Priors on `indices`: their true positions plus Gaussian noise of σ (horizontal on x, z; vertical on y). */
@@ -106,5 +106,23 @@ describe("ba: point position priors (ground control)", () => {
     expect(() => run(bad)).toThrow(/pointPrior lists a point twice/);
     bad.pointPrior = { points: Uint32Array.of(1), positions: new Float64Array(6), sigmas: new Float64Array(3) };
     expect(() => run(bad)).toThrow(/pointPrior needs 3 positions/);
+  });
+
+  it("gives a thread team the single thread's solution, the priors added once on the calling thread", () => {
+    const make = () => {
+      const problem = perturbedCopy({ ...scene, truth: similarityOf(scene.truth, 1.3, 0.4, [0.7, -0.2, 0.5]) });
+      problem.fixedPose = new Uint8Array(problem.cameraCount);
+      problem.pointPrior = pointPriorsFrom(scene.truth, [2, 50, 101, 160, 230], 0.005, 0.01, 5);
+      return problem;
+    };
+    const single = make();
+    const alone = run(single, { loss: "cauchy", threads: 1 });
+    const shared = make();
+    const report = run(shared, { loss: "cauchy", threads: 2, parallelMinObservations: 0 });
+    expect(report.counts.threads).toBe(2);
+    expect(report.iterations).toBe(alone.iterations);
+    expect(Math.abs(report.finalCost / alone.finalCost - 1)).toBeLessThan(1e-9);
+    expect(cameraErrors(shared, single).maxCenterError).toBeLessThan(1e-7);
+    for (let k = 0; k < shared.points.length; k++) expect(Math.abs(shared.points[k] - single.points[k])).toBeLessThan(1e-7);
   });
 });
