@@ -79,8 +79,14 @@ function pointReport(m: Measured, used: boolean, reason: string | undefined, max
   };
 }
 
-function notApplied(measured: Measured[], reason: string, maxErrorPx: number): ControlReport {
-  const points = measured.map((m) => ({ ...pointReport(m, false, m.tri.reason ?? reason, maxErrorPx), residualM: null }));
+/** The reports with each dropped mark's photo named. */
+function named(points: ControlPointReport[], images: ImageRef[]): ControlPointReport[] {
+  return points.map((p) => ({ ...p, droppedMarks: p.droppedMarks.map((d) => ({ ...d, name: images[d.imageIndex]?.name ?? "" })) }));
+}
+
+/** Control does not apply: every target unused, without a residual (the model is not in the control's frame). */
+function notApplied(measured: Measured[], images: ImageRef[], reason: string, maxErrorPx: number): ControlReport {
+  const points = named(measured.map((m) => ({ ...pointReport(m, false, m.tri.reason ?? reason, maxErrorPx), residualM: null })), images);
   return { applied: false, reason, rule: RULE, points, rmse: { control: null, check: null }, similarity: null, adjustment: null };
 }
 
@@ -99,13 +105,13 @@ export function applyControl(input: ControlInput, options: Options): ControlRepo
   const maxErrorPx = Math.max(options.controlMarkMaxErrorPx, 4 * options.controlMarkSigmaPx);
   const first = targets.map((t) => measure(t, input, maxErrorPx));
   const candidates = first.filter((m) => m.target.role === "control" && m.tri.xyz !== null);
-  if (candidates.length < 3) return notApplied(first, `${candidates.length} control points could be triangulated from their marks (3 needed)`, maxErrorPx);
+  if (candidates.length < 3) return notApplied(first, input.images, `${candidates.length} control points could be triangulated from their marks (3 needed)`, maxErrorPx);
   const modelXyz = Float64Array.from(candidates.flatMap((m) => [...m.tri.xyz!]));
   const stated = Float64Array.from(candidates.flatMap((m) => m.target.position));
   const sigmas = candidates.map((m) => sigma3d(m.target));
   const selection = selectControl(modelXyz, stated, sigmas, options.controlMaxSigmas, options.controlMedianFactor);
   const sim = selection.similarity;
-  if (!sim) return notApplied(first, "no similarity maps the model onto its control points", maxErrorPx);
+  if (!sim) return notApplied(first, input.images, "no similarity maps the model onto its control points", maxErrorPx);
   const reasons = new Map<ControlTarget, string>();
   candidates.forEach((m, k) => {
     if (!selection.kept[k]) reasons.set(m.target, `its residual after the similarity, ${fixed(selection.residualM[k])}, exceeds the limit of ${fixed(selection.limitM[k])}`);
@@ -159,6 +165,6 @@ export function applyControl(input: ControlInput, options: Options): ControlRepo
     });
     report.droppedMarks.sort((a, b) => a.mark - b.mark);
   }
-  const named = points.map((p) => ({ ...p, droppedMarks: p.droppedMarks.map((d) => ({ ...d, name: input.images[d.imageIndex]?.name ?? "" })) }));
-  return { applied: true, rule: RULE, points: named, rmse: { control: roleRmse(named, "control"), check: roleRmse(named, "check") }, similarity, adjustment };
+  const reports = named(points, input.images);
+  return { applied: true, rule: RULE, points: reports, rmse: { control: roleRmse(reports, "control"), check: roleRmse(reports, "check") }, similarity, adjustment };
 }
