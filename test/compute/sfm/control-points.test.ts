@@ -6,7 +6,8 @@
  * model ends in the control's frame (metres, x east, y up, z south) and the checkpoints, which
  * never hold anything, land within 1.5 ground sampling distances horizontally and 2.5
  * vertically. A control point whose marks are on the wrong target, and a mark on the wrong
- * target in another point's photo, are found, left out and named, and the checkpoints hold.
+ * target in another point's photo, are found, left out and named, and the checkpoints hold;
+ * and without GPS fixes the control points alone fix the model's frame.
  */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -160,6 +161,21 @@ describe("sfm with ground control on a rendered survey", () => {
     expect(c5Report.droppedMarks[0].errorPx!).toBeGreaterThan(4);
     expect(c5Report.droppedMarks[0].name).toBe(front.names[shared.imageIndex]);
     expect(control.points.filter((p) => p.role === "control" && p.used).map((p) => p.name)).toEqual(["C1", "C2", "C4", "C5"]);
+    expect(control.rmse.check!.points).toBe(4);
+    expect(control.rmse.check!.horizontalM).toBeLessThan(1.5 * GSD_M);
+    expect(control.rmse.check!.verticalM).toBeLessThan(2.5 * GSD_M);
+  }, 600_000);
+
+  it("holds a survey whose photos carry no GPS fix by the control points alone", () => {
+    // The same photos without their fixes: the model comes out of SfM in a frame and scale of
+    // its own, and only the control points fix its gauge in the adjustment.
+    const images = front.input.images.map(({ gps: _gps, ...image }) => image);
+    const out = sfm.run({ ...front.input, images }, { controlPoints: controlTargets() });
+    console.log(summary("no GPS", out));
+    const control = out.report.control!;
+    expect(control.applied).toBe(true);
+    expect(control.adjustment!.gps.used).toBe(0);
+    expect(control.points.filter((p) => p.role === "control" && p.used)).toHaveLength(5);
     expect(control.rmse.check!.points).toBe(4);
     expect(control.rmse.check!.horizontalM).toBeLessThan(1.5 * GSD_M);
     expect(control.rmse.check!.verticalM).toBeLessThan(2.5 * GSD_M);
