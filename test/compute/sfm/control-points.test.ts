@@ -5,8 +5,9 @@
  * 0.3 px noise. Through ingest, features, matching and SfM with the targets as an option, the
  * model ends in the control's frame (metres, x east, y up, z south) and the checkpoints, which
  * never hold anything, land within 1.5 ground sampling distances horizontally and 2.5
- * vertically. A control point whose marks are on the wrong target, and a mark on the wrong
- * target in another point's photo, are found, left out and named, and the checkpoints hold;
+ * vertically. A control point whose marks are on the wrong target, a mark on the wrong target
+ * in another point's photo and a mark filed under the wrong photo are found, left out and
+ * named, and the checkpoints hold;
  * and without GPS fixes the control points alone fix the model's frame.
  */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -135,7 +136,7 @@ describe("sfm with ground control on a rendered survey", () => {
     expect(control.adjustment!.gps.used).toBeGreaterThan(0);
   }, 600_000);
 
-  it("finds a control point marked on the wrong target and a mark on the wrong target, leaves them out and names them", () => {
+  it("finds a control point marked on the wrong target, a mark on the wrong target and one on the wrong photo, leaves them out and names them", () => {
     const c3 = front.targets.findIndex((t) => t.name === "C3");
     const k3 = front.targets.findIndex((t) => t.name === "K3");
     const c5 = front.targets.findIndex((t) => t.name === "C5");
@@ -144,7 +145,16 @@ describe("sfm with ground control on a rendered survey", () => {
     // both C5 and K1, C5's mark was clicked on K1.
     const shared = front.marks[c5].find((m) => front.marks[k1].some((n) => n.imageIndex === m.imageIndex))!;
     const wrongMark = front.marks[k1].find((n) => n.imageIndex === shared.imageIndex)!;
-    const marksOf = (k: number) => (k === c3 ? front.marks[k3] : k === c5 ? front.marks[c5].map((m) => (m === shared ? wrongMark : m)) : front.marks[k]);
+    // And one of C2's marks is filed under the wrong photo (one that does not see C2).
+    const c2 = front.targets.findIndex((t) => t.name === "C2");
+    const seen = new Set(front.marks[c2].map((m) => m.imageIndex));
+    const wrongPhoto = front.names.findIndex((_, i) => !seen.has(i));
+    const misfiled = { ...front.marks[c2][1], imageIndex: wrongPhoto };
+    const marksOf = (k: number) =>
+      k === c3 ? front.marks[k3]
+      : k === c5 ? front.marks[c5].map((m) => (m === shared ? wrongMark : m))
+      : k === c2 ? front.marks[c2].map((m, j) => (j === 1 ? misfiled : m))
+      : front.marks[k];
     const out = sfm.run(front.input, { controlPoints: controlTargets(marksOf) });
     console.log(summary("wrong target", out));
     const control = out.report.control!;
@@ -160,6 +170,9 @@ describe("sfm with ground control on a rendered survey", () => {
     expect(c5Report.droppedMarks.map((d) => d.imageIndex)).toEqual([shared.imageIndex]);
     expect(c5Report.droppedMarks[0].errorPx!).toBeGreaterThan(4);
     expect(c5Report.droppedMarks[0].name).toBe(front.names[shared.imageIndex]);
+    const c2Report = pointOf(control, "C2");
+    expect(c2Report.used).toBe(true);
+    expect(c2Report.droppedMarks.map((d) => [d.mark, d.name])).toEqual([[1, front.names[wrongPhoto]]]);
     expect(control.points.filter((p) => p.role === "control" && p.used).map((p) => p.name)).toEqual(["C1", "C2", "C4", "C5"]);
     expect(control.rmse.check!.points).toBe(4);
     expect(control.rmse.check!.horizontalM).toBeLessThan(1.5 * GSD_M);
