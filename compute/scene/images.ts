@@ -10,6 +10,13 @@ export interface ImageRef {
   path: string;
   width: number;
   height: number;
+  /**
+   * The upright photo's size as uploaded, before ingest downscaled it to `width` × `height`
+   * (stills only; absent = the same size). Pixel positions a client states on the photo as it
+   * sees it (survey control marks) are scaled by width / sourceWidth into these pixels.
+   */
+  sourceWidth?: number;
+  sourceHeight?: number;
   /** Focal-length prior in pixels of this (upright) image; SfM refines it. */
   focalPrior: number;
   focalPriorSource: FocalPriorSource;

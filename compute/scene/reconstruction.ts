@@ -31,7 +31,9 @@ export interface SparsePoints {
 export interface SparseModel {
   /**
    * World frame: right-handed, +Y up (from the cameras' mean up direction), origin near the
-   * centre of the points, units the reconstruction's own.
+   * centre of the points, units the reconstruction's own. With ground control applied (sfm's
+   * `controlPoints`, its report's `control.applied`): the control's frame instead, metres,
+   * x east, y up, z south.
    */
   views: RegisteredView[];
   unregistered: UnregisteredImage[];

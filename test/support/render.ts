@@ -64,6 +64,11 @@ export interface Primitive {
   contrast?: number;
   /** Period of the texture along world x in units of the radius (a tiled, repeating surface). */
   periodX?: number;
+  /**
+   * Paint instead of the solid texture: the reflectance (0..1) at world point (x, y, z), which
+   * multiplies `colour` (a painted survey target's black and white quarters).
+   */
+  paint?: (x: number, y: number, z: number) => number;
   intersect(o: Float64Array, d: Float64Array, tMax: number, normalOut: Float64Array): number;
   area(): number;
   /** A uniformly distributed point on the surface from two uniform numbers in [0,1). */
@@ -427,6 +432,12 @@ function trace(scene: SceneDef, o: Float64Array, d: Float64Array, seed: number, 
   const z = (o[2] + best * d[2]) / r;
   const shade = 0.3 + 0.7 * Math.max(0, normal[0] * LIGHT[0] + normal[1] * LIGHT[1] + normal[2] * LIGHT[2]);
   const colour = scene.primitives[hit].colour;
+  const paint = scene.primitives[hit].paint;
+  if (paint) {
+    const reflectance = paint(o[0] + best * d[0], o[1] + best * d[1], o[2] + best * d[2]);
+    for (let ch = 0; ch < 3; ch++) rgbOut[ch] = shade * colour[ch] * reflectance;
+    return best;
+  }
   const contrast = scene.primitives[hit].contrast ?? 0.85;
   const coarse = fractal(x, y, z, 3, seed + 7);
   for (let ch = 0; ch < 3; ch++) {

@@ -57,10 +57,24 @@ interface Placed {
   y: number;
 }
 
+/** Rows and columns of the serpentine grid of `images` photos: about twice as many columns as rows. */
+function gridOf(images: number): { rows: number; cols: number } {
+  const rows = Math.max(2, Math.round(Math.sqrt(images / 2)));
+  return { rows, cols: Math.ceil(images / rows) };
+}
+
+/**
+ * The ground a survey of `images` photos covers well: the flown cameras span [0, spanX] ×
+ * [0, spanY], and each looks `ahead` along +x of where it flies (the 15° forward tilt).
+ */
+export function surveyExtent(images: number): { spanX: number; spanY: number; ahead: number } {
+  const { rows, cols } = gridOf(images);
+  return { spanX: (cols - 1) * ALONG, spanY: (rows - 1) * ACROSS, ahead: ALTITUDE * Math.tan(TILT_RAD) };
+}
+
 /** The flight: `images` cameras along a serpentine grid of about twice as many columns as rows. */
 function flightPlan(images: number, rng: () => number): { cameras: SceneDef["cameras"]; rows: number; cols: number } {
-  const rows = Math.max(2, Math.round(Math.sqrt(images / 2)));
-  const cols = Math.ceil(images / rows);
+  const { rows, cols } = gridOf(images);
   const cameras: SceneDef["cameras"] = [];
   for (let k = 0; k < images; k++) {
     const row = Math.floor(k / cols);
@@ -153,11 +167,19 @@ function videoPath(frames: number, rows: number, legLength: number): SceneDef["c
   return cameras;
 }
 
-/** The town over [x0, x1] × [y0, y1] under a flight of `cameras`, its primitives culled per camera. */
-function townFor(cameras: SceneDef["cameras"], bounds: [number, number, number, number], center: [number, number, number], aspect: number, rng: () => number): SceneDef {
+/** No building, tree or bush stands within this distance of a painted target (a building's half-diagonal is at most 0.16). */
+const TARGET_CLEARANCE = 0.2;
+
+/**
+ * The town over [x0, x1] × [y0, y1] under a flight of `cameras`, its primitives culled per
+ * camera; painted ground targets (survey-targets.ts) where given, with the ground around them clear.
+ */
+function townFor(cameras: SceneDef["cameras"], bounds: [number, number, number, number], center: [number, number, number], aspect: number, rng: () => number, targets: Placed[] = []): SceneDef {
   const [x0, x1, y0, y1] = bounds;
   const ground = rectangle(2, 0, 1, [x0, y0], [x1, y1], GROUND);
-  const placed = town(x0, x1, y0, y1, rng);
+  // Drawn with the same random numbers as without targets, so the town is the same town.
+  const placed = town(x0, x1, y0, y1, rng).filter((p) => targets.every((t) => Math.hypot(p.x - t.x, p.y - t.y) > TARGET_CLEARANCE));
+  placed.push(...targets);
   // A tall building's top is seen up to about its height outside the ground footprint.
   const reach = 0.4;
   const primitivesFor = (index: number): Primitive[] => {
@@ -181,13 +203,16 @@ export function surveyVideo(frames: number, seed: number, rows = 3, legLength = 
   return { def, names: cameras.map((_, f) => `frame_${String(f).padStart(5, "0")}`), sceneRadius: 0.5 * Math.hypot(legLength, spanY) };
 }
 
-/** A survey of `images` photos (aspect = height / width of the photos). */
-export function surveyCapture(images: number, seed: number, aspect = 0.75): SurveyCapture {
+/**
+ * A survey of `images` photos (aspect = height / width of the photos); `targets`: painted ground
+ * targets to lay out (survey-targets.ts), as primitives at their centres.
+ */
+export function surveyCapture(images: number, seed: number, aspect = 0.75, targets: Array<{ primitive: Primitive; x: number; y: number }> = []): SurveyCapture {
   const rng = createRng(seed);
   const { cameras, rows, cols } = flightPlan(images, rng);
   const spanX = (cols - 1) * ALONG;
   const spanY = (rows - 1) * ACROSS;
-  const def = townFor(cameras, [-MARGIN, spanX + MARGIN + ALTITUDE * Math.tan(TILT_RAD), -MARGIN, spanY + MARGIN], [spanX / 2, spanY / 2, 0], aspect, rng);
+  const def = townFor(cameras, [-MARGIN, spanX + MARGIN + ALTITUDE * Math.tan(TILT_RAD), -MARGIN, spanY + MARGIN], [spanX / 2, spanY / 2, 0], aspect, rng, targets);
   const names = cameras.map((_, k) => `survey_${String(k).padStart(4, "0")}`);
   return { def, names, sceneRadius: 0.5 * Math.hypot(spanX, spanY) };
 }

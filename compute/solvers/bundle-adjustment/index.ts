@@ -24,7 +24,8 @@
  *   outlier zone too made the first, all-outlier iterations stall.
  * - Rotations use a left perturbation exp(δ)·R around the stored angle-axis rather than
  *   differentiating the angle-axis itself: the Jacobian is simpler and has no singularity.
- * - Gauge: see BAProblem in types.ts — the caller fixes at least one pose.
+ * - Gauge: see BAProblem in types.ts — the caller fixes at least one pose, or gives position
+ *   priors (camera centres: centre-prior.ts; ground control points: point-prior.ts).
  */
 import { evaluateResiduals } from "./residuals.js";
 import { solve } from "./solver.js";
@@ -32,7 +33,7 @@ import { BaTeam } from "./team.js";
 import type { BAProblem, BAReport, Options } from "./types.js";
 import { validateOptions, validateProblem } from "./validate.js";
 
-export type { BAProblem, BAReport, CentrePrior, LinearSolverKind, Options } from "./types.js";
+export type { BAProblem, BAReport, CentrePrior, LinearSolverKind, Options, PointPrior } from "./types.js";
 export type { LossName } from "./loss.js";
 
 export const NAME = "ba";
@@ -77,7 +78,7 @@ export function run(problem: BAProblem, options: Partial<Options> = {}): BARepor
     problem.observationCount > 0 ? Math.sqrt(sumSquares / problem.observationCount) : 0;
   const { layout } = summary;
   const warnings: string[] = [];
-  if (problem.observationCount > 0 && layout.freePoseCount > 0 && !problem.fixedPose?.some((f) => f === 1) && !problem.centrePrior) {
+  if (problem.observationCount > 0 && layout.freePoseCount > 0 && !problem.fixedPose?.some((f) => f === 1) && !problem.centrePrior && !problem.pointPrior) {
     warnings.push("ba: no pose is fixed, so the gauge is free and only damping holds the scene in place");
   }
   if (summary.termination === "max-iterations" || summary.termination === "damping") {

@@ -9,6 +9,7 @@
  */
 import { accumulatePriors, allocatePriorLinearization, priorSquares, type PriorLinearization } from "./centre-prior.js";
 import type { Layout } from "./layout.js";
+import { accumulatePointPriors, allocatePointPriorLinearization, pointPriorSquares, type PointPriorLinearization } from "./point-prior.js";
 import { JAC, projectResidual, projectWithJacobian } from "./projection.js";
 import { angleAxisToMatrix } from "./rotation.js";
 import { lossCurvature, lossValue, lossWeight, type LossName } from "./loss.js";
@@ -42,6 +43,8 @@ export interface Normal {
   scratch: Float64Array;
   /** The position priors' residuals and Jacobians, when the problem has priors. */
   prior: PriorLinearization | null;
+  /** The point priors' residuals, when the problem has them. */
+  pointPrior: PointPriorLinearization | null;
 }
 
 /** Makes a zeroed Float64Array of a length: plain memory, or shared with a thread team (team.ts). */
@@ -71,6 +74,7 @@ export function allocateNormal(problem: BAProblem, layout: Layout, allocate: All
     rotations: allocate(problem.cameraCount * 9),
     scratch: new Float64Array(JAC.size),
     prior: allocatePriorLinearization(problem),
+    pointPrior: allocatePointPriorLinearization(problem),
   };
 }
 
@@ -95,7 +99,7 @@ export function evaluateCost(
   computeRotations(problem.cameraCount, poses, rotations);
   const sums = observationsCost(problem, poses, intrinsics, points, rotations, loss, scale, residual, 0, problem.observationCount);
   // Priors add to the cost, not to Σ‖r‖², which stays the photos' reprojection error.
-  return { cost: sums.cost + 0.5 * priorSquares(problem, poses, rotations), sumSquares: sums.sumSquares };
+  return { cost: sums.cost + 0.5 * (priorSquares(problem, poses, rotations) + pointPriorSquares(problem, points)), sumSquares: sums.sumSquares };
 }
 
 /** ½·Σρ and Σ‖r‖² of observations [o0, o1) at the given parameters, `rotations` already computed from `poses`. */
@@ -269,6 +273,7 @@ export function linearize(problem: BAProblem, layout: Layout, normal: Normal, lo
   const sums: CostSum = { cost: 0, sumSquares: 0 };
   for (let o = 0; o < problem.observationCount; o++) linearizeObservation(problem, layout, normal, o, loss, scale, sums);
   if (normal.prior) sums.cost += accumulatePriors(problem, layout, normal.rotations, normal.upp, normal.gR, normal.prior);
+  if (normal.pointPrior) sums.cost += accumulatePointPriors(problem, layout, normal.v, normal.gP, normal.pointPrior);
   mirrorBlocks(layout, normal);
   return { cost: 0.5 * sums.cost, sumSquares: sums.sumSquares };
 }
@@ -310,10 +315,12 @@ export function linearizePoints(problem: BAProblem, layout: Layout, normal: Norm
 
 /**
  * What `linearize` does after the observations, for a team's solve: the position priors, and
- * the lower triangles of U's camera blocks (V's were mirrored by linearizePoints).
+ * the lower triangles of U's camera blocks (V's were mirrored by linearizePoints; the point
+ * priors add to V's diagonal only, on the calling thread once the team's pass is over).
  */
 export function finishLinearization(problem: BAProblem, layout: Layout, normal: Normal): number {
-  const priorCost = normal.prior ? 0.5 * accumulatePriors(problem, layout, normal.rotations, normal.upp, normal.gR, normal.prior) : 0;
+  let priorCost = normal.prior ? 0.5 * accumulatePriors(problem, layout, normal.rotations, normal.upp, normal.gR, normal.prior) : 0;
+  if (normal.pointPrior) priorCost += 0.5 * accumulatePointPriors(problem, layout, normal.v, normal.gP, normal.pointPrior);
   mirrorCameraBlocks(layout, normal);
   return priorCost;
 }

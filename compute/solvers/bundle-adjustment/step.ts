@@ -4,6 +4,7 @@
  */
 import { priorPredictedDecrease } from "./centre-prior.js";
 import type { Layout } from "./layout.js";
+import { pointPriorPredictedDecrease } from "./point-prior.js";
 import type { Normal } from "./linearize.js";
 import { perturbRotationLeft } from "./rotation.js";
 import type { BAProblem } from "./types.js";
@@ -44,7 +45,13 @@ export function applyStep(problem: BAProblem, layout: Layout, dR: Float64Array, 
  */
 export function predictedDecrease(problem: BAProblem, layout: Layout, normal: Normal, dR: Float64Array, dP: Float64Array): number {
   const decrease = observationsPredictedDecrease(problem, layout, normal, dR, dP, 0, problem.observationCount);
-  return normal.prior ? decrease + priorPredictedDecrease(problem, layout, normal.prior, dR) : decrease;
+  return priorsPredictedDecrease(problem, layout, normal, dR, dP) + decrease;
+}
+
+/** The centre and point priors' share of predictedDecrease. */
+export function priorsPredictedDecrease(problem: BAProblem, layout: Layout, normal: Normal, dR: Float64Array, dP: Float64Array): number {
+  const centres = normal.prior ? priorPredictedDecrease(problem, layout, normal.prior, dR) : 0;
+  return centres + (normal.pointPrior ? pointPriorPredictedDecrease(problem, layout, normal.pointPrior, dP) : 0);
 }
 
 /** The observations [o0, o1)'s share of predictedDecrease (priors excluded). */

@@ -120,6 +120,7 @@ export function workerContext(shared: SharedSolve, thread: number): ThreadContex
     gR: camera.subarray(cams * 66 + groupCount * 25),
     scratch: new Float64Array(JAC.size),
     prior: null,
+    pointPrior: null,
   };
   const maxEntries = 2 * Math.max(1, shared.maxObsPerPoint);
   const schur: SchurWork = {

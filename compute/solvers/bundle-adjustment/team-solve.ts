@@ -3,7 +3,9 @@
  * shared copies of the problem, the split of points and observations between threads, and
  * the sums of the threads' partial results, added in thread order.
  */
-import { priorPredictedDecrease, priorSquares } from "./centre-prior.js";
+import { priorSquares } from "./centre-prior.js";
+import { pointPriorSquares } from "./point-prior.js";
+import { priorsPredictedDecrease } from "./step.js";
 import { allocatePanelScratch, choleskyUpperPanels } from "./dense-cholesky.js";
 import type { Layout } from "./layout.js";
 import { computeRotations, finishLinearization, type CostSum } from "./linearize.js";
@@ -116,7 +118,8 @@ export function teamFormDense(ts: TeamSolve, problem: BAProblem, ws: Workspace, 
 export function teamTrialCost(ts: TeamSolve, problem: BAProblem, ws: Workspace): CostSum {
   computeRotations(problem.cameraCount, ws.trial.poses, ws.trialRotations);
   ts.team.run(KERNEL.cost, ts.own);
-  return { cost: sumResults(ts.shared, 0) + 0.5 * priorSquares(problem, ws.trial.poses, ws.trialRotations), sumSquares: sumResults(ts.shared, 1) };
+  const priors = priorSquares(problem, ws.trial.poses, ws.trialRotations) + pointPriorSquares(problem, ws.trial.points);
+  return { cost: sumResults(ts.shared, 0) + 0.5 * priors, sumSquares: sumResults(ts.shared, 1) };
 }
 
 export function teamBackSubstitute(ts: TeamSolve): void {
@@ -127,7 +130,7 @@ export function teamBackSubstitute(ts: TeamSolve): void {
 export function teamPredictedDecrease(ts: TeamSolve, problem: BAProblem, ws: Workspace): number {
   ts.team.run(KERNEL.predicted, ts.own);
   const decrease = sumResults(ts.shared, 0);
-  return ws.normal.prior ? decrease + priorPredictedDecrease(problem, ws.layout, ws.normal.prior, ws.dR) : decrease;
+  return decrease + priorsPredictedDecrease(problem, ws.layout, ws.normal, ws.dR, ws.dP);
 }
 
 /** choleskyUpper() of the workspace's S on the team, by panels (the same factor bit for bit). */

@@ -6,7 +6,7 @@ import type { LossName } from "./loss.js";
  * points in place.
  *
  * Gauge (Triggs et al. 2000 §9): reprojection errors do not change under a similarity
- * transform of the whole scene (7 DoF). Without position priors, the caller must hold at least one pose constant
+ * transform of the whole scene (7 DoF). Without position priors (centrePrior, pointPrior), the caller must hold at least one pose constant
  * (`fixedPose`, e.g. the first registered camera), which removes rotation and translation.
  * Scale stays free: SfM keeps it from its points and poses as they are, and the
  * Levenberg–Marquardt damping keeps the one remaining null direction from making a step
@@ -45,6 +45,11 @@ export interface BAProblem {
    * over a plane or a volume fix the gauge, so no pose need be held.
    */
   centrePrior?: CentrePrior;
+  /**
+   * Surveyed positions of some points (ground control, point-prior.ts), in this problem's
+   * frame. Three or more not on a line fix the gauge, so no pose need be held.
+   */
+  pointPrior?: PointPrior;
 }
 
 export interface Options {
@@ -118,4 +123,14 @@ export interface PriorFrame {
   R: Float64Array;
   scale: number;
   t: Float64Array;
+}
+
+/** Surveyed positions of some of the problem's points, with a standard deviation per axis, in the problem's frame. */
+export interface PointPrior {
+  /** Index of each prior's point in the problem (distinct). */
+  points: Uint32Array;
+  /** 3 per prior entry. */
+  positions: Float64Array;
+  /** 3 per prior entry; 0 (or not finite) = no prior on that axis. */
+  sigmas: Float64Array;
 }

@@ -23,6 +23,11 @@ export function validateProblem(problem: BAProblem): void {
   const prior = problem.centrePrior;
   check(!prior || (prior.positions.length === 3 * cams && prior.sigmas.length === 3 * cams), "centrePrior needs 3 positions and 3 sigmas per camera");
   check(!prior || (prior.positions.every(Number.isFinite) && prior.sigmas.every((s) => s >= 0 || Number.isNaN(s))), "centrePrior positions must be finite and sigmas non-negative");
+  const points = problem.pointPrior;
+  check(!points || (points.positions.length === 3 * points.points.length && points.sigmas.length === 3 * points.points.length), "pointPrior needs 3 positions and 3 sigmas per entry");
+  check(!points || (points.positions.every(Number.isFinite) && points.sigmas.every((s) => s >= 0 || Number.isNaN(s))), "pointPrior positions must be finite and sigmas non-negative");
+  check(!points || new Set(points.points).size === points.points.length, "pointPrior lists a point twice");
+  if (points) checkIndices(points.points, pts, "pointPrior.points");
   checkIndices(problem.intrinsicsGroup, problem.intrinsics.length / 5, "intrinsicsGroup");
   checkIndices(problem.obsCamera, cams, "obsCamera");
   checkIndices(problem.obsPoint, pts, "obsPoint");

@@ -64,5 +64,5 @@ export async function ingestStill(file: { path: string; name: string }, kind: In
   // A pitch is about the gimbal's own axes, which a rotated image (EXIF orientation ≠ 1, or a
   // HEIF transform applied while decoding) no longer has.
   const pitch = exif.gimbalPitchDeg !== undefined && kind !== "heic" && orientation === 1 ? { gimbalPitchDeg: exif.gimbalPitchDeg } : {};
-  return { name: file.name, path, width: outWidth, height: outHeight, focalPrior: prior.focal * scale, focalPriorSource: prior.source, ...(exif.gps ? { gps: exif.gps } : {}), ...pitch, notes };
+  return { name: file.name, path, width: outWidth, height: outHeight, sourceWidth: width, sourceHeight: height, focalPrior: prior.focal * scale, focalPriorSource: prior.source, ...(exif.gps ? { gps: exif.gps } : {}), ...pitch, notes };
 }

@@ -72,8 +72,8 @@ function axesAbout(y: number[], reference: number[]): Float64Array {
   return new Float64Array([...x, ...y, ...z]);
 }
 
-/** Whose up the new frame took: the photos', or the GPS fixes' (which then also set east). */
-export type UpSource = "photos" | "gps";
+/** Whose up the new frame took: the photos', the GPS fixes' (which then also set east), or the ground control's (control-adjust.ts, which sets the whole frame). */
+export type UpSource = "photos" | "gps" | "control";
 
 /** Rotation whose rows are the new x, y (=up), z axes expressed in old coordinates, and where up came from. */
 function frameRotation(model: SparseModel, gps: GpsFrame | null | undefined, pitchDegOf: (imageIndex: number) => number | undefined): { W: Float64Array; upFrom: UpSource; eastFromGps: boolean } {

@@ -129,8 +129,21 @@ function statedVerticalAccuracy(images: ImageRef[]): Float64Array {
  * it (after the similarity) exceeds the assumed σ, σ is raised to that scatter, so a phone's
  * fixes in a street do not bend the block.
  */
-export function gpsPriorFor(state: SfmState, cameraImages: number[], options: Options): { prior: CentrePrior; summary: GpsPriorSummary } | { prior: null; summary: GpsPriorSummary } {
-  const images = state.images as ImageRef[];
+export function gpsPriorFor(state: SfmState, cameraImages: number[], options: Options): GpsPrior {
+  // The centre −Rᵀt of image img.
+  const centreOf = (img: number) => {
+    const R = state.rotation.subarray(9 * img, 9 * img + 9);
+    const t = state.translation.subarray(3 * img, 3 * img + 3);
+    return [0, 1, 2].map((a) => -(R[a] * t[0] + R[3 + a] * t[1] + R[6 + a] * t[2]));
+  };
+  return gpsPriorForCentres(state.images as ImageRef[], cameraImages, centreOf, options);
+}
+
+/** The priors, or null with the reason in `summary`. */
+export type GpsPrior = { prior: CentrePrior; summary: GpsPriorSummary } | { prior: null; summary: GpsPriorSummary };
+
+/** gpsPriorFor for cameras whose centres `centre(imageIndex)` gives (a finished model's, sfm/control-adjust.ts). */
+export function gpsPriorForCentres(images: ImageRef[], cameraImages: number[], centre: (imageIndex: number) => number[], options: Options): GpsPrior {
   const enu = localPositions(images);
   const stated = statedAccuracy(images);
   const statedVertical = statedVerticalAccuracy(images);
@@ -146,11 +159,6 @@ export function gpsPriorFor(state: SfmState, cameraImages: number[], options: Op
   if (spread < options.gpsMinSpreadSigmas * typical) return none(`GPS fixes spread ${spread.toFixed(1)} m across the capture, within ${options.gpsMinSpreadSigmas} × their ${typical} m noise`);
   // The similarity from the model's centres to the fixes with an altitude; a fix without one
   // (some phones) then holds its camera horizontally only.
-  const centre = (img: number) => {
-    const R = state.rotation.subarray(9 * img, 9 * img + 9);
-    const t = state.translation.subarray(3 * img, 3 * img + 3);
-    return [0, 1, 2].map((a) => -(R[a] * t[0] + R[3 + a] * t[1] + R[6 + a] * t[2]));
-  };
   const full = withFix.filter(({ img }) => Number.isFinite(enu[3 * img + 2]));
   if (full.length < 3) return none(`${full.length} registered photos with a GPS altitude (3 needed)`);
   const sim = robustSimilarity(full.flatMap(({ img }) => centre(img)), full.flatMap(({ img }) => [...enu.subarray(3 * img, 3 * img + 3)]), full.length);

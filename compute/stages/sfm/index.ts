@@ -5,6 +5,9 @@
 import { createRng } from "../../math/random.js";
 import { PipelineError, type ImageFeatures, type ImageRef, type ProgressFn, type SparseModel, type Tracks, type VerifiedPair } from "../../scene/index.js";
 import { closeBundleThreads } from "./bundle.js";
+import { checkControlTargets } from "./control.js";
+import { applyControl } from "./control-adjust.js";
+import { controlCounts, controlWarnings, type ControlReport } from "./control-report.js";
 import { applyAlignment, computeAlignment } from "./frame.js";
 import { implausibleViews, withoutViews } from "./plausible.js";
 import { MIN_CHI2_RISE, profileGuessedFocals, undeterminedReason } from "./focal-support.js";
@@ -21,6 +24,8 @@ import { createState, type SfmState } from "./state.js";
 
 export { DEFAULTS, NAME, type Options } from "./options.js";
 export type { Report } from "./stage-report.js";
+export type { ControlMark, ControlTarget } from "./control.js";
+export type { ControlPointReport, ControlReport, RoleRmse } from "./control-report.js";
 
 export interface Input {
   images: ImageRef[];
@@ -312,6 +317,8 @@ export function run(input: Input, options: Partial<Options> = {}, progress: Prog
   const started = performance.now();
   const opts: Options = { ...DEFAULTS, ...options };
   const { images, features, pairs, tracks } = input;
+  opts.controlPoints ??= [];
+  checkControlTargets(opts.controlPoints);
   const groups = assignIntrinsicsGroups(images);
   const state = createState(images, features, tracks, Uint32Array.from(groups.groupOfImage), Float64Array.from(groups.intrinsics));
   const pairsOfImage: VerifiedPair[][] = images.map(() => []);
@@ -349,13 +356,28 @@ export function run(input: Input, options: Partial<Options> = {}, progress: Prog
   const { outcome, summary: guess } = chosen;
   if (outcome.best === null) throw outcome.error!;
   const { best } = outcome;
+  // Ground control, where given, puts the model in its own frame (metres, x east, y up, z
+  // south) and adjusts it; otherwise, or when too few control points agree, the frame of frame.ts.
+  let control: ControlReport | null = null;
+  if (opts.controlPoints.length > 0) {
+    try {
+      control = applyControl({ model: best.model, images, features, groupOfImage: best.groupOfImage }, opts);
+    } finally {
+      closeBundleThreads();
+    }
+  }
   // Where the fixes held the final adjustment, they also say where east and up are.
-  const alignment = computeAlignment(best.model, (best.finalBundle?.gps?.used ?? 0) > 0 ? gpsFrame(best.model, images) : null, (i) => images[i].gimbalPitchDeg);
-  applyAlignment(best.model, alignment);
+  const alignment = control?.applied ? null : computeAlignment(best.model, (best.finalBundle?.gps?.used ?? 0) > 0 ? gpsFrame(best.model, images) : null, (i) => images[i].gimbalPitchDeg);
+  if (alignment) applyAlignment(best.model, alignment);
   progress(1, images.length);
   const report = buildReport(best, best.model.otherModelSizes ?? [], ctx, images, guess, performance.now() - started);
-  report.counts!.upFromGps = alignment.upFrom === "gps" ? 1 : 0;
-  report.counts!.eastFromGps = alignment.eastFromGps ? 1 : 0;
+  report.counts!.upFromGps = alignment?.upFrom === "gps" ? 1 : 0;
+  report.counts!.eastFromGps = alignment?.eastFromGps ? 1 : 0;
+  if (control) {
+    report.control = control;
+    Object.assign(report.counts!, controlCounts(control));
+    report.warnings!.push(...controlWarnings(control));
+  }
   report.counts!.gimbalPitchPhotos = best.model.views.filter((v) => images[v.imageIndex].gimbalPitchDeg !== undefined).length;
   return { model: best.model, report };
 }

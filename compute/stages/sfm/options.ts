@@ -1,4 +1,5 @@
 /** @module Options of the structure-from-motion stage, with defaults (COLMAP's mapper defaults where they apply). */
+import type { ControlTarget } from "./control.js";
 
 export const NAME = "sfm";
 
@@ -126,6 +127,22 @@ export interface Options {
    * the noise), or leave the block free to turn about a line (one straight strip): no priors.
    */
   gpsMinSpreadSigmas: number;
+  /**
+   * Ground control and checkpoints of a survey (control.ts): surveyed targets in the API frame
+   * in metres, with their marks in the photos. With three or more usable control points the
+   * model ends in that frame, adjusted with them (control-adjust.ts); empty: none.
+   */
+  controlPoints: ControlTarget[];
+  /** Standard deviation of a control mark (a click on a target's centre), pixels of the photo as ingest stored it. */
+  controlMarkSigmaPx: number;
+  /** A mark is dropped when its reprojection error exceeds max(this, 4 × controlMarkSigmaPx), pixels (control.ts). */
+  controlMarkMaxErrorPx: number;
+  /**
+   * A control point is left out when its residual to its stated position exceeds max(this many
+   * of its stated σ, controlMedianFactor × the median residual of the other control points).
+   */
+  controlMaxSigmas: number;
+  controlMedianFactor: number;
   /** Seed of the RANSAC random generator, so runs are reproducible. */
   seed: number;
 }
@@ -170,5 +187,10 @@ export const DEFAULTS: Options = {
   gpsSigmaM: 2,
   gpsVerticalSigmaM: 4,
   gpsMinSpreadSigmas: 5,
+  controlPoints: [],
+  controlMarkSigmaPx: 1,
+  controlMarkMaxErrorPx: 4,
+  controlMaxSigmas: 5,
+  controlMedianFactor: 5,
   seed: 1,
 };

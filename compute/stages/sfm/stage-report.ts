@@ -5,6 +5,7 @@
 import type { ImageRef, SparseModel, StageReport, VerifiedPair } from "../../scene/index.js";
 import type { BundleSummary } from "./bundle.js";
 import type { ClosureSummary } from "./closure.js";
+import type { ControlReport } from "./control-report.js";
 import type { FocalProfile } from "./focal-support.js";
 import { viewResiduals } from "./view-residuals.js";
 import type { DistortionChoice } from "./distortion-select.js";
@@ -20,6 +21,8 @@ export interface Report extends StageReport {
   initialPairAttempts: InitAttempt[];
   /** The last global bundle adjustment: its rounds, robust cost and RMS before and after, what it refined, whether it was kept. */
   finalBundleAdjustment: { iterations: number; initialCost: number; finalCost: number; initialRmsPx: number; finalRmsPx: number; refined: string[]; kept: boolean; gps?: GpsPriorSummary } | null;
+  /** Ground control (options.controlPoints), when any was given: each target, the adjustment, RMSE per role (control-report.ts). */
+  control?: ControlReport;
 }
 
 export interface Attempted {

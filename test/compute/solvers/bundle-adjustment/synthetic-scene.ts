@@ -194,3 +194,25 @@ export function rmsePx(problem: BAProblem): number {
   }
   return Math.sqrt(sum / problem.observationCount);
 }
+
+/** The problem with its whole scene mapped by x ↦ s·Rz(angle)·x + shift (poses and points; the photos unchanged). */
+export function similarityOf(problem: BAProblem, scale: number, angle: number, shift: number[]): BAProblem {
+  const out = cloneProblem(problem);
+  const [c, s] = [Math.cos(angle), Math.sin(angle)];
+  const Rz = [c, -s, 0, s, c, 0, 0, 0, 1];
+  for (let p = 0; p < out.pointCount; p++) {
+    const X = out.points.subarray(3 * p, 3 * p + 3);
+    X.set([0, 1, 2].map((r) => scale * (Rz[3 * r] * X[0] + Rz[3 * r + 1] * X[1] + Rz[3 * r + 2] * X[2]) + shift[r]));
+  }
+  // camFromWorld ∘ (x ↦ Rzᵀ(x − shift)/s), up to the scale of the camera frame: R' = R·Rzᵀ, t' = s·t − R'·shift.
+  const R = new Float64Array(9);
+  for (let k = 0; k < out.cameraCount; k++) {
+    const pose = out.poses.subarray(6 * k, 6 * k + 6);
+    angleAxisToMatrix(pose, 0, R, 0);
+    const Rn = Float64Array.from([0, 1, 2].flatMap((i) => [0, 1, 2].map((j) => R[3 * i] * Rz[3 * j] + R[3 * i + 1] * Rz[3 * j + 1] + R[3 * i + 2] * Rz[3 * j + 2])));
+    const t = [0, 1, 2].map((i) => scale * pose[3 + i] - (Rn[3 * i] * shift[0] + Rn[3 * i + 1] * shift[1] + Rn[3 * i + 2] * shift[2]));
+    matrixToAngleAxis(Rn, 0, pose, 0);
+    pose.set(t, 3);
+  }
+  return out;
+}
