@@ -1,12 +1,13 @@
 /**
  * @module One resolution level of a Cloud Optimized GeoTIFF being written: it takes its rows
  * top to bottom in blocks of any height, cuts every completed row of tiles, encodes each tile
- * (tile-codec.ts) and keeps only the encoded bytes, and hands the 2× reduction of those rows to
- * the next (coarser) level. The full-resolution raster therefore never stands whole in memory:
- * a level holds one row of tiles (tileSize rows × its width) and its encoded tiles.
+ * (tile-codec.ts) and hands it to its sink (tile-sink.ts), and hands the 2× reduction of those
+ * rows to the next (coarser) level. The raster therefore never stands whole in memory: a level
+ * holds one row of tiles (tileSize rows × its width).
  */
 import { reduceRows } from "./overview.js";
 import { encodeTile, tileScratch, type SampleKind, type TileScratch } from "./tile-codec.js";
+import type { TileSink } from "./tile-sink.js";
 
 /** What every level of one file shares. */
 export interface LevelFormat {
@@ -24,8 +25,8 @@ export interface LevelFormat {
 export class CogLevel {
   readonly tilesAcross: number;
   readonly tilesDown: number;
-  /** Encoded tiles, row-major (TIFF 6.0 section 15: "tiles are ordered left-to-right and top-to-bottom"). */
-  readonly tiles: Buffer[] = [];
+  /** Byte count of each encoded tile, row-major (TIFF 6.0 section 15: "tiles are ordered left-to-right and top-to-bottom"). */
+  readonly tileBytes: number[] = [];
   /** Rows of the current row of tiles: tileSize · width · samplesPerPixel samples. */
   private readonly band: Uint8Array | Float32Array;
   /** One tile being cut from `band`: tileSize² · samplesPerPixel samples. */
@@ -39,6 +40,8 @@ export class CogLevel {
     readonly height: number,
     private readonly format: LevelFormat,
     private readonly next: CogLevel | null,
+    /** Where the encoded tiles go, in order. */
+    readonly sink: TileSink,
   ) {
     const { tileSize, samplesPerPixel, kind } = format;
     this.tilesAcross = Math.ceil(width / tileSize);
@@ -82,7 +85,9 @@ export class CogLevel {
         const from = y * rowSamples + x0 * samplesPerPixel;
         this.tile.set(this.band.subarray(from, from + cols * samplesPerPixel), y * tileRowSamples);
       }
-      this.tiles.push(encodeTile(this.tile, tileSize, samplesPerPixel, predict, deflateLevel, this.scratch));
+      const encoded = encodeTile(this.tile, tileSize, samplesPerPixel, predict, deflateLevel, this.scratch);
+      this.tileBytes.push(encoded.byteLength);
+      this.sink.append(encoded);
     }
     // tileSize is even, so only the last band can end on an unpaired row; the reduction takes it alone.
     if (this.next) {
@@ -98,7 +103,7 @@ export class CogLevel {
  * whole image fits in one tile (GDAL's COG driver default, OVERVIEW_COUNT "until the largest
  * dimension is smaller than or equal to the tile size").
  */
-export function buildLevels(width: number, height: number, format: LevelFormat): CogLevel[] {
+export function buildLevels(width: number, height: number, format: LevelFormat, sinkOf: (level: number) => TileSink): CogLevel[] {
   const sides: Array<[number, number]> = [[width, height]];
   let [w, h] = [width, height];
   while (w > format.tileSize || h > format.tileSize) {
@@ -109,7 +114,7 @@ export function buildLevels(width: number, height: number, format: LevelFormat):
   const levels: CogLevel[] = [];
   let next: CogLevel | null = null;
   for (let i = sides.length - 1; i >= 0; i--) {
-    next = new CogLevel(sides[i][0], sides[i][1], format, next);
+    next = new CogLevel(sides[i][0], sides[i][1], format, next, sinkOf(i));
     levels.unshift(next);
   }
   return levels;

@@ -10,10 +10,10 @@
  * so that a reader fetching the first few kilobytes learns where every tile is, and the coarse
  * levels (what a viewer asks first) sit together near the front.
  *
- * Rows arrive top to bottom in blocks (`push`); each level keeps only one row of tiles and its
- * compressed tiles (cog-level.ts). The compressed tiles of all levels stay in memory until
- * `finish`, because the IFDs before them must hold their offsets: the cost is the compressed
- * file's size, not the raster's.
+ * Rows arrive top to bottom in blocks (`push`); each level keeps only one row of tiles
+ * (cog-level.ts). The compressed tiles wait until `finish`, because the IFDs before them must
+ * hold their offsets: in memory, or with `spillPath` in one spill file per level beside the
+ * output (tile-sink.ts), deleted once the COG is written.
  *
  * Each tile carries GDAL's optional leader (its byte count, 4 bytes) and trailer (its last 4
  * bytes repeated), declared in the ghost area: with them GDAL reports LAYOUT=COG and a reader can
@@ -25,6 +25,7 @@
  */
 import { open } from "node:fs/promises";
 import { buildLevels, type CogLevel, type LevelFormat } from "./cog-level.js";
+import { BLOCK_LEADER_BYTES, BLOCK_TRAILER_BYTES, FileTileSink, MemoryTileSink } from "./tile-sink.js";
 import { geoTiffEntries, type GeoReference } from "./geokeys.js";
 import type { SampleKind } from "./tile-codec.js";
 import { encodeIfd, ifdByteLength, TAG, TIFF_TYPE, type IfdEntry } from "./tiff-ifd.js";
@@ -50,6 +51,8 @@ export interface CogSpec {
   /** Predictor 2 (uint8) or 3 (float32); false: none. */
   predictor: boolean;
   geo: GeoReference;
+  /** Keep the compressed tiles in files `<spillPath>.<level>` until `finish` instead of in memory. */
+  spillPath?: string;
 }
 
 export interface CogSummary {
@@ -68,8 +71,6 @@ const SAMPLE_FORMAT = { uint8: 1, float32: 3 } as const;
 const EXTRA_SAMPLE_UNASSOCIATED_ALPHA = 2;
 const TIFF_HEADER_BYTES = 8;
 const CLASSIC_TIFF_LIMIT = 2 ** 32;
-const BLOCK_LEADER_BYTES = 4;
-const BLOCK_TRAILER_BYTES = 4;
 
 /** GDAL's ghost area: what a reader may rely on about the layout (GDAL COG driver, "Header ghost area"). */
 function ghostArea(): string {
@@ -102,7 +103,8 @@ export class CogWriter {
       predict: spec.predictor,
       deflateLevel: spec.deflateLevel,
     };
-    this.levels = buildLevels(spec.width, spec.height, this.format);
+    const { spillPath } = spec;
+    this.levels = buildLevels(spec.width, spec.height, this.format, (level) => (spillPath ? new FileTileSink(`${spillPath}.${level}`) : new MemoryTileSink()));
   }
 
   /** Appends `rows` full-resolution rows (width · samplesPerPixel samples each, interleaved). */
@@ -151,33 +153,46 @@ export class CogWriter {
     let at = firstIfd;
     this.levels.forEach((level, i) => {
       ifdAt.push(at);
-      const zeros = new Array<number>(level.tiles.length).fill(0);
+      const zeros = new Array<number>(level.tileBytes.length).fill(0);
       at += ifdByteLength(this.entries(i, zeros, zeros));
     });
     // Tile data: the smallest overview first, the full resolution last (COG layout).
-    const offsets = this.levels.map((level) => new Array<number>(level.tiles.length));
+    for (const level of this.levels) {
+      const framedBytes = level.tileBytes.reduce((sum, bytes) => sum + BLOCK_LEADER_BYTES + bytes + BLOCK_TRAILER_BYTES, 0);
+      if (level.sink.bytes !== framedBytes) throw new Error(`survey: a level's sink holds ${level.sink.bytes} bytes, its tiles ${framedBytes}`);
+    }
+    const offsets = this.levels.map((level) => new Array<number>(level.tileBytes.length));
     for (let i = this.levels.length - 1; i >= 0; i--) {
-      this.levels[i].tiles.forEach((tile, t) => {
-        offsets[i][t] = at + BLOCK_LEADER_BYTES;
-        at += BLOCK_LEADER_BYTES + tile.byteLength + BLOCK_TRAILER_BYTES;
+      this.levels[i].tileBytes.forEach((bytes, t) => {
+        offsets[i][t] = at + BLOCK_LEADER_BYTES; // the tile's own bytes, after its leader
+        at += BLOCK_LEADER_BYTES + bytes + BLOCK_TRAILER_BYTES;
       });
     }
-    if (at >= CLASSIC_TIFF_LIMIT) throw new Error(`survey: ${at} bytes need BigTIFF, which this writer does not write; use a coarser pixel size`);
+    if (at >= CLASSIC_TIFF_LIMIT) {
+      await this.discard();
+      throw new Error(`survey: ${at} bytes need BigTIFF, which this writer does not write; use a coarser pixel size`);
+    }
     const head = new Uint8Array(firstIfd);
     const view = new DataView(head.buffer);
     head.set([0x49, 0x49], 0); // "II": little-endian
     view.setUint16(2, 42, true);
     view.setUint32(4, firstIfd, true);
     for (let i = 0; i < ghost.length; i++) head[TIFF_HEADER_BYTES + i] = ghost.charCodeAt(i);
-    const ifds = this.levels.map((level, i) => encodeIfd(this.entries(i, offsets[i], level.tiles.map((t) => t.byteLength)), ifdAt[i], i + 1 < this.levels.length ? ifdAt[i + 1] : 0));
+    const ifds = this.levels.map((level, i) => encodeIfd(this.entries(i, offsets[i], level.tileBytes), ifdAt[i], i + 1 < this.levels.length ? ifdAt[i + 1] : 0));
     const handle = await open(filePath, "w");
     try {
       await handle.writev([head, ...ifds]);
-      for (let i = this.levels.length - 1; i >= 0; i--) await writeAll(handle, this.levels[i].tiles);
+      for (let i = this.levels.length - 1; i >= 0; i--) await this.levels[i].sink.copyTo(handle);
     } finally {
       await handle.close();
+      await this.discard();
     }
     return this.summary(at);
+  }
+
+  /** Frees the encoded tiles (deletes the spill files); after an error, or done by `finish`. */
+  async discard(): Promise<void> {
+    for (const level of this.levels) await level.sink.discard();
   }
 
   private summary(bytes: number): CogSummary {
@@ -185,23 +200,11 @@ export class CogWriter {
     const tileBytes = this.spec.tileSize ** 2 * this.spec.samplesPerPixel * sampleBytes;
     let tiles = 0, stored = 0;
     for (const level of this.levels) {
-      tiles += level.tiles.length;
-      for (const tile of level.tiles) stored += tile.byteLength;
+      tiles += level.tileBytes.length;
+      for (const bytes of level.tileBytes) stored += bytes;
     }
     return { bytes, levels: this.levels.length, tiles, compressionRatio: stored > 0 ? (tiles * tileBytes) / stored : 0 };
   }
-}
-
-/** Each tile between its leader (byte count, uint32 little-endian) and trailer (its last 4 bytes again). */
-function framed(tile: Buffer): Buffer[] {
-  const leader = Buffer.alloc(BLOCK_LEADER_BYTES);
-  leader.writeUInt32LE(tile.byteLength, 0);
-  return [leader, tile, tile.subarray(tile.byteLength - BLOCK_TRAILER_BYTES)];
-}
-
-/** Writes the tiles in order, a few hundred per call so that no call holds a list of every tile. */
-async function writeAll(handle: Awaited<ReturnType<typeof open>>, tiles: Buffer[]): Promise<void> {
-  for (let i = 0; i < tiles.length; i += 256) await handle.writev(tiles.slice(i, i + 256).flatMap(framed));
 }
 
 /** A whole raster in memory written as a COG (tests, small rasters). */

@@ -12,9 +12,10 @@
  *   GDAL_NODATA where unseen.
  *
  * The mesh is rasterised in strips of rows (top-view.ts); each strip feeds both writers, which
- * keep one row of tiles per overview level and the compressed tiles. Peak memory is therefore
- * about (stripRows + 2·tileSize) · width · 28 bytes plus the two compressed files: at the default
- * cap of 10 000 px a side, ≈ 0.3 GB of strips and levels plus the outputs (typically 0.1–0.4 GB).
+ * keep one row of tiles per overview level and append the compressed tiles to spill files
+ * beside the outputs until the COGs are assembled. Memory beyond the mesh and its texture is
+ * therefore about width · (20 · stripRows + 16 · tileSize) bytes: 0.14 GB at the default cap of
+ * 10 000 px a side, whatever the raster's height.
  *
  * The model frame is the one the pipeline uses for a georeferenced job (raster-grid.ts): x east,
  * y up, z south, metres from `offset` = (easting, northing, height).
@@ -55,8 +56,10 @@ export interface Options {
   predictor: boolean;
   /** Longest raster side, pixels; a finer GSD over a larger site is coarsened to fit (a warning says so). */
   maxRasterSide: number;
-  /** Raster rows rasterised at once: bounds the z-buffer to stripRows · width · 12 bytes. */
+  /** Raster rows rasterised at once: bounds the strip buffers to stripRows · width · 20 bytes. */
   stripRows: number;
+  /** Keep the compressed tiles in spill files in outDir until each COG is assembled (false: in memory). */
+  spillTiles: boolean;
 }
 
 export const DEFAULTS: Omit<Options, "outDir"> = {
@@ -68,6 +71,7 @@ export const DEFAULTS: Omit<Options, "outDir"> = {
   predictor: true,
   maxRasterSide: 10_000,
   stripRows: 512,
+  spillTiles: true,
 };
 
 export interface Input {
@@ -97,7 +101,8 @@ export interface Output {
 }
 
 function cogSpec(product: SurveyProduct, grid: SurveyGrid, geo: GeoReference, opts: Options): CogSpec {
-  const shared = { width: grid.width, height: grid.height, tileSize: opts.tileSize, deflateLevel: opts.deflateLevel, predictor: opts.predictor, geo };
+  const spillPath = opts.spillTiles ? path.join(opts.outDir, `.${opts.baseName}-${product}.tiles`) : undefined;
+  const shared = { width: grid.width, height: grid.height, tileSize: opts.tileSize, deflateLevel: opts.deflateLevel, predictor: opts.predictor, geo, spillPath };
   return product === "ortho"
     ? { ...shared, kind: "uint8", samplesPerPixel: 4, photometric: "rgb", alpha: true }
     : { ...shared, kind: "float32", samplesPerPixel: 1, photometric: "minIsBlack", alpha: false, nodata: opts.nodata };
@@ -123,9 +128,28 @@ export async function run(input: Input, options: Partial<Options> & Pick<Options
   const { grid, coarsened } = chooseGrid(mesh, input.offset, input.gsd, opts.maxRasterSide);
   if (coarsened) warnings.push(`GSD ${input.gsd} m gives more than ${opts.maxRasterSide} px a side; the rasters use ${grid.pixelSize.toFixed(4)} m`);
   const geo: GeoReference = { epsg: crs.epsg, modelType: crs.modelType, originX: grid.originX, originY: grid.originY, pixelSize: grid.pixelSize, citation: crs.name };
-  const products = [...new Set(opts.products)];
-  const writers = new Map(products.map((p) => [p, new CogWriter(cogSpec(p, grid, geo, opts))]));
+  await mkdir(opts.outDir, { recursive: true });
+  const writers = new Map<SurveyProduct, CogWriter>();
+  try {
+    for (const product of new Set(opts.products)) writers.set(product, new CogWriter(cogSpec(product, grid, geo, opts)));
+    const { files, summaries, covered, rasterMs } = await rasterise(input, mesh, grid, opts, writers, progress);
+    return { files, grid, report: buildReport(started, grid, mesh, covered, rasterMs, summaries, warnings) };
+  } finally {
+    // After an error the spill files go; after success finish has already freed them.
+    for (const writer of writers.values()) await writer.discard();
+  }
+}
 
+interface Rasterised {
+  files: SurveyFile[];
+  summaries: Map<SurveyProduct, CogSummary>;
+  /** Pixels a surface covers. */
+  covered: number;
+  rasterMs: number;
+}
+
+/** Rasterises the mesh strip by strip into the writers and writes the files. */
+async function rasterise(input: Input, mesh: Mesh, grid: SurveyGrid, opts: Options, writers: Map<SurveyProduct, CogWriter>, progress?: ProgressFn): Promise<Rasterised> {
   const vertices = projectTopView(mesh, input.offset, grid);
   const spans = faceSpans(mesh.indices, mesh.faceCount, vertices);
   const stripRows = Math.min(opts.stripRows, grid.height);
@@ -146,7 +170,6 @@ export async function run(input: Input, options: Partial<Options> & Pick<Options
     progress?.(0.9 * ((row0 + rows) / grid.height));
   }
 
-  await mkdir(opts.outDir, { recursive: true });
   const files: SurveyFile[] = [];
   const summaries = new Map<SurveyProduct, CogSummary>();
   for (const [product, writer] of writers) {
@@ -156,6 +179,10 @@ export async function run(input: Input, options: Partial<Options> & Pick<Options
     files.push({ product, path: filePath, bytes: summary.bytes });
   }
   progress?.(1);
+  return { files, summaries, covered, rasterMs };
+}
+
+function buildReport(started: number, grid: SurveyGrid, mesh: Mesh, covered: number, rasterMs: number, summaries: Map<SurveyProduct, CogSummary>, warnings: string[]): StageReport {
   const coverage = covered / (grid.width * grid.height);
   if (covered === 0) warnings.push("no face is visible from above: the rasters are empty");
   const counts: Record<string, number> = {
@@ -172,5 +199,5 @@ export async function run(input: Input, options: Partial<Options> & Pick<Options
     counts[`bytes_${product}`] = summary.bytes;
     counts[`compression_${product}`] = Math.round(100 * summary.compressionRatio) / 100;
   }
-  return { files, grid, report: { stage: NAME, wallMs: performance.now() - started, counts, warnings } };
+  return { stage: NAME, wallMs: performance.now() - started, counts, warnings };
 }

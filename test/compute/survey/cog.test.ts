@@ -3,7 +3,7 @@
  * RGBA and float32 round-trip exactly through predictor + DEFLATE, the overviews are the 2×
  * means, the GeoKeys and the COG layout (IFDs first, smallest overview's tiles first) hold.
  */
-import { mkdtemp, readFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fromFile, type GeoTIFFImage } from "geotiff";
@@ -162,6 +162,17 @@ describe("COG writer", () => {
     }
     await writer.finish(blocks);
     expect((await readFile(whole)).equals(await readFile(blocks))).toBe(true);
+  });
+
+  it("gives the same bytes with the tiles spilled to files, and deletes the spill files", async () => {
+    const data = rgbaGradient(300, 200);
+    const inMemory = path.join(dir, "memory.tif"), spilled = path.join(dir, "spilled.tif");
+    await writeCog(inMemory, rgbaSpec(300, 200, 64), data);
+    const spillPath = path.join(dir, ".spilled.tiles");
+    const summary = await writeCog(spilled, { ...rgbaSpec(300, 200, 64), spillPath }, data);
+    expect(summary.levels).toBe(4);
+    expect((await readFile(inMemory)).equals(await readFile(spilled))).toBe(true);
+    expect((await readdir(dir)).filter((name) => name.startsWith(".spilled.tiles"))).toEqual([]);
   });
 
   it("refuses to finish before every row is pushed", async () => {

@@ -3,7 +3,7 @@
  * geotiff.js: georeferencing, overviews, compression, DSM heights within 1 mm, nodata outside
  * the mesh, and a true orthophoto (the roof's checkerboard exactly on the building's footprint).
  */
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, readdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fromFile, type GeoTIFF, type GeoTIFFImage } from "geotiff";
@@ -35,14 +35,15 @@ const insideRoof = (e: number, n: number, margin = 0): boolean => e > ROOF.e0 + 
 const isRoofColour = (rgb: ArrayLike<number>): boolean => rgb[0] > 150 && rgb[2] < 100;
 
 let out: Output;
+let outDir = "";
 let ortho: Raster, dsm: Raster;
 let rgba: Uint8Array, heights: Float32Array;
 
 beforeAll(async () => {
-  const dir = await mkdtemp(path.join(tmpdir(), "survey-"));
+  outDir = await mkdtemp(path.join(tmpdir(), "survey-"));
   const site = surveySite();
   // Strips of 37 rows: several strips, none aligned with a tile, so their seams are tested too.
-  out = await run({ mesh: site.mesh, textured: site, epsg: EPSG, offset: OFFSET, gsd: GSD }, { outDir: dir, tileSize: 128, stripRows: 37 });
+  out = await run({ mesh: site.mesh, textured: site, epsg: EPSG, offset: OFFSET, gsd: GSD }, { outDir, tileSize: 128, stripRows: 37 });
   ortho = await open(out.files.find((f) => f.product === "ortho")!.path);
   dsm = await open(out.files.find((f) => f.product === "dsm")!.path);
   rgba = (await ortho.image.readRasters({ interleave: true })) as unknown as Uint8Array;
@@ -63,6 +64,10 @@ describe("survey stage: ortho and DSM of a textured mesh", () => {
       expect([raster.width, raster.height]).toEqual([400, 400]);
     }
     expect(out.grid).toMatchObject({ width: 400, height: 400 });
+  });
+
+  it("leaves only the two files in the output folder (the tiles' spill files are gone)", async () => {
+    expect((await readdir(outDir)).sort()).toEqual(["model-dsm.tif", "model-ortho.tif"]);
   });
 
   it("writes tiled, compressed COGs with overviews down to one tile", async () => {
