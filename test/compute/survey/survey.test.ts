@@ -158,6 +158,22 @@ describe("survey stage: ortho and DSM of a textured mesh", () => {
     }
   });
 
+  it("keeps the highest surface whatever order the faces are drawn in", async () => {
+    const site = surveySite();
+    const faces = site.mesh.faceCount;
+    const indices = new Uint32Array(3 * faces), facePage = new Uint16Array(faces);
+    for (let f = 0; f < faces; f++) {
+      indices.set(site.mesh.indices.subarray(3 * (faces - 1 - f), 3 * (faces - f)), 3 * f);
+      facePage[f] = site.facePage[faces - 1 - f];
+    }
+    const reversed = { ...site, mesh: { ...site.mesh, indices }, facePage };
+    const dir = await mkdtemp(path.join(tmpdir(), "survey-reversed-"));
+    const again = await run({ mesh: reversed.mesh, textured: reversed, epsg: EPSG, offset: OFFSET, gsd: GSD }, { outDir: dir, tileSize: 128 });
+    const raster = await open(again.files.find((f) => f.product === "dsm")!.path);
+    const [reread] = (await raster.image.readRasters()) as unknown as Float32Array[];
+    expect(Buffer.from(reread.buffer, reread.byteOffset, reread.byteLength).equals(Buffer.from(heights.buffer, heights.byteOffset, heights.byteLength))).toBe(true);
+  });
+
   it("colours an untextured mesh with its vertex colours", async () => {
     const dir = await mkdtemp(path.join(tmpdir(), "survey-plain-"));
     const site = surveySite(COLOURS.orange);
