@@ -1,6 +1,6 @@
 /**
  * @module Benchmark of the survey stage on a procedural site: `npx tsx
- * compute/stages/survey/bench.ts [raster side px = 4000] [terrain quads a side = 400]`. A
+ * compute/stages/survey/bench.ts [raster side px = 4000] [terrain quads a side = 400] [zlib level = 6]`. A
  * 200 m square of rolling terrain (a grid mesh) with 64 box buildings, textured from one
  * 2048² page of noise, rasterised at the GSD that gives the asked raster side. Prints the
  * stage's report, the files' sizes and the process's peak resident memory.
@@ -60,10 +60,11 @@ function buildSite(quads: number): TexturedMesh {
 
 const side = Number(process.argv[2] ?? 4000);
 const quads = Number(process.argv[3] ?? 400);
+const deflateLevel = Number(process.argv[4] ?? 6);
 const site = buildSite(quads);
 const outDir = await mkdtemp(path.join(tmpdir(), "survey-bench-"));
 const rssBefore = process.memoryUsage().rss;
-const { files, report } = await run({ mesh: site.mesh, textured: site, epsg: 32632, offset: [500_000, 5_200_000, 400], gsd: SITE_M / side }, { outDir, maxRasterSide: side + 2 });
+const { files, report } = await run({ mesh: site.mesh, textured: site, epsg: 32632, offset: [500_000, 5_200_000, 400], gsd: SITE_M / side }, { outDir, maxRasterSide: side + 2, deflateLevel });
 console.log(JSON.stringify({ faces: site.mesh.faceCount, wallMs: Math.round(report.wallMs), counts: report.counts, warnings: report.warnings, files: files.map((f) => [f.product, f.bytes]) }));
 console.log(`peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB (before the stage ${(rssBefore / 2 ** 20).toFixed(0)} MB)`);
 await rm(outDir, { recursive: true });

@@ -6,7 +6,7 @@
  * holds one row of tiles (tileSize rows × its width).
  */
 import { reduceRows } from "./overview.js";
-import { encodeTile, tileScratch, type SampleKind, type TileScratch } from "./tile-codec.js";
+import { deflateTile, predictTile, type SampleKind } from "./tile-codec.js";
 import type { TileSink } from "./tile-sink.js";
 
 /** What every level of one file shares. */
@@ -31,7 +31,6 @@ export class CogLevel {
   private readonly band: Uint8Array | Float32Array;
   /** One tile being cut from `band`: tileSize² · samplesPerPixel samples. */
   private readonly tile: Uint8Array | Float32Array;
-  private readonly scratch: TileScratch;
   private bandRows = 0;
   private rowsDone = 0;
 
@@ -49,15 +48,17 @@ export class CogLevel {
     const bandSamples = tileSize * width * samplesPerPixel, tileSamples = tileSize * tileSize * samplesPerPixel;
     this.band = kind === "uint8" ? new Uint8Array(bandSamples) : new Float32Array(bandSamples);
     this.tile = kind === "uint8" ? new Uint8Array(tileSamples) : new Float32Array(tileSamples);
-    this.scratch = tileScratch(tileSize, samplesPerPixel, kind);
   }
 
   get complete(): boolean {
     return this.rowsDone === this.height;
   }
 
-  /** Appends `rows` rows (row-major, width · samplesPerPixel samples each) below those given before. */
-  push(data: Uint8Array | Float32Array, rows: number): void {
+  /**
+   * Appends `rows` rows (row-major, width · samplesPerPixel samples each) below those given
+   * before. `data` may be reused once the promise settles.
+   */
+  async push(data: Uint8Array | Float32Array, rows: number): Promise<void> {
     const rowSamples = this.width * this.format.samplesPerPixel;
     if (data.length < rows * rowSamples) throw new Error("survey: a block of rows is shorter than its row count");
     if (this.rowsDone + rows > this.height) throw new Error(`survey: ${this.rowsDone + rows} rows given to a level of ${this.height}`);
@@ -68,14 +69,15 @@ export class CogLevel {
       this.bandRows += n;
       this.rowsDone += n;
       taken += n;
-      if (this.bandRows === this.format.tileSize || this.rowsDone === this.height) this.flushBand();
+      if (this.bandRows === this.format.tileSize || this.rowsDone === this.height) await this.flushBand();
     }
   }
 
-  /** Encodes the row of tiles in `band` and passes its reduction on. */
-  private flushBand(): void {
+  /** Encodes the row of tiles in `band` (deflating them together) and passes its reduction on. */
+  private async flushBand(): Promise<void> {
     const { tileSize, samplesPerPixel, fill, predict, deflateLevel, kind, alpha } = this.format;
     const rowSamples = this.width * samplesPerPixel, tileRowSamples = tileSize * samplesPerPixel;
+    const deflating: Array<Promise<Buffer>> = [];
     for (let tx = 0; tx < this.tilesAcross; tx++) {
       const x0 = tx * tileSize, cols = Math.min(tileSize, this.width - x0);
       // Edge tiles are stored whole (TIFF 6.0 section 15); the padding is the fill value, which
@@ -85,14 +87,16 @@ export class CogLevel {
         const from = y * rowSamples + x0 * samplesPerPixel;
         this.tile.set(this.band.subarray(from, from + cols * samplesPerPixel), y * tileRowSamples);
       }
-      const encoded = encodeTile(this.tile, tileSize, samplesPerPixel, predict, deflateLevel, this.scratch);
+      deflating.push(deflateTile(predictTile(this.tile, tileSize, samplesPerPixel, predict), deflateLevel));
+    }
+    for (const encoded of await Promise.all(deflating)) {
       this.tileBytes.push(encoded.byteLength);
       this.sink.append(encoded);
     }
     // tileSize is even, so only the last band can end on an unpaired row; the reduction takes it alone.
     if (this.next) {
       const reduced = reduceRows({ data: this.band.subarray(0, this.bandRows * rowSamples), width: this.width, rows: this.bandRows }, kind, samplesPerPixel, alpha, fill);
-      this.next.push(reduced.data, reduced.rows);
+      await this.next.push(reduced.data, reduced.rows);
     }
     this.bandRows = 0;
   }

@@ -107,10 +107,10 @@ export class CogWriter {
     this.levels = buildLevels(spec.width, spec.height, this.format, (level) => (spillPath ? new FileTileSink(`${spillPath}.${level}`) : new MemoryTileSink()));
   }
 
-  /** Appends `rows` full-resolution rows (width · samplesPerPixel samples each, interleaved). */
-  push(data: Uint8Array | Float32Array, rows: number): void {
+  /** Appends `rows` full-resolution rows (width · samplesPerPixel samples each, interleaved); `data` may be reused once it settles. */
+  async push(data: Uint8Array | Float32Array, rows: number): Promise<void> {
     if ((this.spec.kind === "uint8") !== data instanceof Uint8Array) throw new Error(`survey: rows of the wrong sample type for a ${this.spec.kind} raster`);
-    this.levels[0].push(data, rows);
+    await this.levels[0].push(data, rows);
   }
 
   /** The tags of one level's IFD, with its tile offsets. */
@@ -210,6 +210,6 @@ export class CogWriter {
 /** A whole raster in memory written as a COG (tests, small rasters). */
 export async function writeCog(filePath: string, spec: CogSpec, data: Uint8Array | Float32Array): Promise<CogSummary> {
   const writer = new CogWriter(spec);
-  writer.push(data, spec.height);
+  await writer.push(data, spec.height);
   return writer.finish(filePath);
 }

@@ -165,8 +165,7 @@ async function rasterise(input: Input, mesh: Mesh, grid: SurveyGrid, opts: Optio
     covered += dsmRows(strip, input.offset[2], opts.nodata, heights);
     if (writers.has("ortho")) orthoRows(strip, vertices, surface, colours);
     rasterMs += performance.now() - rasterStarted;
-    writers.get("dsm")?.push(heights, rows);
-    writers.get("ortho")?.push(colours, rows);
+    await Promise.all([writers.get("dsm")?.push(heights, rows), writers.get("ortho")?.push(colours, rows)]);
     progress?.(0.9 * ((row0 + rows) / grid.height));
   }
 

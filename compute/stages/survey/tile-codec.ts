@@ -8,9 +8,11 @@
  *   one `samplesPerPixel` bytes before it. As in libtiff's fpDiff, the planes are in big-endian
  *   order whatever the file's byte order, so readers undo it the same way on every host.
  * - Compression 8 (Adobe Deflate, TIFF Technical Note 2 / Supplement 2): a zlib stream (RFC
- *   1950), exactly what `node:zlib` deflateSync writes.
+ *   1950), exactly what `node:zlib` deflate writes. DEFLATE is most of a COG's writing time, so
+ *   it runs on libuv's thread pool (zlib's asynchronous API), a row of tiles at a time, off the
+ *   JavaScript thread and on as many cores as the pool has (UV_THREADPOOL_SIZE, default 4).
  */
-import { deflateSync } from "node:zlib";
+import { deflate } from "node:zlib";
 
 export type SampleKind = "uint8" | "float32";
 
@@ -44,35 +46,30 @@ export function floatingPointPredict(tile: Float32Array, rowSamples: number, str
   }
 }
 
-/** Scratch for `encodeTile`, sized for one tile. */
-export interface TileScratch {
-  /** The predicted bytes of one tile (tileSize² · samplesPerPixel · bytes per sample). */
-  predicted: Uint8Array;
-  /** One row's byte planes for predictor 3 (tileSize · samplesPerPixel · 4). */
-  planes: Uint8Array;
-}
-
-export function tileScratch(tileSize: number, samplesPerPixel: number, kind: SampleKind): TileScratch {
-  const sampleBytes = kind === "uint8" ? 1 : 4;
-  return { predicted: new Uint8Array(tileSize * tileSize * samplesPerPixel * sampleBytes), planes: new Uint8Array(tileSize * samplesPerPixel * 4) };
-}
+/** One row's byte planes for predictor 3 (scratch, grown to tileSize · samplesPerPixel · 4 bytes). */
+let planes = new Uint8Array(0);
 
 /**
- * A full tile (tileSize × tileSize pixels, row-major, interleaved samples) predicted (when
- * `predict`) and deflated at `level` (0–9). The tile's own array is left unchanged.
+ * A full tile (tileSize × tileSize pixels, row-major, interleaved samples) as the bytes to
+ * deflate: predicted when `predict`, in a new buffer either way (the caller reuses its tile, and
+ * the deflate of these bytes runs later on another thread).
  */
-export function encodeTile(tile: Uint8Array | Float32Array, tileSize: number, samplesPerPixel: number, predict: boolean, level: number, scratch: TileScratch): Buffer {
+export function predictTile(tile: Uint8Array | Float32Array, tileSize: number, samplesPerPixel: number, predict: boolean): Uint8Array {
   const rowSamples = tileSize * samplesPerPixel;
-  let bytes: Uint8Array;
+  const bytes = new Uint8Array(tile.byteLength);
   if (!predict) {
-    bytes = new Uint8Array(tile.buffer, tile.byteOffset, tile.byteLength);
+    bytes.set(new Uint8Array(tile.buffer, tile.byteOffset, tile.byteLength));
   } else if (tile instanceof Uint8Array) {
-    scratch.predicted.set(tile);
-    differenceUint8Rows(scratch.predicted, rowSamples, samplesPerPixel);
-    bytes = scratch.predicted;
+    bytes.set(tile);
+    differenceUint8Rows(bytes, rowSamples, samplesPerPixel);
   } else {
-    floatingPointPredict(tile, rowSamples, samplesPerPixel, scratch.predicted, scratch.planes);
-    bytes = scratch.predicted;
+    if (planes.length < 4 * rowSamples) planes = new Uint8Array(4 * rowSamples);
+    floatingPointPredict(tile, rowSamples, samplesPerPixel, bytes, planes);
   }
-  return deflateSync(bytes, { level });
+  return bytes;
+}
+
+/** DEFLATE (zlib stream) of `bytes` at `level` (0–9), on libuv's thread pool. */
+export function deflateTile(bytes: Uint8Array, level: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => deflate(bytes, { level }, (error, result) => (error ? reject(error) : resolve(result))));
 }

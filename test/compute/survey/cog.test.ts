@@ -158,7 +158,7 @@ describe("COG writer", () => {
     const writer = new CogWriter(floatSpec(width, height, 32));
     for (let y = 0; y < height; y += 7) {
       const rows = Math.min(7, height - y);
-      writer.push(data.subarray(y * width, (y + rows) * width), rows);
+      await writer.push(data.subarray(y * width, (y + rows) * width), rows);
     }
     await writer.finish(blocks);
     expect((await readFile(whole)).equals(await readFile(blocks))).toBe(true);
@@ -177,7 +177,7 @@ describe("COG writer", () => {
 
   it("refuses to finish before every row is pushed", async () => {
     const writer = new CogWriter(floatSpec(20, 20, 16));
-    writer.push(new Float32Array(20 * 10), 10);
+    await writer.push(new Float32Array(20 * 10), 10);
     await expect(writer.finish(path.join(dir, "short.tif"))).rejects.toThrow(/before every row/);
   });
 });
