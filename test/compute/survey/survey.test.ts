@@ -106,6 +106,16 @@ describe("survey stage: ortho and DSM of a textured mesh", () => {
     expect(ground).toBeGreaterThan(100_000);
   });
 
+  it("keeps the roof's height and the nodata corners in the DSM's overviews", async () => {
+    const overview = await dsm.tiff.getImage(1);
+    expect([overview.getWidth(), overview.getHeight()]).toEqual([200, 200]);
+    const [coarse] = (await overview.readRasters()) as unknown as Float32Array[];
+    // Overview pixel (100, 100) is the mean of full-resolution pixels 200–201, all on the roof.
+    expect(Math.abs(coarse[100 * 200 + 100] - (OFFSET[2] + ROOF.up))).toBeLessThan(1e-3);
+    expect(coarse[0]).toBe(NODATA);
+    expect(coarse[199 * 200 + 199]).toBe(NODATA);
+  });
+
   it("marks the pixels outside the mesh as nodata and transparent, and reports the coverage", () => {
     let outside = 0;
     for (let row = 0; row < dsm.height; row++) {
