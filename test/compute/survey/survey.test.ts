@@ -36,6 +36,7 @@ const isRoofColour = (rgb: ArrayLike<number>): boolean => rgb[0] > 150 && rgb[2]
 
 let out: Output;
 let outDir = "";
+const fractions: number[] = [];
 let ortho: Raster, dsm: Raster;
 let rgba: Uint8Array, heights: Float32Array;
 
@@ -43,7 +44,7 @@ beforeAll(async () => {
   outDir = await mkdtemp(path.join(tmpdir(), "survey-"));
   const site = surveySite();
   // Strips of 37 rows: several strips, none aligned with a tile, so their seams are tested too.
-  out = await run({ mesh: site.mesh, textured: site, epsg: EPSG, offset: OFFSET, gsd: GSD }, { outDir, tileSize: 128, stripRows: 37 });
+  out = await run({ mesh: site.mesh, textured: site, epsg: EPSG, offset: OFFSET, gsd: GSD }, { outDir, tileSize: 128, stripRows: 37 }, (f) => fractions.push(f));
   ortho = await open(out.files.find((f) => f.product === "ortho")!.path);
   dsm = await open(out.files.find((f) => f.product === "dsm")!.path);
   rgba = (await ortho.image.readRasters({ interleave: true })) as unknown as Uint8Array;
@@ -64,6 +65,12 @@ describe("survey stage: ortho and DSM of a textured mesh", () => {
       expect([raster.width, raster.height]).toEqual([400, 400]);
     }
     expect(out.grid).toMatchObject({ width: 400, height: 400 });
+  });
+
+  it("reports its progress strip by strip, rising to 1", () => {
+    expect(fractions.length).toBe(Math.ceil(400 / 37) + 1);
+    for (let i = 1; i < fractions.length; i++) expect(fractions[i]).toBeGreaterThan(fractions[i - 1]);
+    expect(fractions.at(-1)).toBe(1);
   });
 
   it("leaves only the two files in the output folder (the tiles' spill files are gone)", async () => {
