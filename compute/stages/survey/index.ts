@@ -15,7 +15,8 @@
  * keep one row of tiles per overview level and append the compressed tiles to spill files
  * beside the outputs until the COGs are assembled. Memory beyond the mesh and its texture is
  * therefore about width · (28 · stripRows + 16 · tileSize) bytes: 0.18 GB at the default cap of
- * 10 000 px a side, whatever the raster's height (measured: 185 MB more peak RSS at 10 000²).
+ * 10 000 px a side, whatever the raster's height (measured with one set of strip rows, before
+ * the double buffering: 185 MB more peak RSS at 10 000², bench.ts).
  *
  * The model frame is the one the pipeline uses for a georeferenced job (raster-grid.ts): x east,
  * y up, z south, metres from `offset` = (easting, northing, height).
