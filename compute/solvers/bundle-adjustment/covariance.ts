@@ -89,19 +89,24 @@ const FREE_DIRECTION_RATIO = 1e-9;
 function withFinalWeights(problem: BAProblem, options: CovarianceOptions): BAProblem {
   const rotations = new Float64Array(9 * problem.cameraCount);
   computeRotations(problem.cameraCount, problem.poses, rotations);
+  // A point seen once has a singular 3×3 block and fixes nothing: held, and its observation
+  // weighs nothing (σ = ∞) and counts for no redundancy.
+  const seen = new Uint32Array(problem.pointCount);
+  for (let o = 0; o < problem.observationCount; o++) seen[problem.obsPoint[o]]++;
+  const fixedPoint = Uint8Array.from(seen, (n, p) => (n < 2 || problem.fixedPoint?.[p] === 1 ? 1 : 0));
   const residual = new Float64Array(2);
   const sigmas = new Float64Array(problem.observationCount);
   for (let o = 0; o < problem.observationCount; o++) {
+    if (seen[problem.obsPoint[o]] < 2) {
+      sigmas[o] = Infinity;
+      continue;
+    }
     const c = problem.obsCamera[o];
     const squared = projectResidual(rotations, 9 * c, problem.poses, 6 * c, problem.points, 3 * problem.obsPoint[o],
       problem.intrinsics, 5 * problem.intrinsicsGroup[c], problem.obsXY, 2 * o, residual, 0);
     const sigma = problem.obsSigma ? problem.obsSigma[o] : 1;
     sigmas[o] = sigma / Math.sqrt(lossWeight(options.loss, squared / (sigma * sigma), options.lossScalePx));
   }
-  // A point seen once has a singular 3×3 block and fixes nothing: held.
-  const seen = new Uint32Array(problem.pointCount);
-  for (let o = 0; o < problem.observationCount; o++) seen[problem.obsPoint[o]]++;
-  const fixedPoint = Uint8Array.from(seen, (n, p) => (n < 2 || problem.fixedPoint?.[p] === 1 ? 1 : 0));
   return { ...problem, obsSigma: sigmas, fixedPoint };
 }
 
@@ -295,7 +300,8 @@ export function centreCovariances(problem: BAProblem, options: Partial<Covarianc
   const cost = linearize(weighted, layout, normal, "squared", 1);
   const geometry = cameraGeometry(weighted, layout);
   const gauge = freeDirections(weighted, layout, geometry);
-  let measurements = 2 * weighted.observationCount;
+  let measurements = 0;
+  for (let o = 0; o < weighted.observationCount; o++) if (Number.isFinite(weighted.obsSigma![o])) measurements += 2;
   const prior = weighted.centrePrior;
   for (let c = 0; prior && c < weighted.cameraCount; c++) {
     for (let a = 0; a < 3; a++) if (layout.poseBase[c] >= 0 && prior.sigmas[3 * c + a] > 0 && Number.isFinite(prior.sigmas[3 * c + a])) measurements++;
