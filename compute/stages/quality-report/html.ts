@@ -181,6 +181,8 @@ section { margin-bottom: 8mm; }
 table { border-collapse: collapse; width: 100%; margin: 2mm 0 4mm; font-variant-numeric: tabular-nums; }
 th, td { border: 1px solid #bbb; padding: 1mm 2mm; text-align: left; vertical-align: top; }
 th { background: #eee; }
+table.long { font-size: 9pt; }
+td span[data-figure] { white-space: nowrap; }
 img.map { width: 100%; max-height: 150mm; object-fit: contain; image-rendering: pixelated; border: 1px solid #999; }
 .legend .swatch { margin-right: 4mm; white-space: nowrap; }
 .chip { display: inline-block; width: 4mm; height: 4mm; border: 1px solid #666; margin-right: 1mm; vertical-align: middle; }

@@ -23,7 +23,7 @@ import type { Input, QualityFigures } from "./types.js";
 export { measureModel, MEASURE_DEFAULTS, type MeasureOptions, type ModelMeasures } from "./measures.js";
 export { escapeHtml } from "./html.js";
 export { OVERLAP_COLOURS } from "./overlap-png.js";
-export type { ControlResidual, Input, JobSummary, QualityFigures, ReportGeoreference } from "./types.js";
+export { residualOfTarget, type ControlResidual, type Input, type JobSummary, type QualityFigures, type ReportGeoreference } from "./types.js";
 
 export const NAME = "quality-report";
 

@@ -24,7 +24,10 @@ export interface ModelMeasures {
 }
 
 export interface MeasureOptions {
-  /** The options of sfm's global adjustment (which intrinsics it refined, its loss). */
+  /**
+   * The options of sfm's global adjustment (which intrinsics it refined, its loss); what is not
+   * given is inferred from the model (refinedOf) over the adjuster's defaults (Cauchy, 1 px).
+   */
   covariance: Partial<CovarianceOptions>;
   /** Position priors the global adjustment had (in the model frame), when they held its gauge. */
   centrePrior?: CentrePrior;
@@ -118,6 +121,22 @@ function observationErrors(model: SparseModel, problem: BAProblem): Float32Array
   return errors;
 }
 
+/**
+ * Which intrinsics sfm's last global adjustment refined, as the model shows it
+ * (stages/sfm/bundle.ts globalBundleAdjustment): the focal always (sfm's refineIntrinsics
+ * default), k1, k2 where some camera has distortion (sfm zeroes it where it cannot observe
+ * it), the principal point where some camera's is off the image centre (sfm refines it only
+ * in its last adjustment and keeps it only when it moved).
+ */
+export function refinedOf(model: SparseModel): Pick<CovarianceOptions, "refineFocal" | "refineDistortion" | "refinePrincipalPoint"> {
+  const { groups } = intrinsicsGroups(model);
+  return {
+    refineFocal: true,
+    refineDistortion: groups.some((k) => k.k1 !== 0 || k.k2 !== 0),
+    refinePrincipalPoint: groups.some((k) => k.cx !== k.width / 2 || k.cy !== k.height / 2),
+  };
+}
+
 /** Measures a solved model with the features its observations index (any order; matched by imageIndex). */
 export function measureModel(model: SparseModel, features: ImageFeatures[], options: Partial<MeasureOptions> = {}): ModelMeasures {
   const settings = { ...MEASURE_DEFAULTS, ...options };
@@ -126,6 +145,6 @@ export function measureModel(model: SparseModel, features: ImageFeatures[], opti
   if (settings.centrePrior) problem.centrePrior = settings.centrePrior;
   const observationErrorsPx = observationErrors(model, problem);
   if (settings.skipCovariance || model.views.length < 2) return { observationErrorsPx, covariance: null };
-  const { covariances, ...rest } = centreCovariances(problem, settings.covariance);
+  const { covariances, ...rest } = centreCovariances(problem, { ...refinedOf(model), ...settings.covariance });
   return { observationErrorsPx, covariance: { ...rest, perView: covariances } };
 }

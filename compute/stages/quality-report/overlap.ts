@@ -37,6 +37,9 @@ export interface OverlapOptions {
   extentPercentile: number;
 }
 
+/** Fraction of a cell within which an extent counts as on a grid line. */
+const SNAP = 1e-6;
+
 function percentile(sorted: Float64Array, fraction: number): number {
   if (sorted.length === 0) return 0;
   const at = Math.min(sorted.length - 1, Math.max(0, Math.round(fraction * (sorted.length - 1))));
@@ -96,11 +99,12 @@ export function groundGrid(pointsInTarget: Float64Array, gsd: number | null, opt
   const span = Math.max(x1 - x0, z1 - z0, 1e-9);
   let cellSize = gsd && gsd > 0 ? options.cellGsdMultiple * gsd : span / options.maxMapPixels;
   cellSize = Math.max(cellSize, span / options.maxMapPixels);
-  // Grid lines on multiples of the cell, one cell at least per axis.
-  const westX = Math.floor(x0 / cellSize) * cellSize;
-  const northZ = Math.floor(z0 / cellSize) * cellSize;
-  const width = Math.min(options.maxMapPixels, Math.max(1, Math.ceil((x1 - westX) / cellSize - 1e-9)));
-  const height = Math.min(options.maxMapPixels, Math.max(1, Math.ceil((z1 - northZ) / cellSize - 1e-9)));
+  // Grid lines on multiples of the cell, one cell at least per axis; SNAP keeps an extent that
+  // is a whole number of cells (up to round-off of the similarity) from gaining a cell.
+  const westX = Math.floor(x0 / cellSize + SNAP) * cellSize;
+  const northZ = Math.floor(z0 / cellSize + SNAP) * cellSize;
+  const width = Math.min(options.maxMapPixels, Math.max(1, Math.ceil((x1 - westX) / cellSize - SNAP)));
+  const height = Math.min(options.maxMapPixels, Math.max(1, Math.ceil((z1 - northZ) / cellSize - SNAP)));
   const heightsIn: number[][] = Array.from({ length: width * height }, () => []);
   const all: number[] = [];
   for (let p = 0; p < count; p++) {

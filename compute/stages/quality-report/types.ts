@@ -26,6 +26,14 @@ export interface ControlResidual {
   marks: number;
 }
 
+/**
+ * A residual vector of the target frame (x east, y up, z south; compute/pipeline/georeference.ts)
+ * as east, north, up: what a ControlResidual holds.
+ */
+export function residualOfTarget(target: ArrayLike<number>): Pick<ControlResidual, "dx" | "dy" | "dz"> {
+  return { dx: target[0], dy: -target[2], dz: target[1] };
+}
+
 /** The job-level figures of report.json the report shows (compute/pipeline/report.ts PipelineReport has them all). */
 export interface JobSummary {
   /** Input files, and the images or keyframes ingest made of them. */
