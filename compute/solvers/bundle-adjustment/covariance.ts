@@ -31,6 +31,16 @@
  * free poses each camera's own 6×6 block of S is inverted instead, which is the camera's
  * covariance with every other camera and the intrinsics held, an optimistic bound, and the
  * result says so.
+ *
+ * CONTRIBUTOR NOTES
+ * - Measured on 2 shared cores (synthetic rings, test/compute/solvers/bundle-adjustment/
+ *   synthetic-scene.ts, 100 points per camera): 100 cameras 1.0 s, 300 cameras 7.5 s. The
+ *   inner-constraint term H·Hᵀ is dense, so S + H·Hᵀ loses the band the solver's Cholesky
+ *   skips along; a sparse route (hold 7 parameters, invert the banded system by selected
+ *   inversion, then S-transform the centre blocks) would keep it and was left for later.
+ * - The Monte Carlo test (covariance.test.ts) agrees within 20 % per camera, both with the gauge
+ *   held by GPS priors and with inner constraints (the solved centres brought onto the true ones
+ *   by a least-squares similarity, which is that datum to first order).
  */
 import { symmetricEigen } from "../../math/decompositions.js";
 import { choleskySolveUpperAt, choleskyUpper, choleskyUpperAt } from "./dense-cholesky.js";
