@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { run, type BAProblem } from "../../../../compute/solvers/bundle-adjustment/index.js";
 import { centreCovariances } from "../../../../compute/solvers/bundle-adjustment/covariance.js";
 import { alignSimilarity, centerOf } from "./alignment.js";
-import { cloneProblem, makeScene, Rng } from "./synthetic-scene.js";
+import { cloneProblem, injectOutliers, makeScene, Rng } from "./synthetic-scene.js";
 
 const RUNS = 30;
 const scene = makeScene({ cameras: 8, points: 300, noisePx: 0, seed: 5, minViews: 3, maxViews: 6 });
@@ -114,5 +114,25 @@ describe("ba: camera centre covariances", () => {
       expect(traceBlock).toBeGreaterThan(0);
       expect(traceBlock).toBeLessThanOrEqual(traceFull * (1 + 1e-9));
     }
+  });
+});
+
+describe("ba: camera centre covariances under a robust loss", () => {
+  it("weighs gross outliers by the loss's final weights, so σ₀ stays at the inliers' noise", () => {
+    const problem = cloneProblem(scene.truth);
+    const rng = new Rng(21);
+    for (let i = 0; i < problem.obsXY.length; i++) problem.obsXY[i] += 0.5 * rng.normal();
+    const outliers = injectOutliers(problem, 0.02, 5);
+    expect(outliers.length).toBeGreaterThan(10);
+    problem.fixedPose = new Uint8Array(problem.cameraCount);
+    problem.fixedPose[0] = 1;
+    run(problem, { loss: "cauchy", lossScalePx: 1, maxIterations: 100 });
+    const robust = centreCovariances(problem, { loss: "cauchy", lossScalePx: 1 });
+    const plain = centreCovariances(problem, { loss: "squared" });
+    expect(robust.sigma0).toBeGreaterThan(0.35);
+    expect(robust.sigma0).toBeLessThan(0.6);
+    // Read as squared, the 20–100 px outliers dominate σ₀ and every σ with it.
+    expect(plain.sigma0).toBeGreaterThan(4 * robust.sigma0);
+    expect(plain.covariances[9 * 3]).toBeGreaterThan(robust.covariances[9 * 3]);
   });
 });
