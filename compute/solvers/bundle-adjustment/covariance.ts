@@ -20,30 +20,34 @@
  * (no threshold on S, whose null directions carry the round-off of the elimination). The
  * free ones are fixed by inner constraints on the camera centres: the centroid, orientation
  * and size of the set of centres do not move (the minimum-trace datum of the centres,
- * Förstner & Wrobel §4.5.3), computed with the bordering identity for N with null space G and
- * constraints Hᵀx = 0, HᵀG regular:
- *   Σ = σ₀²·[(S + H·Hᵀ)⁻¹ − G·(HᵀG)⁻¹·(GᵀH)⁻¹·Gᵀ],   H = AᵀA·G,
- * A mapping the pose perturbations to the centres' (C = −Rᵀt: ∂C = −Rᵀ[t]×·δθ − Rᵀ·δt). Such
- * σ are the block's inner precision: how well the photos fix each camera relative to the
+ * Förstner & Wrobel §4.5.3): k well-chosen coordinates are held (minimal constraints), which
+ * keeps S's band, and the S-transformation P = I − G·(HᵀG)⁻¹·Hᵀ, with G the free directions
+ * and H = AᵀA·G, carries that covariance into the inner-constraints datum, Σ = P·Σ_held·Pᵀ;
+ * A maps the pose perturbations to the centres' (C = −Rᵀt: ∂C = −Rᵀ[t]×·δθ − Rᵀ·δt). Such σ
+ * are the block's inner precision: how well the photos fix each camera relative to the
  * others, not how well the block sits on Earth.
  *
- * Cost: the dense inverse of the (6n + intrinsics)-square S, O(n³); above `denseMaxCameras`
- * free poses each camera's own 6×6 block of S is inverted instead, which is the camera's
- * covariance with every other camera and the intrinsics held, an optimistic bound, and the
- * result says so.
+ * Cost: the camera blocks of S⁻¹ come from S's Cholesky factor by selected inversion
+ * (math/selected-inverse.ts), about the factorisation's own cost, so the covariance is
+ * computed wherever the solver would factor S densely (the same size and band limits, and
+ * memory, 8 bytes per entry of S). Beyond them each camera's own 6×6 block of S is
+ * inverted instead, which is the camera's covariance with every other camera and the
+ * intrinsics held, an optimistic bound, and the result says so.
  *
  * CONTRIBUTOR NOTES
- * - Measured on 2 shared cores (synthetic rings, test/compute/solvers/bundle-adjustment/
- *   synthetic-scene.ts, 100 points per camera): 100 cameras 1.0 s, 300 cameras 7.5 s. The
- *   inner-constraint term H·Hᵀ is dense, so S + H·Hᵀ loses the band the solver's Cholesky
- *   skips along; a sparse route (hold 7 parameters, invert the banded system by selected
- *   inversion, then S-transform the centre blocks) would keep it and was left for later.
+ * - First written with the bordering identity Σ = (S + H·Hᵀ)⁻¹ − G·(HᵀG)⁻¹·(GᵀH)⁻¹·Gᵀ and
+ *   the whole inverse: H·Hᵀ is dense, so S lost its band, and 300 cameras (synthetic ring,
+ *   100 points each, 2 shared cores) took 7.5 s. Held coordinates, selected inversion and the
+ *   S-transformation give the same σ (to 3e−9 relative at 150 cameras) in 0.7–1.3 s at 300
+ *   and 1.9 s at 600 (a ring: banded, so above 400 cameras it stays on the dense route).
  * - The Monte Carlo test (covariance.test.ts) agrees within 20 % per camera, both with the gauge
  *   held by GPS priors and with inner constraints (the solved centres brought onto the true ones
  *   by a least-squares similarity, which is that datum to first order).
  */
 import { symmetricEigen } from "../../math/decompositions.js";
-import { choleskySolveUpperAt, choleskyUpper, choleskyUpperAt } from "./dense-cholesky.js";
+import { matMul, transpose } from "../../math/linalg.js";
+import { selectedInverseUpper } from "../../math/selected-inverse.js";
+import { choleskySolveUpper, choleskySolveUpperAt, choleskyUpper, choleskyUpperAt } from "./dense-cholesky.js";
 import { buildLayout, type Layout } from "./layout.js";
 import { allocateNormal, computeRotations, linearize } from "./linearize.js";
 import { lossWeight, type LossName } from "./loss.js";
@@ -59,8 +63,15 @@ export interface CovarianceOptions {
   /** The solve's robust loss and its scale in pixels, for the final weights ρ′. */
   loss: LossName;
   lossScalePx: number;
-  /** Above this many free poses, each camera's own block of S is inverted instead of S (the dense inverse costs O((6n)³)). */
+  /**
+   * S is factored densely up to this many free poses, or above it while its banded order keeps
+   * the factor within `bandedDenseMaxCost` multiply-adds and S within `bandedDenseMaxSize`
+   * (the solver's own limits, bundle-adjustment/index.ts DEFAULTS); beyond, each camera's own
+   * block of S is inverted.
+   */
   denseMaxCameras: number;
+  bandedDenseMaxCost: number;
+  bandedDenseMaxSize: number;
 }
 
 export const COVARIANCE_DEFAULTS: CovarianceOptions = {
@@ -70,6 +81,8 @@ export const COVARIANCE_DEFAULTS: CovarianceOptions = {
   loss: "cauchy",
   lossScalePx: 1,
   denseMaxCameras: 400,
+  bandedDenseMaxCost: 2e9,
+  bandedDenseMaxSize: 7200,
 };
 
 /** What holds the gauge: priors or held poses alone, or inner constraints on the centres for the directions nothing holds. */
@@ -185,13 +198,6 @@ function centreJacobian(problem: BAProblem, geometry: CameraGeometry, c: number,
   }
 }
 
-/** out (r×n) = a (r×m) · b (m×n), all row-major. */
-function multiply(a: ArrayLike<number>, b: ArrayLike<number>, r: number, m: number, n: number, out: Float64Array): Float64Array {
-  out.fill(0);
-  for (let i = 0; i < r; i++) for (let k = 0; k < m; k++) for (let j = 0; j < n; j++) out[i * n + j] += a[i * m + k] * b[k * n + j];
-  return out;
-}
-
 /** Adds scale·aᵀa (a: r×n) into the n×n `into`. */
 function addGram(a: Float64Array, r: number, n: number, scale: number, into: Float64Array): void {
   for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) for (let k = 0; k < r; k++) into[i * n + j] += scale * a[k * n + i] * a[k * n + j];
@@ -215,7 +221,7 @@ function freeDirections(problem: BAProblem, layout: Layout, geometry: CameraGeom
     if (layout.poseBase[c] < 0 && !held) continue;
     similarityMotion(problem, geometry, c, motion);
     centreJacobian(problem, geometry, c, jac);
-    multiply(jac, motion, 3, 6, 7, centreMotion);
+    matMul(jac, motion, 3, 6, 7, centreMotion);
     addGram(centreMotion, 3, 7, 1, onCentres);
     if (held) {
       // Its rotation (times ρ, to be a length) and its centre may not move.
@@ -224,7 +230,7 @@ function freeDirections(problem: BAProblem, layout: Layout, geometry: CameraGeom
     }
     if (!prior) continue;
     const frame = prior.frame;
-    const inFrame = frame ? multiply(frame.R, centreMotion, 3, 3, 7, new Float64Array(21)) : centreMotion;
+    const inFrame = frame ? matMul(frame.R, centreMotion, 3, 3, 7, new Float64Array(21)) : centreMotion;
     for (let a = 0; a < 3; a++) {
       const sigma = prior.sigmas[3 * c + a];
       if (!(sigma > 0) || !Number.isFinite(sigma)) continue;
@@ -246,9 +252,7 @@ function freeDirections(problem: BAProblem, layout: Layout, geometry: CameraGeom
     if (!(d > 1e-12 * top)) continue;
     for (let i = 0; i < 7; i++) whiten[7 * i + j] = base.vectors[7 * i + j] / Math.sqrt(d);
   }
-  const whitenT = new Float64Array(49);
-  for (let i = 0; i < 7; i++) for (let j = 0; j < 7; j++) whitenT[7 * j + i] = whiten[7 * i + j];
-  const inner = multiply(whitenT, multiply(fixing, whiten, 7, 7, 7, new Float64Array(49)), 7, 7, 7, new Float64Array(49));
+  const inner = matMul(transpose(whiten, 7, 7), matMul(fixing, whiten, 7, 7, 7), 7, 7, 7);
   const eig = symmetricEigen(inner, 7);
   const maxValue = Math.max(eig.values[6], 0);
   const columns: number[][] = [];
@@ -257,7 +261,7 @@ function freeDirections(problem: BAProblem, layout: Layout, geometry: CameraGeom
     const column = Array.from({ length: 7 }, (_, i) => eig.vectors[7 * i + j]);
     if (column.every((v) => v === 0)) continue;
     const free = maxValue === 0 || eig.values[j] <= FREE_DIRECTION_RATIO * maxValue;
-    const v = multiply(whiten, column, 7, 7, 1, new Float64Array(7));
+    const v = matMul(whiten, column, 7, 7, 1, new Float64Array(7));
     if (v.every((x) => Math.abs(x) < 1e-300)) continue;
     if (free) columns.push(Array.from(v));
     else weakest = Math.min(weakest, eig.values[j] / maxValue);
@@ -267,27 +271,9 @@ function freeDirections(problem: BAProblem, layout: Layout, geometry: CameraGeom
   return { basis, count: columns.length, weakest };
 }
 
-/** X = R⁻¹ of the upper-triangular factor in R's upper triangle (row-major n×n), row by row from the bottom: rows of X combine later rows. */
-function invertUpper(R: Float64Array, n: number): Float64Array {
-  const X = new Float64Array(n * n);
-  for (let i = n - 1; i >= 0; i--) {
-    const rowI = i * n;
-    for (let k = i + 1; k < n; k++) {
-      const r = R[rowI + k];
-      if (r === 0) continue;
-      const rowK = k * n;
-      for (let j = k; j < n; j++) X[rowI + j] += r * X[rowK + j];
-    }
-    const inverse = 1 / R[rowI + i];
-    for (let j = i + 1; j < n; j++) X[rowI + j] *= -inverse;
-    X[rowI + i] = inverse;
-  }
-  return X;
-}
-
 /** Σ_C = A·P·Aᵀ for a 6×6 pose covariance P and the centre Jacobian A (3×6), times σ₀², into out[9c..]. */
 function centreFromPose(jac: Float64Array, pose: Float64Array, factor: number, out: Float64Array, c: number): void {
-  const ap = multiply(jac, pose, 3, 6, 6, new Float64Array(18));
+  const ap = matMul(jac, pose, 3, 6, 6, new Float64Array(18));
   for (let i = 0; i < 3; i++) {
     for (let j = 0; j < 3; j++) {
       let sum = 0;
@@ -333,14 +319,15 @@ export function centreCovariances(problem: BAProblem, options: Partial<Covarianc
   });
   const schur = allocateSchur(weighted, layout);
   const n = layout.reducedSize;
-  if (layout.freePoseCount > settings.denseMaxCameras) {
-    warnings.push(`covariance: ${layout.freePoseCount} cameras are more than ${settings.denseMaxCameras}: each camera's own block is inverted, with the other cameras and the intrinsics held (optimistic σ)`);
+  const banded = layout.denseCost <= settings.bandedDenseMaxCost && n <= settings.bandedDenseMaxSize;
+  if (layout.freePoseCount > settings.denseMaxCameras && !banded) {
+    warnings.push(`covariance: ${layout.freePoseCount} cameras are too many for the reduced system's factor: each camera's own block is inverted, with the other cameras and the intrinsics held (optimistic σ)`);
     return blockInverse(weighted, layout, normal, schur, geometry, variance, covariances, result);
   }
   const S = new Float64Array(n * n);
   if (!formDenseReduced(weighted, layout, normal, schur, 0, S, new Float64Array(n))) return result("dense", "a point's normal block is singular");
   const k = gauge.count;
-  // G (n×k): the free similarity directions in the reduced pose coordinates; H = α·AᵀA·G.
+  // G (n×k): the free similarity directions in the reduced pose coordinates; H = AᵀA·G.
   const G = new Float64Array(n * k);
   const H = new Float64Array(n * k);
   const K = new Float64Array(k * k);
@@ -351,45 +338,55 @@ export function centreCovariances(problem: BAProblem, options: Partial<Covarianc
     if (pb < 0) continue;
     similarityMotion(weighted, geometry, c, motion);
     centreJacobian(weighted, geometry, c, jac);
-    const g = multiply(motion, gauge.basis, 6, 7, k, new Float64Array(6 * k));
-    const ag = multiply(jac, g, 3, 6, k, new Float64Array(3 * k));
+    const g = matMul(motion, gauge.basis, 6, 7, k, new Float64Array(6 * k));
+    const ag = matMul(jac, g, 3, 6, k, new Float64Array(3 * k));
     addGram(ag, 3, k, 1, K);
     G.set(g, pb * k);
     for (let i = 0; i < 6; i++) for (let m = 0; m < k; m++) for (let a = 0; a < 3; a++) H[(pb + i) * k + m] += jac[6 * a + i] * ag[a * k + m];
   }
-  let alpha2 = 0;
-  if (k > 0) {
-    let traceS = 0;
-    let traceH = 0;
-    for (let i = 0; i < n; i++) {
-      traceS += S[i * n + i];
-      for (let m = 0; m < k; m++) traceH += H[i * k + m] ** 2;
-    }
-    alpha2 = traceS / traceH;
-    for (let i = 0; i < n; i++) {
-      for (let j = i; j < n; j++) {
-        let sum = 0;
-        for (let m = 0; m < k; m++) sum += H[i * k + m] * H[j * k + m];
-        S[i * n + j] += alpha2 * sum;
-      }
-    }
+  // Minimal constraints first: k coordinates held, which keeps S's band (an inner-constraint
+  // term H·Hᵀ would fill it), then the S-transformation P = I − G·K⁻¹·Hᵀ (K = HᵀG) carries the
+  // covariance into the inner-constraints datum: Σ = P·Σ_held·Pᵀ (Förstner & Wrobel §4.5.3).
+  const held = heldCoordinates(G, n, k);
+  for (const h of held) {
+    for (let j = h; j < n; j++) S[h * n + j] = 0;
+    for (let i = 0; i < h; i++) S[i * n + h] = 0;
+    S[h * n + h] = 1;
   }
   if (!choleskyUpper(S, n, new Int32Array(n))) return result("dense", "the reduced camera system is singular: the photos leave some camera undetermined");
-  const X = invertUpper(S, n);
-  // Correction G·(HᵀG)⁻¹·(GᵀH)⁻¹·Gᵀ = G·K⁻²·Gᵀ/α², K = GᵀAᵀA·G.
+  // Y = Σ_held·H, column by column with the factor; a held coordinate's row is zero in Σ_held.
+  const Y = new Float64Array(n * k);
+  const column = new Float64Array(n);
+  for (let m = 0; m < k; m++) {
+    for (let i = 0; i < n; i++) column[i] = H[i * k + m];
+    choleskySolveUpper(S, n, column);
+    for (const h of held) column[h] = 0;
+    for (let i = 0; i < n; i++) Y[i * k + m] = column[i];
+  }
+  const T = new Float64Array(k * k);
+  for (let p = 0; p < k; p++) for (let q = 0; q < k; q++) for (let i = 0; i < n; i++) T[p * k + q] += H[i * k + p] * Y[i * k + q];
   const kInverse = k > 0 ? invertSymmetric(K, k) : new Float64Array(0);
-  const correction = k > 0 ? multiply(kInverse, kInverse, k, k, k, new Float64Array(k * k)) : kInverse;
+  selectedInverseUpper(S, n, layout.blockBase, layout.blockSize);
+  for (const h of held) S[h * n + h] = 0;
   const pose = new Float64Array(36);
+  // Per camera: G_c·K⁻¹ (6×k) and Y_c·K⁻¹ (6×k), K symmetric.
+  const gk = new Float64Array(6 * k);
+  const yk = new Float64Array(6 * k);
   for (let c = 0; c < weighted.cameraCount; c++) {
     const pb = layout.poseBase[c];
     if (pb < 0) continue;
+    if (k > 0) {
+      matMul(G.subarray(pb * k, (pb + 6) * k), kInverse, 6, k, k, gk);
+      matMul(Y.subarray(pb * k, (pb + 6) * k), kInverse, 6, k, k, yk);
+    }
     for (let i = 0; i < 6; i++) {
       for (let j = i; j < 6; j++) {
-        const a = (pb + i) * n;
-        const b = (pb + j) * n;
-        let sum = 0;
-        for (let m = pb + j; m < n; m++) sum += X[a + m] * X[b + m];
-        for (let p = 0; p < k; p++) for (let q = 0; q < k; q++) sum -= (G[(pb + i) * k + p] * correction[p * k + q] * G[(pb + j) * k + q]) / alpha2;
+        let sum = S[(pb + i) * n + pb + j];
+        for (let p = 0; p < k; p++) {
+          // − G_c·K⁻¹·Y_cᵀ − Y_c·K⁻¹·G_cᵀ + G_c·K⁻¹·T·K⁻¹·G_cᵀ
+          sum -= gk[i * k + p] * Y[(pb + j) * k + p] + yk[i * k + p] * G[(pb + j) * k + p];
+          for (let q = 0; q < k; q++) sum += gk[i * k + p] * T[p * k + q] * gk[j * k + q];
+        }
         pose[6 * i + j] = sum;
         pose[6 * j + i] = sum;
       }
@@ -398,6 +395,27 @@ export function centreCovariances(problem: BAProblem, options: Partial<Covarianc
     centreFromPose(jac, pose, variance, covariances, c);
   }
   return result("dense");
+}
+
+/**
+ * k reduced coordinates to hold, so that no free direction survives: rows of G (n×k) whose k×k
+ * submatrix is regular, picked by Gaussian elimination with the largest pivot of each column.
+ */
+function heldCoordinates(G: Float64Array, n: number, k: number): number[] {
+  const work = G.slice();
+  const held: number[] = [];
+  for (let m = 0; m < k; m++) {
+    let best = -1;
+    for (let i = 0; i < n; i++) if (!held.includes(i) && (best < 0 || Math.abs(work[i * k + m]) > Math.abs(work[best * k + m]))) best = i;
+    held.push(best);
+    const pivot = work[best * k + m];
+    for (let i = 0; i < n; i++) {
+      if (i === best) continue;
+      const f = work[i * k + m] / pivot;
+      if (f !== 0) for (let q = m; q < k; q++) work[i * k + q] -= f * work[best * k + q];
+    }
+  }
+  return held;
 }
 
 /** Inverse of a small symmetric positive definite k×k matrix by eigen-decomposition. */
