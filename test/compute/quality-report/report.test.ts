@@ -190,4 +190,28 @@ describe("quality-report", () => {
     });
     expect(inModel.median.eastM).toBeGreaterThan(0);
   });
+
+  it("says what it left out and why when the model has no georeference, no measures and no control", async () => {
+    const out = await run({ job: { ...input.job, georeferenceRefused: "the GPS fixes spread 3.0 m and scatter 2.0 m" }, model: generated.model, images: generated.images, measures: null, georeference: null });
+    expect(out.figures.units).toBe("model units");
+    expect(out.figures.summary).toMatchObject({ gsdM: null, crs: null, offset: null, georeferenceSource: null });
+    expect(out.figures.reprojection).toBeNull();
+    expect(out.figures.uncertainty).toBeNull();
+    expect(out.figures.control).toBeNull();
+    expect(out.figures.leftOut.map((l) => `${l.kind}:${l.name}:${l.reason}`)).toEqual([
+      "input:notes.txt:not an image",
+      "photo:DJI_0005.JPG:too few matches",
+      "section:georeference:the GPS fixes spread 3.0 m and scatter 2.0 m",
+      "section:reprojection error:not measured for this job",
+      "section:camera position uncertainty:not measured for this job",
+      "section:control and checkpoints:no control points or checkpoints were given",
+    ]);
+    // Without a GSD the cell follows the extent: at most maxMapPixels cells a side.
+    expect(Math.max(out.overlap.width, out.overlap.height)).toBeLessThanOrEqual(512);
+    expect(out.figures.summary.areaM2).toBeGreaterThan(0);
+    const { doc, errors } = parseStrict(out.html);
+    expect(errors).toEqual([]);
+    expect(doc.documentElement!.textContent).toContain("the GPS fixes spread 3.0 m and scatter 2.0 m");
+    expect(elements(doc).filter((e) => e.tagName === "section")).toHaveLength(7);
+  });
 });
