@@ -4,6 +4,7 @@ import path from "node:path";
 import type { Format } from "../../shared/formats.js";
 import type { Quality } from "../../shared/jobs.js";
 import type { SkippedInput, StageReport } from "../scene/index.js";
+import type { QualityFigures } from "../stages/quality-report/index.js";
 
 export interface PipelineOutput {
   format: Format;
@@ -36,6 +37,11 @@ export interface PipelineReport {
   georeference?: GeoreferenceReport;
   /** Why photos with GPS fixes still gave no georeference. */
   georeferenceRefused?: string;
+  /**
+   * The quality report's figures (compute/stages/quality-report), the numbers report.html shows
+   * (`quality` already names the preset).
+   */
+  qualityReport?: QualityFigures;
   /** Present when the run failed with a client-facing PipelineError. */
   error?: { code: string; message: string; suggestion: string };
 }
