@@ -37,7 +37,7 @@ import * as sfm from "../compute/stages/sfm/index.js";
 import { datasetInputs, datasetsRoot, listDatasets, repoRoot } from "./datasets.js";
 import { runFront } from "./pipeline-front.js";
 import { renderGlbView } from "./look.js";
-import { ensureColmap, runColmap } from "./sfm.js";
+import { ensureColmap, runColmap } from "./colmap.js";
 import { FORMATS } from "../shared/formats.js";
 
 
