@@ -99,9 +99,14 @@ async function measuredColmap(args: string[], dir: string): Promise<ColmapStep> 
   return { step: args[0], wallS, cpuS, ...(Number.isFinite(kib) ? { peakRssMiB: kib / 1024 } : {}) };
 }
 
+/** Whether COLMAP's sparse run can take `files`: photos only (a video would need its frames extracted first). */
+export function colmapTakes(files: Array<{ name: string }>): boolean {
+  return !files.some((f) => /\.(mp4|mov)$/i.test(f.name));
+}
+
 /** COLMAP's sparse run on `files` in a folder of its own under `workRoot` (removed after), and its largest model's poses. */
 export async function runColmap(files: Array<{ path: string; name: string }>, workRoot: string): Promise<ColmapRun> {
-  if (files.some((f) => /\.(mp4|mov)$/i.test(f.name))) return { poses: [], meanReprojectionErrorPx: 0, seconds: 0, steps: [], error: "video input: COLMAP needs frames, skipped" };
+  if (!colmapTakes(files)) return { poses: [], meanReprojectionErrorPx: 0, seconds: 0, steps: [], error: "video input: COLMAP needs frames, skipped" };
   const dir = await mkdtemp(path.join(workRoot, "colmap-"));
   const imageDir = path.join(dir, "images");
   await mkdir(imageDir);

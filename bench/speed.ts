@@ -2,7 +2,7 @@
  * @module `npm run bench -- speed [set-name-filter...] [--quality Q] [--no-colmap]`: issue 42,
  * "Fast on every capture". Runs the whole pipeline (standard preset by default) on every set
  * in ../shared/datasets, each in a process of its own (speed-job.ts), and COLMAP's sparse-only
- * run (colmap.ts) on the same images after it, one at a time so that neither shares the cores
+ * run (colmap.ts) on the same images after it (not on a video set), one at a time so that neither shares the cores
  * with the other. Prints per stage the wall time, the CPU time (user + system of every thread),
  * the average cores in use (CPU / wall) and the peak memory, the same for COLMAP's three
  * steps, then a summary with the ratio of our whole pipeline's wall time to COLMAP's sparse
@@ -22,7 +22,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { Quality } from "../shared/jobs.js";
 import { measuredChildren } from "./child-usage.js";
-import { ensureColmap, runColmap, type ColmapStep } from "./colmap.js";
+import { colmapTakes, ensureColmap, runColmap, type ColmapStep } from "./colmap.js";
 import { datasetInputs, datasetsRoot, listDatasets, repoRoot } from "./datasets.js";
 import type { SpeedJobFigures } from "./speed-job.js";
 
@@ -153,7 +153,9 @@ export async function run(args: string[]): Promise<void> {
       const setDir = path.join(datasetsRoot, set);
       const before = loadavg()[0];
       const job = await runPipelineJob(setDir, path.join(workRoot, set.replace(/\//g, "_")), quality);
-      const colmap = withColmap ? await runColmapMeasured(await datasetInputs(setDir), workRoot) : undefined;
+      const files = await datasetInputs(setDir);
+      // A video set has no COLMAP figures: its sparse run would need the frames extracted first.
+      const colmap = withColmap && colmapTakes(files) ? await runColmapMeasured(files, workRoot) : undefined;
       const result: SetSpeed = { set, ...job, ...(colmap ? { colmap } : {}), load: [before, loadavg()[0]] };
       results.push(result);
       printSet(result, quality);
