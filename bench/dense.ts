@@ -6,7 +6,7 @@
  * preset (compute/pipeline QUALITY_PRESETS). The stages are called one by one rather than
  * through runPipeline because the accuracy figures need the in-memory cameras and cloud, which
  * runPipeline only writes to files. With --colmap, COLMAP's sparse run (feature_extractor +
- * exhaustive_matcher + mapper, as bench/sfm.ts) follows on the same images, and the ratio of our
+ * exhaustive_matcher + mapper, bench/colmap.ts) follows on the same images, and the ratio of our
  * whole pipeline's wall time to COLMAP's sparse time is printed.
  *
  * For sets with gt/surface.ply: the reconstructed camera centres are aligned to the true ones
@@ -37,7 +37,7 @@ import * as sfm from "../compute/stages/sfm/index.js";
 import { datasetInputs, datasetsRoot, listDatasets, repoRoot } from "./datasets.js";
 import { runFront } from "./pipeline-front.js";
 import { renderGlbView } from "./look.js";
-import { ensureColmap, runColmap } from "./sfm.js";
+import { ensureColmap, runColmap } from "./colmap.js";
 import { FORMATS } from "../shared/formats.js";
 
 

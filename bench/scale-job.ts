@@ -2,8 +2,8 @@
  * @module One reconstruction of `npm run bench -- scale`, in a process of its own so that its
  * peak memory is its own: `tsx bench/scale-job.ts <photos dir> <truth.json> <out dir> <quality> [--sparse-only]`.
  * Runs compute/pipeline's runPipeline on the photos and prints one JSON line: per stage the wall
- * time, the CPU time of the whole process (every thread) and the peak resident memory sampled
- * every 100 ms; the registration count and the camera errors against the truth, read back from
+ * time, the CPU time of the whole process (every thread) and the peak resident memory
+ * (stage-meter.ts); the registration count and the camera errors against the truth, read back from
  * the COLMAP export the user would download. With `--survey=<photos>:<seed>:<width>x<height>`
  * and a dense run, also the dense cloud's (model.ply) precision, completeness and F-score
  * against the surface the true cameras see (surface-truth.ts), after the similarity that maps
@@ -19,15 +19,9 @@ import { robustSimilarity } from "../compute/geometry/similarity.js";
 import { cameraCenter } from "../compute/scene/index.js";
 import { cameraAccuracy, type NamedPose } from "../compute/stages/sfm/accuracy.js";
 import { surveyCapture } from "../test/support/survey-scene.js";
-import { parseImagesTxt } from "./sfm.js";
+import { parseImagesTxt } from "./colmap.js";
+import { processFigures, StageMeter, type StageFigures } from "./stage-meter.js";
 import { readServicePly, surfaceScore, visibleSurfaceSamples, type SurfaceScore } from "./surface-truth.js";
-
-export interface StageFigures {
-  stage: string;
-  wallS: number;
-  cpuS: number;
-  peakRssMiB: number;
-}
 
 export interface JobFigures {
   photos: number;
@@ -97,18 +91,9 @@ async function main(): Promise<void> {
   const names = (await readdir(photosDir)).filter((n) => /\.(jpg|mp4)$/.test(n)).sort();
   const files = names.map((name) => ({ path: path.join(photosDir, name), name }));
   const workDir = await mkdtemp(path.join(tmpdir(), "scale-"));
-  const stages: StageFigures[] = [];
-  let current: { stage: string; wall: number; cpu: number; peak: number } | null = null;
-  const close = () => {
-    if (!current) return;
-    const cpu = process.cpuUsage();
-    stages.push({ stage: current.stage, wallS: (performance.now() - current.wall) / 1000, cpuS: (cpu.user + cpu.system) / 1e6 - current.cpu, peakRssMiB: current.peak / 2 ** 20 });
-  };
-  const sampler = setInterval(() => {
-    if (current) current.peak = Math.max(current.peak, process.memoryUsage.rss());
-  }, 100);
+  const meter = new StageMeter();
   const started = performance.now();
-  const figures: JobFigures = { photos: files.length, registered: 0, stages, wallS: 0, cpuS: 0, peakRssMiB: 0, rotationMedianDeg: NaN, rotationMaxDeg: NaN, centreMedianPercent: NaN, centreMaxPercent: NaN };
+  const figures: JobFigures = { photos: files.length, registered: 0, stages: meter.stages, wallS: 0, cpuS: 0, peakRssMiB: 0, rotationMedianDeg: NaN, rotationMaxDeg: NaN, centreMedianPercent: NaN, centreMaxPercent: NaN };
   try {
     await runPipeline({
       files,
@@ -116,15 +101,9 @@ async function main(): Promise<void> {
       outDir,
       quality: quality as Quality,
       sparseOnly,
-      onProgress: (event) => {
-        if (current?.stage === event.stage) return;
-        close();
-        const cpu = process.cpuUsage();
-        current = { stage: event.stage, wall: performance.now(), cpu: (cpu.user + cpu.system) / 1e6, peak: process.memoryUsage.rss() };
-      },
+      onProgress: meter.onProgress,
     });
-    close();
-    current = null;
+    meter.stop();
     jobFigures(figures, started);
     const zip = unzipSync(new Uint8Array(await readFile(path.join(outDir, (await readdir(outDir)).find((n) => n.includes("colmap"))!))));
     const estimated: NamedPose[] = parseImagesTxt(new TextDecoder().decode(zip["images.txt"]));
@@ -143,11 +122,10 @@ async function main(): Promise<void> {
     if (selectionMs !== undefined) figures.matchingSelectionS = selectionMs / 1000;
     if (keypointsMs !== undefined) figures.keypointsS = keypointsMs / 1000;
   } catch (err) {
-    close();
+    meter.stop();
     if (figures.wallS === 0) jobFigures(figures, started);
     figures.error = (err as Error).message;
   } finally {
-    clearInterval(sampler);
     await rm(workDir, { recursive: true, force: true });
   }
   figures.evaluationS = (performance.now() - started) / 1000 - figures.wallS;
@@ -162,10 +140,7 @@ async function main(): Promise<void> {
  * the job, the process's peak (5,219 MiB) stood 1.2 GiB above any stage's (export, 4,001).
  */
 function jobFigures(figures: JobFigures, started: number): void {
-  const cpu = process.cpuUsage();
-  figures.wallS = (performance.now() - started) / 1000;
-  figures.cpuS = (cpu.user + cpu.system) / 1e6;
-  figures.peakRssMiB = process.resourceUsage().maxRSS / 1024;
+  Object.assign(figures, processFigures(started));
 }
 
 main().catch((err) => {

@@ -11,18 +11,17 @@
  * them anew inside each set's time instead, as the CLI (one job per process) does. COLMAP's
  * time counts its three processes' start-up.
  */
-import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { FRESH_FRONT, KeptFrontWorkers, type FrontLease } from "../compute/pipeline/front-pool.js";
 import { QUALITY_PRESETS, type StagePresets } from "../compute/pipeline/presets.js";
 import { placeCameras, WIDE_BASELINE_MAX_IMAGES } from "../compute/pipeline/place-cameras.js";
 import * as features from "../compute/stages/features/index.js";
 import type { RigidTransform } from "../compute/scene/index.js";
 import { cameraAccuracy, type CameraAccuracy, type NamedPose } from "../compute/stages/sfm/accuracy.js";
+import { ensureColmap, runColmap } from "./colmap.js";
 import { datasetInputs, datasetsRoot, listDatasets, repoRoot } from "./datasets.js";
 import { runFront } from "./pipeline-front.js";
 
@@ -124,105 +123,6 @@ async function benchSet(set: string, setDir: string, workRoot: string, preset: S
     };
   }
   return result;
-}
-
-// ---------------------------------------------------------------------------------------------
-// COLMAP on the same images (CPU SIFT, exhaustive matching, incremental mapper).
-
-const exec = promisify(execFile);
-let colmapChecked: boolean | null = null;
-
-/** True when `colmap` runs; installs Debian's package first when root and apt-get can. */
-export async function ensureColmap(): Promise<boolean> {
-  if (colmapChecked !== null) return colmapChecked;
-  const works = async () => exec("colmap", ["help"], { maxBuffer: 1 << 24 }).then(() => true, () => false);
-  colmapChecked = await works();
-  if (!colmapChecked && process.getuid?.() === 0 && existsSync("/usr/bin/apt-get")) {
-    console.log("bench sfm: colmap not on PATH; trying apt-get install -y colmap");
-    await exec("apt-get", ["install", "-y", "colmap"], { maxBuffer: 1 << 26, env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } }).catch((e: unknown) => {
-      console.log(`bench sfm: apt-get install colmap failed: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}`);
-    });
-    colmapChecked = await works();
-  }
-  if (!colmapChecked) console.log("bench sfm: colmap not available; COLMAP columns are n/a");
-  return colmapChecked;
-}
-
-interface ColmapRun {
-  poses: NamedPose[];
-  meanReprojectionErrorPx: number;
-  seconds: number;
-  error?: string;
-}
-
-/** Row-major rotation of the unit quaternion (w, x, y, z), COLMAP's images.txt order. */
-function quaternionRotation(w: number, x: number, y: number, z: number): Float64Array {
-  return new Float64Array([
-    1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y),
-    2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
-    2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y),
-  ]);
-}
-
-export function parseImagesTxt(text: string): NamedPose[] {
-  const lines = text.split("\n").filter((l) => l.length > 0 && !l.startsWith("#"));
-  const poses: NamedPose[] = [];
-  // Two lines per image: the pose line, then its 2-D points.
-  for (let i = 0; i < lines.length; i += 2) {
-    const f = lines[i].trim().split(/\s+/);
-    const [qw, qx, qy, qz, tx, ty, tz] = f.slice(1, 8).map(Number);
-    poses.push({ name: f.slice(9).join(" "), camFromWorld: { R: quaternionRotation(qw, qx, qy, qz), t: new Float64Array([tx, ty, tz]) } });
-  }
-  return poses;
-}
-
-/** Observation-weighted mean of points3D.txt's per-point ERROR (as COLMAP's own summary). */
-function parsePointsError(text: string): number {
-  let sum = 0;
-  let n = 0;
-  for (const line of text.split("\n")) {
-    if (line.length === 0 || line.startsWith("#")) continue;
-    const f = line.trim().split(/\s+/);
-    const views = (f.length - 8) / 2;
-    sum += Number(f[7]) * views;
-    n += views;
-  }
-  return n === 0 ? 0 : sum / n;
-}
-
-export async function runColmap(files: Array<{ path: string; name: string }>, workRoot: string): Promise<ColmapRun> {
-  if (files.some((f) => /\.(mp4|mov)$/i.test(f.name))) return { poses: [], meanReprojectionErrorPx: 0, seconds: 0, error: "video input: COLMAP needs frames, skipped" };
-  const dir = await mkdtemp(path.join(workRoot, "colmap-"));
-  const imageDir = path.join(dir, "images");
-  await mkdir(imageDir);
-  for (const f of files) await symlink(f.path, path.join(imageDir, f.name));
-  const db = path.join(dir, "database.db");
-  const sparse = path.join(dir, "sparse");
-  const text = path.join(dir, "text");
-  await mkdir(sparse);
-  await mkdir(text);
-  const started = performance.now();
-  const colmap = (args: string[]) => exec("colmap", args, { maxBuffer: 1 << 26 });
-  try {
-    await colmap(["feature_extractor", "--database_path", db, "--image_path", imageDir, "--SiftExtraction.use_gpu", "0"]);
-    await colmap(["exhaustive_matcher", "--database_path", db, "--SiftMatching.use_gpu", "0"]);
-    await colmap(["mapper", "--database_path", db, "--image_path", imageDir, "--output_path", sparse]);
-    const seconds = (performance.now() - started) / 1000;
-    const models = (await readdir(sparse)).sort();
-    let best: ColmapRun = { poses: [], meanReprojectionErrorPx: 0, seconds, error: "mapper produced no model" };
-    for (const m of models) {
-      const out = path.join(text, m);
-      await mkdir(out);
-      await colmap(["model_converter", "--input_path", path.join(sparse, m), "--output_path", out, "--output_type", "TXT"]);
-      const poses = parseImagesTxt(await readFile(path.join(out, "images.txt"), "utf8"));
-      if (poses.length > best.poses.length) {
-        best = { poses, meanReprojectionErrorPx: parsePointsError(await readFile(path.join(out, "points3D.txt"), "utf8")), seconds };
-      }
-    }
-    return best;
-  } catch (err) {
-    return { poses: [], meanReprojectionErrorPx: 0, seconds: (performance.now() - started) / 1000, error: err instanceof Error ? err.message.split("\n")[0] : String(err) };
-  }
 }
 
 function fmt(value: number | undefined, digits = 2): string {

@@ -26,7 +26,8 @@ import { datasetInputs, datasetsRoot, listDatasets, repoRoot } from "./datasets.
 import { runFront } from "./pipeline-front.js";
 import { observationsOptimum, type ObservationsOptimum } from "./optimum.js";
 import { loadPublished, publishedCamera, type PublishedSet } from "./published.js";
-import { ensureColmap, loadGroundTruth, runColmap } from "./sfm.js";
+import { ensureColmap, runColmap } from "./colmap.js";
+import { loadGroundTruth } from "./sfm.js";
 
 interface Subset {
   name: string;

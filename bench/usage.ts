@@ -24,6 +24,12 @@ export interface BenchUsage {
 
 const QUALITY = "preview | standard | high";
 
+/** The options bench sfm and bench speed share. */
+const SFM_OPTIONS: BenchOption[] = [
+  { name: "quality", form: "next", arg: "Q", help: `${QUALITY} (default standard)` },
+  { name: "no-colmap", form: "flag", help: "skip COLMAP (default: run it where it can be installed)" },
+];
+
 export const BENCHES = {
   edge: {
     summary: "the edge Worker in workerd: memory while uploading up to ~200 MiB, then status requests/s and CPU per request",
@@ -37,8 +43,7 @@ export const BENCHES = {
     args: "[set-filter...]",
     summary: "accuracy and speed of ingest → features → matching → sfm on every dataset, beside COLMAP's mapper",
     options: [
-      { name: "quality", form: "next", arg: "Q", help: `${QUALITY} (default standard)` },
-      { name: "no-colmap", form: "flag", help: "skip COLMAP (default: run it where it can be installed)" },
+      ...SFM_OPTIONS,
       { name: "cold", form: "flag", help: "start the front workers inside each set's time, as the CLI does (default: kept warm)" },
     ],
   },
@@ -165,6 +170,13 @@ export const BENCHES = {
       { name: "jobs", form: "next", arg: "N", help: "jobs in the burst (default 30)" },
       { name: "kill-after", form: "next", arg: "S", help: "kill a compute process after S seconds (default: once a third of the jobs completed)" },
       { name: "timeout", form: "next", arg: "S", help: "give up after S seconds (default 2400)" },
+    ],
+  },
+  speed: {
+    args: "[set-filter...]",
+    summary: "the whole pipeline on every dataset, each in a process of its own, and COLMAP's sparse run beside it: wall, CPU, cores and peak memory per stage, and the ratio to COLMAP",
+    options: [
+      ...SFM_OPTIONS,
     ],
   },
 } satisfies Record<string, BenchUsage>;
