@@ -7,7 +7,7 @@
  * suggestion; anything else is a bug and propagates as is (the job runner reports it as
  * `processing_error`).
  */
-import { mkdir } from "node:fs/promises";
+import { mkdir, stat } from "node:fs/promises";
 import path from "node:path";
 import type { Format } from "../../shared/formats.js";
 import { MODEL_FORMATS } from "../../shared/formats.js";
@@ -29,6 +29,11 @@ import { costOptions, jobWeights } from "./stage-costs.js";
 import { writeReport, type PipelineOutput, type PipelineReport } from "./report.js";
 import { placeCameras, WIDE_BASELINE_MAX_IMAGES } from "./place-cameras.js";
 import { locate, outputEpsgOf, surveyInputs, type Located } from "./locate.js";
+import { controlResiduals, controlSetup, locateByControl, type ControlSetup } from "./control.js";
+import { measureForReport, writeQualityReport } from "./quality.js";
+import { writeSurveyRasters } from "./survey-rasters.js";
+import type { ModelMeasures } from "../stages/quality-report/index.js";
+import type { ControlReport } from "../stages/sfm/index.js";
 
 export { faceBudgetFor, QUALITY_PRESETS } from "./presets.js";
 export type { PipelineOutput, PipelineReport } from "./report.js";
@@ -119,6 +124,12 @@ interface RunState {
   outputs: PipelineOutput[];
   located: Located | null;
   georeferenceRefused?: string;
+  /** Ground control as SfM took it, and what it made of it. */
+  control: ControlSetup | null;
+  controlReport: ControlReport | null;
+  /** Reprojection errors and centre covariances for the quality report (jobs with control or GPS only). */
+  measures: ModelMeasures | null;
+  imageRefs: ImageRef[];
 }
 
 /**
@@ -148,6 +159,7 @@ async function sparseStages(input: PipelineInput, timeline: Timeline, run: RunSt
     const reweight = (keypointsPerImage?: number) => timeline.tracker.reweight(jobWeights(baseWeights(input), images, costs, input.sparseOnly ?? false, ingested.report.wallMs / 1000, keypointsPerImage));
     reweight();
     run.images = images.length;
+    run.imageRefs = images;
     run.skipped = ingested.skipped;
     if (images.length < 2) {
       throw new PipelineError("not_enough_images", "ingest: a reconstruction needs at least 2 usable images", "Upload at least 10–20 overlapping photos of the object from different angles.");
@@ -175,20 +187,29 @@ async function sparseStages(input: PipelineInput, timeline: Timeline, run: RunSt
   } finally {
     await lease.release(front);
   }
-  const placed = await stage(timeline, "sfm", (p) => placeCameras({ images, refined: detected.features, unrefined, pairs: matched.pairs, tracks: matched.tracks }, preset, p));
+  run.control = input.control_points ? controlSetup(input.control_points, images, outputEpsgOf(input.output_crs)) : null;
+  const placement = run.control ? { ...preset, sfm: { ...preset.sfm, controlPoints: run.control.targets } } : preset;
+  const placed = await stage(timeline, "sfm", (p) => placeCameras({ images, refined: detected.features, unrefined, pairs: matched.pairs, tracks: matched.tracks }, placement, p));
   const sparse = placed.sfm;
   timeline.reports.push(...placed.reports, sparse.report);
   run.model = sparse.model;
+  run.controlReport = sparse.report.control ?? null;
+  // A survey's quality report needs the observations' residuals, measured while the features live.
+  if (run.control || images.some((image) => image.gps)) run.measures = measureForReport(sparse.model, placed.features);
   return { images, model: sparse.model };
 }
 
 async function execute(input: PipelineInput, timeline: Timeline, run: RunState): Promise<void> {
   const preset = QUALITY_PRESETS[input.quality];
   const { images, model } = await sparseStages(input, timeline, run);
-  const placed = locate(images, model, outputEpsgOf(undefined));
-  run.located = placed.located;
-  run.georeferenceRefused = placed.refused;
-  const located = placed.located;
+  if (run.control && run.controlReport?.applied) {
+    run.located = locateByControl(run.control, model);
+  } else {
+    const placed = locate(images, model, outputEpsgOf(input.output_crs));
+    run.located = placed.located;
+    run.georeferenceRefused = [run.controlReport?.reason && `ground control not applied: ${run.controlReport.reason}`, placed.refused].filter(Boolean).join("; ") || undefined;
+  }
+  const located = run.located;
   let cloud = sparseCloud(model);
   let surface: Mesh | null = null;
   let atlas: TexturedMesh | null = null;
@@ -212,6 +233,11 @@ async function execute(input: PipelineInput, timeline: Timeline, run: RunState):
   const exported = await stage(timeline, "export", () => exporter.run(exportInput, { formats, outDir: input.outDir, ...(located ? { georeference: { crs: located.frame.crs, wkt: located.frame.wkt, offset: located.frame.offset } } : {}) }));
   timeline.reports.push(exported.report);
   run.outputs = exported.files;
+  if (located && atlas) {
+    const rasters = await writeSurveyRasters(located, atlas, input.outDir);
+    timeline.reports.push(rasters.report);
+    run.outputs.push(...rasters.files);
+  }
 }
 
 function buildReport(input: PipelineInput, startedAt: Date, timeline: Timeline, run: RunState, error?: PipelineError): PipelineReport {
@@ -242,7 +268,7 @@ export async function runPipeline(input: PipelineInput): Promise<PipelineResult>
   const startedAt = new Date();
   const emit = input.onProgress ?? (() => {});
   const timeline: Timeline = { tracker: new ProgressTracker(baseWeights(input), emit), reports: [] };
-  const run: RunState = { images: 0, skipped: [], model: null, outputs: [], located: null };
+  const run: RunState = { images: 0, skipped: [], model: null, outputs: [], located: null, control: null, controlReport: null, measures: null, imageRefs: [] };
   await mkdir(input.outDir, { recursive: true });
   try {
     await execute(input, timeline, run);
@@ -252,6 +278,17 @@ export async function runPipeline(input: PipelineInput): Promise<PipelineResult>
     throw err;
   }
   const report = buildReport(input, startedAt, timeline, run);
+  if (run.located && run.model) {
+    // The survey's printable report (the `report` download) and its figures in report.json.
+    const quality = await writeQualityReport(report, { model: run.model, images: run.imageRefs, measures: run.measures, located: run.located, outDir: input.outDir, ...(run.controlReport ? { control: controlResiduals(run.controlReport) } : {}) });
+    report.qualityReport = quality.figures;
+    report.stages.push(quality.report);
+    if (quality.file) {
+      const bytes = (await stat(quality.file)).size;
+      run.outputs.push({ format: "report", path: quality.file, bytes });
+      report.outputs.push({ format: "report", file: path.basename(quality.file), bytes });
+    }
+  }
   await writeReport(input.outDir, report);
   timeline.tracker.finish("export", input.files.length);
   return { report, outputs: run.outputs };

@@ -6,7 +6,7 @@
  * ignores reports from stale attempts. When this process dies mid-job, the object's watchdog
  * notices the missing heartbeat and re-dispatches or fails the job.
  */
-import { mkdir, rm } from "node:fs/promises";
+import { mkdir, readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { CONTENT_TYPES } from "../../shared/formats.js";
 import type { JobMessage } from "../../shared/jobs.js";
@@ -152,6 +152,12 @@ async function execute(
   return outcome;
 }
 
+/** report.json's georeference as the status record carries it (docs/API.md `georeference`), if the model has one. */
+async function georeferenceOf(reportPath: string): Promise<{ crs: string; offset: [number, number, number] } | null> {
+  const report = JSON.parse(await readFile(reportPath, "utf8").catch(() => "{}")) as { georeference?: { crs: string; offset: [number, number, number] } };
+  return report.georeference ? { crs: report.georeference.crs, offset: report.georeference.offset } : null;
+}
+
 async function finish(job: JobMessage, handle: RunningJob, ctx: JobContext, outcome: Outcome, jobDir: string): Promise<void> {
   const id = job.reconstruction_id;
   if (outcome.type === "cancelled") {
@@ -173,7 +179,8 @@ async function finish(job: JobMessage, handle: RunningJob, ctx: JobContext, outc
   }
   const reportPath = path.join(jobDir, "out", "report.json");
   await ctx.edge.uploadObject(reportKey(id), reportPath, "application/json").catch((err: unknown) => ctx.log({ level: "warn", job: id, event: "report_upload_failed", error: String(err) }));
-  const answer = await ctx.edge.complete(id, { attempt: handle.attempt, formats });
+  const georeference = await georeferenceOf(reportPath);
+  const answer = await ctx.edge.complete(id, { attempt: handle.attempt, formats, ...(georeference ? { georeference } : {}) });
   ctx.log({ level: "info", job: id, event: "completed", accepted: answer.accepted, formats: formats.length, seconds: (Date.now() - handle.startedAt) / 1000 });
 }
 
