@@ -144,14 +144,24 @@ reconstructionPages.get("/:id", async function detailPage(c) {
         <p id="viewer-status" role="status">Loading the model… (needs JavaScript and WebGL)</p>
       </div></section>`
     : "";
+  const survey = record.georeference
+    ? html`<section aria-labelledby="survey-title"><h2 id="survey-title">Survey</h2>
+      <p>Coordinates: <strong>${record.georeference.crs.startsWith("EPSG:") ? record.georeference.crs : "WKT (see the LAS)"}</strong>; model coordinates plus
+        <code>${record.georeference.offset.map((v) => v.toFixed(3)).join(", ")}</code> are coordinates in it.</p>
+      ${available.has("report") ? html`<p><a href="/dashboard/reconstructions/${record.id}/download/report" data-format="report">Quality report</a> (printable: control and checkpoint residuals, overlap, calibration)</p>` : ""}
+      ${available.has("ortho")
+        ? html`<figure id="ortho-preview" class="ortho-preview" data-ortho="${await download(c, record, "ortho")}"><canvas aria-label="Orthophoto, north up"></canvas>
+          <figcaption role="status">Loading the orthophoto… (needs JavaScript)</figcaption></figure>`
+        : ""}</section>`
+    : "";
   const downloads = html`<section aria-labelledby="downloads-title"><h2 id="downloads-title">Downloads</h2>
     ${record.status === "completed"
       ? html`<ul class="downloads">${offeredFormats(record).map(({ format: f, file_size }) => html`<li><a href="/dashboard/reconstructions/${record.id}/download/${f}" data-format="${f}">${f.toUpperCase()}</a> (${fileSize(file_size)})</li>`)}</ul>`
       : html`<p>Files are ready once the reconstruction is completed.</p>`}</section>`;
   return c.html(
     page(
-      { title: `Reconstruction ${record.id}`, user: c.get("user"), csrf: c.get("csrf"), current: "reconstructions", scripts: available.has("glb") ? ["dashboard.js", "viewer.js"] : ["dashboard.js"] },
-      html`${statusBlock(record, eta(record))}${viewer}${downloads}${reportSection(report)}`,
+      { title: `Reconstruction ${record.id}`, user: c.get("user"), csrf: c.get("csrf"), current: "reconstructions", scripts: ["dashboard.js", ...(available.has("glb") ? ["viewer.js"] : []), ...(available.has("ortho") ? ["ortho-preview.js"] : [])] },
+      html`${statusBlock(record, eta(record))}${viewer}${survey}${downloads}${reportSection(report)}`,
     ),
   );
 });

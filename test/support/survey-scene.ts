@@ -7,7 +7,7 @@
  *
  * Units: the flight altitude is 1; world +Z up as in render.ts. Deterministic for a seed.
  */
-import { enuToGeodetic } from "../../compute/geometry/geodesy.js";
+import { enuToGeodetic, type Geodetic } from "../../compute/geometry/geodesy.js";
 import { createRng } from "../../compute/math/random.js";
 import type { ExifFields } from "./fixtures.js";
 import { box, cylinder, rectangle, sphere, type Primitive, type SceneDef } from "./render.js";
@@ -21,6 +21,8 @@ const ALTITUDE = 1;
 export const SURVEY_METRES_PER_UNIT = 60;
 /** Where the town lies (degrees), and the ground's height above sea level (metres). */
 const ORIGIN = { latitudeDeg: 47.3769, longitudeDeg: 8.5417, groundM: 408 };
+/** ORIGIN as a geodetic reference: scene (x, y, z) is east, north, up of it in SURVEY_METRES_PER_UNIT. */
+export const SURVEY_ORIGIN: Geodetic = { latitudeDeg: ORIGIN.latitudeDeg, longitudeDeg: ORIGIN.longitudeDeg, heightM: ORIGIN.groundM };
 /** A consumer drone's fix without RTK: σ 1.5 m horizontally, 3 m vertically, no accuracy in the EXIF. */
 export const SURVEY_GPS_SIGMA_M = { horizontal: 1.5, vertical: 3 };
 /**

@@ -25,7 +25,7 @@ Commands:
   help [command]              print this help, or a command's
 
 Options:
-  --format LIST        formats to download, comma-separated: obj ply gltf glb stl las colmap transforms (default glb)
+  --format LIST        formats to download, comma-separated: obj ply gltf glb stl las colmap transforms, and for a survey ortho dsm report (default glb)
   --out DIR            where to save downloads (default .)
   --quality Q          preview | standard | high (default: the server's, standard)
   --upload MODE        multipart | tus (resumable, for large captures) (default multipart)
@@ -72,7 +72,7 @@ Arguments:
   <dir|files...>       folders and/or files to upload
 
 Options:
-  --format LIST        formats to download, comma-separated: obj ply gltf glb stl las colmap transforms (default glb)
+  --format LIST        formats to download, comma-separated: obj ply gltf glb stl las colmap transforms, and for a survey ortho dsm report (default glb)
   --out DIR            where to save the downloads (default .)
   --quality Q          preview | standard | high (default: the server's, standard)
   --upload MODE        multipart | tus (resumable, for large captures) (default multipart)
@@ -117,7 +117,7 @@ Arguments:
   <id>                 the reconstruction's id (rec_...)
 
 Options:
-  --format LIST        formats to download, comma-separated: obj ply gltf glb stl las colmap transforms (default glb)
+  --format LIST        formats to download, comma-separated: obj ply gltf glb stl las colmap transforms, and for a survey ortho dsm report (default glb)
   --out DIR            where to save them (default .)
 ${COMMON_OPTIONS}
 
@@ -157,7 +157,7 @@ Example:
   photogrammetry cancel rec_G32nW90rcZPO8bzRKbRhHaJL`,
 };
 
-const FORMATS: Format[] = ["obj", "ply", "gltf", "glb", "stl", "las", "colmap", "transforms"];
+const FORMATS: Format[] = ["obj", "ply", "gltf", "glb", "stl", "las", "colmap", "transforms", "ortho", "dsm", "report"];
 const QUALITIES: Quality[] = ["preview", "standard", "high"];
 const STATUSES: Array<StatusRecord["status"]> = ["pending", "processing", "completed", "failed"];
 

@@ -73,7 +73,15 @@ export class PhotogrammetryClient {
     const idempotencyKey = options.idempotencyKey ?? randomUUID();
     if (options.upload === "tus") {
       const uploads = await tusUploadAll(files, { endpoint: `${this.transport.baseUrl}/v1/uploads`, apiKey: this.options.apiKey, ...options.tus }, options.onUploadProgress);
-      const body: CreateFromUploadsBody = { uploads, ...(options.quality ? { quality: options.quality } : {}) };
+      // A resumable creation sends the control points' file as text in its body (docs/API.md "Control points").
+      const gcp = options.gcp === undefined ? {} : { gcp: await new Response((await resolveSource(options.gcp, files.length)).open()).text() };
+      const body: CreateFromUploadsBody = {
+        uploads,
+        ...(options.quality ? { quality: options.quality } : {}),
+        ...gcp,
+        ...(options.checkpoints?.length ? { checkpoints: options.checkpoints } : {}),
+        ...(options.outputCrs ? { output_crs: options.outputCrs } : {}),
+      };
       return this.transport.json<CreationRecord>("/v1/reconstruction", {
         method: "POST",
         headers: { "content-type": "application/json", "idempotency-key": idempotencyKey },
@@ -181,6 +189,11 @@ export function defaultFileName(id: string, format: Format): string {
       return `${id}-${format}.zip`;
     case "transforms":
       return `${id}-transforms.json`;
+    case "ortho":
+    case "dsm":
+      return `${id}-${format}.tif`;
+    case "report":
+      return `${id}-report.html`;
     default:
       return `${id}.${format}`;
   }
