@@ -13,7 +13,8 @@ import { fileURLToPath } from "node:url";
 import sharp from "sharp";
 import type { Browser, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FORMATS } from "../../shared/formats.js";
+// A reconstruction without a georeference offers the model formats (no ortho, dsm or report).
+import { MODEL_FORMATS as FORMATS } from "../../shared/formats.js";
 import { renderScene, writeViewsAsImages } from "../support/render.js";
 import { launchBrowser, screenshotBoth, seriousViolations, VIEWPORTS } from "./browser.js";
 import { startSystem, type RunningSystem } from "./system.js";

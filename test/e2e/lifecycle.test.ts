@@ -7,7 +7,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FORMATS } from "../../shared/formats.js";
+// A reconstruction without a georeference offers the model formats (no ortho, dsm or report).
+import { MODEL_FORMATS as FORMATS } from "../../shared/formats.js";
 import { renderScene, writeViewsAsImages } from "../support/render.js";
 import { encodeMp4 } from "../support/fixtures.js";
 import { createAccount, getJson, pollUntilDone, upload, type Api, type StatusBody } from "./client.js";
