@@ -3,8 +3,9 @@
  * on Earth (georeference.ts), and before export carry every deliverable into the output
  * system's metres minus the offset, Z up (docs/API.md `georeference`).
  */
-import { composeSimilarities, mapCloud, mapMesh, mapSparsePoints, mapTexturedMesh, mapViews, type ImageRef, type Similarity, type SparseModel } from "../scene/index.js";
+import { composeSimilarities, PipelineError, mapCloud, mapMesh, mapSparsePoints, mapTexturedMesh, mapViews, type ImageRef, type Similarity, type SparseModel } from "../scene/index.js";
 import type * as exporter from "../stages/export/index.js";
+import { resolveCrs } from "../../shared/crs.js";
 import { groundSamplingDistance, holdByGps, TARGET_TO_SURVEY, type SurveyFrame } from "./georeference.js";
 import type { GeoreferenceReport } from "./report.js";
 
@@ -15,10 +16,16 @@ export interface Located {
   report: GeoreferenceReport;
 }
 
-/** The EPSG code of an `output_crs` ("EPSG:<code>"; the edge has checked it is projected in metres). */
+/**
+ * The EPSG code of an `output_crs` (`EPSG:<code>` or `WGS84 UTM <zone><N|S>`; the edge has checked
+ * it is projected in metres). A PROJ string names no code, and the deliverables need one for
+ * their WKT and GeoKeys: it is refused rather than silently replaced.
+ */
 export function outputEpsgOf(outputCrs: string | undefined): number | undefined {
-  const match = outputCrs?.match(/^EPSG:(\d+)$/i);
-  return match ? Number(match[1]) : undefined;
+  if (outputCrs === undefined) return undefined;
+  const resolved = resolveCrs(outputCrs);
+  if (resolved.ok && resolved.crs.epsg !== undefined) return resolved.crs.epsg;
+  throw new PipelineError("processing_error", `output_crs ${outputCrs}: ${resolved.ok ? "a PROJ string names no EPSG code, which the LAS and GeoTIFFs need" : resolved.reason}`, "Give output_crs as EPSG:<code> of a projected system in metres.");
 }
 
 /** Where the model is, or why the photos' fixes could not say (null: no photo has a fix). */

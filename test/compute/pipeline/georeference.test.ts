@@ -128,3 +128,13 @@ describe("pipeline/georeference", () => {
     expect(up[1]).toBeCloseTo(1, 9);
   });
 });
+
+describe("pipeline/locate output_crs", () => {
+  it("takes EPSG codes and ODM's UTM shorthand, and refuses a PROJ string (no code for the WKT)", async () => {
+    const { outputEpsgOf } = await import("../../../compute/pipeline/locate.js");
+    expect(outputEpsgOf(undefined)).toBeUndefined();
+    expect(outputEpsgOf("EPSG:2056")).toBe(2056);
+    expect(outputEpsgOf("WGS84 UTM 33N")).toBe(32633);
+    expect(() => outputEpsgOf("+proj=utm +zone=33 +datum=WGS84 +units=m")).toThrow(/names no EPSG code/);
+  });
+});
