@@ -21,7 +21,9 @@
  *   squares over 3-point samples, then least squares; geometry/similarity.ts), a control point
  *   is left out when its residual exceeds max(controlMaxSigmas × its stated 3-D σ,
  *   controlMedianFactor × the median residual of the other kept control points): the worst one
- *   first, refitting after each, never below three. The median term keeps a model that is not
+ *   first, refitting after each, never below three; a point left out comes back when the fit
+ *   on the points kept then agrees with it (the start's fit rests on three points and can put
+ *   a good one past its limit). The median term keeps a model that is not
  *   yet as accurate as the survey (before the adjustment with control) from losing every point;
  *   the σ term keeps an accurate model from calling centimetres an error.
  */
@@ -70,7 +72,7 @@ export function checkControlTargets(targets: ControlTarget[]): void {
 /** The rules of the module comment, for the report. */
 export const RULE =
   "a mark is dropped when its reprojection error after triangulation exceeds max(controlMarkMaxErrorPx, 4 σ_mark) (consensus over pairs of marks, then least squares); " +
-  "a control point is left out when its residual to its stated position after the similarity (and again after the adjustment) exceeds max(controlMaxSigmas × its stated 3-D σ, controlMedianFactor × the median residual of the other control points), the worst first, keeping at least three";
+  "a control point is left out when its residual to its stated position after the similarity (and again after the adjustment) exceeds max(controlMaxSigmas × its stated 3-D σ, controlMedianFactor × the median residual of the other control points), the worst first, keeping at least three; a point left out comes back when the refitted similarity agrees with it";
 
 /** A mark in the stored image's pixels, on the registered view `view`. */
 export interface ViewMark {
@@ -219,13 +221,22 @@ export function selectControl(model: Float64Array, stated: Float64Array, sigmaM:
   const start = robustSimilarity(model, stated, count);
   if (!start) return { similarity: null, kept: kept.fill(false), residualM: new Array(count).fill(Number.NaN), limitM: new Array(count).fill(Number.NaN) };
   let sim: Similarity = start;
-  for (;;) {
+  // Each step drops or restores one point; the cap only guards against a cycle.
+  for (let step = 0; ; step++) {
     const residualM = residuals(sim, model, stated, count);
     const limitM = residualLimits(residualM, kept, sigmaM, maxSigmas, medianFactor);
-    let worst = -1;
-    for (let k = 0; k < count; k++) if (kept[k] && residualM[k] > limitM[k] && (worst < 0 || residualM[k] / limitM[k] > residualM[worst] / limitM[worst])) worst = k;
-    if (worst < 0 || kept.filter(Boolean).length <= 3) return { similarity: sim, kept, residualM, limitM };
-    kept[worst] = false;
+    const ratio = (k: number) => residualM[k] / limitM[k];
+    let change = -1;
+    if (kept.filter(Boolean).length > 3) {
+      for (let k = 0; k < count; k++) if (kept[k] && ratio(k) > 1 && (change < 0 || ratio(k) > ratio(change))) change = k;
+    }
+    // A point left out under an earlier fit (the robust start's, fitted on few points) comes back
+    // when the fit on the points kept now agrees with it.
+    if (change < 0) {
+      for (let k = 0; k < count; k++) if (!kept[k] && ratio(k) <= 1 && (change < 0 || ratio(k) < ratio(change))) change = k;
+    }
+    if (change < 0 || step >= 4 * count) return { similarity: sim, kept, residualM, limitM };
+    kept[change] = !kept[change];
     const indices = kept.flatMap((on, k) => (on ? [k] : []));
     sim = umeyama(model, stated, count, true, indices);
   }
