@@ -7,7 +7,8 @@
  * the COLMAP export the user would download. With `--survey=<photos>:<seed>:<width>x<height>`
  * and a dense run, also the dense cloud's (model.ply) precision, completeness and F-score
  * against the surface the true cameras see (surface-truth.ts), after the similarity that maps
- * the exported cameras onto the true ones.
+ * the exported cameras onto the true ones. With `--control=<control.json>` the job carries
+ * those ground control points, and the figures their residuals and the cameras' absolute errors.
  */
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -19,6 +20,10 @@ import { robustSimilarity } from "../compute/geometry/similarity.js";
 import { cameraCenter } from "../compute/scene/index.js";
 import { cameraAccuracy, type NamedPose } from "../compute/stages/sfm/accuracy.js";
 import { surveyCapture } from "../test/support/survey-scene.js";
+import { geographicOf, surveyTargets, targetPrimitives } from "../test/support/survey-targets.js";
+import { epsgEntry, transformBetween, WGS84_GEOGRAPHIC } from "../compute/pipeline/crs.js";
+import type { ControlReport, RoleRmse } from "../compute/stages/sfm/control-report.js";
+import type { ControlPoints } from "../shared/control-points.js";
 import { parseImagesTxt } from "./colmap.js";
 import { processFigures, StageMeter, type StageFigures } from "./stage-meter.js";
 import { readServicePly, surfaceScore, visibleSurfaceSamples, type SurfaceScore } from "./surface-truth.js";
@@ -44,6 +49,8 @@ export interface JobFigures {
   keypointsS?: number;
   /** The dense cloud against the seen surface, at τ = DENSE_TAU (surveys, dense runs). */
   dense?: SurfaceScore;
+  /** With `--control`: the residuals at the points and the cameras' absolute errors. */
+  control?: ControlFigures;
   error?: string;
 }
 
@@ -55,9 +62,9 @@ const DENSE_TAU = 0.01;
 /** Every 8th pixel of every true camera is a truth sample (with ~10 views over each spot, ~3 mm apart on the ground). */
 const TRUTH_STRIDE = 8;
 
-/** The dense cloud's score against the surface the true cameras of survey `spec` (`<photos>:<seed>:<width>x<height>`) see. */
+/** The dense cloud's score against the surface the true cameras of survey `spec` (`<photos>:<seed>:<width>x<height>[:gcp]`, gcp: with its painted targets) see. */
 function denseScore(spec: string, cloud: Float64Array, estimated: NamedPose[], known: NamedPose[]): SurfaceScore | undefined {
-  const [photos, seed, size] = spec.split(":");
+  const [photos, seed, size, targets] = spec.split(":");
   const [width, height] = size.split("x").map(Number);
   const byName = new Map(known.map((k) => [k.name, k]));
   const pairs = estimated.filter((e) => byName.has(e.name));
@@ -69,8 +76,57 @@ function denseScore(spec: string, cloud: Float64Array, estimated: NamedPose[], k
   for (let i = 0; i < cloud.length; i += 3) {
     for (let r = 0; r < 3; r++) aligned[i + r] = sim.scale * (sim.R[3 * r] * cloud[i] + sim.R[3 * r + 1] * cloud[i + 1] + sim.R[3 * r + 2] * cloud[i + 2]) + sim.t[r];
   }
-  const { def } = surveyCapture(Number(photos), Number(seed), height / width);
+  const { def } = surveyCapture(Number(photos), Number(seed), height / width, targets === "gcp" ? targetPrimitives(surveyTargets(Number(photos), Number(seed))) : []);
   return surfaceScore(aligned, visibleSurfaceSamples(def, width, height, TRUTH_STRIDE), DENSE_TAU);
+}
+
+export interface ControlFigures {
+  applied: boolean;
+  reason?: string;
+  /** The output system (report.json georeference.crs) and the survey's ground sampling distance. */
+  crs?: string;
+  gsdM: number;
+  control: RoleRmse | null;
+  check: RoleRmse | null;
+  /** Control points left out of the adjustment. */
+  excluded: string[];
+  /** Each camera's centre against its true position in the output system, metres, with no alignment: what a surveyor's own check would find. */
+  centreMedianM: number;
+  centreMaxM: number;
+}
+
+/**
+ * The control figures of a finished job: the SfM report's control section, and the exported
+ * cameras (output system's metres minus `georeference.offset`, Z up) against the true camera
+ * centres taken through the same WGS 84 → output system transformation as the targets.
+ */
+function controlFigures(report: { stages: Array<{ stage: string }>; georeference?: { crs: string; offset: [number, number, number]; gsdM?: number } }, estimated: NamedPose[], known: NamedPose[]): ControlFigures {
+  const sfm = report.stages.find((s) => s.stage === "sfm") as unknown as { control?: ControlReport };
+  const control = sfm?.control;
+  const figures: ControlFigures = {
+    applied: control?.applied ?? false,
+    ...(control?.reason ? { reason: control.reason } : {}),
+    ...(report.georeference ? { crs: report.georeference.crs } : {}),
+    gsdM: report.georeference?.gsdM ?? NaN,
+    control: control?.rmse.control ?? null,
+    check: control?.rmse.check ?? null,
+    excluded: (control?.points ?? []).filter((p) => p.role === "control" && !p.used).map((p) => p.name),
+    centreMedianM: NaN,
+    centreMaxM: NaN,
+  };
+  const code = Number(report.georeference?.crs.replace(/^EPSG:/, ""));
+  const entry = Number.isFinite(code) ? epsgEntry(code) : undefined;
+  if (!report.georeference || !entry) return figures;
+  const toOutput = transformBetween(WGS84_GEOGRAPHIC, entry.proj4);
+  const offset = report.georeference.offset;
+  const byName = new Map(known.map((k) => [k.name, k]));
+  const errors = estimated.filter((e) => byName.has(e.name)).map((e) => {
+    const truth = toOutput(geographicOf(cameraCenter(byName.get(e.name)!.camFromWorld)));
+    const centre = cameraCenter(e.camFromWorld);
+    return Math.hypot(centre[0] + offset[0] - truth[0], centre[1] + offset[1] - truth[1], centre[2] + offset[2] - truth[2]);
+  }).sort((a, b) => a - b);
+  if (errors.length > 0) Object.assign(figures, { centreMedianM: errors[errors.length >> 1], centreMaxM: errors[errors.length - 1] });
+  return figures;
 }
 
 interface Truth {
@@ -82,6 +138,8 @@ async function main(): Promise<void> {
   const [photosDir, truthFile, outDir, quality] = process.argv.slice(2);
   const sparseOnly = process.argv.includes("--sparse-only");
   const survey = process.argv.find((a) => a.startsWith("--survey="))?.slice("--survey=".length);
+  const controlFile = process.argv.find((a) => a.startsWith("--control="))?.slice("--control=".length);
+  const controlPoints = controlFile ? (JSON.parse(await readFile(controlFile, "utf8")) as ControlPoints) : undefined;
   // For comparison only: the same photos with their GPS fixes used for pairs but not as priors.
   if (process.argv.includes("--no-gps-priors")) {
     const preset = QUALITY_PRESETS[quality as Quality];
@@ -101,6 +159,7 @@ async function main(): Promise<void> {
       outDir,
       quality: quality as Quality,
       sparseOnly,
+      ...(controlPoints ? { control_points: controlPoints } : {}),
       onProgress: meter.onProgress,
     });
     meter.stop();
@@ -116,7 +175,8 @@ async function main(): Promise<void> {
     figures.centreMaxPercent = accuracy.maxCenterErrorPercent;
     const ply = path.join(outDir, (await readdir(outDir)).find((n) => n.endsWith(".ply")) ?? "model.ply");
     if (survey && !sparseOnly) figures.dense = denseScore(survey, readServicePly(new Uint8Array(await readFile(ply))), estimated, known);
-    const report = JSON.parse(await readFile(path.join(outDir, "report.json"), "utf8")) as { stages: Array<{ stage: string; wallMs: number; counts?: Record<string, number> }> };
+    const report = JSON.parse(await readFile(path.join(outDir, "report.json"), "utf8")) as Omit<Parameters<typeof controlFigures>[0], "stages"> & { stages: Array<{ stage: string; wallMs: number; counts?: Record<string, number> }> };
+    if (controlPoints) figures.control = controlFigures(report, estimated, known);
     const selectionMs = report.stages.find((s) => s.stage === "matching")?.counts?.selectionMs;
     const keypointsMs = report.stages.find((s) => s.stage === "keypoints")?.wallMs;
     if (selectionMs !== undefined) figures.matchingSelectionS = selectionMs / 1000;

@@ -1,5 +1,5 @@
 /**
- * @module `npm run bench -- scale [--sizes=50,200,800] [--width=640] [--quality=standard] [--sparse-only] [--video=SECONDS] [--optimum] [--gps[=rtk]]`:
+ * @module `npm run bench -- scale [--sizes=50,200,800] [--width=640] [--quality=standard] [--sparse-only] [--video=SECONDS] [--optimum] [--gps[=rtk]] [--control]`:
  * how cost grows with the photo count (issue "Large captures"). For each size it renders a
  * drone survey with known cameras (test/support/survey-scene.ts; cached in
  * bench-out/scale/survey-<n>-<width>/, so a rerun only reconstructs), reconstructs it with the
@@ -12,6 +12,9 @@
  * vertically, survey-scene.ts; `--gps=rtk`: 2 and 3 cm, stated in DJI's XMP as RTK drones state them), which matching
  * pairs by and SfM holds the cameras to
  * (`--no-gps-priors`: pairs only, for comparison).
+ * `--control` paints nine targets on the ground (survey-targets.ts) and sends five of them as
+ * ground control and four as checkpoints, in WGS 84: the job prints the control and checkpoint
+ * RMSE and the cameras' errors in the output system, without any alignment (issue 41).
  * `--video=120` also renders a 2-minute drone video (encoded at 3840 × 2160) and reconstructs it
  * the same way; `--sizes=` (empty) runs the video alone.
  */
@@ -25,8 +28,9 @@ import { promisify } from "node:util";
 import { WorkerPool } from "../compute/util/pool.js";
 import ffmpegInstaller from "@ffmpeg-installer/ffmpeg";
 import { surveyCapture, surveyVideo, type SurveyCapture } from "../test/support/survey-scene.js";
+import { surveyControlPoints, surveyTargets, targetMarks, targetPrimitives } from "../test/support/survey-targets.js";
 import type { RenderTask } from "./scale-render.js";
-import type { JobFigures } from "./scale-job.js";
+import type { ControlFigures, JobFigures } from "./scale-job.js";
 import type { CameraAccuracy } from "../compute/stages/sfm/accuracy.js";
 import type { ObservationsOptimum } from "./optimum.js";
 
@@ -52,20 +56,31 @@ async function renderWithTruth(task: Omit<RenderTask, "index">, capture: SurveyC
   }
 }
 
-/** Render the survey of `images` photos (with GPS fixes in their EXIF when `gps`) unless the folder already holds all of them; returns its folder. */
-async function renderSurvey(images: number, width: number, gps: "consumer" | "rtk" | undefined): Promise<string> {
+/**
+ * Render the survey of `images` photos (with GPS fixes in their EXIF when `gps`, painted targets
+ * when `control`) unless the folder already holds all of them; returns its folder. With
+ * `control`, the folder's control.json holds the targets as a surveyor sends them (WGS 84, five
+ * control points and four checkpoints, marks clicked with 0.3 px noise: survey-targets.ts).
+ */
+async function renderSurvey(images: number, width: number, gps: "consumer" | "rtk" | undefined, control: boolean): Promise<string> {
   const height = Math.round((width * 3) / 4);
-  const dir = path.join(repoRoot, "bench-out", "scale", `survey-${images}-${width}${gps === "consumer" ? "-gps" : gps === "rtk" ? "-rtk" : ""}`);
+  const dir = path.join(repoRoot, "bench-out", "scale", `survey-${images}-${width}${gps === "consumer" ? "-gps" : gps === "rtk" ? "-rtk" : ""}${control ? "-gcp" : ""}`);
   const photos = path.join(dir, "photos");
   const truthFile = path.join(dir, "truth.json");
-  if (existsSync(truthFile) && (await readdir(photos)).filter((n) => n.endsWith(".jpg")).length === images) return dir;
+  const controlFile = path.join(dir, "control.json");
+  if (existsSync(truthFile) && (!control || existsSync(controlFile)) && (await readdir(photos)).filter((n) => n.endsWith(".jpg")).length === images) return dir;
   await rm(dir, { recursive: true, force: true });
   await mkdir(photos, { recursive: true });
   const seed = 11;
-  const capture = surveyCapture(images, seed, height / width);
+  const targets = control ? surveyTargets(images, seed) : [];
+  const capture = surveyCapture(images, seed, height / width, targetPrimitives(targets));
   const started = performance.now();
-  await renderWithTruth({ kind: "survey", images, seed, width, height, dir: photos, gps }, capture, truthFile, (k) => `${capture.names[k]}.jpg`);
-  console.log(`rendered ${images} photos ${width}×${height} in ${((performance.now() - started) / 1000).toFixed(0)} s → ${path.relative(repoRoot, dir)}`);
+  await renderWithTruth({ kind: "survey", images, seed, width, height, dir: photos, gps, control }, capture, truthFile, (k) => `${capture.names[k]}.jpg`);
+  if (control) {
+    const marks = targetMarks(capture.def, targets, width, height, seed);
+    await writeFile(controlFile, JSON.stringify(surveyControlPoints(targets, marks, capture.names.map((n) => `${n}.jpg`))));
+  }
+  console.log(`rendered ${images} photos ${width}×${height}${control ? " with nine targets" : ""} in ${((performance.now() - started) / 1000).toFixed(0)} s → ${path.relative(repoRoot, dir)}`);
   return dir;
 }
 
@@ -100,6 +115,15 @@ function fmt(value: number, digits: number): string {
   return Number.isFinite(value) ? value.toFixed(digits) : "-";
 }
 
+/** The figures of a job with ground control: residuals at the points and the cameras' errors in the output system, without any alignment. */
+function controlLine(c: ControlFigures): string {
+  const rmse = (r: ControlFigures["check"]) => (r ? `${fmt(r.horizontalM, 3)} m h, ${fmt(r.verticalM, 3)} m v over ${r.points}` : "-");
+  return [
+    `  ground control (${c.applied ? "applied" : `NOT applied: ${c.reason ?? "?"}`}; ${c.crs ?? "no system"}, GSD ${fmt(c.gsdM, 3)} m): control RMSE ${rmse(c.control)}, checkpoint RMSE ${rmse(c.check)}${c.excluded.length ? `; left out: ${c.excluded.join(", ")}` : ""}`,
+    `  cameras in the output system, no alignment: centre error median ${fmt(c.centreMedianM, 3)} m, max ${fmt(c.centreMaxM, 3)} m (${fmt(c.centreMedianM / c.gsdM, 2)} / ${fmt(c.centreMaxM / c.gsdM, 2)} GSD)`,
+  ].join("\n");
+}
+
 /**
  * `--optimum` (instead of the timed runs): SfM again, then bundle adjustment of the model's own
  * observations from the true cameras (bench/scale-optimum.ts): the error any estimator would
@@ -126,11 +150,13 @@ export async function run(args: string[]): Promise<void> {
   const sparseOnly = args.includes("--sparse-only");
   // --gps: a consumer receiver's fixes; --gps=rtk: an RTK drone's, with their deviations in its XMP.
   const gps = args.includes("--gps") ? "consumer" : args.includes("--gps=rtk") ? "rtk" : undefined;
+  const control = args.includes("--control");
   const results: Array<{ images: number; figures: JobFigures }> = [];
   const reconstruct = async (label: string, dir: string, photos?: number, survey?: string): Promise<JobFigures> => {
     const outDir = path.join(dir, `out-${quality}${sparseOnly ? "-sparse" : ""}`);
     await rm(outDir, { recursive: true, force: true });
-    const jobArgs = [...process.execArgv, path.join(repoRoot, "bench", "scale-job.ts"), path.join(dir, "photos"), path.join(dir, "truth.json"), outDir, quality, ...(sparseOnly ? ["--sparse-only"] : []), ...(args.includes("--no-gps-priors") ? ["--no-gps-priors"] : []), ...(survey ? [`--survey=${survey}`] : [])];
+    const controlFile = path.join(dir, "control.json");
+    const jobArgs = [...process.execArgv, path.join(repoRoot, "bench", "scale-job.ts"), path.join(dir, "photos"), path.join(dir, "truth.json"), outDir, quality, ...(sparseOnly ? ["--sparse-only"] : []), ...(args.includes("--no-gps-priors") ? ["--no-gps-priors"] : []), ...(survey ? [`--survey=${survey}`] : []), ...(control && survey ? [`--control=${controlFile}`] : [])];
     const { stdout } = await run$(process.execPath, jobArgs.includes("tsx") ? jobArgs : ["--import", "tsx", ...jobArgs], { maxBuffer: 64 * 2 ** 20, cwd: repoRoot });
     const figures = JSON.parse(stdout.trim().split("\n").pop()!) as JobFigures;
     // Per photo, or per registered keyframe for a video.
@@ -138,6 +164,7 @@ export async function run(args: string[]): Promise<void> {
     console.log(`\n${label} (${quality}${sparseOnly ? ", sparse only" : ""}): ${figures.registered}/${figures.photos} registered; rotation median ${fmt(figures.rotationMedianDeg, 3)}° max ${fmt(figures.rotationMaxDeg, 3)}°, centre median ${fmt(figures.centreMedianPercent, 3)} % max ${fmt(figures.centreMaxPercent, 3)} % of the flown area's half-diagonal${figures.error ? `; FAILED: ${figures.error}` : ""}`);
     console.log("  stage      wall s   cpu s   peak MiB   wall ms/photo");
     for (const s of figures.stages) console.log(`  ${s.stage.padEnd(9)} ${fmt(s.wallS, 1).padStart(7)} ${fmt(s.cpuS, 1).padStart(7)} ${fmt(s.peakRssMiB, 0).padStart(10)} ${fmt((1000 * s.wallS) / images, 0).padStart(14)}`);
+    if (figures.control) console.log(controlLine(figures.control));
     if (figures.dense) console.log(`  dense cloud against the seen surface (τ = ${figures.dense.tau} = 1 % of the altitude): precision ${fmt(figures.dense.precision, 3)}, completeness ${fmt(figures.dense.completeness, 3)}, F ${fmt(figures.dense.fScore, 3)} (${figures.dense.reconstructedPoints} points, ${figures.dense.truthSamples} true samples)`);
     if (figures.matchingSelectionS !== undefined) console.log(`  (matching's wall time includes pair selection ${fmt(figures.matchingSelectionS, 1)} s and keypoint refinement ${fmt(figures.keypointsS ?? NaN, 1)} s)`);
     console.log(`  total     ${fmt(figures.wallS, 1).padStart(7)} ${fmt(figures.cpuS, 1).padStart(7)} ${fmt(figures.peakRssMiB, 0).padStart(10)} ${fmt((1000 * figures.wallS) / images, 0).padStart(14)}`);
@@ -145,10 +172,10 @@ export async function run(args: string[]): Promise<void> {
     return figures;
   };
   for (const images of sizes) {
-    const dir = await renderSurvey(images, width, gps);
+    const dir = await renderSurvey(images, width, gps, control);
     if (args.includes("--optimum")) await optimum(images, dir, width);
     // The survey's definition (renderSurvey: seed 11, 4:3), so the job can sample its true surface.
-    else results.push({ images, figures: await reconstruct(`${images} photos (${width} px)`, dir, images, `${images}:11:${width}x${Math.round((width * 3) / 4)}`) });
+    else results.push({ images, figures: await reconstruct(`${images} photos (${width} px)`, dir, images, `${images}:11:${width}x${Math.round((width * 3) / 4)}${control ? ":gcp" : ""}`) });
   }
   const videoSeconds = Number(option(args, "video", "0"));
   if (videoSeconds > 0) {

@@ -125,6 +125,7 @@ export const BENCHES = {
       { name: "gps", form: "flag", help: "a consumer receiver's GPS fixes in the photos' EXIF (default: no GPS)" },
       { name: "gps", form: "value", arg: "rtk", help: "an RTK drone's fixes, with their deviations in DJI's XMP" },
       { name: "no-gps-priors", form: "flag", help: "use GPS for pairs only (default: pairs and priors)" },
+      { name: "control", form: "flag", help: "nine painted targets, five sent as ground control and four as checkpoints (default none)" },
     ],
   },
   load: {

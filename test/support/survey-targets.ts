@@ -7,9 +7,11 @@
  * the scene and in the API frame in metres (x east, y up, z south), and where it appears in each
  * photo that sees it unoccluded, projected through the known camera with seeded click noise.
  */
+import { enuToGeodetic } from "../../compute/geometry/geodesy.js";
 import { createRng } from "../../compute/math/random.js";
+import type { ControlPoints } from "../../shared/control-points.js";
 import { lookAt, rectangle, type Primitive, type SceneDef } from "./render.js";
-import { SURVEY_FOCAL_WIDTHS, SURVEY_METRES_PER_UNIT, surveyExtent } from "./survey-scene.js";
+import { SURVEY_FOCAL_WIDTHS, SURVEY_METRES_PER_UNIT, SURVEY_ORIGIN, surveyExtent } from "./survey-scene.js";
 
 /** Side of a target, scene units (1.8 m at 60 m per unit). */
 export const TARGET_WIDTH = 0.03;
@@ -110,4 +112,28 @@ export function targetMarks(def: SceneDef, targets: SurveyTarget[], width: numbe
     });
     return marks;
   });
+}
+
+/** Scene units (+Z up) to WGS 84 longitude, latitude and ellipsoidal height, degrees and metres. */
+export function geographicOf(scene: ArrayLike<number>): [number, number, number] {
+  const g = enuToGeodetic([scene[0] * SURVEY_METRES_PER_UNIT, scene[1] * SURVEY_METRES_PER_UNIT, scene[2] * SURVEY_METRES_PER_UNIT], SURVEY_ORIGIN);
+  return [g.longitudeDeg, g.latitudeDeg, g.heightM];
+}
+
+/**
+ * The targets as a surveyor sends them (shared/control-points.ts): WGS 84 coordinates with a
+ * GNSS rover's stated accuracy (2 cm horizontally, 3 cm vertically), and each target's marks
+ * in the photos named `imageNames` (by the marks' image index).
+ */
+export function surveyControlPoints(targets: SurveyTarget[], marks: TargetMark[][], imageNames: string[]): ControlPoints {
+  return {
+    crs: "EPSG:4326",
+    points: targets.map((target, k) => ({
+      name: target.name,
+      role: target.role,
+      coordinates: geographicOf(target.scene),
+      accuracy: { horizontal: 0.02, vertical: 0.03 },
+      marks: marks[k].map((m) => ({ image: imageNames[m.imageIndex], x: m.x, y: m.y })),
+    })),
+  };
 }

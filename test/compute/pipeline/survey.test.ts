@@ -12,14 +12,13 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fromFile, type GeoTIFFImage } from "geotiff";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { enuToGeodetic, geodeticToEnu } from "../../../compute/geometry/geodesy.js";
+import { geodeticToEnu } from "../../../compute/geometry/geodesy.js";
 import { epsgEntry, transformBetween, WGS84_GEOGRAPHIC } from "../../../compute/pipeline/crs.js";
 import { runPipeline, type PipelineResult } from "../../../compute/pipeline/index.js";
-import type { ControlPoints } from "../../../shared/control-points.js";
 import { encodeJpeg } from "../../support/fixtures.js";
 import { renderDefinedView, type SceneDef } from "../../support/render.js";
 import { SURVEY_FOCAL_35MM, SURVEY_FOCAL_WIDTHS, SURVEY_METRES_PER_UNIT, SURVEY_ORIGIN, surveyCapture, surveyGps } from "../../support/survey-scene.js";
-import { surveyTargets, targetMarks, targetPrimitives, type SurveyTarget } from "../../support/survey-targets.js";
+import { geographicOf, surveyControlPoints, surveyTargets, targetMarks, targetPrimitives, type SurveyTarget } from "../../support/survey-targets.js";
 
 const PHOTOS = 30;
 const SEED = 21;
@@ -32,12 +31,6 @@ let dir = "";
 let result: PipelineResult;
 let def: SceneDef;
 let targets: SurveyTarget[];
-
-/** Scene units (+Z up) to WGS 84 longitude, latitude, height. */
-function geographicOf(scene: [number, number, number]): [number, number, number] {
-  const g = enuToGeodetic([scene[0] * SURVEY_METRES_PER_UNIT, scene[1] * SURVEY_METRES_PER_UNIT, scene[2] * SURVEY_METRES_PER_UNIT], SURVEY_ORIGIN);
-  return [g.longitudeDeg, g.latitudeDeg, g.heightM];
-}
 
 /** Height of the town's top surface at UTM (east, north): a ray straight down onto the rendered primitives. */
 function trueHeight(east: number, north: number, toGeographic: (p: [number, number, number]) => [number, number, number]): number {
@@ -70,16 +63,7 @@ describe("a survey with ground control, whole pipeline", () => {
       await writeFile(file, await encodeJpeg(Buffer.from(view.rgb), WIDTH, HEIGHT, exif));
       files.push({ path: file, name: `${view.name}.jpg` });
     }
-    const controlPoints: ControlPoints = {
-      crs: "EPSG:4326",
-      points: targets.map((t, k) => ({
-        name: t.name,
-        role: t.role,
-        coordinates: geographicOf(t.scene),
-        accuracy: { horizontal: 0.02, vertical: 0.03 },
-        marks: marks[k].map((m) => ({ image: files[m.imageIndex].name, x: m.x, y: m.y })),
-      })),
-    };
+    const controlPoints = surveyControlPoints(targets, marks, files.map((f) => f.name));
     result = await runPipeline({ files, workDir: path.join(dir, "work"), outDir: path.join(dir, "out"), quality: "preview", control_points: controlPoints });
   }, 1_800_000);
 
