@@ -173,6 +173,15 @@ export const BENCHES = {
       { name: "timeout", form: "next", arg: "S", help: "give up after S seconds (default 2400)" },
     ],
   },
+  survey: {
+    summary: "a rendered survey with gcp_list.txt through the API on the loopback stack: LAS, GLB, ortho, DSM and report checked against the status record's georeference, and by gdalinfo",
+    options: [
+      { name: "photos", form: "value", arg: "N", help: "photos in the flight (default 30)" },
+      { name: "width", form: "value", arg: "W", help: "rendered photo width (default 400)" },
+      { name: "quality", form: "value", arg: "Q", help: `${QUALITY} (default standard)` },
+      { name: "tus", form: "flag", help: "upload with tus and the control points in the creation's body (default: one multipart request)" },
+    ],
+  },
   speed: {
     args: "[set-filter...]",
     summary: "the whole pipeline on every dataset, each in a process of its own, and COLMAP's sparse run beside it: wall, CPU, cores and peak memory per stage, and the ratio to COLMAP",
