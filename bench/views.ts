@@ -11,11 +11,16 @@
  * glTF viewer (three.js in headless Chromium, bench/three-render.ts). The held-back camera
  * comes from the ground truth, carried into the model frame by the similarity that maps the
  * true centres of the other photos onto the reconstructed ones (robust, LMedS + Umeyama);
- * its intrinsics are the published K.
+ * its intrinsics are the published K. A real set with published intrinsics but no poses
+ * (SceauxCastle's K.txt) gets its held-back poses from a sparse run of the pipeline on every
+ * photo (referenceTruth).
  *
  * Figures per held-back photo, at 768 px wide:
- * - coverage: share of the photo's pixels the model covers; on synthetic sets, share of the
- *   pixels of the true surface (gt/mesh.ply rendered from the same camera) that it covers;
+ * - coverage: share of the pixels that show a surface that the model covers: on synthetic sets
+ *   the pixels of the true surface (gt/mesh.ply rendered from the same camera), on real sets
+ *   those the photo does not show as sky or a studio backdrop (views-mask.ts: smooth, dark or
+ *   sky-coloured, joined to the border); also printed: the share of all the photo's pixels
+ *   (the figure before stop 48) and the share masked as background;
  * - PSNR (RGB) and SSIM (luma; Wang, Bovik, Sheikh and Simoncelli, IEEE TIP 2004: 11×11
  *   Gaussian window σ = 1.5, K1 = 0.01, K2 = 0.03) over the covered pixels. For SSIM the
  *   uncovered pixels of the render are filled with the photo's, so a window that straddles
@@ -32,14 +37,17 @@
  */
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { NodeIO } from "@gltf-transform/core";
 import { KHRMaterialsUnlit } from "@gltf-transform/extensions";
 import sharp from "sharp";
 import { robustSimilarity, type Similarity } from "../compute/geometry/similarity.js";
+import { unzipSync } from "fflate";
+import { parseImagesTxt } from "./colmap.js";
 import { datasetInputs, datasetsRoot, listDatasets, repoRoot } from "./datasets.js";
+import { backgroundMask } from "./views-mask.js";
 import { PLAIN_ROOM_SET, plainRoomDataset } from "./plain-room.js";
 import { ThreeRenderer, type RenderCamera, type RenderedImage } from "./three-render.js";
 
@@ -60,7 +68,12 @@ interface TrueCamera {
 
 interface ViewScore {
   photo: string;
+  /** Share of the pixels that show a surface that the model covers (module comment). */
   coverage: number;
+  /** Share of all the photo's pixels the model covers (the bench's figure before stop 48). */
+  coverageAll: number;
+  /** Real sets: share of the photo masked as sky or backdrop (views-mask.ts). */
+  background: number;
   psnr: number;
   ssim: number;
   /** Share of the covered pixels drawn by faces no photo textured (vertex colours). */
@@ -89,11 +102,42 @@ async function loadTruth(setDir: string): Promise<{ cameras: TrueCamera[]; pixel
   return { cameras: gt.images.filter((i) => !i.outlier).map((i) => ({ file: i.file, width: i.width, height: i.height, K: i.K, R: i.R.flat(), t: i.t })), pixelCentreOffset };
 }
 
+/**
+ * For a real set with published intrinsics (K.txt) but no poses: the reference cameras of every
+ * photo, held-back ones included, from a sparse run of the same pipeline on all of them (the
+ * usual protocol of held-out view synthesis: test poses from an SfM of every image), with the
+ * published K. The held-back poses are then the pipeline's own, not an independent truth.
+ */
+async function referenceTruth(setDir: string, root: string, quality: string): Promise<{ cameras: TrueCamera[]; pixelCentreOffset: number } | null> {
+  const kFile = path.join(setDir, "K.txt");
+  if (!existsSync(kFile)) return null;
+  const K = (await readFile(kFile, "utf8")).trim().split("\n").map((line) => line.trim().split(/\s+/).map(Number));
+  const inputs = await datasetInputs(setDir);
+  const outDir = await mkdtemp(path.join(tmpdir(), "views-reference-"));
+  try {
+    await reconstruct(root, inputs.map((i) => i.path), outDir, quality, ["--sparse-only"]);
+    const zipName = (await readdir(outDir)).find((n) => n.includes("colmap"));
+    if (!zipName) return null;
+    const poses = parseImagesTxt(new TextDecoder().decode(unzipSync(new Uint8Array(await readFile(path.join(outDir, zipName))))["images.txt"]));
+    const cameras: TrueCamera[] = [];
+    for (const pose of poses) {
+      const input = inputs.find((i) => i.name === pose.name);
+      if (!input) continue;
+      const meta = await sharp(input.path).metadata();
+      cameras.push({ file: pose.name, width: meta.width!, height: meta.height!, K, R: [...pose.camFromWorld.R], t: [...pose.camFromWorld.t] });
+    }
+    // K.txt puts the centre of a W-pixel-wide photo at W/2: corner-origin pixels, as the renderer's.
+    return { cameras, pixelCentreOffset: 0 };
+  } finally {
+    await rm(outDir, { recursive: true, force: true });
+  }
+}
+
 /** Runs `<root>/compute/cli.ts` on `files` and returns its wall time and peak RSS (GNU time's %M). */
-async function reconstruct(root: string, files: string[], outDir: string, quality: string): Promise<{ seconds: number; peakRssMiB: number }> {
+async function reconstruct(root: string, files: string[], outDir: string, quality: string, extra: string[] = []): Promise<{ seconds: number; peakRssMiB: number }> {
   const node = path.join(repoRoot, "node_modules/.bin/node");
   const started = performance.now();
-  const child = spawn("/usr/bin/time", ["-f", "PEAK_RSS_KB %M", node, "--import", "tsx", path.join(root, "compute/cli.ts"), ...files, "--out", outDir, "--quality", quality], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn("/usr/bin/time", ["-f", "PEAK_RSS_KB %M", node, "--import", "tsx", path.join(root, "compute/cli.ts"), ...files, "--out", outDir, "--quality", quality, ...extra], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
   let log = "";
   child.stdout.on("data", (d: Buffer) => (log = (log + d.toString()).slice(-20_000)));
   child.stderr.on("data", (d: Buffer) => (log = (log + d.toString()).slice(-20_000)));
@@ -246,8 +290,9 @@ function untexturedShare(marked: RenderedImage, covered: Uint8Array): number {
 
 async function benchSet(set: string, renderer: ThreeRenderer, root: string, commit: string, quality: string, keepDir: string | null, docs: boolean): Promise<SetScore | null> {
   const setDir = RENDERED_SETS[set] ? await RENDERED_SETS[set]() : path.join(datasetsRoot, set);
-  const truth = await loadTruth(setDir);
-  if (!truth || !existsSync(path.join(setDir, "images"))) return null;
+  if (!existsSync(path.join(setDir, "images"))) return null;
+  const truth = (await loadTruth(setDir)) ?? (await referenceTruth(setDir, root, quality));
+  if (!truth) return null;
   const inputs = await datasetInputs(setDir);
   const held = inputs.filter((_, i) => i % HOLD_BACK_EVERY === HOLD_BACK_OFFSET);
   const kept = inputs.filter((_, i) => i % HOLD_BACK_EVERY !== HOLD_BACK_OFFSET);
@@ -284,10 +329,14 @@ async function benchSet(set: string, renderer: ThreeRenderer, root: string, comm
         truthMask = new Uint8Array(cam.width * cam.height);
         for (let i = 0; i < truthMask.length; i++) truthMask[i] = surface.rgba[4 * i + 3] > 127 ? 1 : 0;
       }
+      // Real sets: the pixels that show a surface are those the photo does not show as sky or backdrop (views-mask.ts).
+      const background = truthMask ? null : backgroundMask(pixels, cam.width, cam.height);
+      if (background) truthMask = background.map((b) => 1 - b);
       const s = score(render, pixels, truthMask);
+      const coverageAll = s.covered.reduce((sum, c) => sum + c, 0) / s.covered.length;
       const markedRender = await renderer.render(marked, cam, 0.005 * spread, 200 * spread);
       const untextured = untexturedShare(markedRender, s.covered);
-      result.views.push({ photo: photo.name, coverage: s.coverage, psnr: s.psnr, ssim: s.ssim, untextured });
+      result.views.push({ photo: photo.name, coverage: s.coverage, coverageAll, background: background ? background.reduce((sum, b) => sum + b, 0) / background.length : 0, psnr: s.psnr, ssim: s.ssim, untextured });
       const pictures = path.join(repoRoot, "bench/out/views");
       await mkdir(pictures, { recursive: true });
       const picture = path.join(pictures, `${set.replace("/", "_")}-${path.parse(photo.name).name}-${commit}.jpg`);
@@ -331,13 +380,13 @@ export async function run(args: string[]): Promise<void> {
     await renderer.close();
   }
   console.log(`\ncommit ${commit}, quality ${quality}; held back: every ${HOLD_BACK_EVERY}th photo (0-based ${HOLD_BACK_OFFSET}, ${HOLD_BACK_OFFSET + HOLD_BACK_EVERY}, …); render ${RENDER_WIDTH} px wide`);
-  console.log("set | uploaded | registered | held-back photo | coverage | PSNR dB | SSIM | untextured | pipeline s | peak RSS MiB");
+  console.log("set | uploaded | registered | held-back photo | coverage | (of all pixels) | background | PSNR dB | SSIM | untextured | pipeline s | peak RSS MiB");
   for (const r of results) {
     if (r.error) console.log(`${r.set} | ${r.uploaded} | ${r.registered} | failed: ${r.error.split("\n")[0]}`);
-    for (const v of r.views) console.log([r.set, r.uploaded, r.registered, v.photo, fmt(v.coverage, 3), fmt(v.psnr, 2), fmt(v.ssim, 3), fmt(v.untextured, 3), fmt(r.seconds, 1), fmt(r.peakRssMiB, 0)].join(" | "));
+    for (const v of r.views) console.log([r.set, r.uploaded, r.registered, v.photo, fmt(v.coverage, 3), fmt(v.coverageAll, 3), fmt(v.background, 3), fmt(v.psnr, 2), fmt(v.ssim, 3), fmt(v.untextured, 3), fmt(r.seconds, 1), fmt(r.peakRssMiB, 0)].join(" | "));
     if (r.views.length > 1) {
       const mean = (f: (v: ViewScore) => number): number => r.views.reduce((s, v) => s + f(v), 0) / r.views.length;
-      console.log([r.set, "", "", "mean", fmt(mean((v) => v.coverage), 3), fmt(mean((v) => v.psnr), 2), fmt(mean((v) => v.ssim), 3), fmt(mean((v) => v.untextured), 3), "", ""].join(" | "));
+      console.log([r.set, "", "", "mean", fmt(mean((v) => v.coverage), 3), fmt(mean((v) => v.coverageAll), 3), fmt(mean((v) => v.background), 3), fmt(mean((v) => v.psnr), 2), fmt(mean((v) => v.ssim), 3), fmt(mean((v) => v.untextured), 3), "", ""].join(" | "));
     }
   }
   const outDir = path.join(repoRoot, "bench/out");

@@ -1,0 +1,98 @@
+/**
+ * @module Which pixels of a real photo show no surface the model could hold (bench views, issue
+ * "Complete surfaces": coverage counts the pixels that show a surface, "sky and far background
+ * masked out"). Real sets have no true mesh to say it, so the bench decides from the photo:
+ *
+ * a pixel is background when it is smooth (the standard deviation of luma in the 7 × 7 window
+ * around it at most SMOOTH_STD grey levels: no texture any stereo could match) and either dark
+ * (luma at most DARK_LUMA: a studio's black backdrop) or sky-coloured (luma at least SKY_LUMA and
+ * blue not below red), and it is joined to the photo's border through such pixels (a flood
+ * fill from the border). A smooth white wall inside the picture is therefore surface: it is
+ * what issue 40 asks the model to close. Trees and far houses are textured and stay surface.
+ */
+
+const WINDOW_RADIUS = 3;
+const SMOOTH_STD = 3;
+const DARK_LUMA = 28;
+const SKY_LUMA = 110;
+
+/** Luma (BT.601) of interleaved RGB. */
+function lumaOf(rgb: Uint8Array, n: number): Float32Array {
+  const luma = new Float32Array(n);
+  for (let i = 0; i < n; i++) luma[i] = 0.299 * rgb[3 * i] + 0.587 * rgb[3 * i + 1] + 0.114 * rgb[3 * i + 2];
+  return luma;
+}
+
+/** Local standard deviation over a (2r+1)² window, from integral images of luma and luma². */
+function localStd(luma: Float32Array, width: number, height: number, r: number): Float32Array {
+  const stride = width + 1;
+  const sum = new Float64Array(stride * (height + 1));
+  const sq = new Float64Array(stride * (height + 1));
+  for (let y = 0; y < height; y++) {
+    let rowSum = 0;
+    let rowSq = 0;
+    for (let x = 0; x < width; x++) {
+      const v = luma[y * width + x];
+      rowSum += v;
+      rowSq += v * v;
+      sum[(y + 1) * stride + x + 1] = sum[y * stride + x + 1] + rowSum;
+      sq[(y + 1) * stride + x + 1] = sq[y * stride + x + 1] + rowSq;
+    }
+  }
+  const out = new Float32Array(width * height);
+  for (let y = 0; y < height; y++) {
+    const y0 = Math.max(0, y - r);
+    const y1 = Math.min(height, y + r + 1);
+    for (let x = 0; x < width; x++) {
+      const x0 = Math.max(0, x - r);
+      const x1 = Math.min(width, x + r + 1);
+      const count = (y1 - y0) * (x1 - x0);
+      const s = sum[y1 * stride + x1] - sum[y0 * stride + x1] - sum[y1 * stride + x0] + sum[y0 * stride + x0];
+      const s2 = sq[y1 * stride + x1] - sq[y0 * stride + x1] - sq[y1 * stride + x0] + sq[y0 * stride + x0];
+      const mean = s / count;
+      out[y * width + x] = Math.sqrt(Math.max(0, s2 / count - mean * mean));
+    }
+  }
+  return out;
+}
+
+/** 1 where the photo (interleaved RGB, `width` × `height`) shows background under the module's rule. */
+export function backgroundMask(rgb: Uint8Array, width: number, height: number): Uint8Array {
+  const n = width * height;
+  const luma = lumaOf(rgb, n);
+  const std = localStd(luma, width, height, WINDOW_RADIUS);
+  const candidate = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    if (std[i] > SMOOTH_STD) continue;
+    const dark = luma[i] <= DARK_LUMA;
+    const sky = luma[i] >= SKY_LUMA && rgb[3 * i + 2] >= rgb[3 * i];
+    candidate[i] = dark || sky ? 1 : 0;
+  }
+  const mask = new Uint8Array(n);
+  const queue = new Int32Array(n);
+  let head = 0;
+  let tail = 0;
+  const seed = (i: number) => {
+    if (candidate[i] && !mask[i]) {
+      mask[i] = 1;
+      queue[tail++] = i;
+    }
+  };
+  for (let x = 0; x < width; x++) {
+    seed(x);
+    seed((height - 1) * width + x);
+  }
+  for (let y = 0; y < height; y++) {
+    seed(y * width);
+    seed(y * width + width - 1);
+  }
+  while (head < tail) {
+    const i = queue[head++];
+    const x = i % width;
+    if (x > 0) seed(i - 1);
+    if (x < width - 1) seed(i + 1);
+    if (i >= width) seed(i - width);
+    if (i < n - width) seed(i + width);
+  }
+  return mask;
+}
