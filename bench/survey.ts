@@ -10,8 +10,9 @@
  * checked against the status record's `georeference`: the LAS's WKT names its EPSG code and its
  * points lie around the targets' UTM coordinates; geotiff.js reads the GeoTIFFs' code; GDAL's
  * `gdalinfo` (Debian's gdal-bin, installed by apt-get when root and missing) reads both, and its
- * warnings and errors are printed and counted, and GDAL's COG validator judges them. Prints the job's time per stage and the checkpoint
- * residuals from the JSON report. Writes bench/out/survey.json.
+ * warnings and errors are printed and counted, and GDAL's COG validator judges them. Prints the
+ * job's time per stage from the JSON report (`survey`: the ortho and DSM). Writes
+ * bench/out/survey.json.
  */
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -132,6 +133,8 @@ export async function run(args: string[]): Promise<void> {
     console.log(`${created.id}: ${status.status} in ${wallS.toFixed(1)} s (${upload}, ${quality}); georeference ${JSON.stringify(georeference)}; formats ${status.formats?.map((f) => f.format).join(",")}`);
     if (!georeference) throw new Error("the status record has no georeference");
     const code = Number(/^EPSG:(\d+)$/.exec(georeference.crs)?.[1]);
+    const report = await client.report(created.id);
+    console.log(`  stages (wall s): ${report.stages.map((s) => `${s.stage} ${s.wall_seconds.toFixed(1)}`).join(", ")}; job ${report.wall_seconds.toFixed(1)} s`);
     const out = path.join(dir, "out");
     await mkdir(out);
     const paths: Record<string, string> = {};
@@ -160,7 +163,7 @@ export async function run(args: string[]): Promise<void> {
     const html = await readFile(paths.report, "utf8");
     const named = ["C1", "C2", "C3", "C4", "C5", "K1", "K2", "K3", "K4"].filter((n) => html.includes(n));
     console.log(`  report: ${(html.length / 1024).toFixed(0)} KiB of HTML naming ${named.length}/9 points, ${/(src|href)="https?:/.test(html) ? "WITH" : "no"} outside links`);
-    const summary = { photos, width, quality, upload, gsdM, wallS, georeference, las: { points: las.points, namesCode: lasNamesCode, centreOffsetM: Math.hypot(lasCentre[0] - mean[0], lasCentre[1] - mean[1]) }, rasters, reportNames: named.length, commit: (await run$("git", ["rev-parse", "--short", "HEAD"], { cwd: repoRoot })).stdout.trim() };
+    const summary = { photos, width, quality, upload, gsdM, wallS, georeference, stages: report.stages.map((s) => ({ stage: s.stage, wallS: s.wall_seconds })), las: { points: las.points, namesCode: lasNamesCode, centreOffsetM: Math.hypot(lasCentre[0] - mean[0], lasCentre[1] - mean[1]) }, rasters, reportNames: named.length, commit: (await run$("git", ["rev-parse", "--short", "HEAD"], { cwd: repoRoot })).stdout.trim() };
     await mkdir(path.join(repoRoot, "bench", "out"), { recursive: true });
     await writeFile(path.join(repoRoot, "bench", "out", "survey.json"), JSON.stringify(summary, null, 2));
   } catch (err) {

@@ -59,6 +59,9 @@ describe("SDK against the real stack", () => {
       expect(bytes.length).toBe(record.file_size);
       expect(bytes.subarray(0, 4).toString("latin1")).toBe(format === "glb" ? "glTF" : "PK\u0003\u0004");
     }
+    const report = await client.report(created.id);
+    expect(report).toMatchObject({ id: created.id, status: "completed", images: photos.length });
+    expect(report.stages.map((s) => s.stage)).toEqual(expect.arrayContaining(["ingest", "sfm", "export"]));
     expect((await client.account()).balance).toBe(2);
   }, 900_000);
 

@@ -13,7 +13,7 @@ import { resolveSource, type InputSource } from "./sources.js";
 import { streamToFile, type DownloadProgress } from "./download.js";
 import { tusUploadAll, type TusOptions } from "./tus.js";
 import { TERMINAL_STATUSES, type AccountRecord, type CreationRecord, type DownloadRecord, type Format, type Quality, type StatusRecord } from "./types.js";
-import type { CreateFromUploadsBody, ListParams, ReconstructionList, WebhookCreated, WebhookEvent } from "./types.js";
+import type { CreateFromUploadsBody, ListParams, ReconstructionList, ReportRecord, WebhookCreated, WebhookEvent } from "./types.js";
 
 export type ClientOptions = TransportOptions;
 
@@ -105,6 +105,14 @@ export class PhotogrammetryClient {
 
   get(id: string): Promise<StatusRecord> {
     return this.transport.json<StatusRecord>(`${path(id)}/status`);
+  }
+
+  /**
+   * The report of an ended reconstruction: per input and per stage, and for a survey its
+   * georeference and quality figures. 409 `not_ready` before it ends.
+   */
+  report(id: string): Promise<ReportRecord> {
+    return this.transport.json<ReportRecord>(`${path(id)}/report`);
   }
 
   /** Newest first. */
