@@ -1,10 +1,12 @@
 /**
  * @module Records of docs/API.md ("Records"): the paged reconstruction list and the
  * per-reconstruction report. The report is the public, stable subset of compute's report.json
- * (whose full shape is compute's own and may grow): one row per input image, one per stage.
+ * (whose full shape is compute's own and may grow): one row per input image, one per stage, and
+ * for a georeferenced result its georeference and the accuracy report's figures (survey-report.ts).
  */
 import { z } from "zod";
-import { ReconstructionStatus, StatusRecord } from "./records.js";
+import { Georeference, ReconstructionStatus, StatusRecord } from "./records.js";
+import { SurveyReport } from "./survey-report.js";
 
 export const LIST_DEFAULT_LIMIT = 20;
 export const LIST_MAX_LIMIT = 100;
@@ -51,6 +53,8 @@ export const ReportRecord = z
     inputs: z.array(InputReport),
     stages: z.array(StageSummary),
     not_run: z.array(z.object({ stage: z.string(), reason: z.string() })),
+    georeference: Georeference.optional().meta({ description: "Only for georeferenced outputs: the status record's `georeference` (model coordinates plus offset are coordinates in crs)." }),
+    survey: SurveyReport.optional().meta({ description: "Only when compute wrote the accuracy report (georeferenced outputs): its figures. Absent as well when they could not be read." }),
   })
   .meta({ id: "ReportRecord" });
 export type ReportRecord = z.infer<typeof ReportRecord>;

@@ -11,6 +11,7 @@ import { z } from "zod";
 import { reportKey } from "../../shared/storage-keys.js";
 import { ReportRecord, type InputReport } from "../../shared/listing.js";
 import type { StatusRecord } from "../../shared/records.js";
+import { surveyOf } from "./survey-report.js";
 
 const PerImage = z.object({ name: z.string(), kind: z.string().optional(), registered: z.boolean().optional(), reason: z.string().optional(), skipped: z.boolean().optional() }).loose();
 const StageEntry = z.object({
@@ -29,6 +30,9 @@ const ComputeReport = z.object({
   notRun: z.array(z.object({ stage: z.string(), reason: z.string() })).catch([]),
   stages: z.array(StageEntry).catch([]),
   error: z.object({ code: z.string() }).loose().optional(),
+  // compute/pipeline/report.ts GeoreferenceReport: the status record's `{crs, offset}` and more.
+  georeference: z.object({ crs: z.string().min(1), offset: z.array(z.number()).length(3) }).optional().catch(undefined),
+  qualityReport: z.unknown().optional(),
 }).loose();
 type ComputeReport = z.infer<typeof ComputeReport>;
 
@@ -47,6 +51,7 @@ export async function readReport(bucket: R2Bucket, record: StatusRecord): Promis
 }
 
 export function toPublicReport(report: ComputeReport, record: StatusRecord): ReportRecord {
+  const survey = surveyOf(report.qualityReport);
   return ReportRecord.parse({
     id: record.id,
     status: record.status,
@@ -57,6 +62,8 @@ export function toPublicReport(report: ComputeReport, record: StatusRecord): Rep
     inputs: inputRows(report),
     stages: report.stages.map((s) => ({ stage: s.stage, wall_seconds: s.wallMs / 1000, counts: numericCounts(s.counts) })),
     not_run: report.notRun,
+    ...(report.georeference ? { georeference: { crs: report.georeference.crs, offset: report.georeference.offset } } : {}),
+    ...(survey ? { survey } : {}),
   });
 }
 

@@ -1,4 +1,4 @@
-/** GET /v1/reconstructions and GET /v1/reconstruction/{id}/report, through the real Worker. */
+/** GET /v1/reconstructions and GET /v1/reconstruction/{id}/report (with a survey's figures), through the real Worker. */
 import { describe, expect, it } from "vitest";
 import type { ReconstructionPage, ReportRecord } from "../../shared/listing.js";
 import { reportKey } from "../../shared/storage-keys.js";
@@ -26,6 +26,34 @@ function computeReport(error?: { code: string; message: string; suggestion: stri
     outputs: [],
     ...(error ? { error } : {}),
   };
+}
+
+/** report.json's georeference and qualityReport of a GPS-and-control survey (compute/pipeline/report.ts, compute/stages/quality-report/types.ts). */
+function surveyParts() {
+  const georeference = { crs: "EPSG:32632", offset: [500000, 5000000, 0], source: "control", gsdM: 0.012, gpsFixes: 2 };
+  const intrinsics = (focal: number, k1: number) => ({ focal, cx: 400, cy: 300, k1, k2: 0 });
+  const qualityReport = {
+    units: "m",
+    summary: { photosUsed: 2, photosTotal: 3, files: 4, gsdM: 0.012, areaM2: 1250.5, crs: "EPSG:32632", offset: [500000, 5000000, 0], georeferenceSource: "control", processingMs: 70000, points: 900 },
+    overlap: { cellSizeM: 0.5, width: 40, height: 30, westX: -10, northZ: -7.5, cellsByPhotos: [700, 200, 150, 100, 50, 0], fiveOrMoreShare: 0 },
+    calibration: [{ camera: "Camera 1 (800 × 600)", photos: 2, width: 800, height: 600, priorSource: "exif35mm", before: intrinsics(700, 0), after: intrinsics(712.5, -0.02) }],
+    reprojection: { observations: 1800, meanPx: 0.4, rmsPx: 0.5, medianPx: 0.35, histogram: { binPx: 0.1, counts: [0, 0, 0, 1, 1] }, perPhoto: [{ name: "a.jpg", observations: 900, meanPx: 0.4, rmsPx: 0.5 }] },
+    uncertainty: {
+      gauge: "control", inverse: "dense", sigma0Px: 0.6,
+      median: { eastM: 0.01, northM: 0.02, upM: 0.03 }, max: { eastM: 0.02, northM: 0.03, upM: 0.05 },
+      perPhoto: [{ name: "a.jpg", eastM: 0.01, northM: 0.02, upM: 0.03 }, { name: "b.jpg", eastM: 0.02, northM: 0.03, upM: 0.05 }],
+    },
+    control: {
+      points: [
+        { name: "C1", role: "control", used: true, dx: 0.01, dy: -0.02, dz: 0.03, reprojectionPx: 0.7, marks: 2, horizontalM: 0.0224, threeDM: 0.0374 },
+        { name: "K1", role: "check", used: false, reason: "marked in one photo", dx: 0, dy: 0, dz: 0, marks: 1, horizontalM: 0, threeDM: 0 },
+      ],
+      rmse: { control: { count: 1, eastM: 0.01, northM: 0.02, horizontalM: 0.0224, verticalM: 0.03, threeDM: 0.0374 }, check: null },
+    },
+    leftOut: [{ kind: "control", name: "K1", reason: "marked in one photo" }],
+    warnings: ["only one checkpoint"],
+  };
+  return { georeference, qualityReport };
 }
 
 describe("GET /v1/reconstructions", () => {
@@ -130,6 +158,78 @@ describe("GET /v1/reconstruction/{id}/report", () => {
     ]);
   });
 
+  it("carries a georeferenced survey's georeference and quality figures in snake_case", async () => {
+    const { account, id } = await createReconstruction();
+    await env.BUCKET.put(reportKey(id), JSON.stringify({ ...computeReport(), ...surveyParts() }));
+    await completeWithOutputs(id, { glb: 64 });
+    const res = await request(`/v1/reconstruction/${id}/report`, { headers: keyHeaders(account.apiKey) });
+    expect(res.status).toBe(200);
+    const report = (await res.json()) as ReportRecord;
+    expect(report.georeference).toEqual({ crs: "EPSG:32632", offset: [500000, 5000000, 0] });
+    const intrinsics = (focal: number, k1: number) => ({ focal, cx: 400, cy: 300, k1, k2: 0 });
+    expect(report.survey).toEqual({
+      units: "m",
+      summary: { photos_used: 2, photos_total: 3, gsd_m: 0.012, area_m2: 1250.5, crs: "EPSG:32632", offset: [500000, 5000000, 0], georeference_source: "control" },
+      overlap: { cell_size_m: 0.5, cells_by_photos: [700, 200, 150, 100, 50, 0], five_or_more_share: 0 },
+      calibration: [{ camera: "Camera 1 (800 × 600)", photos: 2, width: 800, height: 600, prior_source: "exif35mm", before: intrinsics(700, 0), after: intrinsics(712.5, -0.02) }],
+      reprojection: { observations: 1800, mean_px: 0.4, rms_px: 0.5, median_px: 0.35 },
+      uncertainty: {
+        gauge: "control", sigma0_px: 0.6,
+        median: { east_m: 0.01, north_m: 0.02, up_m: 0.03 }, max: { east_m: 0.02, north_m: 0.03, up_m: 0.05 },
+        per_photo: [{ name: "a.jpg", east_m: 0.01, north_m: 0.02, up_m: 0.03 }, { name: "b.jpg", east_m: 0.02, north_m: 0.03, up_m: 0.05 }],
+      },
+      control: {
+        points: [
+          { name: "C1", role: "control", used: true, dx_m: 0.01, dy_m: -0.02, dz_m: 0.03, horizontal_m: 0.0224, three_d_m: 0.0374, reprojection_px: 0.7, marks: 2 },
+          { name: "K1", role: "check", used: false, reason: "marked in one photo", dx_m: 0, dy_m: 0, dz_m: 0, horizontal_m: 0, three_d_m: 0, marks: 1 },
+        ],
+        rmse: { control: { count: 1, horizontal_m: 0.0224, vertical_m: 0.03, three_d_m: 0.0374 }, check: null },
+      },
+      warnings: ["only one checkpoint"],
+    });
+  });
+
+  it("gives neither georeference nor survey for a model in its own frame", async () => {
+    const { account, id } = await createReconstruction();
+    await env.BUCKET.put(reportKey(id), JSON.stringify(computeReport()));
+    await completeWithOutputs(id, { glb: 64 });
+    const report = (await (await request(`/v1/reconstruction/${id}/report`, { headers: keyHeaders(account.apiKey) })).json()) as ReportRecord;
+    expect(report.registered).toBe(2);
+    expect(report).not.toHaveProperty("georeference");
+    expect(report).not.toHaveProperty("survey");
+  });
+
+  it("leaves out a survey that cannot be read, or a torn georeference, and answers the rest", async () => {
+    const { account, id } = await createReconstruction();
+    const { georeference, qualityReport } = surveyParts();
+    const cases: Array<[string, Record<string, unknown>, boolean]> = [
+      ["a missing section", { ...qualityReport, overlap: undefined }, true],
+      ["a string for a number", { ...qualityReport, summary: { ...qualityReport.summary, photosUsed: "two" } }, true],
+      ["a NaN written as null", { ...qualityReport, uncertainty: { ...qualityReport.uncertainty, sigma0Px: null } }, true],
+      ["a negative length", { ...qualityReport, summary: { ...qualityReport.summary, areaM2: -1 } }, true],
+      ["not an object", "figures" as unknown as Record<string, unknown>, true],
+      ["a torn georeference", qualityReport, false],
+    ];
+    await completeWithOutputs(id, { glb: 64 });
+    for (const [label, figures, keepGeoreference] of cases) {
+      const torn = keepGeoreference ? georeference : { crs: "EPSG:32632", offset: [1, 2] };
+      await env.BUCKET.put(reportKey(id), JSON.stringify({ ...computeReport(), georeference: torn, qualityReport: figures }));
+      const res = await request(`/v1/reconstruction/${id}/report`, { headers: keyHeaders(account.apiKey) });
+      expect(res.status, label).toBe(200);
+      const report = (await res.json()) as ReportRecord;
+      expect(report, label).toMatchObject({ id, status: "completed", wall_seconds: 70, images: 3, registered: 2 });
+      expect(report.inputs, label).toHaveLength(4);
+      expect(report.stages.map((s) => s.stage), label).toEqual(["ingest", "sfm"]);
+      if (keepGeoreference) {
+        expect(report.georeference, label).toEqual({ crs: "EPSG:32632", offset: [500000, 5000000, 0] });
+        expect(report, label).not.toHaveProperty("survey");
+      } else {
+        expect(report, label).not.toHaveProperty("georeference");
+        expect(report.survey?.summary.photos_used, label).toBe(2);
+      }
+    }
+  });
+
   it("explains images of a run that failed before registration", async () => {
     const { account, id } = await createReconstruction();
     const failure = { code: "not_enough_overlap", message: "m", suggestion: "s" };
@@ -165,5 +265,10 @@ describe("OpenAPI", () => {
     expect(Object.keys(doc.paths["/v1/reconstruction/{id}/report"])).toEqual(["get"]);
     expect(doc.components.schemas).toHaveProperty("ReconstructionPage");
     expect(doc.components.schemas).toHaveProperty("ReportRecord");
+    expect(doc.components.schemas).toHaveProperty("SurveyReport");
+    const report = doc.components.schemas.ReportRecord as { properties: Record<string, { $ref?: string; description?: string }>; required: string[] };
+    expect(report.properties.georeference).toMatchObject({ $ref: "#/components/schemas/Georeference" });
+    expect(report.properties.survey).toMatchObject({ $ref: "#/components/schemas/SurveyReport", description: expect.stringContaining("accuracy report") });
+    expect(report.required).not.toContain("survey");
   });
 });

@@ -23,6 +23,10 @@ export type ReconstructionList = Schemas["ReconstructionPage"];
 export type ListParams = NonNullable<operations["listReconstructions"]["parameters"]["query"]>;
 /** `GET /v1/reconstruction/{id}/report`: the reconstruction's per-file report. */
 export type ReportRecord = Schemas["ReportRecord"];
+/** A report's `survey`: the accuracy report's figures of a georeferenced reconstruction. */
+export type SurveyReport = Schemas["SurveyReport"];
+/** Model coordinates plus `offset` are coordinates in `crs` (status record and report). */
+export type Georeference = Schemas["Georeference"];
 
 export type WebhookEvent = Schemas["WebhookPayload"]["type"];
 /** `POST /v1/webhooks` → 201; `secret` is shown only here. */
