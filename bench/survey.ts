@@ -134,6 +134,9 @@ export async function run(args: string[]): Promise<void> {
     if (!georeference) throw new Error("the status record has no georeference");
     const code = Number(/^EPSG:(\d+)$/.exec(georeference.crs)?.[1]);
     const report = await client.report(created.id);
+    const rmse = report.survey?.control?.rmse;
+    const line = (r: { count: number; horizontal_m: number; vertical_m: number } | null | undefined) => (r ? `${r.horizontal_m.toFixed(3)} m h, ${r.vertical_m.toFixed(3)} m v over ${r.count}` : "none");
+    console.log(`  JSON report: georeference ${JSON.stringify(report.georeference)}; GSD ${report.survey?.summary.gsd_m?.toFixed(3) ?? "-"} m; control RMSE ${line(rmse?.control)}; checkpoint RMSE ${line(rmse?.check)}`);
     console.log(`  stages (wall s): ${report.stages.map((s) => `${s.stage} ${s.wall_seconds.toFixed(1)}`).join(", ")}; job ${report.wall_seconds.toFixed(1)} s`);
     const out = path.join(dir, "out");
     await mkdir(out);
@@ -163,7 +166,7 @@ export async function run(args: string[]): Promise<void> {
     const html = await readFile(paths.report, "utf8");
     const named = ["C1", "C2", "C3", "C4", "C5", "K1", "K2", "K3", "K4"].filter((n) => html.includes(n));
     console.log(`  report: ${(html.length / 1024).toFixed(0)} KiB of HTML naming ${named.length}/9 points, ${/(src|href)="https?:/.test(html) ? "WITH" : "no"} outside links`);
-    const summary = { photos, width, quality, upload, gsdM, wallS, georeference, stages: report.stages.map((s) => ({ stage: s.stage, wallS: s.wall_seconds })), las: { points: las.points, namesCode: lasNamesCode, centreOffsetM: Math.hypot(lasCentre[0] - mean[0], lasCentre[1] - mean[1]) }, rasters, reportNames: named.length, commit: (await run$("git", ["rev-parse", "--short", "HEAD"], { cwd: repoRoot })).stdout.trim() };
+    const summary = { photos, width, quality, upload, gsdM, wallS, georeference, reportGeoreference: report.georeference, rmse, stages: report.stages.map((s) => ({ stage: s.stage, wallS: s.wall_seconds })), las: { points: las.points, namesCode: lasNamesCode, centreOffsetM: Math.hypot(lasCentre[0] - mean[0], lasCentre[1] - mean[1]) }, rasters, reportNames: named.length, commit: (await run$("git", ["rev-parse", "--short", "HEAD"], { cwd: repoRoot })).stdout.trim() };
     await mkdir(path.join(repoRoot, "bench", "out"), { recursive: true });
     await writeFile(path.join(repoRoot, "bench", "out", "survey.json"), JSON.stringify(summary, null, 2));
   } catch (err) {
