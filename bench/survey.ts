@@ -106,7 +106,7 @@ async function gdalCheck(file: string, epsg: number): Promise<{ namesCode: boole
   const wkt = info.coordinateSystem?.wkt ?? "";
   const problems = stderr.split("\n").filter((l) => /warning|error/i.test(l));
   const cog = await run$("/usr/bin/python3", ["-m", "osgeo_utils.samples.validate_cloud_optimized_geotiff", file]).then(
-    ({ stdout: out }) => out.trim().split("\n").pop() ?? "",
+    ({ stdout: out }) => (/is a valid cloud optimized GeoTIFF/i.test(out) ? "valid" : out.trim().replace(/\s+/g, " ").slice(0, 300)),
     (e: { stdout?: string; stderr?: string }) => `not a valid COG: ${(e.stdout || e.stderr || "").trim().replace(/\s+/g, " ").slice(0, 300)}`,
   );
   return { namesCode: wkt.includes(`ID["EPSG",${epsg}]`) || wkt.includes(`AUTHORITY["EPSG","${epsg}"]`), problems, version: version.trim(), cog };
