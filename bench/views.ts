@@ -11,9 +11,8 @@
  * glTF viewer (three.js in headless Chromium, bench/three-render.ts). The held-back camera
  * comes from the ground truth, carried into the model frame by the similarity that maps the
  * true centres of the other photos onto the reconstructed ones (robust, LMedS + Umeyama);
- * its intrinsics are the published K. A real set with published intrinsics but no poses
- * (SceauxCastle's K.txt) gets its held-back poses from a sparse run of the pipeline on every
- * photo (referenceTruth).
+ * its intrinsics are the published K. A real set without published poses (SceauxCastle) gets
+ * its held-back cameras from a sparse run of the pipeline on every photo (views-reference.ts).
  *
  * Figures per held-back photo, at 768 px wide:
  * - coverage: share of the pixels that show a surface that the model covers: on synthetic sets
@@ -37,17 +36,16 @@
  */
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { NodeIO } from "@gltf-transform/core";
 import { KHRMaterialsUnlit } from "@gltf-transform/extensions";
 import sharp from "sharp";
 import { robustSimilarity, type Similarity } from "../compute/geometry/similarity.js";
-import { unzipSync } from "fflate";
-import { parseImagesTxt } from "./colmap.js";
 import { datasetInputs, datasetsRoot, listDatasets, repoRoot } from "./datasets.js";
 import { backgroundMask } from "./views-mask.js";
+import { referenceTruth, undistort, type TrueCamera } from "./views-reference.js";
 import { PLAIN_ROOM_SET, plainRoomDataset } from "./plain-room.js";
 import { ThreeRenderer, type RenderCamera, type RenderedImage } from "./three-render.js";
 
@@ -57,14 +55,6 @@ const HOLD_BACK_OFFSET = 4;
 /** Sets the bench renders itself: name → their folder (rendered on first use), in the synthetic sets' format. */
 const RENDERED_SETS: Record<string, () => Promise<string>> = { [PLAIN_ROOM_SET]: plainRoomDataset };
 
-interface TrueCamera {
-  file: string;
-  width: number;
-  height: number;
-  K: number[][];
-  R: number[];
-  t: number[];
-}
 
 interface ViewScore {
   photo: string;
@@ -100,37 +90,6 @@ async function loadTruth(setDir: string): Promise<{ cameras: TrueCamera[]; pixel
   // As bench/published.ts: sets that publish OpenCV's integer pixel centres sit half a pixel before ours.
   const pixelCentreOffset = /centers at integer coordinates \+ 0\.5/.test(gt.convention) ? 0 : 0.5;
   return { cameras: gt.images.filter((i) => !i.outlier).map((i) => ({ file: i.file, width: i.width, height: i.height, K: i.K, R: i.R.flat(), t: i.t })), pixelCentreOffset };
-}
-
-/**
- * For a real set with published intrinsics (K.txt) but no poses: the reference cameras of every
- * photo, held-back ones included, from a sparse run of the same pipeline on all of them (the
- * usual protocol of held-out view synthesis: test poses from an SfM of every image), with the
- * published K. The held-back poses are then the pipeline's own, not an independent truth.
- */
-async function referenceTruth(setDir: string, root: string, quality: string): Promise<{ cameras: TrueCamera[]; pixelCentreOffset: number } | null> {
-  const kFile = path.join(setDir, "K.txt");
-  if (!existsSync(kFile)) return null;
-  const K = (await readFile(kFile, "utf8")).trim().split("\n").map((line) => line.trim().split(/\s+/).map(Number));
-  const inputs = await datasetInputs(setDir);
-  const outDir = await mkdtemp(path.join(tmpdir(), "views-reference-"));
-  try {
-    await reconstruct(root, inputs.map((i) => i.path), outDir, quality, ["--sparse-only"]);
-    const zipName = (await readdir(outDir)).find((n) => n.includes("colmap"));
-    if (!zipName) return null;
-    const poses = parseImagesTxt(new TextDecoder().decode(unzipSync(new Uint8Array(await readFile(path.join(outDir, zipName))))["images.txt"]));
-    const cameras: TrueCamera[] = [];
-    for (const pose of poses) {
-      const input = inputs.find((i) => i.name === pose.name);
-      if (!input) continue;
-      const meta = await sharp(input.path).metadata();
-      cameras.push({ file: pose.name, width: meta.width!, height: meta.height!, K, R: [...pose.camFromWorld.R], t: [...pose.camFromWorld.t] });
-    }
-    // K.txt puts the centre of a W-pixel-wide photo at W/2: corner-origin pixels, as the renderer's.
-    return { cameras, pixelCentreOffset: 0 };
-  } finally {
-    await rm(outDir, { recursive: true, force: true });
-  }
 }
 
 /** Runs `<root>/compute/cli.ts` on `files` and returns its wall time and peak RSS (GNU time's %M). */
@@ -291,7 +250,7 @@ function untexturedShare(marked: RenderedImage, covered: Uint8Array): number {
 async function benchSet(set: string, renderer: ThreeRenderer, root: string, commit: string, quality: string, keepDir: string | null, docs: boolean): Promise<SetScore | null> {
   const setDir = RENDERED_SETS[set] ? await RENDERED_SETS[set]() : path.join(datasetsRoot, set);
   if (!existsSync(path.join(setDir, "images"))) return null;
-  const truth = (await loadTruth(setDir)) ?? (await referenceTruth(setDir, root, quality));
+  const truth = (await loadTruth(setDir)) ?? (await referenceTruth(setDir, (files, out) => reconstruct(root, files, out, quality, ["--sparse-only"])));
   if (!truth) return null;
   const inputs = await datasetInputs(setDir);
   const held = inputs.filter((_, i) => i % HOLD_BACK_EVERY === HOLD_BACK_OFFSET);
@@ -320,7 +279,10 @@ async function benchSet(set: string, renderer: ThreeRenderer, root: string, comm
     for (const photo of held) {
       const cam = intoModel(byFile.get(photo.name)!, sim, truth.pixelCentreOffset, RENDER_WIDTH);
       const render = await renderer.render(glb, cam, 0.005 * spread, 200 * spread);
-      const pixels = new Uint8Array(await sharp(photo.path).removeAlpha().resize(cam.width, cam.height, { fit: "fill" }).raw().toBuffer());
+      const resized = new Uint8Array(await sharp(photo.path).removeAlpha().resize(cam.width, cam.height, { fit: "fill" }).raw().toBuffer());
+      const radial = byFile.get(photo.name)!.radial;
+      // The renderer draws a pinhole: a photo with the reference's lens distortion is undistorted first.
+      const pixels = radial ? undistort(resized, cam, radial) : resized;
       let truthMask: Uint8Array | null = null;
       if ((set.startsWith("synthetic/") || set in RENDERED_SETS) && existsSync(mesh)) {
         // The true mesh is in the true frame: render it from the true camera itself.
