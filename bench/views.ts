@@ -19,7 +19,7 @@
  *   the pixels of the true surface (gt/mesh.ply rendered from the same camera), on real sets
  *   those the photo does not show as sky or a studio backdrop (views-mask.ts: smooth, dark or
  *   sky-coloured, joined to the border); also printed: the share of all the photo's pixels
- *   (the figure before stop 48) and the share masked as background;
+ *   (the earlier figure, kept so old rows compare) and the share masked as background;
  * - PSNR (RGB) and SSIM (luma; Wang, Bovik, Sheikh and Simoncelli, IEEE TIP 2004: 11×11
  *   Gaussian window σ = 1.5, K1 = 0.01, K2 = 0.03) over the covered pixels. For SSIM the
  *   uncovered pixels of the render are filled with the photo's, so a window that straddles
@@ -60,7 +60,7 @@ interface ViewScore {
   photo: string;
   /** Share of the pixels that show a surface that the model covers (module comment). */
   coverage: number;
-  /** Share of all the photo's pixels the model covers (the bench's figure before stop 48). */
+  /** Share of all the photo's pixels the model covers (the earlier figure: BENCHMARKS.md rows before the mask compare with it). */
   coverageAll: number;
   /** Real sets: share of the photo masked as sky or backdrop (views-mask.ts). */
   background: number;
