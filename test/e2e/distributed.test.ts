@@ -40,9 +40,10 @@ beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), "e2e-distributed-"));
   system = await startSystem({
     computeProcesses: 3,
-    // A short lease, so a killed process's task is sent again within test time.
+    // A short lease, so a killed process's task is sent again within test time; ten heartbeats long, so a live holder
+    // keeps its task on a machine loaded by the other suites (5 s let one lapse in a full CI run).
     // A short watchdog, so a killed coordinator's job is dispatched again within test time (a live one heartbeats every second).
-    vars: { TASK_LEASE_SECONDS: "5", WATCHDOG_PROCESSING_SECONDS: "20", WATCHDOG_PENDING_SECONDS: "120" },
+    vars: { TASK_LEASE_SECONDS: "10", WATCHDOG_PROCESSING_SECONDS: "20", WATCHDOG_PENDING_SECONDS: "120" },
     computeEnv: { DENSE_CLUSTER_VIEWS: String(CLUSTER_VIEWS), FEATURE_BATCH_IMAGES: String(BATCH_IMAGES), MATCH_BATCH_PAIRS: String(BATCH_PAIRS), HEARTBEAT_SECONDS: "1", TASK_POLL_MS: "250", PREWARM: "0" },
   });
 }, 180_000);
@@ -137,9 +138,10 @@ describe("one job on many compute processes", () => {
     expect(tasks.filter((t) => t.kind === "dense-cluster").length).toBeGreaterThanOrEqual(3);
     expect(tasks.every((t) => t.state === "done")).toBe(true);
     const lost = tasks.find((t) => t.key === victim.key)!;
-    console.log(`distributed: killed process ${victim.index} during ${victim.key}; tasks ${tasks.map((t) => `${t.key}×${t.deliveries}@${t.worker}`).join(", ")}`);
-    expect(lost.deliveries).toBeGreaterThanOrEqual(2);
-    expect(tasks.filter((t) => t.key !== victim.key).every((t) => t.deliveries === 1)).toBe(true);
+    const summary = `killed process ${victim.index} during ${victim.key}; tasks ${tasks.map((t) => `${t.key}×${t.deliveries}@${t.worker}`).join(", ")}`;
+    console.log(`distributed: ${summary}`);
+    expect(lost.deliveries, summary).toBeGreaterThanOrEqual(2);
+    expect(tasks.filter((t) => t.key !== victim.key).every((t) => t.deliveries === 1), summary).toBe(true);
     expect(new Set(tasks.map((t) => t.worker)).size).toBeGreaterThanOrEqual(2);
     const denseTasks = tasks.filter((t) => t.kind === "dense-cluster").length;
     const featureTasks = tasks.filter((t) => t.kind === "features-batch").length;
