@@ -41,7 +41,9 @@ import { vertexColors, vertexNormals } from "./attributes.js";
 import { compactVertices, dropDegenerateFaces, removeSmallComponents, trimFaces } from "./cleanup.js";
 import { closeEnclosedHoles, type EnclosedHoleOptions } from "./close-holes.js";
 import { fillSmallHoles } from "./fill-holes.js";
-import { completePlanes, type PlaneCompletionOptions } from "./plane-completion.js";
+import { completeGround, GROUND_DEFAULTS, type GroundCompletionOptions } from "./ground-completion.js";
+import { GROUND_SWEEP_DEFAULTS, type GroundSweepOptions } from "./ground-sweep.js";
+import { completePlanes, type CompletionPoints, type PlaneCompletionOptions } from "./plane-completion.js";
 import { orientTowardCameras } from "./orient.js";
 import { colorFromImages } from "./project-colors.js";
 import { medianSpacing, occupiedCells, PointGrid } from "./point-grid.js";
@@ -78,6 +80,10 @@ export interface Options {
   enclosedHoles: EnclosedHoleOptions;
   /** Points added on plain planes' holes before meshing (plane-completion.ts); maxPlanes 0 turns it off. */
   planeCompletion: PlaneCompletionOptions;
+  /** The ground below the cameras, completed where they see it (ground-completion.ts); null: off. */
+  groundCompletion: GroundCompletionOptions | null;
+  /** The ground's plane placed by the photos (ground-sweep.ts) when they are given; null: by its points only. */
+  groundSweep: GroundSweepOptions | null;
   /** How many times the budget the extraction may produce before simplification. */
   oversample: number;
   /**
@@ -113,6 +119,8 @@ export const DEFAULTS: Options = {
     offPlaneClearanceVoxels: 5,
     minReliefPoints: 30,
   },
+  groundCompletion: GROUND_DEFAULTS,
+  groundSweep: GROUND_SWEEP_DEFAULTS,
   oversample: 2,
   colorImageSize: 1024,
 };
@@ -189,6 +197,18 @@ function finish(raw: RawMesh, grid: PointGrid, cloud: PointCloud, colorRadius: n
   };
 }
 
+/** The cloud with completion points appended (their normals appended to `oriented` too). */
+function withPoints(cloud: PointCloud, oriented: { normals: Float32Array }, added: CompletionPoints): PointCloud {
+  if (added.count === 0) return cloud;
+  oriented.normals = concat(oriented.normals, added.normals);
+  return {
+    count: cloud.count + added.count,
+    positions: concat(cloud.positions, added.positions),
+    normals: oriented.normals,
+    colors: concatBytes(cloud.colors, added.colors),
+  };
+}
+
 export async function run(input: Input, options?: Partial<Options>, progress?: ProgressFn): Promise<{ mesh: Mesh; report: StageReport }> {
   const started = performance.now();
   const opts: Options = { ...DEFAULTS, ...options };
@@ -224,17 +244,16 @@ export async function run(input: Input, options?: Partial<Options>, progress?: P
     const completion = completePlanes({ ...cloud, normals: oriented.normals }, input.views, h, spacing, opts.planeCompletion);
     const r = completion.report;
     Object.assign(counts, { planesFound: r.planes, planesTooSmall: r.planesTooSmall, planeCellsAdded: r.cellsAdded, planeCellsSeenThrough: r.cellsSeenThrough, planeCellsUnseen: r.cellsUnseen, planeCellsNearRelief: r.cellsNearRelief, planePointsAdded: r.pointsAdded });
-    if (completion.points.count > 0) {
-      // From here on the added points are part of the cloud: the surface, its trimming and its colours use them.
-      oriented.normals = concat(oriented.normals, completion.points.normals);
-      cloud = {
-        count: cloud.count + completion.points.count,
-        positions: concat(cloud.positions, completion.points.positions),
-        normals: oriented.normals,
-        colors: concatBytes(cloud.colors, completion.points.colors),
-      };
-    }
+    // From here on the added points are part of the cloud: the surface, its trimming and its colours use them.
+    cloud = withPoints(cloud, oriented, completion.points);
     lap("planeCompletion");
+    if (opts.groundCompletion) {
+      const photos = opts.groundSweep && input.images?.length ? { images: input.images, sweep: opts.groundSweep } : undefined;
+      const ground = await completeGround({ ...cloud, normals: oriented.normals }, input.views, h, completion.planes, completion.planeOf, opts.groundCompletion, photos);
+      Object.assign(counts, ground.report);
+      cloud = withPoints(cloud, oriented, ground.points);
+      lap("groundCompletion");
+    }
   }
   const lattice = buildSignedDistance(cloud.positions, oriented.normals, cloud.count, {
     spacing: h, supportVoxels: opts.supportRadius, stride,

@@ -94,6 +94,14 @@ interface Grid {
   occupied: Uint8Array;
 }
 
+/** The added points, and the planes found with each point's plane (-1: none) over the cloud followed by the added points. */
+export interface PlaneCompletion {
+  points: CompletionPoints;
+  report: PlaneCompletionReport;
+  planes: Plane[];
+  planeOf: Int16Array;
+}
+
 /** Points that fill the plain planes' holes (none when no plane qualifies). */
 export function completePlanes(
   cloud: { positions: Float32Array; normals: Float32Array; colors: Uint8Array; count: number },
@@ -101,13 +109,13 @@ export function completePlanes(
   voxel: number,
   spacing: number,
   options: PlaneCompletionOptions,
-): { points: CompletionPoints; report: PlaneCompletionReport } {
+): PlaneCompletion {
   const report: PlaneCompletionReport = { planes: 0, planesTooSmall: 0, cellsTried: 0, cellsAdded: 0, cellsSeenThrough: 0, cellsUnseen: 0, cellsNearRelief: 0, pointsAdded: 0 };
   const empty = { count: 0, positions: new Float32Array(0), normals: new Float32Array(0), colors: new Uint8Array(0) };
-  if (views.length < options.minViews || cloud.count < 100) return { points: empty, report };
+  if (views.length < options.minViews || cloud.count < 100) return { points: empty, report, planes: [], planeOf: new Int16Array(cloud.count).fill(-1) };
   const planes = findPlanes(cloud.positions, cloud.normals, cloud.count, { ...options.planes, inlierDistance: options.inlierVoxels * voxel });
   report.planes = planes.length;
-  if (planes.length === 0) return { points: empty, report };
+  if (planes.length === 0) return { points: empty, report, planes, planeOf: new Int16Array(cloud.count).fill(-1) };
   const images = cloudDepthImages(cloud.positions, cloud.count, views);
   const clearance = options.clearanceVoxels * voxel;
   const offPlaneClearance = options.offPlaneClearanceVoxels * voxel;
@@ -116,7 +124,8 @@ export function completePlanes(
   planes.forEach((plane, k) => { for (const i of plane.inliers) planeOf[i] = k; });
   const centres = views.map((view) => cameraCenter(view.camFromWorld));
   const out = { positions: [] as number[], normals: [] as number[], colors: [] as number[] };
-  for (const plane of planes) {
+  const addedPlane: number[] = [];
+  for (const [planeIndex, plane] of planes.entries()) {
     const normal = facingSide(plane, cloud.normals);
     const grid = occupancyGrid(cloud.positions, plane, normal, voxel * options.cellVoxels, options.maxGridSide);
     let occupiedCells = 0;
@@ -151,13 +160,19 @@ export function completePlanes(
         out.positions.push(p[0], p[1], p[2]);
         out.normals.push(normal[0], normal[1], normal[2]);
         out.colors.push(colour[0], colour[1], colour[2]);
+        addedPlane.push(planeIndex);
       }
     }
   }
   report.pointsAdded = out.positions.length / 3;
+  const allPlaneOf = new Int16Array(cloud.count + addedPlane.length);
+  allPlaneOf.set(planeOf);
+  allPlaneOf.set(addedPlane, cloud.count);
   return {
     points: { count: report.pointsAdded, positions: new Float32Array(out.positions), normals: new Float32Array(out.normals), colors: new Uint8Array(out.colors) },
     report,
+    planes,
+    planeOf: allPlaneOf,
   };
 }
 
@@ -166,7 +181,7 @@ export function completePlanes(
  * than `offPlane` from this plane that belong to no plane, or to one nearly parallel to it (a
  * panel in front of a wall mixes with it; a perpendicular wall meets it at a corner).
  */
-function reliefNear(dense: PointGrid, positions: Float32Array, planeOf: Int16Array, planes: Plane[], p: number[], plane: Plane, offPlane: number, radius: number, minPoints: number): boolean {
+export function reliefNear(dense: PointGrid, positions: Float32Array, planeOf: Int16Array, planes: Plane[], p: number[], plane: Plane, offPlane: number, radius: number, minPoints: number): boolean {
   const n = plane.normal;
   let relief = 0;
   dense.forEachWithin(p[0], p[1], p[2], radius, (i) => {
@@ -245,7 +260,7 @@ function filter(mask: Uint8Array, cols: number, rows: number, r: number, keep: 0
 }
 
 /** Whether the cameras agree that the plane shows at `x`: seen from its front by enough views, unoccluded, and not seen through. */
-function cameraVerdict(x: number[], normal: number[], images: DepthImage[], centres: Float64Array[], tolerance: number, options: PlaneCompletionOptions): "keep" | "seen-through" | "unseen" {
+export function cameraVerdict(x: number[], normal: number[], images: DepthImage[], centres: Float64Array[], tolerance: number, options: Pick<PlaneCompletionOptions, "minViews" | "maxSeeThrough">): "keep" | "seen-through" | "unseen" {
   let seen = 0, through = 0;
   images.forEach((image, index) => {
     const c = centres[index]!;

@@ -23,7 +23,7 @@ import { buildCharts, splitVertices, type ChartedMesh } from "./charts.js";
 import { solveLevelling } from "./levelling.js";
 import { paintChart } from "./paint.js";
 import { faceAdjacency, gatherCandidates, mergeRegions, rejectInconsistent, selectViews, UNSEEN } from "./select-views.js";
-import { faceGeometry, scanView, type LoadedPhoto, type ViewObservations } from "./view-scan.js";
+import { dropGrazing, faceGeometry, scanView, type LoadedPhoto, type ViewObservations } from "./view-scan.js";
 
 export const NAME = "texture";
 
@@ -40,8 +40,14 @@ export interface Options {
   regionMoveFaces: number;
   /** Views whose mean colour of a face is farther than this (RGB, 0–255) from the consensus are dropped. */
   consistencyRadius: number;
-  /** Faces seen more obliquely than this |cosine| are not textured from that view. */
+  /** Faces seen more obliquely than this |cosine| are not textured from that view… */
   minCosine: number;
+  /**
+   * …unless no view sees them better: then down to this one. Ground seen from eye height meets
+   * every ray at 2–6° (|cosine| 0.03–0.1 on SceauxCastle's courtyard); left untextured it took
+   * the vertex colour of its points, a flat grey.
+   */
+  grazingMinCosine: number;
   /** Visibility tolerance against the z-buffer, in median mesh edge lengths. */
   depthToleranceEdges: number;
   /** Long side the photos are read at (0: as stored by ingest). */
@@ -60,6 +66,7 @@ export const DEFAULTS: Options = {
   regionMoveFaces: 5000,
   consistencyRadius: 48,
   minCosine: 0.1,
+  grazingMinCosine: 0.02,
   depthToleranceEdges: 2,
   photoMaxSide: 0,
   levelling: true,
@@ -179,8 +186,8 @@ export async function run(input: Input, options?: Partial<Options>, progress?: P
   // 1. What each photo sees.
   const baseScale = views.map((view) => (opts.photoMaxSide > 0 ? Math.min(1, opts.photoMaxSide / Math.max(view.intrinsics.width, view.intrinsics.height)) : 1));
   const geometry = faceGeometry(mesh);
-  const scan = { depthTolerance: opts.depthToleranceEdges * medianEdgeLength(mesh), minCosine: opts.minCosine, borderPixels: opts.padding + 1 };
-  const observations: ViewObservations[] = [];
+  const scan = { depthTolerance: opts.depthToleranceEdges * medianEdgeLength(mesh), minCosine: opts.minCosine, grazingMinCosine: opts.grazingMinCosine, borderPixels: opts.padding + 1 };
+  let observations: ViewObservations[] = [];
   const unreadable: string[] = [];
   for (let v = 0; v < views.length; v++) {
     const image = imageByIndex.get(views[v].imageIndex);
@@ -197,6 +204,9 @@ export async function run(input: Input, options?: Partial<Options>, progress?: P
     progress?.(0.5 * (v + 1) / views.length);
   }
   if (unreadable.length > 0) warnings.push(`could not read ${unreadable.join(", ")}; not used for the texture`);
+  const grazing = dropGrazing(observations, mesh.faceCount);
+  observations = grazing.observations;
+  counts.grazingObservations = grazing.kept;
   lap("scan");
 
   // 2. One view per face.

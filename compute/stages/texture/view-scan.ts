@@ -21,13 +21,17 @@ export interface ViewObservations {
   quality: Float32Array;
   /** Mean RGB (0–255, sRGB) of the face in this photo, 3 per seen face. */
   colours: Float32Array;
+  /** 1 where the view sees the face more obliquely than minCosine (kept only for faces no view sees better: dropGrazing). */
+  grazing: Uint8Array;
 }
 
 export interface ScanOptions {
   /** A face is seen when its corners and centroid lie within this depth of the z-buffer, in model units. */
   depthTolerance: number;
-  /** Faces seen more obliquely than this |cosine| are not textured from this view. */
+  /** Faces seen more obliquely than this |cosine| are not textured from this view… */
   minCosine: number;
+  /** …unless no view sees them better: then views down to this |cosine| may (ground seen from eye height). */
+  grazingMinCosine: number;
   /** Pixels kept clear of the image border (bilinear taps and padding stay inside). */
   borderPixels: number;
 }
@@ -93,6 +97,7 @@ export function scanView(mesh: Mesh, faces: { normals: Float32Array; centroids: 
   const seen = new Uint32Array(mesh.faceCount);
   const quality = new Float32Array(mesh.faceCount);
   const colours = new Float32Array(3 * mesh.faceCount);
+  const grazing = new Uint8Array(mesh.faceCount);
   let count = 0;
   const texel = new Float64Array(3);
   const visibleAt = (x: number, y: number, z: number): boolean => z <= zbuf[Math.min(height - 1, Math.floor(y)) * width + Math.min(width - 1, Math.floor(x))] + options.depthTolerance;
@@ -102,13 +107,14 @@ export function scanView(mesh: Mesh, faces: { normals: Float32Array; centroids: 
     if (!inside(proj, a, width, height, options.borderPixels) || !inside(proj, b, width, height, options.borderPixels) || !inside(proj, c, width, height, options.borderPixels)) continue;
     const dx = centre[0] - faces.centroids[3 * f], dy = centre[1] - faces.centroids[3 * f + 1], dz = centre[2] - faces.centroids[3 * f + 2];
     const cosine = Math.abs(faces.normals[3 * f] * dx + faces.normals[3 * f + 1] * dy + faces.normals[3 * f + 2] * dz) / Math.hypot(dx, dy, dz);
-    if (cosine < options.minCosine) continue;
+    if (cosine < Math.min(options.minCosine, options.grazingMinCosine)) continue;
     const gx = (proj.px[a] + proj.px[b] + proj.px[c]) / 3, gy = (proj.py[a] + proj.py[b] + proj.py[c]) / 3;
     const gz = 3 / (1 / proj.depth[a] + 1 / proj.depth[b] + 1 / proj.depth[c]);
     if (!visibleAt(gx, gy, gz) || !visibleAt(proj.px[a], proj.py[a], proj.depth[a]) || !visibleAt(proj.px[b], proj.py[b], proj.depth[b]) || !visibleAt(proj.px[c], proj.py[c], proj.depth[c])) continue;
     const area = Math.abs((proj.px[b] - proj.px[a]) * (proj.py[c] - proj.py[a]) - (proj.py[b] - proj.py[a]) * (proj.px[c] - proj.px[a])) / 2;
     const sharpness = (at(gx, gy) + at(proj.px[a], proj.py[a]) + at(proj.px[b], proj.py[b]) + at(proj.px[c], proj.py[c])) / 4;
     seen[count] = f;
+    grazing[count] = cosine < options.minCosine ? 1 : 0;
     quality[count] = Math.max(area, 0.25) * (sharpness + GRADIENT_FLOOR);
     // Mean colour: centroid and the three points halfway to the corners.
     sampleRgb(rgb, width, height, gx, gy, texel);
@@ -121,5 +127,35 @@ export function scanView(mesh: Mesh, faces: { normals: Float32Array; centroids: 
     colours[3 * count] = r / 4; colours[3 * count + 1] = g / 4; colours[3 * count + 2] = bl / 4;
     count++;
   }
-  return { view: viewIndex, faces: seen.slice(0, count), quality: quality.slice(0, count), colours: colours.slice(0, 3 * count) };
+  return { view: viewIndex, faces: seen.slice(0, count), quality: quality.slice(0, count), colours: colours.slice(0, 3 * count), grazing: grazing.slice(0, count) };
+}
+
+/**
+ * Drops every grazing observation of a face that some view sees at minCosine or better, so
+ * grazing views only texture what nothing else shows. Returns how many grazing observations
+ * were kept.
+ */
+export function dropGrazing(observations: ViewObservations[], faceCount: number): { observations: ViewObservations[]; kept: number } {
+  const seenWell = new Uint8Array(faceCount);
+  for (const o of observations) for (let k = 0; k < o.faces.length; k++) if (!o.grazing[k]) seenWell[o.faces[k]] = 1;
+  let kept = 0;
+  const out = observations.map((o) => {
+    const keep: number[] = [];
+    for (let k = 0; k < o.faces.length; k++) {
+      if (!o.grazing[k]) keep.push(k);
+      else if (!seenWell[o.faces[k]]) {
+        keep.push(k);
+        kept++;
+      }
+    }
+    if (keep.length === o.faces.length) return o;
+    return {
+      view: o.view,
+      faces: Uint32Array.from(keep, (k) => o.faces[k]),
+      quality: Float32Array.from(keep, (k) => o.quality[k]),
+      colours: Float32Array.from(keep.flatMap((k) => [o.colours[3 * k], o.colours[3 * k + 1], o.colours[3 * k + 2]])),
+      grazing: Uint8Array.from(keep, (k) => o.grazing[k]),
+    };
+  });
+  return { observations: out, kept };
 }

@@ -1,0 +1,388 @@
+/**
+ * @module Completing the ground: the plane the photos were taken above, filled wherever the
+ * cameras see it unoccluded and not seen through, out to the cameras themselves.
+ *
+ * Ground seen from eye height is seen at grazing angles (a courtyard 40 m away from a camera
+ * 1.6 m up is seen at 88° from its normal), and gravel, asphalt or a lawn in full sun has little
+ * texture at the working resolution: dense stereo leaves a few scattered points on it, far too
+ * few (well under the 3 % share) for the dominant planes of plane-completion.ts, whose fill
+ * also stays within its inliers' extent, while the ground the photos show reaches from the
+ * photographer's feet to the far walls. What marks the ground is the cameras' own geometry:
+ * the photos are upright, so their mean "up" is the world's up, and a person, a pole or a
+ * drone keeps about the same height above the ground, so the ground is the plane below every
+ * camera that its scattered points agree on. On SceauxCastle the plane with most horizontal
+ * points under the cameras was the entrance stairs (treads and risers make a slope); the one
+ * with the widest footprint was the courtyard, with every camera 0.102–0.119 units above it.
+ *
+ * Cells of a grid on that plane, over the extent of the cloud and the cameras, get points when
+ * the camera verdict of plane-completion.ts keeps them (at least `minViews` views see the cell
+ * from above, unoccluded by the cloud, and at most `maxSeeThrough` of them see points below it:
+ * Jancosek & Pajdla's free-space evidence, CVPR 2011) and no relief (an object standing on the
+ * ground) is near. A plane that is not clearly below all cameras, or tilted more than
+ * `maxTiltDeg` from their up, is no ground: nothing is added.
+ */
+import type { ImageRef, RegisteredView } from "../../scene/index.js";
+import { cameraCenter } from "../../scene/index.js";
+import { loadGreyPhotos, sweepGround, type GroundPlane, type GroundSweepOptions } from "./ground-sweep.js";
+import { reliefNear, type CompletionPoints } from "./plane-completion.js";
+import { planeAxes } from "./plane-fill.js";
+import { PointGrid } from "./point-grid.js";
+import { findPlanes, type Plane } from "./planes.js";
+import { cloudDepthImages, depthPixelOf, type DepthImage } from "./see-through.js";
+
+export interface GroundCompletionOptions {
+  /** Largest angle between the ground's normal and the cameras' mean up (photos pitched up or down tilt that mean). */
+  maxTiltDeg: number;
+  /** The cameras' up vectors must agree: the length of their mean, at least (1: all the same). */
+  minUpAgreement: number;
+  /** Inlier distance of the ground's points, in voxels (its points are sparse and noisy). */
+  inlierVoxels: number;
+  /** Fewest points on the ground before it is trusted. */
+  minInliers: number;
+  /** Every camera at least this far above the ground, in voxels. */
+  minCameraHeightVoxels: number;
+  /**
+   * The ground's points must span at least this share of the filled extent (the cloud's and the
+   * cameras') along both of the plane's axes: a compact patch (a landing, a slope of stairs) is
+   * not extended to the whole scene.
+   */
+  minSpanShare: number;
+  /** Occupancy cell on the ground, in voxels; the footprint that ranks candidate planes uses cells of 4× this. */
+  cellVoxels: number;
+  /** Cells per side of the ground's grid, at most (the cell grows to stay within it). */
+  maxGridSide: number;
+  /** Cell-and-view visibility checks, at most: the cell grows on captures of many photos. */
+  maxViewChecks: number;
+  minViews: number;
+  maxSeeThrough: number;
+  /** No point within this many voxels of a cloud point (the real ground and the walls keep their own). */
+  clearanceVoxels: number;
+  /** Nor within this many voxels of relief, as in plane-completion.ts (minReliefPoints points off the ground). */
+  offPlaneClearanceVoxels: number;
+  minReliefPoints: number;
+}
+
+export const GROUND_DEFAULTS: GroundCompletionOptions = {
+  maxTiltDeg: 25,
+  minUpAgreement: 0.7,
+  inlierVoxels: 2,
+  minInliers: 200,
+  minCameraHeightVoxels: 4,
+  minSpanShare: 0.25,
+  cellVoxels: 2,
+  maxGridSide: 2000,
+  maxViewChecks: 200_000_000,
+  // One view suffices: the plane is known from the ground's points, and the photo shows ground there.
+  minViews: 1,
+  maxSeeThrough: 0.5,
+  clearanceVoxels: 2,
+  offPlaneClearanceVoxels: 5,
+  minReliefPoints: 30,
+};
+
+export interface GroundCompletionReport {
+  /** 1 when a ground plane was found. */
+  groundFound: number;
+  groundInliers: number;
+  /** The lowest camera's height above the ground, in voxels (0 without a ground). */
+  groundCameraHeightVoxels: number;
+  groundCellsTried: number;
+  groundCellsAdded: number;
+  groundCellsSeenThrough: number;
+  groundCellsUnseen: number;
+  groundCellsNearRelief: number;
+  groundPointsAdded: number;
+  /** The photo sweep (0 without photos): patches scored, mean NCC before and after, how far the plane moved (voxels) and turned (degrees). */
+  groundSweepPatches: number;
+  groundSweepScoreBefore: number;
+  groundSweepScoreAfter: number;
+  groundSweepShiftVoxels: number;
+  groundSweepTurnDeg: number;
+}
+
+interface Ground {
+  /** Unit normal pointing up (to the cameras) and offset: normal·x = d on the ground. */
+  normal: [number, number, number];
+  d: number;
+  inliers: number;
+  lowestCameraHeight: number;
+}
+
+/** The photos, when the ground's plane is to be placed by them (ground-sweep.ts) and not by its points alone. */
+export interface GroundPhotos {
+  images: ImageRef[];
+  sweep: GroundSweepOptions;
+}
+
+/** A cell of the ground's grid the cameras keep: its centre in plane coordinates and the views that see it. */
+interface KeptCell {
+  u: number;
+  v: number;
+  seenBy: number[];
+}
+
+/**
+ * Points on the ground where the cameras show it and the cloud has none. `planes` and `planeOf`
+ * are plane-completion's (over this cloud), so that walls meeting the ground are not relief.
+ * With `photos`, the plane is then placed by them (ground-sweep.ts) before the points are made.
+ */
+export async function completeGround(
+  cloud: { positions: Float32Array; normals: Float32Array; colors: Uint8Array; count: number },
+  views: RegisteredView[],
+  voxel: number,
+  planes: Plane[],
+  planeOf: Int16Array,
+  options: GroundCompletionOptions = GROUND_DEFAULTS,
+  photos?: GroundPhotos,
+): Promise<{ points: CompletionPoints; report: GroundCompletionReport }> {
+  const report: GroundCompletionReport = { groundFound: 0, groundInliers: 0, groundCameraHeightVoxels: 0, groundCellsTried: 0, groundCellsAdded: 0, groundCellsSeenThrough: 0, groundCellsUnseen: 0, groundCellsNearRelief: 0, groundPointsAdded: 0, groundSweepPatches: 0, groundSweepScoreBefore: 0, groundSweepScoreAfter: 0, groundSweepShiftVoxels: 0, groundSweepTurnDeg: 0 };
+  const empty = { count: 0, positions: new Float32Array(0), normals: new Float32Array(0), colors: new Uint8Array(0) };
+  if (views.length < options.minViews || cloud.count < options.minInliers) return { points: empty, report };
+  const centres = views.map((view) => cameraCenter(view.camFromWorld));
+  const found = findGround(cloud, views, centres, voxel, options);
+  if (!found) return { points: empty, report };
+  Object.assign(report, { groundFound: 1, groundInliers: found.inliers, groundCameraHeightVoxels: found.lowestCameraHeight / voxel });
+
+  const { u, v } = planeAxes(found.normal);
+  const origin = found.normal.map((x) => x * found.d);
+  const at = (pu: number, pv: number): number[] => [0, 1, 2].map((a) => origin[a]! + pu * u[a]! + pv * v[a]!);
+  const dense = new PointGrid(cloud.positions, cloud.count, Math.max(options.clearanceVoxels * voxel, 2 * voxel));
+  const { kept, cell } = keptCells(cloud, views, centres, voxel, found, at, dense, planes, planeOf, options, report);
+  report.groundCellsAdded = kept.length;
+  let ground: GroundPlane = { normal: found.normal, d: found.d };
+  if (photos && kept.length > 0) {
+    const swept = await placeByPhotos(ground, kept, at, views, voxel, photos);
+    ground = swept.plane;
+    Object.assign(report, { groundSweepPatches: swept.patches, groundSweepScoreBefore: swept.scoreBefore, groundSweepScoreAfter: swept.scoreAfter, groundSweepShiftVoxels: swept.shiftVoxels, groundSweepTurnDeg: swept.turnDeg });
+  }
+  // One point per voxel face: the signed distance's support holds several, and the ground is large.
+  const per = Math.max(1, Math.round(cell / voxel));
+  const clearance = options.clearanceVoxels * voxel;
+  const out: number[] = [];
+  for (const { u: cu, v: cv } of kept) {
+    for (let a = 0; a < per; a++) for (let b = 0; b < per; b++) {
+      const p = onto(ground, found.normal, at(cu + ((a + 0.5) / per - 0.5) * cell, cv + ((b + 0.5) / per - 0.5) * cell));
+      if (dense.nearestDistance2(p[0]!, p[1]!, p[2]!, clearance) < clearance * clearance) continue;
+      out.push(p[0]!, p[1]!, p[2]!);
+    }
+  }
+  const count = out.length / 3;
+  report.groundPointsAdded = count;
+  const normals = new Float32Array(3 * count);
+  for (let i = 0; i < count; i++) normals.set(ground.normal, 3 * i);
+  return { points: { count, positions: new Float32Array(out), normals, colors: groundColours(cloud, found, voxel, count) }, report };
+}
+
+/** The cells of a grid on the ground, over the cloud's and the cameras' extent, that the cameras keep and no relief stands near. */
+function keptCells(
+  cloud: { positions: Float32Array; count: number },
+  views: RegisteredView[],
+  centres: Float64Array[],
+  voxel: number,
+  found: Ground,
+  at: (u: number, v: number) => number[],
+  dense: PointGrid,
+  planes: Plane[],
+  planeOf: Int16Array,
+  options: GroundCompletionOptions,
+  report: GroundCompletionReport,
+): { kept: KeptCell[]; cell: number } {
+  const { u, v } = planeAxes(found.normal);
+  const extent = footprint(cloud.positions, cloud.count, centres, at(0, 0), u, v);
+  const width = extent.maxU - extent.minU, depth = extent.maxV - extent.minV;
+  const cell = Math.max(options.cellVoxels * voxel, width / options.maxGridSide, depth / options.maxGridSide, Math.sqrt((width * depth * views.length) / options.maxViewChecks));
+  const cols = Math.max(1, Math.ceil(width / cell));
+  const rows = Math.max(1, Math.ceil(depth / cell));
+  const images = cloudDepthImages(cloud.positions, cloud.count, views);
+  const asPlane: Plane = { normal: found.normal, d: found.d, inliers: new Uint32Array(0) };
+  const radius = options.offPlaneClearanceVoxels * voxel + cell * Math.SQRT1_2;
+  const reliefAt = (p: number[]) => reliefNear(dense, cloud.positions, planeOf, planes, p, asPlane, 2 * options.inlierVoxels * voxel, radius, options.minReliefPoints);
+  const kept: KeptCell[] = [];
+  for (let row = 0; row < rows; row++) {
+    for (let col = 0; col < cols; col++) {
+      const cu = extent.minU + (col + 0.5) * cell, cv = extent.minV + (row + 0.5) * cell;
+      const centre = at(cu, cv);
+      // A cell the cloud already covers keeps its own points.
+      if (dense.nearestDistance2(centre[0]!, centre[1]!, centre[2]!, cell * Math.SQRT1_2) < (cell * Math.SQRT1_2) ** 2) continue;
+      report.groundCellsTried++;
+      const verdict = groundVerdict(centre, found.normal, images, centres, 3 * voxel, 2 * options.inlierVoxels * voxel, options);
+      if (verdict.verdict !== "keep") {
+        if (verdict.verdict === "seen-through") report.groundCellsSeenThrough++;
+        else report.groundCellsUnseen++;
+        continue;
+      }
+      // Relief stands on the ground: asked at the cell and one radius above it, so the sides of an object count, not only its foot.
+      if (reliefAt(centre) || reliefAt(centre.map((x, a) => x + radius * found.normal[a]!))) {
+        report.groundCellsNearRelief++;
+        continue;
+      }
+      kept.push({ u: cu, v: cv, seenBy: verdict.seenBy });
+    }
+  }
+  return { kept, cell };
+}
+
+/** `p` carried along `along` onto `plane`. */
+function onto(plane: GroundPlane, along: number[], p: number[]): number[] {
+  const n = plane.normal;
+  const lift = (plane.d - (n[0] * p[0]! + n[1] * p[1]! + n[2] * p[2]!)) / (n[0] * along[0]! + n[1] * along[1]! + n[2] * along[2]!);
+  return p.map((x, a) => x + lift * along[a]!);
+}
+
+/** The plane swept against the photos over patches at (up to maxPatches of) the kept cells. */
+async function placeByPhotos(plane: GroundPlane, kept: KeptCell[], at: (u: number, v: number) => number[], views: RegisteredView[], voxel: number, photos: GroundPhotos) {
+  const step = Math.max(1, Math.ceil(kept.length / photos.sweep.maxPatches));
+  const chosen = kept.filter((_, i) => i % step === 0);
+  const anchors = new Float32Array(3 * chosen.length);
+  chosen.forEach((c, k) => anchors.set(at(c.u, c.v), 3 * k));
+  // The photos that see the most patches; the others are left out of every patch.
+  const patchesSeen = new Map<number, number>();
+  for (const c of chosen) for (const view of c.seenBy) patchesSeen.set(view, (patchesSeen.get(view) ?? 0) + 1);
+  const wanted = new Set([...patchesSeen.entries()].sort((a, b) => b[1] - a[1]).slice(0, photos.sweep.maxPhotos).map(([view]) => view));
+  const grey = await loadGreyPhotos(views, photos.images, photos.sweep.imageSize, wanted);
+  return sweepGround(plane, anchors, chosen.map((c) => c.seenBy.filter((view) => wanted.has(view))), grey, voxel, photos.sweep);
+}
+
+/**
+ * plane-completion's camera verdict for a point on the ground, which the cameras see at grazing
+ * angles: a pixel of the depth image spans a long stretch of ground there (a pixel of 1/256 of
+ * the photo covers 0.4 units of SceauxCastle's courtyard at the facade's foot, 3.4 units away and
+ * 0.11 below the camera), so the wall beyond it falls in the same pixel, and the ground's own
+ * points, a voxel or two below its plane, lie far behind the cell along the ray. Points behind
+ * count as seen through only beyond both.
+ */
+function groundVerdict(x: number[], normal: number[], images: DepthImage[], centres: Float64Array[], tolerance: number, heightTolerance: number, options: Pick<GroundCompletionOptions, "minViews" | "maxSeeThrough">): { verdict: "keep" | "seen-through" | "unseen"; seenBy: number[] } {
+  const seenBy: number[] = [];
+  let through = 0;
+  images.forEach((image, index) => {
+    const c = centres[index]!;
+    const toCamera = [c[0]! - x[0]!, c[1]! - x[1]!, c[2]! - x[2]!];
+    const sinElevation = (toCamera[0]! * normal[0]! + toCamera[1]! * normal[1]! + toCamera[2]! * normal[2]!) / Math.hypot(toCamera[0]!, toCamera[1]!, toCamera[2]!);
+    if (sinElevation <= 0) return;
+    const pixel = depthPixelOf(image, x[0]!, x[1]!, x[2]!);
+    if (!pixel) return;
+    const zc = pixel.depth;
+    const depth = image.depth[pixel.index]!;
+    const margin = Math.max(tolerance, 0.05 * zc);
+    if (depth !== 0 && depth < zc - margin) return; // occluded
+    seenBy.push(index);
+    // Beyond the cell along the ray: the ground two depth pixels span, and the height noise of its own points (a point a voxel below the plane lies 1 / sin e voxels behind it).
+    const pixelAngle = image.scale / image.view.intrinsics.focal;
+    if (depth > zc + margin + (2 * zc * pixelAngle + heightTolerance) / sinElevation) through++;
+  });
+  if (through > options.maxSeeThrough * seenBy.length) return { verdict: "seen-through", seenBy };
+  return { verdict: seenBy.length >= options.minViews ? "keep" : "unseen", seenBy };
+}
+
+/** The cameras' mean up (the photos' −y axis in the world), and how well they agree (the mean's length). */
+function meanUp(views: RegisteredView[]): { up: [number, number, number]; agreement: number } {
+  const up: [number, number, number] = [0, 0, 0];
+  for (const view of views) for (let a = 0; a < 3; a++) up[a] -= view.camFromWorld.R[3 + a];
+  const length = Math.hypot(up[0], up[1], up[2]);
+  for (let a = 0; a < 3; a++) up[a] /= length || 1;
+  return { up, agreement: length / Math.max(1, views.length) };
+}
+
+/**
+ * The ground: among planes of the near-horizontal points below the lowest camera, the one with
+ * the widest footprint that lies below every camera; null when there is none.
+ */
+function findGround(cloud: { positions: Float32Array; normals: Float32Array; count: number }, views: RegisteredView[], centres: Float64Array[], voxel: number, options: GroundCompletionOptions): Ground | null {
+  const { up, agreement } = meanUp(views);
+  if (agreement < options.minUpAgreement) return null;
+  const heightOf = (x: ArrayLike<number>, o = 0) => up[0] * x[o] + up[1] * x[o + 1] + up[2] * x[o + 2];
+  const lowest = Math.min(...centres.map((c) => heightOf(c)));
+  const cosTilt = Math.cos((options.maxTiltDeg * Math.PI) / 180);
+  const candidates: number[] = [];
+  for (let i = 0; i < cloud.count; i++) {
+    if (heightOf(cloud.positions, 3 * i) < lowest - options.minCameraHeightVoxels * voxel && Math.abs(heightOf(cloud.normals, 3 * i)) >= cosTilt) candidates.push(i);
+  }
+  if (candidates.length < options.minInliers) return null;
+  const positions = new Float32Array(3 * candidates.length), normals = new Float32Array(3 * candidates.length);
+  candidates.forEach((i, k) => {
+    positions.set(cloud.positions.subarray(3 * i, 3 * i + 3), 3 * k);
+    normals.set(cloud.normals.subarray(3 * i, 3 * i + 3), 3 * k);
+  });
+  const planes = findPlanes(positions, normals, candidates.length, { maxPlanes: 4, minInlierShare: 0.05, minNormalCosine: cosTilt, inlierDistance: options.inlierVoxels * voxel, iterations: 400, sampleSize: 20_000 });
+  let best: Ground | null = null;
+  let bestFootprint = 0;
+  for (const plane of planes) {
+    if (plane.inliers.length < options.minInliers) continue;
+    const sign = heightOf(plane.normal) >= 0 ? 1 : -1;
+    if (sign * heightOf(plane.normal) < cosTilt) continue;
+    const normal = plane.normal.map((x) => sign * x) as [number, number, number];
+    const d = sign * plane.d;
+    const cameraHeight = Math.min(...centres.map((c) => normal[0] * c[0] + normal[1] * c[1] + normal[2] * c[2] - d));
+    if (cameraHeight < options.minCameraHeightVoxels * voxel) continue;
+    if (!spansScene(positions, plane.inliers, cloud, centres, normal, d, options.minSpanShare)) continue;
+    const area = footprintCells(positions, plane.inliers, normal, 4 * options.cellVoxels * voxel);
+    if (area > bestFootprint) {
+      bestFootprint = area;
+      best = { normal, d, inliers: plane.inliers.length, lowestCameraHeight: cameraHeight };
+    }
+  }
+  return best;
+}
+
+/** Whether the inliers' 5th–95th percentile span is at least `share` of the footprint's along both axes of the plane. */
+function spansScene(positions: Float32Array, inliers: Uint32Array, cloud: { positions: Float32Array; count: number }, centres: Float64Array[], normal: [number, number, number], d: number, share: number): boolean {
+  const { u, v } = planeAxes(normal);
+  const origin = normal.map((x) => x * d);
+  const whole = footprint(cloud.positions, cloud.count, centres, origin, u, v);
+  const us: number[] = [], vs: number[] = [];
+  for (const i of inliers) {
+    const x = [0, 1, 2].map((a) => positions[3 * i + a]! - origin[a]!);
+    us.push(x[0] * u[0] + x[1] * u[1] + x[2] * u[2]);
+    vs.push(x[0] * v[0] + x[1] * v[1] + x[2] * v[2]);
+  }
+  const [u0, u1] = percentiles(us, 0.05), [v0, v1] = percentiles(vs, 0.05);
+  return u1 - u0 >= share * (whole.maxU - whole.minU) && v1 - v0 >= share * (whole.maxV - whole.minV);
+}
+
+/** Distinct cells of side `cell` on the plane that the inliers fall in. */
+function footprintCells(positions: Float32Array, inliers: Uint32Array, normal: number[], cell: number): number {
+  const { u, v } = planeAxes(normal);
+  const cells = new Set<string>();
+  for (const i of inliers) {
+    const x = positions.subarray(3 * i, 3 * i + 3);
+    cells.add(`${Math.floor((x[0] * u[0] + x[1] * u[1] + x[2] * u[2]) / cell)},${Math.floor((x[0] * v[0] + x[1] * v[1] + x[2] * v[2]) / cell)}`);
+  }
+  return cells.size;
+}
+
+/** The ground's extent in plane coordinates: the cloud's 2nd to 98th percentiles (stray points left out) and every camera. */
+function footprint(positions: Float32Array, count: number, centres: Float64Array[], origin: number[], u: number[], v: number[]): { minU: number; maxU: number; minV: number; maxV: number } {
+  const step = Math.max(1, Math.floor(count / 50_000));
+  const us: number[] = [], vs: number[] = [];
+  const project = (x: ArrayLike<number>, o = 0) => {
+    const d = [x[o] - origin[0], x[o + 1] - origin[1], x[o + 2] - origin[2]];
+    us.push(d[0] * u[0] + d[1] * u[1] + d[2] * u[2]);
+    vs.push(d[0] * v[0] + d[1] * v[1] + d[2] * v[2]);
+  };
+  for (let i = 0; i < count; i += step) project(positions, 3 * i);
+  const cloudU = percentiles(us), cloudV = percentiles(vs);
+  us.length = 0;
+  vs.length = 0;
+  for (const c of centres) project(c);
+  return { minU: Math.min(cloudU[0], ...us), maxU: Math.max(cloudU[1], ...us), minV: Math.min(cloudV[0], ...vs), maxV: Math.max(cloudV[1], ...vs) };
+}
+
+/** The `tail` and 1 − `tail` quantiles. */
+function percentiles(values: number[], tail = 0.02): [number, number] {
+  const sorted = Float64Array.from(values).sort();
+  return [sorted[Math.floor(tail * (sorted.length - 1))]!, sorted[Math.ceil((1 - tail) * (sorted.length - 1))]!];
+}
+
+/** The ground's points' median colour for every added point (the texture stage paints the surface from the photos; this is the vertex colour where no photo does). */
+function groundColours(cloud: { positions: Float32Array; colors: Uint8Array; count: number }, ground: Ground, voxel: number, count: number): Uint8Array {
+  const channels: number[][] = [[], [], []];
+  for (let i = 0; i < cloud.count; i++) {
+    const x = cloud.positions.subarray(3 * i, 3 * i + 3);
+    if (Math.abs(ground.normal[0] * x[0] + ground.normal[1] * x[1] + ground.normal[2] * x[2] - ground.d) > 2 * voxel) continue;
+    for (let a = 0; a < 3; a++) channels[a].push(cloud.colors[3 * i + a]);
+  }
+  const median = channels.map((c) => (c.length ? c.sort((a, b) => a - b)[c.length >> 1]! : 128));
+  const colors = new Uint8Array(3 * count);
+  for (let i = 0; i < count; i++) colors.set(median, 3 * i);
+  return colors;
+}

@@ -1,0 +1,221 @@
+/**
+ * @module Placing the ground plane by the photos themselves: a plane sweep (Collins, CVPR 1996)
+ * over the plane's height and tilt, scored by the normalised cross-correlation of small patches
+ * on the plane between the views that see them.
+ *
+ * Why: the ground's few dense points give its plane to within their noise, about a voxel, and
+ * ground seen at grazing angles is unforgiving: from a camera whose ray meets the ground at
+ * elevation e, a plane δ too high moves the photo's texture δ / tan e along the ground (at
+ * SceauxCastle's e ≈ 2°, 0.01 units of height moves it 0.3 units, a tenth of the way to the
+ * facade), so every view paints the ground's shadows and edges somewhere else. Thousands of
+ * patches over the whole ground decide height and tilt far better than the points do.
+ */
+import sharp from "sharp";
+import type { ImageRef, RegisteredView } from "../../scene/index.js";
+import { planeAxes } from "./plane-fill.js";
+
+export interface GroundSweepOptions {
+  /** Long side, in pixels, the photos are read at. */
+  imageSize: number;
+  /** Patches scored, at most (drawn evenly from the ground's kept cells). */
+  maxPatches: number;
+  /** Photos read, at most: those that see the most patches (bounds memory on large captures: ~0.8 MB each at 1024 px). */
+  maxPhotos: number;
+  /** Samples per patch side, and their spacing on the plane in voxels. */
+  patchSide: number;
+  patchStepVoxels: number;
+  /** Heights tried: ± this many voxels, in steps of `offsetStepVoxels`. */
+  offsetVoxels: number;
+  offsetStepVoxels: number;
+  /** Tilts tried about each of the plane's axes: ± this many degrees, in steps of `tiltStepDeg`. */
+  tiltDeg: number;
+  tiltStepDeg: number;
+}
+
+export const GROUND_SWEEP_DEFAULTS: GroundSweepOptions = {
+  imageSize: 1024,
+  maxPatches: 4000,
+  maxPhotos: 48,
+  patchSide: 5,
+  patchStepVoxels: 2,
+  offsetVoxels: 8,
+  offsetStepVoxels: 0.5,
+  tiltDeg: 3,
+  tiltStepDeg: 0.5,
+};
+
+export interface GroundPlane {
+  /** Unit normal (up) and offset: normal·x = d. */
+  normal: [number, number, number];
+  d: number;
+}
+
+/** A photo in grey at the sweep's size, with its view; null when it could not be read. */
+export interface GreyPhoto {
+  view: RegisteredView;
+  grey: Uint8Array | Float32Array;
+  width: number;
+  height: number;
+  /** Pixels of this image per pixel of the view's intrinsics. */
+  scale: number;
+}
+
+export interface GroundSweepResult {
+  plane: GroundPlane;
+  /** Mean patch NCC of the plane found from the points, and of the plane kept. */
+  scoreBefore: number;
+  scoreAfter: number;
+  /** How far the plane moved at the patches' centroid, in voxels, and how much it turned, in degrees. */
+  shiftVoxels: number;
+  turnDeg: number;
+  patches: number;
+}
+
+/** The photos of `views` in grey, those whose index is in `wanted` only (null for the others, and for any that cannot be read). */
+export async function loadGreyPhotos(views: RegisteredView[], images: ImageRef[], imageSize: number, wanted: Set<number>): Promise<Array<GreyPhoto | null>> {
+  const byIndex = new Map(images.map((image) => [image.index, image]));
+  return Promise.all(
+    views.map(async (view, index) => {
+      const image = byIndex.get(view.imageIndex);
+      if (!image || !wanted.has(index)) return null;
+      const scale = Math.min(1, imageSize / Math.max(view.intrinsics.width, view.intrinsics.height));
+      const width = Math.max(1, Math.round(view.intrinsics.width * scale));
+      const height = Math.max(1, Math.round(view.intrinsics.height * scale));
+      try {
+        const bytes = await sharp(image.path).greyscale().resize(width, height, { fit: "fill" }).raw().toBuffer();
+        return { view, grey: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length), width, height, scale: width / view.intrinsics.width };
+      } catch {
+        return null;
+      }
+    }),
+  );
+}
+
+/**
+ * The plane among heights and tilts around `plane` whose patches agree best between the photos.
+ * `anchors` are points on `plane` (3 per patch) and `seenBy[k]` the views (indices into
+ * `photos`) that see anchor k.
+ */
+export function sweepGround(plane: GroundPlane, anchors: Float32Array, seenBy: number[][], photos: Array<GreyPhoto | null>, voxel: number, options: GroundSweepOptions = GROUND_SWEEP_DEFAULTS): GroundSweepResult {
+  const patches = anchors.length / 3;
+  const centroid = [0, 0, 0];
+  for (let k = 0; k < patches; k++) for (let a = 0; a < 3; a++) centroid[a] += anchors[3 * k + a]! / patches;
+  const scorer = patchScorer(anchors, seenBy, photos, voxel * options.patchStepVoxels, options.patchSide);
+  const { u, v } = planeAxes(plane.normal);
+  /** A candidate: the plane turned by (a, b) radians about u and v through the centroid, then raised by `offset`. */
+  const candidate = (offset: number, a: number, b: number): GroundPlane => {
+    const n = [0, 1, 2].map((i) => plane.normal[i]! + Math.tan(a) * v[i]! + Math.tan(b) * u[i]!);
+    const length = Math.hypot(n[0]!, n[1]!, n[2]!);
+    const normal = n.map((x) => x / length) as [number, number, number];
+    const d = normal[0] * centroid[0]! + normal[1] * centroid[1]! + normal[2] * centroid[2]! + offset;
+    return { normal, d };
+  };
+  // The offset of `plane` itself: candidate(startOffset, 0, 0) is `plane`.
+  const startOffset = plane.d - (plane.normal[0] * centroid[0]! + plane.normal[1] * centroid[1]! + plane.normal[2] * centroid[2]!);
+  const scoreBefore = scorer(plane);
+  let best = { offset: startOffset, a: 0, b: 0, score: scoreBefore };
+  const tryAll = (values: number[], make: (x: number) => { offset: number; a: number; b: number }) => {
+    for (const x of values) {
+      const c = make(x);
+      const score = scorer(candidate(c.offset, c.a, c.b));
+      if (score > best.score) best = { ...c, score };
+    }
+  };
+  const range = (half: number, step: number) => Array.from({ length: 2 * Math.round(half / step) + 1 }, (_, i) => -half + i * step);
+  const rad = Math.PI / 180;
+  // Coordinate search: height, then each tilt, then height again finer.
+  tryAll(range(options.offsetVoxels, options.offsetStepVoxels), (x) => ({ offset: startOffset + x * voxel, a: best.a, b: best.b }));
+  tryAll(range(options.tiltDeg, options.tiltStepDeg), (x) => ({ offset: best.offset, a: x * rad, b: best.b }));
+  tryAll(range(options.tiltDeg, options.tiltStepDeg), (x) => ({ offset: best.offset, a: best.a, b: x * rad }));
+  const coarse = best.offset;
+  tryAll(range(options.offsetStepVoxels, options.offsetStepVoxels / 4), (x) => ({ offset: coarse + x * voxel, a: best.a, b: best.b }));
+  const kept = candidate(best.offset, best.a, best.b);
+  const turn = Math.acos(Math.min(1, kept.normal[0] * plane.normal[0] + kept.normal[1] * plane.normal[1] + kept.normal[2] * plane.normal[2])) / rad;
+  const heightAt = (p: GroundPlane) => p.normal[0] * centroid[0]! + p.normal[1] * centroid[1]! + p.normal[2] * centroid[2]! - p.d;
+  return { plane: kept, scoreBefore, scoreAfter: best.score, shiftVoxels: (heightAt(plane) - heightAt(kept)) / voxel, turnDeg: turn, patches };
+}
+
+/**
+ * Scores a plane: each anchor is carried along the plane's normal onto it, a patch of
+ * side × side samples on the plane around it is read from every view that sees it, and the
+ * mean NCC over its pairs of views counts; the score is the mean over patches with a pair.
+ */
+function patchScorer(anchors: Float32Array, seenBy: number[][], photos: Array<GreyPhoto | null>, step: number, side: number) {
+  const samples = side * side;
+  const values = new Float64Array(photos.length * samples);
+  const valid = new Uint8Array(photos.length);
+  const half = (side - 1) / 2;
+  return (plane: GroundPlane): number => {
+    const { u, v } = planeAxes(plane.normal);
+    const n = plane.normal;
+    let total = 0, scored = 0;
+    for (let k = 0; k < anchors.length / 3; k++) {
+      const ax = anchors[3 * k]!, ay = anchors[3 * k + 1]!, az = anchors[3 * k + 2]!;
+      const lift = plane.d - (n[0] * ax + n[1] * ay + n[2] * az);
+      const cx = ax + lift * n[0], cy = ay + lift * n[1], cz = az + lift * n[2];
+      const views = seenBy[k]!;
+      let seen = 0;
+      for (const j of views) {
+        const photo = photos[j];
+        valid[j] = photo && readPatch(photo, cx, cy, cz, u, v, step, half, side, values, j * samples) ? 1 : 0;
+        seen += valid[j]!;
+      }
+      if (seen < 2) continue;
+      let sum = 0, pairs = 0;
+      for (let x = 0; x < views.length; x++) {
+        if (!valid[views[x]!]) continue;
+        for (let y = x + 1; y < views.length; y++) {
+          if (!valid[views[y]!]) continue;
+          sum += dot(values, views[x]! * samples, views[y]! * samples, samples);
+          pairs++;
+        }
+      }
+      total += sum / pairs;
+      scored++;
+    }
+    return scored > 0 ? total / scored : -1;
+  };
+}
+
+/** Reads the patch into `out` at `offset`, normalised to zero mean and unit length; false when it leaves the photo, lies behind it, or is flat. */
+function readPatch(photo: GreyPhoto, cx: number, cy: number, cz: number, u: number[], v: number[], step: number, half: number, side: number, out: Float64Array, offset: number): boolean {
+  const { R, t } = photo.view.camFromWorld;
+  const { focal, cx: px0, cy: py0, k1, k2 } = photo.view.intrinsics;
+  let mean = 0;
+  for (let i = 0; i < side; i++) for (let j = 0; j < side; j++) {
+    const a = (i - half) * step, b = (j - half) * step;
+    const X = cx + a * u[0]! + b * v[0]!, Y = cy + a * u[1]! + b * v[1]!, Z = cz + a * u[2]! + b * v[2]!;
+    const zc = R[6] * X + R[7] * Y + R[8] * Z + t[2];
+    if (!(zc > 0)) return false;
+    const x = (R[0] * X + R[1] * Y + R[2] * Z + t[0]) / zc, y = (R[3] * X + R[4] * Y + R[5] * Z + t[1]) / zc;
+    const r2 = x * x + y * y, dist = 1 + k1 * r2 + k2 * r2 * r2;
+    const px = (focal * dist * x + px0) * photo.scale - 0.5, py = (focal * dist * y + py0) * photo.scale - 0.5;
+    if (px < 0 || py < 0 || px >= photo.width - 1 || py >= photo.height - 1) return false;
+    const value = bilinear(photo, px, py);
+    out[offset + i * side + j] = value;
+    mean += value;
+  }
+  mean /= side * side;
+  let norm = 0;
+  for (let s = 0; s < side * side; s++) {
+    out[offset + s] -= mean;
+    norm += out[offset + s]! * out[offset + s]!;
+  }
+  // Flat patches (under one grey level of spread) say nothing about where the plane is.
+  if (norm < side * side) return false;
+  const inv = 1 / Math.sqrt(norm);
+  for (let s = 0; s < side * side; s++) out[offset + s] *= inv;
+  return true;
+}
+
+function bilinear(photo: GreyPhoto, x: number, y: number): number {
+  const x0 = Math.floor(x), y0 = Math.floor(y), tx = x - x0, ty = y - y0;
+  const g = photo.grey, w = photo.width, o = y0 * w + x0;
+  return (g[o]! * (1 - tx) + g[o + 1]! * tx) * (1 - ty) + (g[o + w]! * (1 - tx) + g[o + w + 1]! * tx) * ty;
+}
+
+function dot(values: Float64Array, a: number, b: number, n: number): number {
+  let s = 0;
+  for (let i = 0; i < n; i++) s += values[a + i]! * values[b + i]!;
+  return s;
+}

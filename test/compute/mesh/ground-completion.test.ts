@@ -1,0 +1,93 @@
+/**
+ * Completing the ground (compute/stages/mesh/ground-completion.ts): a courtyard seen from eye
+ * height, as dense stereo leaves it: a wall full of points, a few hundred scattered points on
+ * the ground, a compact slope of stairs with more points than the ground, and a box standing on
+ * the ground. The ground (not the stairs) gets points where the cameras see it, on its plane,
+ * and nowhere behind the wall, under the box or outside the photos; without ground points, or
+ * with photos that do not agree on up, nothing is added.
+ */
+import { describe, expect, it } from "vitest";
+import { completeGround, GROUND_DEFAULTS } from "../../../compute/stages/mesh/ground-completion.js";
+import type { RegisteredView } from "../../../compute/scene/index.js";
+import { createRng } from "../../../compute/math/random.js";
+
+const VOXEL = 0.02;
+const EYE = 1.6;
+/** The wall's plane z = WALL, facing the cameras at z = 0. */
+const WALL = 6;
+/** The box standing on the ground: |x| ≤ 0.15, |z − 4.5| ≤ 0.15, 0.3 high. */
+const BOX = { x: 0, z: 4.5, half: 0.15 };
+
+/** An upright camera at (x, EYE, 0) looking along +z, rolled by `rollDeg` about its axis; the image's bottom row sees the ground at z = 3.2. */
+function camera(x: number, rollDeg = 0): RegisteredView {
+  const a = (rollDeg * Math.PI) / 180;
+  const c = Math.cos(a), s = Math.sin(a);
+  // Camera axes in the world (rows of R): right = (−1, 0, 0) and down = (0, −1, 0) turned by the roll, forward = +z.
+  const R = new Float64Array([-c, s, 0, -s, -c, 0, 0, 0, 1]);
+  const centre = [x, EYE, 0];
+  const t = new Float64Array([0, 1, 2].map((r) => -(R[3 * r] * centre[0] + R[3 * r + 1] * centre[1] + R[3 * r + 2] * centre[2])));
+  return { imageIndex: 0, name: `c${x}.jpg`, intrinsics: { width: 800, height: 600, focal: 600, cx: 400, cy: 300, k1: 0, k2: 0 }, camFromWorld: { R, t } };
+}
+
+function courtyard(groundPoints: number) {
+  const rng = createRng(7);
+  const positions: number[] = [], normals: number[] = [];
+  const add = (p: number[], n: number[]) => { positions.push(...p); normals.push(...n); };
+  for (let x = -3; x <= 3; x += 0.02) for (let y = 0.02; y <= 4; y += 0.02) add([x, y, WALL], [0, 0, -1]);
+  for (let i = 0; i < groundPoints; i++) add([-3 + 6 * rng(), (rng() - 0.5) * 0.01, 1 + 5 * rng()], [0, 1, 0]);
+  // Stairs at the wall's foot: treads and risers seen as one slope 18° from level, 1,000 points in 1 × 0.8.
+  const rise = Math.tan((18 * Math.PI) / 180);
+  const n = [0, Math.cos((18 * Math.PI) / 180), -Math.sin((18 * Math.PI) / 180)];
+  for (let i = 0; i < 1000; i++) { const z = WALL - 0.8 + 0.8 * rng(); add([-0.5 + rng(), (z - (WALL - 0.8)) * rise, z], n); }
+  // The box's four sides and top.
+  for (let a = -BOX.half; a <= BOX.half; a += 0.01) for (let y = 0; y <= 0.3; y += 0.01) {
+    add([BOX.x + a, y, BOX.z - BOX.half], [0, 0, -1]);
+    add([BOX.x - BOX.half, y, BOX.z + a], [-1, 0, 0]);
+    add([BOX.x + BOX.half, y, BOX.z + a], [1, 0, 0]);
+  }
+  for (let a = -BOX.half; a <= BOX.half; a += 0.01) for (let b = -BOX.half; b <= BOX.half; b += 0.01) add([BOX.x + a, 0.3, BOX.z + b], [0, 1, 0]);
+  const count = positions.length / 3;
+  return { positions: new Float32Array(positions), normals: new Float32Array(normals), colors: new Uint8Array(3 * count).fill(180), count };
+}
+
+const CAMERAS = [-1.5, -0.5, 0.5, 1.5].map((x) => camera(x));
+
+function count(points: Float32Array, test: (x: number, y: number, z: number) => boolean): number {
+  let n = 0;
+  for (let i = 0; i < points.length; i += 3) if (test(points[i], points[i + 1], points[i + 2])) n++;
+  return n;
+}
+
+describe("mesh/ground-completion", () => {
+  it("fills the ground the cameras see, on its plane, and not the stairs' slope, behind the wall, beside the box or outside the photos", async () => {
+    const { points, report } = await completeGround(courtyard(400), CAMERAS, VOXEL, [], new Int16Array(0).fill(-1), GROUND_DEFAULTS);
+    expect(report.groundFound).toBe(1);
+    expect(report.groundCameraHeightVoxels * VOXEL).toBeCloseTo(EYE, 1);
+    for (let i = 0; i < points.count; i++) expect(points.normals[3 * i + 1]).toBeCloseTo(1, 3);
+    expect(count(points.positions, (_x, y) => Math.abs(y) > 0.01)).toBe(0);
+    // Every 0.2 × 0.2 patch of the ground in front of the cameras, away from the box and the stairs, has points.
+    let patches = 0, filled = 0;
+    for (let x = -1.3; x <= 1.3; x += 0.2) for (let z = 3.5; z <= 5.0; z += 0.2) {
+      if (Math.abs(x - BOX.x) < 0.4 && Math.abs(z - BOX.z) < 0.4) continue;
+      patches++;
+      if (count(points.positions, (px, _y, pz) => Math.abs(px - x) < 0.1 && Math.abs(pz - z) < 0.1) > 0) filled++;
+    }
+    expect(filled / patches).toBeGreaterThan(0.95);
+    expect(count(points.positions, (_x, _y, z) => z > WALL + 0.05)).toBe(0);
+    // Nothing beside the box's sides, where ground points would drag them toward the ground (the box's inside is not seen, whatever it holds).
+    const besideBox = (x: number, z: number) => Math.abs(Math.max(Math.abs(x - BOX.x), Math.abs(z - BOX.z)) - BOX.half) < 0.08;
+    expect(count(points.positions, (x, _y, z) => besideBox(x, z))).toBe(0);
+    // The bottom row of the photos meets the ground at z = 3.2: nearer ground is in no photo.
+    expect(count(points.positions, (_x, _y, z) => z < 3.0)).toBe(0);
+  });
+
+  it("adds nothing without points on the ground, or when the photos disagree on up", async () => {
+    const bare = await completeGround(courtyard(0), CAMERAS, VOXEL, [], new Int16Array(0), GROUND_DEFAULTS);
+    expect(bare.report.groundFound).toBe(0);
+    expect(bare.points.count).toBe(0);
+    const tumbled = [camera(-1.5, 0), camera(-0.5, 120), camera(0.5, 240), camera(1.5, 90)];
+    const rolled = await completeGround(courtyard(400), tumbled, VOXEL, [], new Int16Array(0), GROUND_DEFAULTS);
+    expect(rolled.report.groundFound).toBe(0);
+    expect(rolled.points.count).toBe(0);
+  });
+});

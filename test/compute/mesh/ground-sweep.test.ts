@@ -1,0 +1,60 @@
+/**
+ * Placing the ground by the photos (compute/stages/mesh/ground-sweep.ts): three cameras at eye
+ * height photograph a textured ground plane y = 0; the sweep starts from a plane 2.7 voxels
+ * too high and tilted by 1.3°, as the ground's noisy points give it, and must find the true
+ * plane from the patches' agreement alone.
+ */
+import { describe, expect, it } from "vitest";
+import { sweepGround, GROUND_SWEEP_DEFAULTS, type GreyPhoto } from "../../../compute/stages/mesh/ground-sweep.js";
+import type { RegisteredView } from "../../../compute/scene/index.js";
+
+const VOXEL = 0.02;
+const EYE = 1.6;
+const WIDTH = 480, HEIGHT = 360, FOCAL = 420;
+
+/** Grey level of the ground at (x, z): stripes and blobs at several scales, like gravel and shadows. */
+function groundTexture(x: number, z: number): number {
+  return 128 + 45 * Math.sin(9 * x) * Math.cos(7 * z) + 30 * Math.sin(31 * x + 17 * z) + 20 * Math.cos(53 * x - 41 * z);
+}
+
+/** A camera at (x, EYE, 0) looking along +z, pitched down by 12°; its photo of the ground rendered by ray casting. */
+function photographed(x: number): GreyPhoto {
+  const p = (12 * Math.PI) / 180;
+  // Rows of R: the camera's right, down and forward axes in the world.
+  const R = new Float64Array([-1, 0, 0, 0, -Math.cos(p), -Math.sin(p), 0, -Math.sin(p), Math.cos(p)]);
+  const centre = [x, EYE, 0];
+  const t = new Float64Array([0, 1, 2].map((r) => -(R[3 * r] * centre[0] + R[3 * r + 1] * centre[1] + R[3 * r + 2] * centre[2])));
+  const view: RegisteredView = { imageIndex: 0, name: `c${x}.png`, intrinsics: { width: WIDTH, height: HEIGHT, focal: FOCAL, cx: WIDTH / 2, cy: HEIGHT / 2, k1: 0, k2: 0 }, camFromWorld: { R, t } };
+  const grey = new Float32Array(WIDTH * HEIGHT);
+  for (let row = 0; row < HEIGHT; row++) for (let col = 0; col < WIDTH; col++) {
+    const cam = [(col + 0.5 - WIDTH / 2) / FOCAL, (row + 0.5 - HEIGHT / 2) / FOCAL, 1];
+    const ray = [0, 1, 2].map((a) => R[a] * cam[0] + R[3 + a] * cam[1] + R[6 + a] * cam[2]);
+    if (ray[1] >= -1e-6) continue; // sky
+    const s = -EYE / ray[1];
+    grey[row * WIDTH + col] = groundTexture(centre[0] + s * ray[0], centre[2] + s * ray[2]);
+  }
+  return { view, grey, width: WIDTH, height: HEIGHT, scale: 1 };
+}
+
+describe("mesh/ground-sweep", () => {
+  it("finds the ground's height and tilt from a plane 2.7 voxels too high and 1.3° off", () => {
+    const photos = [-0.6, 0, 0.6].map(photographed);
+    const tilt = (1.3 * Math.PI) / 180;
+    const normal: [number, number, number] = [0, Math.cos(tilt), -Math.sin(tilt)];
+    // Through (0, 2.7 voxels, 5): too high at the patches' middle, and tilted about x.
+    const start = { normal, d: normal[1] * 2.7 * VOXEL + normal[2] * 5 };
+    const anchors: number[] = [];
+    for (let x = -1; x <= 1 + 1e-9; x += 0.1) for (let z = 4; z <= 6 + 1e-9; z += 0.1) {
+      const y = (start.d - normal[2] * z) / normal[1];
+      anchors.push(x, y, z);
+    }
+    const seenBy = anchors.filter((_, i) => i % 3 === 0).map(() => [0, 1, 2]);
+    const result = sweepGround(start, Float32Array.from(anchors), seenBy, photos, VOXEL, GROUND_SWEEP_DEFAULTS);
+    expect(result.scoreAfter).toBeGreaterThan(result.scoreBefore + 0.2);
+    const n = result.plane.normal;
+    expect(Math.acos(n[1]) * (180 / Math.PI)).toBeLessThan(0.3);
+    // Height of the found plane under the patches' middle (x 0, z 5), in voxels.
+    const heightAtMiddle = (result.plane.d - n[2] * 5) / n[1];
+    expect(Math.abs(heightAtMiddle) / VOXEL).toBeLessThan(0.3);
+  });
+});
