@@ -324,7 +324,9 @@ function fmt(value: number, digits: number): string {
 export async function run(args: string[]): Promise<void> {
   const quality = args.find((a) => a.startsWith("--quality="))?.split("=")[1] ?? "standard";
   const root = path.resolve(args.find((a) => a.startsWith("--root="))?.split("=")[1] ?? repoRoot);
-  const keep = args.find((a) => a.startsWith("--keep="))?.split("=")[1] ?? null;
+  // Absolute: the pipeline runs in --root's checkout and writes there, this process reads here.
+  const keepArg = args.find((a) => a.startsWith("--keep="))?.split("=")[1];
+  const keep = keepArg ? path.resolve(keepArg) : null;
   const docs = args.includes("--docs");
   const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root }).toString().trim();
   const filters = args.filter((a) => !a.startsWith("--"));
