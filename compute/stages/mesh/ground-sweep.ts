@@ -93,7 +93,7 @@ export async function loadGreyPhotos(views: RegisteredView[], images: ImageRef[]
 
 /**
  * The plane among heights and tilts around `plane` whose patches agree best between the photos.
- * `anchors` are points on `plane` (3 per patch) and `seenBy[k]` the views (indices into
+ * `anchors` are the patches' centres on `plane` (x, y, z each) and `seenBy[k]` the views (indices into
  * `photos`) that see anchor k.
  */
 export function sweepGround(plane: GroundPlane, anchors: Float32Array, seenBy: number[][], photos: Array<GreyPhoto | null>, voxel: number, options: GroundSweepOptions = GROUND_SWEEP_DEFAULTS): GroundSweepResult {
