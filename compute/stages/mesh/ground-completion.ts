@@ -24,11 +24,11 @@
 import type { ImageRef, RegisteredView } from "../../scene/index.js";
 import { cameraCenter } from "../../scene/index.js";
 import { loadGreyPhotos, sweepGround, type GroundPlane, type GroundSweepOptions } from "./ground-sweep.js";
-import { reliefNear, type CompletionPoints } from "./plane-completion.js";
+import { cameraVerdict, reliefNear, type CompletionPoints } from "./plane-completion.js";
 import { planeAxes } from "./plane-fill.js";
 import { PointGrid } from "./point-grid.js";
 import { findPlanes, type Plane } from "./planes.js";
-import { cloudDepthImages, depthPixelOf, type DepthImage } from "./see-through.js";
+import { cloudDepthImages } from "./see-through.js";
 
 export interface GroundCompletionOptions {
   /** Largest angle between the ground's normal and the cameras' mean up (photos pitched up or down tilt that mean). */
@@ -205,7 +205,7 @@ function keptCells(
       // A cell the cloud already covers keeps its own points.
       if (dense.nearestDistance2(centre[0]!, centre[1]!, centre[2]!, cell * Math.SQRT1_2) < (cell * Math.SQRT1_2) ** 2) continue;
       report.groundCellsTried++;
-      const verdict = groundVerdict(centre, found.normal, images, centres, 3 * voxel, 2 * options.inlierVoxels * voxel, options);
+      const verdict = cameraVerdict(centre, found.normal, images, centres, 3 * voxel, options, 2 * options.inlierVoxels * voxel);
       if (verdict.verdict !== "keep") {
         if (verdict.verdict === "seen-through") report.groundCellsSeenThrough++;
         else report.groundCellsUnseen++;
@@ -241,37 +241,6 @@ async function placeByPhotos(plane: GroundPlane, kept: KeptCell[], at: (u: numbe
   const wanted = new Set([...patchesSeen.entries()].sort((a, b) => b[1] - a[1]).slice(0, photos.sweep.maxPhotos).map(([view]) => view));
   const grey = await loadGreyPhotos(views, photos.images, photos.sweep.imageSize, wanted);
   return sweepGround(plane, anchors, chosen.map((c) => c.seenBy.filter((view) => wanted.has(view))), grey, voxel, photos.sweep);
-}
-
-/**
- * plane-completion's camera verdict for a point on the ground, which the cameras see at grazing
- * angles: a pixel of the depth image spans a long stretch of ground there (a pixel of 1/256 of
- * the photo covers 0.4 units of SceauxCastle's courtyard at the facade's foot, 3.4 units away and
- * 0.11 below the camera), so the wall beyond it falls in the same pixel, and the ground's own
- * points, a voxel or two below its plane, lie far behind the cell along the ray. Points behind
- * count as seen through only beyond both.
- */
-function groundVerdict(x: number[], normal: number[], images: DepthImage[], centres: Float64Array[], tolerance: number, heightTolerance: number, options: Pick<GroundCompletionOptions, "minViews" | "maxSeeThrough">): { verdict: "keep" | "seen-through" | "unseen"; seenBy: number[] } {
-  const seenBy: number[] = [];
-  let through = 0;
-  images.forEach((image, index) => {
-    const c = centres[index]!;
-    const toCamera = [c[0]! - x[0]!, c[1]! - x[1]!, c[2]! - x[2]!];
-    const sinElevation = (toCamera[0]! * normal[0]! + toCamera[1]! * normal[1]! + toCamera[2]! * normal[2]!) / Math.hypot(toCamera[0]!, toCamera[1]!, toCamera[2]!);
-    if (sinElevation <= 0) return;
-    const pixel = depthPixelOf(image, x[0]!, x[1]!, x[2]!);
-    if (!pixel) return;
-    const zc = pixel.depth;
-    const depth = image.depth[pixel.index]!;
-    const margin = Math.max(tolerance, 0.05 * zc);
-    if (depth !== 0 && depth < zc - margin) return; // occluded
-    seenBy.push(index);
-    // Beyond the cell along the ray: the ground two depth pixels span, and the height noise of its own points (a point a voxel below the plane lies 1 / sin e voxels behind it).
-    const pixelAngle = image.scale / image.view.intrinsics.focal;
-    if (depth > zc + margin + (2 * zc * pixelAngle + heightTolerance) / sinElevation) through++;
-  });
-  if (through > options.maxSeeThrough * seenBy.length) return { verdict: "seen-through", seenBy };
-  return { verdict: seenBy.length >= options.minViews ? "keep" : "unseen", seenBy };
 }
 
 /** The cameras' mean up (the photos' −y axis in the world), and how well they agree (the mean's length). */

@@ -141,7 +141,7 @@ export function completePlanes(
       report.cellsTried++;
       const col = cellIndex % grid.cols, row = Math.floor(cellIndex / grid.cols);
       const centre = onPlane(grid, grid.minU + (col + 0.5) * grid.cell, grid.minV + (row + 0.5) * grid.cell);
-      const verdict = cameraVerdict(centre, normal, images, centres, 3 * voxel, options);
+      const { verdict } = cameraVerdict(centre, normal, images, centres, 3 * voxel, options);
       if (verdict !== "keep") {
         if (verdict === "seen-through") report.cellsSeenThrough++;
         else report.cellsUnseen++;
@@ -259,23 +259,46 @@ function filter(mask: Uint8Array, cols: number, rows: number, r: number, keep: 0
   return pass(pass(mask, true), false);
 }
 
-/** Whether the cameras agree that the plane shows at `x`: seen from its front by enough views, unoccluded, and not seen through. */
-export function cameraVerdict(x: number[], normal: number[], images: DepthImage[], centres: Float64Array[], tolerance: number, options: Pick<PlaneCompletionOptions, "minViews" | "maxSeeThrough">): "keep" | "seen-through" | "unseen" {
-  let seen = 0, through = 0;
+/** The cameras' verdict on a point of a plane, and the views (indices into the depth images) that see it unoccluded from the front. */
+export interface CameraVerdict {
+  verdict: "keep" | "seen-through" | "unseen";
+  seenBy: number[];
+}
+
+/**
+ * Whether the cameras agree that the plane shows at `x`: seen from its front by enough views,
+ * unoccluded, and not seen through. With `grazingHeight` (the ground, ground-completion.ts), a
+ * point behind counts as seen through only beyond what grazing rays make of the depth image:
+ * a pixel of it spans a long stretch of a plane seen at elevation e (a pixel of 1/256 of the
+ * photo covers 0.4 units of SceauxCastle's courtyard at the facade's foot, 3.4 units away and
+ * 0.11 below the camera), so the wall beyond falls in the same pixel, and the plane's own points,
+ * `grazingHeight` below it, lie grazingHeight / sin e behind along the ray. Two pixels' span and
+ * that height, over sin e, are added to the margin.
+ */
+export function cameraVerdict(x: number[], normal: number[], images: DepthImage[], centres: Float64Array[], tolerance: number, options: Pick<PlaneCompletionOptions, "minViews" | "maxSeeThrough">, grazingHeight?: number): CameraVerdict {
+  const seenBy: number[] = [];
+  let through = 0;
   images.forEach((image, index) => {
     const c = centres[index]!;
-    if ((c[0] - x[0]) * normal[0] + (c[1] - x[1]) * normal[1] + (c[2] - x[2]) * normal[2] <= 0) return;
+    const toCamera = [c[0] - x[0], c[1] - x[1], c[2] - x[2]];
+    const along = toCamera[0] * normal[0] + toCamera[1] * normal[1] + toCamera[2] * normal[2];
+    if (along <= 0) return;
     const pixel = depthPixelOf(image, x[0], x[1], x[2]);
     if (!pixel) return;
     const zc = pixel.depth;
     const depth = image.depth[pixel.index];
     const margin = Math.max(tolerance, 0.05 * zc);
     if (depth !== 0 && depth < zc - margin) return; // occluded
-    seen++;
-    if (depth > zc + margin) through++;
+    seenBy.push(index);
+    let beyond = 0;
+    if (grazingHeight !== undefined) {
+      const sinElevation = along / Math.hypot(toCamera[0], toCamera[1], toCamera[2]);
+      beyond = (2 * zc * (image.scale / image.view.intrinsics.focal) + grazingHeight) / sinElevation;
+    }
+    if (depth > zc + margin + beyond) through++;
   });
-  if (through > options.maxSeeThrough * seen) return "seen-through";
-  return seen >= options.minViews ? "keep" : "unseen";
+  if (through > options.maxSeeThrough * seenBy.length) return { verdict: "seen-through", seenBy };
+  return { verdict: seenBy.length >= options.minViews ? "keep" : "unseen", seenBy };
 }
 
 function meanColour(colors: Uint8Array, indices: Uint32Array): number[] {

@@ -149,11 +149,13 @@ export function dropGrazing(observations: ViewObservations[], faceCount: number)
       }
     }
     if (keep.length === o.faces.length) return o;
+    const colours = new Float32Array(3 * keep.length);
+    keep.forEach((k, i) => colours.set(o.colours.subarray(3 * k, 3 * k + 3), 3 * i));
     return {
       view: o.view,
       faces: Uint32Array.from(keep, (k) => o.faces[k]),
       quality: Float32Array.from(keep, (k) => o.quality[k]),
-      colours: Float32Array.from(keep.flatMap((k) => [o.colours[3 * k], o.colours[3 * k + 1], o.colours[3 * k + 2]])),
+      colours,
       grazing: Uint8Array.from(keep, (k) => o.grazing[k]),
     };
   });
