@@ -25,6 +25,7 @@ import type { ImageRef, RegisteredView } from "../../scene/index.js";
 import { cameraCenter } from "../../scene/index.js";
 import { loadGreyPhotos, sweepGround, type GroundPlane, type GroundSweepOptions } from "./ground-sweep.js";
 import { cameraVerdict, reliefNear, type CompletionPoints } from "./plane-completion.js";
+import { groundHull, insideHull, type Hull } from "./ground-extent.js";
 import { planeAxes } from "./plane-fill.js";
 import { PointGrid } from "./point-grid.js";
 import { findPlanes, type Plane } from "./planes.js";
@@ -60,6 +61,14 @@ export interface GroundCompletionOptions {
   /** Nor within this many voxels of relief, as in plane-completion.ts (minReliefPoints points off the ground). */
   offPlaneClearanceVoxels: number;
   minReliefPoints: number;
+  /**
+   * The ground reaches no further than the hull of its points and the cameras (ground-extent.ts),
+   * counting the points that share a coarse cell of at least this many voxels (wider on a sparse
+   * ground)…
+   */
+  extentCellVoxels: number;
+  /** …with this many of the ground's points at least (a lone point far out does not count). */
+  extentMinPoints: number;
 }
 
 export const GROUND_DEFAULTS: GroundCompletionOptions = {
@@ -78,6 +87,8 @@ export const GROUND_DEFAULTS: GroundCompletionOptions = {
   clearanceVoxels: 2,
   offPlaneClearanceVoxels: 5,
   minReliefPoints: 30,
+  extentCellVoxels: 8,
+  extentMinPoints: 3,
 };
 
 export interface GroundCompletionReport {
@@ -91,6 +102,8 @@ export interface GroundCompletionReport {
   groundCellsSeenThrough: number;
   groundCellsUnseen: number;
   groundCellsNearRelief: number;
+  /** Cells beyond the hull of the ground's points and the cameras (ground-extent.ts). */
+  groundCellsBeyond: number;
   groundPointsAdded: number;
   /** The photo sweep (0 without photos): patches scored, mean NCC before and after, how far the plane moved (voxels) and turned (degrees). */
   groundSweepPatches: number;
@@ -135,7 +148,7 @@ export async function completeGround(
   options: GroundCompletionOptions = GROUND_DEFAULTS,
   photos?: GroundPhotos,
 ): Promise<{ points: CompletionPoints; report: GroundCompletionReport }> {
-  const report: GroundCompletionReport = { groundFound: 0, groundInliers: 0, groundCameraHeightVoxels: 0, groundCellsTried: 0, groundCellsAdded: 0, groundCellsSeenThrough: 0, groundCellsUnseen: 0, groundCellsNearRelief: 0, groundPointsAdded: 0, groundSweepPatches: 0, groundSweepScoreBefore: 0, groundSweepScoreAfter: 0, groundSweepShiftVoxels: 0, groundSweepTurnDeg: 0 };
+  const report: GroundCompletionReport = { groundFound: 0, groundInliers: 0, groundCameraHeightVoxels: 0, groundCellsTried: 0, groundCellsAdded: 0, groundCellsSeenThrough: 0, groundCellsUnseen: 0, groundCellsNearRelief: 0, groundCellsBeyond: 0, groundPointsAdded: 0, groundSweepPatches: 0, groundSweepScoreBefore: 0, groundSweepScoreAfter: 0, groundSweepShiftVoxels: 0, groundSweepTurnDeg: 0 };
   const empty = { count: 0, positions: new Float32Array(0), normals: new Float32Array(0), colors: new Uint8Array(0) };
   if (views.length < options.minViews || cloud.count < options.minInliers) return { points: empty, report };
   const centres = views.map((view) => cameraCenter(view.camFromWorld));
@@ -197,10 +210,15 @@ function keptCells(
   const asPlane: Plane = { normal: found.normal, d: found.d, inliers: new Uint32Array(0) };
   const radius = options.offPlaneClearanceVoxels * voxel + cell * Math.SQRT1_2;
   const reliefAt = (p: number[]) => reliefNear(dense, cloud.positions, planeOf, planes, p, asPlane, 2 * options.inlierVoxels * voxel, radius, options.minReliefPoints);
+  const hull = extentHull(cloud.positions, cloud.count, centres, found, at(0, 0), u, v, voxel, options);
   const kept: KeptCell[] = [];
   for (let row = 0; row < rows; row++) {
     for (let col = 0; col < cols; col++) {
       const cu = extent.minU + (col + 0.5) * cell, cv = extent.minV + (row + 0.5) * cell;
+      if (!insideHull(hull, cu, cv)) {
+        report.groundCellsBeyond++;
+        continue;
+      }
       const centre = at(cu, cv);
       // A cell the cloud already covers keeps its own points.
       if (dense.nearestDistance2(centre[0]!, centre[1]!, centre[2]!, cell * Math.SQRT1_2) < (cell * Math.SQRT1_2) ** 2) continue;
@@ -220,6 +238,24 @@ function keptCells(
     }
   }
   return { kept, cell };
+}
+
+/** The hull of the ground's own points (within its inlier distance) and the cameras' feet, in plane coordinates. */
+function extentHull(positions: Float32Array, count: number, centres: Float64Array[], found: Ground, origin: number[], u: number[], v: number[], voxel: number, options: GroundCompletionOptions): Hull {
+  const n = found.normal;
+  const near = options.inlierVoxels * voxel;
+  const groundUV: number[] = [];
+  const project = (x: ArrayLike<number>, o: number, out: number[]) => {
+    const d = [x[o]! - origin[0]!, x[o + 1]! - origin[1]!, x[o + 2]! - origin[2]!];
+    out.push(d[0] * u[0]! + d[1] * u[1]! + d[2] * u[2]!, d[0] * v[0]! + d[1] * v[1]! + d[2] * v[2]!);
+  };
+  for (let i = 0; i < count; i++) {
+    const o = 3 * i;
+    if (Math.abs(n[0] * positions[o]! + n[1] * positions[o + 1]! + n[2] * positions[o + 2]! - found.d) <= near) project(positions, o, groundUV);
+  }
+  const cameraUV: number[] = [];
+  for (const c of centres) project(c, 0, cameraUV);
+  return groundHull(Float64Array.from(groundUV), Float64Array.from(cameraUV), options.extentCellVoxels * voxel, options.extentMinPoints);
 }
 
 /** `p` carried along `along` onto `plane`. */

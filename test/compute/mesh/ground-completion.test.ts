@@ -3,8 +3,9 @@
  * height, as dense stereo leaves it: a wall full of points, a few hundred scattered points on
  * the ground, a compact slope of stairs with more points than the ground, and a box standing on
  * the ground. The ground (not the stairs) gets points where the cameras see it, on its plane,
- * and nowhere behind the wall, under the box or outside the photos; without ground points, or
- * with photos that do not agree on up, nothing is added.
+ * and nowhere behind the wall, under the box or outside the photos; a floor that ends where the
+ * photos see nothing beyond it is not carried on into the void; without ground points, or with
+ * photos that do not agree on up, nothing is added.
  */
 import { describe, expect, it } from "vitest";
 import { completeGround, GROUND_DEFAULTS } from "../../../compute/stages/mesh/ground-completion.js";
@@ -79,6 +80,30 @@ describe("mesh/ground-completion", () => {
     expect(count(points.positions, (x, _y, z) => besideBox(x, z))).toBe(0);
     // The bottom row of the photos meets the ground at z = 3.2: nearer ground is in no photo.
     expect(count(points.positions, (_x, _y, z) => z < 3.0)).toBe(0);
+  });
+
+  it("ends the ground where its points end, though the photos see nothing beyond (a floor turned against the grid)", async () => {
+    // A square floor turned 45° (|x| + |z − 5| ≤ 2.5) with 400 scattered points, nothing around it: the cameras see past its far edges into the void.
+    const rng = createRng(11);
+    const positions: number[] = [], normals: number[] = [];
+    while (positions.length < 3 * 400) {
+      const x = -2.5 + 5 * rng(), z = 2.5 + 5 * rng();
+      if (Math.abs(x) + Math.abs(z - 5) <= 2.5) { positions.push(x, (rng() - 0.5) * 0.01, z); normals.push(0, 1, 0); }
+    }
+    const floor = { positions: new Float32Array(positions), normals: new Float32Array(normals), colors: new Uint8Array(positions.length).fill(180), count: 400 };
+    const { points, report } = await completeGround(floor, CAMERAS, VOXEL, [], new Int16Array(0), GROUND_DEFAULTS);
+    expect(report.groundFound).toBe(1);
+    expect(report.groundCellsBeyond).toBeGreaterThan(0);
+    // Beyond the far edges (z > 5) by more than a few cells, nothing.
+    expect(count(points.positions, (x, _y, z) => z > 5 && Math.abs(x) + Math.abs(z - 5) > 2.5 + 0.3)).toBe(0);
+    // Inside, the floor the photos show (z ≥ 3.5) is filled.
+    let patches = 0, filled = 0;
+    for (let x = -2; x <= 2; x += 0.2) for (let z = 3.5; z <= 7; z += 0.2) {
+      if (Math.abs(x) + Math.abs(z - 5) > 2.2) continue;
+      patches++;
+      if (count(points.positions, (px, _y, pz) => Math.abs(px - x) < 0.1 && Math.abs(pz - z) < 0.1) > 0) filled++;
+    }
+    expect(filled / patches).toBeGreaterThan(0.95);
   });
 
   it("adds nothing without points on the ground, or when the photos disagree on up", async () => {
