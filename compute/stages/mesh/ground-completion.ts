@@ -244,18 +244,23 @@ function keptCells(
 function extentHull(positions: Float32Array, count: number, centres: Float64Array[], found: Ground, origin: number[], u: number[], v: number[], voxel: number, options: GroundCompletionOptions): Hull {
   const n = found.normal;
   const near = options.inlierVoxels * voxel;
-  const groundUV: number[] = [];
-  const project = (x: ArrayLike<number>, o: number, out: number[]) => {
-    const d = [x[o]! - origin[0]!, x[o + 1]! - origin[1]!, x[o + 2]! - origin[2]!];
-    out.push(d[0] * u[0]! + d[1] * u[1]! + d[2] * u[2]!, d[0] * v[0]! + d[1] * v[1]! + d[2] * v[2]!);
-  };
+  const groundUV = new Float64Array(2 * count);
+  let kept = 0;
   for (let i = 0; i < count; i++) {
-    const o = 3 * i;
-    if (Math.abs(n[0] * positions[o]! + n[1] * positions[o + 1]! + n[2] * positions[o + 2]! - found.d) <= near) project(positions, o, groundUV);
+    const x = positions[3 * i]!, y = positions[3 * i + 1]!, z = positions[3 * i + 2]!;
+    if (Math.abs(n[0] * x + n[1] * y + n[2] * z - found.d) > near) continue;
+    const dx = x - origin[0]!, dy = y - origin[1]!, dz = z - origin[2]!;
+    groundUV[2 * kept] = dx * u[0]! + dy * u[1]! + dz * u[2]!;
+    groundUV[2 * kept + 1] = dx * v[0]! + dy * v[1]! + dz * v[2]!;
+    kept++;
   }
-  const cameraUV: number[] = [];
-  for (const c of centres) project(c, 0, cameraUV);
-  return groundHull(Float64Array.from(groundUV), Float64Array.from(cameraUV), options.extentCellVoxels * voxel, options.extentMinPoints);
+  const cameraUV = new Float64Array(2 * centres.length);
+  centres.forEach((c, k) => {
+    const dx = c[0]! - origin[0]!, dy = c[1]! - origin[1]!, dz = c[2]! - origin[2]!;
+    cameraUV[2 * k] = dx * u[0]! + dy * u[1]! + dz * u[2]!;
+    cameraUV[2 * k + 1] = dx * v[0]! + dy * v[1]! + dz * v[2]!;
+  });
+  return groundHull(groundUV.subarray(0, 2 * kept), cameraUV, options.extentCellVoxels * voxel, options.extentMinPoints);
 }
 
 /** `p` carried along `along` onto `plane`. */

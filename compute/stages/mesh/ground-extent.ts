@@ -50,8 +50,8 @@ export function insideHull(hull: Hull, u: number, v: number): boolean {
 /**
  * The ground's extent: the hull of the ground's points that share a coarse cell with at least
  * `minPoints − 1` others, and of the cameras' feet. The points themselves, not their cells'
- * corners: on a sparse ground a cell is a metre wide, and corners carried the fill that far past
- * the ground's end. A coarse cell is `minCell` wide, or wider where the ground's points are
+ * corners: on a sparse ground a cell is many voxels wide, and corners carried the fill that far
+ * past the ground's end. A coarse cell is `minCell` wide, or wider where the ground's points are
  * sparse: `spacingFactor` times their mean spacing over their bounding box, so that a cell of an
  * evenly spread ground holds about spacingFactor² points (the scattered points stereo leaves on
  * a courtyard count as ground, one lone point far out does not). `groundUV` and `cameraUV` are
@@ -65,8 +65,9 @@ export function groundHull(groundUV: Float64Array, cameraUV: Float64Array, minCe
     minV = Math.min(minV, groundUV[i + 1]!); maxV = Math.max(maxV, groundUV[i + 1]!);
   }
   const coarseCell = n > 0 ? Math.max(minCell, spacingFactor * Math.sqrt(((maxU - minU) * (maxV - minV)) / n)) : minCell;
-  // Per coarse cell: its count and its points furthest along ±u and ±v (the hull of the cells'
-  // extremes differs from the points' by a sliver, and a floor of 1.5 M points sorts in a blink).
+  // Per coarse cell: its count and its points furthest along ±u and ±v. The hull of these
+  // extremes lies within a coarse cell of the points' own, and a floor of 1.5 M points (the
+  // object ring's) leaves a few thousand to sort.
   const cells = new Map<number, { count: number; extremes: [number, number, number, number] }>();
   const keyOf = (i: number) => (Math.floor(groundUV[i]! / coarseCell) + 2 ** 20) * 2 ** 21 + Math.floor(groundUV[i + 1]! / coarseCell) + 2 ** 20;
   for (let i = 0; i < groundUV.length; i += 2) {
