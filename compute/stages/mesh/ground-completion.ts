@@ -244,22 +244,20 @@ function keptCells(
 function extentHull(positions: Float32Array, count: number, centres: Float64Array[], found: Ground, origin: number[], u: number[], v: number[], voxel: number, options: GroundCompletionOptions): Hull {
   const n = found.normal;
   const near = options.inlierVoxels * voxel;
+  /** Writes the plane coordinates of (x, y, z) at pair k of `out`. */
+  const toPlane = (out: Float64Array, k: number, x: number, y: number, z: number) => {
+    const dx = x - origin[0]!, dy = y - origin[1]!, dz = z - origin[2]!;
+    out[2 * k] = dx * u[0]! + dy * u[1]! + dz * u[2]!;
+    out[2 * k + 1] = dx * v[0]! + dy * v[1]! + dz * v[2]!;
+  };
   const groundUV = new Float64Array(2 * count);
   let kept = 0;
   for (let i = 0; i < count; i++) {
     const x = positions[3 * i]!, y = positions[3 * i + 1]!, z = positions[3 * i + 2]!;
-    if (Math.abs(n[0] * x + n[1] * y + n[2] * z - found.d) > near) continue;
-    const dx = x - origin[0]!, dy = y - origin[1]!, dz = z - origin[2]!;
-    groundUV[2 * kept] = dx * u[0]! + dy * u[1]! + dz * u[2]!;
-    groundUV[2 * kept + 1] = dx * v[0]! + dy * v[1]! + dz * v[2]!;
-    kept++;
+    if (Math.abs(n[0] * x + n[1] * y + n[2] * z - found.d) <= near) toPlane(groundUV, kept++, x, y, z);
   }
   const cameraUV = new Float64Array(2 * centres.length);
-  centres.forEach((c, k) => {
-    const dx = c[0]! - origin[0]!, dy = c[1]! - origin[1]!, dz = c[2]! - origin[2]!;
-    cameraUV[2 * k] = dx * u[0]! + dy * u[1]! + dz * u[2]!;
-    cameraUV[2 * k + 1] = dx * v[0]! + dy * v[1]! + dz * v[2]!;
-  });
+  centres.forEach((c, k) => toPlane(cameraUV, k, c[0]!, c[1]!, c[2]!));
   return groundHull(groundUV.subarray(0, 2 * kept), cameraUV, options.extentCellVoxels * voxel, options.extentMinPoints);
 }
 
