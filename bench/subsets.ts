@@ -29,6 +29,9 @@ import { loadPublished, publishedCamera, type PublishedSet } from "./published.j
 import { ensureColmap, runColmap } from "./colmap.js";
 import { loadGroundTruth } from "./sfm.js";
 
+/** Issue 42: a capture that cannot be placed is refused within this many seconds of SfM. */
+const REFUSAL_TARGET_SECONDS = 10;
+
 interface Subset {
   name: string;
   files: Array<{ path: string; name: string }>;
@@ -38,7 +41,8 @@ interface SubsetResult {
   set: string;
   subset: string;
   photos: number;
-  ours: { registered: number; accuracy: CameraAccuracy | null; error?: string; seconds: number; optimum?: ObservationsOptimum | null };
+  /** `seconds`: the whole run; `sfmSeconds`: camera placement alone (both SfM tries and the wide-baseline matching between them), also when it refused. */
+  ours: { registered: number; accuracy: CameraAccuracy | null; error?: string; seconds: number; sfmSeconds: number | null; optimum?: ObservationsOptimum | null };
   colmap?: { registered: number; accuracy: CameraAccuracy | null; error?: string; seconds: number };
 }
 
@@ -63,25 +67,37 @@ function subsetsOf(files: Subset["files"], ks: number[], keeps: number[]): Subse
 async function runOurs(subset: Subset, workDir: string, truth: NonNullable<Awaited<ReturnType<typeof loadGroundTruth>>>, published: PublishedSet | null): Promise<SubsetResult["ours"]> {
   const started = performance.now();
   const preset = QUALITY_PRESETS.standard;
+  let placing: number | null = null;
+  const sfmSeconds = () => (placing === null ? null : (performance.now() - placing) / 1000);
   try {
     const { images, detected, matched, unrefined } = await runFront(subset.files, workDir, preset, {}, FRESH_FRONT);
+    placing = performance.now();
     // As the pipeline places them: matched again against simulated oblique views when photos are left out.
     const placed = await placeCameras({ images, refined: detected.features, unrefined: images.length <= WIDE_BASELINE_MAX_IMAGES ? unrefined : null, pairs: matched.pairs, tracks: matched.tracks }, preset);
     const { model } = placed.sfm;
     const estimated = model.views.map((v) => ({ name: v.name, camFromWorld: v.camFromWorld }));
+    const placedIn = sfmSeconds();
     const accuracy = cameraAccuracy(estimated, truth.cameras, truth.radius);
     const seconds = (performance.now() - started) / 1000;
-    if (!published) return { registered: model.views.length, accuracy, seconds };
+    if (!published) return { registered: model.views.length, accuracy, seconds, sfmSeconds: placedIn };
     const trueCameras = model.views.flatMap((v) => {
       const entry = published.byName.get(v.name);
       if (!entry) return [];
       const c = publishedCamera(entry, v.intrinsics.width);
       return [{ name: v.name, camFromWorld: c.camFromWorld, focal: (c.fx + c.fy) / 2, cx: c.cx, cy: c.cy }];
     });
-    return { registered: model.views.length, accuracy, seconds, optimum: observationsOptimum(model, placed.features, trueCameras, published.radius) };
+    return { registered: model.views.length, accuracy, seconds, sfmSeconds: placedIn, optimum: observationsOptimum(model, placed.features, trueCameras, published.radius) };
   } catch (err) {
-    return { registered: 0, accuracy: null, error: (err as Error).message, seconds: (performance.now() - started) / 1000 };
+    return { registered: 0, accuracy: null, error: (err as Error).message, seconds: (performance.now() - started) / 1000, sfmSeconds: sfmSeconds() };
   }
+}
+
+/** Seconds of camera placement; for a refusal, whether it came within issue 42's 10 s. */
+function sfmColumn(ours: SubsetResult["ours"]): string {
+  if (ours.sfmSeconds === null) return "-";
+  const seconds = ours.sfmSeconds.toFixed(1);
+  if (ours.registered > 0) return seconds;
+  return `${seconds}, refused ${ours.sfmSeconds <= REFUSAL_TARGET_SECONDS ? "within" : "OVER"} ${REFUSAL_TARGET_SECONDS} s`;
 }
 
 function fmt(a: CameraAccuracy | null | undefined): string {
@@ -126,7 +142,7 @@ export async function run(args: string[]): Promise<void> {
   const filters = args.filter((a) => !a.startsWith("--"));
   const workRoot = await mkdtemp(path.join(tmpdir(), "bench-subsets-"));
   const results: SubsetResult[] = [];
-  console.log("set | subset | photos | ours reg | ours rot med/max ° | ours ctr med/max %r | COLMAP reg | COLMAP rot med/max ° | COLMAP ctr med/max %r | verdict");
+  console.log("set | subset | photos | ours reg | ours rot med/max ° | ours ctr med/max %r | ours SfM s | COLMAP reg | COLMAP rot med/max ° | COLMAP ctr med/max %r | verdict");
   try {
     for (const set of await listDatasets(filters)) {
       const setDir = path.join(datasetsRoot, set);
@@ -146,7 +162,7 @@ export async function run(args: string[]): Promise<void> {
         if (subset.name === "full") full = result;
         results.push(result);
         const c = result.colmap;
-        console.log(`${set} | ${subset.name} | ${result.photos} | ${result.ours.registered} | ${fmt(result.ours.accuracy)} | ${c ? c.registered : "n/a"} | ${fmt(c?.accuracy)} | ${verdict(result, full)}${optimumColumn(result, full)}${result.ours.error ? ` (ours failed: ${result.ours.error})` : ""}`);
+        console.log(`${set} | ${subset.name} | ${result.photos} | ${result.ours.registered} | ${fmt(result.ours.accuracy)} | ${sfmColumn(result.ours)} | ${c ? c.registered : "n/a"} | ${fmt(c?.accuracy)} | ${verdict(result, full)}${optimumColumn(result, full)}${result.ours.error ? ` (ours failed: ${result.ours.error})` : ""}`);
       }
     }
   } finally {

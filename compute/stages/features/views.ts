@@ -35,6 +35,8 @@ export interface ViewsTask {
   maxPerView: number;
   threshold: number;
   octaveLayers: number;
+  /** Which of the views (indices into viewAngles(tilt)) this task detects; all when absent. */
+  viewIndices?: number[];
 }
 
 export type ViewsResult = SimulatedViews;
@@ -99,7 +101,8 @@ function detectViews(task: ViewsTask): ViewsResult {
   image.data.set(gray);
   const views: ImageFeatures[] = [];
   try {
-    for (const phi of viewAngles(task.tilt)) {
+    const angles = viewAngles(task.tilt);
+    for (const phi of task.viewIndices ? task.viewIndices.map((i) => angles[i]) : angles) {
       const whole = viewGeometry(phi, task.tilt, detectWidth, detectHeight, 1);
       // Keep the view no larger than the plain detection (OpenCV.js's heap, docs/DESIGN.md).
       const shrink = Math.min(1, Math.sqrt((detectWidth * detectHeight) / (whole.canvasWidth * whole.canvasHeight)));

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ImageRef } from "../../../compute/scene/images.js";
 import * as features from "../../../compute/stages/features/index.js";
+import { partsPerImage } from "../../../compute/stages/features/simulate.js";
 import { viewAngles, viewGeometry } from "../../../compute/stages/features/views.js";
 import * as matching from "../../../compute/stages/matching/index.js";
 import { applyH, encodePng, invert3x3, makePlaneScene, renderPlane } from "../../support/fixtures.js";
@@ -69,6 +70,40 @@ describe("simulated oblique views", () => {
       expect(Math.hypot(forward[3], forward[4])).toBeCloseTo(1, 9);
     }
   });
+});
+
+describe("simulated views split over the workers", () => {
+  it("splits an image's views only when the images do not divide among the workers", () => {
+    expect(partsPerImage(3, 2, 4)).toBe(2);
+    expect(partsPerImage(8, 2, 4)).toBe(1);
+    expect(partsPerImage(5, 2, 4)).toBe(2);
+    expect(partsPerImage(11, 2, 4)).toBe(1);
+    expect(partsPerImage(1, 4, 4)).toBe(4);
+    expect(partsPerImage(7, 1, 4)).toBe(1);
+  });
+
+  it("gives the same views, in the same order, split over two workers as whole on one", async () => {
+    const scene = makePlaneScene(11, 600, 450, 1600);
+    const images: ImageRef[] = [];
+    for (const [index, imageFromPlane] of [viewOf(0, 1, 0.75), viewOf(0.5, 1.8, 0.9), viewOf(-0.4, 1.3, 0.8)].entries()) {
+      const path = join(dir, `split${index}.png`);
+      await writeFile(path, await encodePng(renderPlane(scene, W, H, imageFromPlane), W, H));
+      images.push({ index, name: `split${index}.png`, path, width: W, height: H, focalPrior: 480, focalPriorSource: "default" });
+    }
+    const options = { ...features.DEFAULTS, maxFeatures: 1000 };
+    const whole = await features.simulateViews(images, { ...options, workers: 1 });
+    const split = await features.simulateViews(images, { ...options, workers: 2 });
+    expect(split.map((s) => s.imageIndex)).toEqual([0, 1, 2]);
+    for (const [i, image] of whole.entries()) {
+      expect(image.views).toHaveLength(4);
+      expect(split[i].views).toHaveLength(4);
+      for (const [v, view] of image.views.entries()) {
+        expect(view.count).toBeGreaterThan(0);
+        expect(Array.from(split[i].views[v].xy)).toEqual(Array.from(view.xy));
+        expect(Array.from(split[i].views[v].descriptors)).toEqual(Array.from(view.descriptors));
+      }
+    }
+  }, 120_000);
 });
 
 describe("wide-baseline matching on a plane seen frontally and at 56°", () => {
