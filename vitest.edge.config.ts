@@ -24,5 +24,8 @@ export default defineConfig({
   test: {
     name: "edge",
     include: ["test/edge/**/*.test.ts"],
+    // Two files at a time: each file waits about 3 s for its own workerd to start and runs for
+    // under a second after it (42 files: 182 s one at a time), so a second file uses that wait.
+    maxWorkers: 2,
   },
 });
