@@ -44,7 +44,7 @@ const envOf = (a: Api) => ({ PHOTOGRAMMETRY_API_KEY: a.apiKey, PHOTOGRAMMETRY_AP
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), "cli-e2e-"));
   photosDir = path.join(dir, "photos");
-  const scene = renderScene({ scene: "object", views: 10, width: 400, height: 300, seed: 7, stepDegrees: 12 });
+  const scene = renderScene({ scene: "object", views: 8, width: 320, height: 240, seed: 7, stepDegrees: 12 });
   await writeViewsAsImages(scene.views, photosDir);
   await writeFile(path.join(photosDir, "notes.txt"), "not a photo: the folder expansion skips it");
   system = await startSystem();

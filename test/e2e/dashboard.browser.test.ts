@@ -146,7 +146,7 @@ describe("dashboard in a real browser", () => {
     expect(account.status).toBe(200);
     expect(await account.json()).toMatchObject({ balance: 5, trial: true });
 
-    const scene = renderScene({ scene: "object", views: 10, width: 400, height: 300, seed: 7, stepDegrees: 12 });
+    const scene = renderScene({ scene: "object", views: 8, width: 320, height: 240, seed: 7, stepDegrees: 12 });
     const files = await writeViewsAsImages(scene.views, path.join(dir, "photos"));
     await goto(page, "/dashboard/reconstructions/new");
     await dropFiles(page, files);

@@ -118,7 +118,7 @@ async function expectOneProcessFiles(api: Parameters<typeof getJson>[0], id: str
 
 describe("one job on many compute processes", () => {
   it("sends feature batches, pair batches and dense clusters as tasks, survives a killed process, and gives the one-process result with one debit", async () => {
-    const scene = renderScene({ scene: "object", views: 8, width: 400, height: 300, seed: 5, stepDegrees: 12 });
+    const scene = renderScene({ scene: "object", views: 8, width: 320, height: 240, seed: 5, stepDegrees: 12 });
     files = await writeViewsAsImages(scene.views, path.join(dir, "photos"));
     const api = await createAccount(system.baseUrl, system.adminToken, 2);
     const res = await upload(api, files, { quality: "preview" });

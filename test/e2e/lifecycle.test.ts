@@ -52,7 +52,7 @@ async function balance(api: Api): Promise<number> {
 
 describe("end to end", () => {
   it("reconstructs a photo set the test renders, and serves a valid file per format", async () => {
-    const scene = renderScene({ scene: "object", views: 10, width: 400, height: 300, seed: 7, stepDegrees: 12 });
+    const scene = renderScene({ scene: "object", views: 8, width: 320, height: 240, seed: 7, stepDegrees: 12 });
     const files = await writeViewsAsImages(scene.views, path.join(dir, "photos"));
     const api = await createAccount(system.baseUrl, system.adminToken, 3);
     const res = await upload(api, files, { quality: "preview" });
@@ -89,7 +89,7 @@ describe("end to end", () => {
   }, 900_000);
 
   it("ends a job whose compute process is killed mid-job, once, with one debit", async () => {
-    const scene = renderScene({ scene: "object", views: 8, width: 400, height: 300, seed: 5, stepDegrees: 12 });
+    const scene = renderScene({ scene: "object", views: 8, width: 320, height: 240, seed: 5, stepDegrees: 12 });
     const files = await writeViewsAsImages(scene.views, path.join(dir, "kill"));
     const api = await createAccount(system.baseUrl, system.adminToken, 2);
     const res = await upload(api, files, { quality: "preview" });

@@ -20,7 +20,7 @@ let proxy: FaultyProxy;
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), "sdk-e2e-"));
-  const scene = renderScene({ scene: "object", views: 10, width: 400, height: 300, seed: 7, stepDegrees: 12 });
+  const scene = renderScene({ scene: "object", views: 8, width: 320, height: 240, seed: 7, stepDegrees: 12 });
   photos = await writeViewsAsImages(scene.views, path.join(dir, "photos"));
   system = await startSystem();
 }, 240_000);
