@@ -1,7 +1,8 @@
 /**
  * @module SfM, and once more after matching the photos against simulated oblique views of
  * each other (features/views.ts, matching/match-simulated-views.ts) when the first try refused
- * a small upload, placed less than half of it, or placed only 3 photos.
+ * a small upload, placed less than half of it, or placed only 3 photos, and the photos are not
+ * already well matched to each other (WIDE_BASELINE_LINKED_MATCHES).
  *
  * Why after SfM and not always: the second matching costs about as much as the front of the
  * pipeline again (9 photos at 1280 × 960: ~7 s of views and ~9 s of matching on two cores), and
@@ -42,6 +43,17 @@ export const WIDE_BASELINE_BELOW_SHARE = 0.5;
  */
 export const WIDE_BASELINE_SMALL_MODEL = 3;
 
+/**
+ * …unless the verified pairs already join every photo to the others through pairs of at least
+ * this many matches: SfM then did not stop for want of matches, and more matches between the
+ * same photos give it neither the parallax nor the focal length it lacked. The stress suite's
+ * panning capture (a camera turning in place, 9 photos, weakest link 1,550 matches) spent 12 s
+ * on a second matching that placed none. Every second matching kept so far joined photos whose
+ * weakest link was 206 matches or fewer: fountain-P11 only every 4th 206, the stress wideRing
+ * 135, object-ring only every 4th 52, templeSparseRing without every 3rd and 4th 15.
+ */
+export const WIDE_BASELINE_LINKED_MATCHES = 500;
+
 export interface SparseInputs {
   images: ImageRef[];
   /** Refined features (what SfM uses) and the unrefined ones the second matching adds to. */
@@ -68,7 +80,8 @@ export async function placeCameras(input: SparseInputs, preset: PlacementOptions
   const first = firstTry.output;
   const placed = first?.model.views.length ?? 0;
   const small = placed > 0 && placed <= WIDE_BASELINE_SMALL_MODEL;
-  if ((placed >= WIDE_BASELINE_BELOW_SHARE * images.length && !small) || !input.unrefined || images.length > WIDE_BASELINE_MAX_IMAGES || images.length < 3) {
+  const placedEnough = placed >= WIDE_BASELINE_BELOW_SHARE * images.length && !small;
+  if (placedEnough || !input.unrefined || images.length > WIDE_BASELINE_MAX_IMAGES || images.length < 3 || weakestLinkMatches(images.length, input.pairs) >= WIDE_BASELINE_LINKED_MATCHES) {
     if (first) return { sfm: first, features: input.refined, reports: [] };
     throw firstTry.refusal!;
   }
@@ -116,4 +129,27 @@ function trySfm(input: sfm.Input, preset: PlacementOptions, progress: (fraction:
     if (!(error instanceof PipelineError) || error.code !== "not_enough_overlap") throw error;
     return { output: null, refusal: error, ms: performance.now() - started };
   }
+}
+
+/**
+ * The largest m such that the pairs with at least m verified matches still join every photo into
+ * one group (the bottleneck of a maximum spanning tree, by Kruskal's order); 0 when the pairs
+ * do not join them at all.
+ */
+export function weakestLinkMatches(imageCount: number, pairs: VerifiedPair[]): number {
+  const parent = Uint32Array.from({ length: imageCount }, (_, i) => i);
+  const find = (i: number): number => {
+    while (parent[i] !== i) i = parent[i] = parent[parent[i]];
+    return i;
+  };
+  let groups = imageCount;
+  if (groups <= 1) return 0;
+  for (const pair of [...pairs].sort((a, b) => b.matches.length - a.matches.length)) {
+    const a = find(pair.imageA);
+    const b = find(pair.imageB);
+    if (a === b) continue;
+    parent[a] = b;
+    if (--groups === 1) return pair.matches.length / 2;
+  }
+  return 0;
 }

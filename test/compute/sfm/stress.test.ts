@@ -55,6 +55,9 @@ describe("camera stress suite", () => {
       const outcome = await runSfmOnViews(scene.views, scene.truthNames, scene.sceneRadius).catch((err: unknown) => err);
       if (outcome instanceof PipelineError && registered === 0) {
         expect(outcome.code).toBe("not_enough_overlap");
+        // Its photos match each other well (no pair below 500 matches on the chain joining them):
+        // refused without the second matching, which placed none of them in 12 s.
+        if (name === "panning") expect(outcome.message).not.toContain("simulated oblique views");
         return;
       }
       if (outcome instanceof Error) throw outcome;
