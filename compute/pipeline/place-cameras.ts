@@ -81,9 +81,12 @@ export async function placeCameras(input: SparseInputs, preset: PlacementOptions
   const placed = first?.model.views.length ?? 0;
   const small = placed > 0 && placed <= WIDE_BASELINE_SMALL_MODEL;
   const placedEnough = placed >= WIDE_BASELINE_BELOW_SHARE * images.length && !small;
-  if (placedEnough || !input.unrefined || images.length > WIDE_BASELINE_MAX_IMAGES || images.length < 3 || weakestLinkMatches(images.length, input.pairs) >= WIDE_BASELINE_LINKED_MATCHES) {
+  const { unrefined } = input;
+  const rematchable = !placedEnough && unrefined !== null && images.length <= WIDE_BASELINE_MAX_IMAGES && images.length >= 3;
+  const weakestLink = rematchable ? weakestLinkMatches(images.length, input.pairs) : 0;
+  if (!rematchable || unrefined === null || weakestLink >= WIDE_BASELINE_LINKED_MATCHES) {
     if (first) return { sfm: first, features: input.refined, reports: [] };
-    throw firstTry.refusal!;
+    throw rematchable ? wellMatchedRefusal(firstTry.refusal!, weakestLink) : firstTry.refusal!;
   }
   const started = performance.now();
   // One set of worker threads for the views and the matchings (the front's were given back).
@@ -96,7 +99,7 @@ export async function placeCameras(input: SparseInputs, preset: PlacementOptions
     // Every photo's pairs, not only the left-out photos': a camera the first model placed wrongly
     // (the object ring with every 5th photo: one 31 % of the radius off) is placed again from its
     // new matches; re-matching only the left-out photos' pairs kept it, and one came out 120° off.
-    rematched = await matching.rematchWideBaseline({ images, features: input.unrefined, views, pairs: input.pairs, targets: images.map((_, i) => i) }, preset.matching, matching.WIDE_BASELINE_DEFAULTS, front.viewPairs);
+    rematched = await matching.rematchWideBaseline({ images, features: unrefined, views, pairs: input.pairs, targets: images.map((_, i) => i) }, preset.matching, matching.WIDE_BASELINE_DEFAULTS, front.viewPairs);
   } finally {
     await front.close();
   }
@@ -118,6 +121,19 @@ export async function placeCameras(input: SparseInputs, preset: PlacementOptions
   // The first refusal stands; say that the second matching was tried too.
   const refusal = firstTry.refusal!;
   throw new PipelineError(refusal.code, `${refusal.message} (also after matching the photos against simulated oblique views of each other)`, refusal.suggestion);
+}
+
+/**
+ * The refusal of photos that match each other well: SfM's own suggestion asks for more overlap,
+ * which these photos have; what they lack is the camera moving between them (the panning stress
+ * capture: a camera turning in place, every photo joined to the others by 1,550 matches or more).
+ */
+function wellMatchedRefusal(refusal: PipelineError, weakestLink: number): PipelineError {
+  return new PipelineError(
+    refusal.code,
+    `${refusal.message} (the photos overlap well: every photo is joined to the others by at least ${weakestLink} verified matches)`,
+    "The photos overlap enough; more overlap will not help. Move the camera between photos (a step sideways, or around the subject) rather than only turning it, so that the scene is seen from different places.",
+  );
 }
 
 /** SfM, with its refusal (not_enough_overlap) as a value; anything else is a bug and propagates. */
