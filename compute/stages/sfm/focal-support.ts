@@ -74,6 +74,11 @@ export function profileGuessedFocals(state: SfmState, options: Options): FocalPr
   return profiles;
 }
 
+/**
+ * Why a camera was left out, without advice: what to do is the refusal's suggestion, which the
+ * caller picks knowing the match graph (photos turning in place overlap well, and advice to take
+ * them closer together contradicted that).
+ */
 export function undeterminedReason(profile: FocalProfile): string {
-  return `its focal length could not be determined: the photo has no EXIF focal length, and the other photos fix it so loosely that a focal ${Math.round(100 * FOCAL_STEP)} % different fits about as well (χ² rise ${profile.chi2Rise.toFixed(1)} < ${MIN_CHI2_RISE}); take photos closer together so that each part of the scene appears in at least three`;
+  return `its focal length could not be determined: the photo has no EXIF focal length, and the other photos fix it so loosely that a focal ${Math.round(100 * FOCAL_STEP)} % different fits about as well (χ² rise ${profile.chi2Rise.toFixed(1)} < ${MIN_CHI2_RISE})`;
 }

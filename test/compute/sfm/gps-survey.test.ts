@@ -41,10 +41,19 @@ interface SurveyRun {
   axesDeg: number;
 }
 
+/** The survey's photos, rendered once for both receivers (7 s): only their EXIF differs. */
+let rendered: { capture: ReturnType<typeof surveyCapture>; views: Array<ReturnType<typeof renderDefinedView>> } | undefined;
+function surveyPhotos(): NonNullable<typeof rendered> {
+  if (!rendered) {
+    const capture = surveyCapture(PHOTOS, SEED, 0.75);
+    rendered = { capture, views: capture.def.cameras.map((_, i) => renderDefinedView(capture.def, i, { width: 400, height: 300, seed: SEED, prefix: "survey", supersample: 1 })) };
+  }
+  return rendered;
+}
+
 /** The rendered survey through ingest and SfM, its photos carrying the fixes of `receiver`. */
 async function surveyRun(label: string, receiver: Parameters<typeof surveyGps>[3]): Promise<SurveyRun> {
-  const capture = surveyCapture(PHOTOS, SEED, 0.75);
-  const views = capture.def.cameras.map((_, i) => renderDefinedView(capture.def, i, { width: 400, height: 300, seed: SEED, prefix: "survey", supersample: 1 }));
+  const { capture, views } = surveyPhotos();
   const exif = (_: unknown, i: number) => ({ make: "Test", model: "Drone", focalLength35mm: SURVEY_FOCAL_35MM, ...surveyGps(capture.def.cameras[i].eye, i, SEED, receiver) });
   const run = await runSfmOnViews(views, new Set(views.map((v) => v.name)), capture.sceneRadius, {}, exif);
   const { counts, finalBundleAdjustment } = run.result.report as unknown as { counts: Record<string, number>; finalBundleAdjustment: { gps?: SurveyRun["gps"] } };
