@@ -406,10 +406,14 @@ function normalize(a: number[]): [number, number, number] {
 const LIGHT = normalize([0.35, -0.6, 0.72]);
 
 /** Nearest hit along the ray; writes colour (0..1) into rgbOut and returns t (Infinity = sky). */
-function trace(scene: SceneDef, o: Float64Array, d: Float64Array, seed: number, r: number, normal: Float64Array, rgbOut: Float64Array): number {
+/** The hit's normal, per trace (one buffer: a new one per ray was garbage at millions of rays). */
+const hitNormal = new Float64Array(3);
+
+/** Distance along the ray to the first hit (Infinity for none); unless `depthOnly`, its colour into rgbOut. */
+function trace(scene: SceneDef, o: Float64Array, d: Float64Array, seed: number, r: number, normal: Float64Array, rgbOut: Float64Array, depthOnly = false): number {
   let best = Infinity;
   let hit = -1;
-  const n = new Float64Array(3);
+  const n = hitNormal;
   for (let i = 0; i < scene.primitives.length; i++) {
     const t = scene.primitives[i].intersect(o, d, best, n);
     if (t < best) {
@@ -418,6 +422,8 @@ function trace(scene: SceneDef, o: Float64Array, d: Float64Array, seed: number, 
       normal.set(n);
     }
   }
+  // The pixel centre's ray gives the depth only; its colour was overwritten by the subsamples'.
+  if (depthOnly) return best;
   if (hit < 0) {
     const sky = scene.background ?? [0.55, 0.7, 0.9];
     rgbOut[0] = sky[0];
@@ -472,7 +478,7 @@ function renderView(def: SceneDef, index: number, options: Omit<RenderOptions, "
     for (let col = 0; col < width; col++) {
       const p = row * width + col;
       setRay(col + 0.5, row + 0.5);
-      const tCentre = trace(scene, origin, dir, seed, r, normal, colour);
+      const tCentre = trace(scene, origin, dir, seed, r, normal, colour, true);
       depth[p] = Number.isFinite(tCentre) ? tCentre : 0;
       const acc = [0, 0, 0];
       for (let sy = 0; sy < ss; sy++) {
