@@ -2,8 +2,8 @@
  * @module `npm run bench -- stress [scene...] [--width=W] [--optimum]`: the camera stress scenes
  * of test/compute/sfm/stress.test.ts, with every camera's error printed, each recorded scene
  * checked against the suite's bounds (test/support/stress-verdict.ts; the test runs only some
- * scenes), and exit code 1 when one breaks them. Writes the rendered photos to bench-out/stress/<scene>/ for a look. `--optimum`
- * also adjusts the model's observations from the true cameras (optimum.ts) and prints how far
+ * scenes), and exit code 1 when one breaks them. Writes the rendered photos to
+ * bench-out/stress/<scene>/ for a look. `--optimum` also adjusts the model's observations from the true cameras (optimum.ts) and prints how far
  * that optimum is from the truth and our model from the optimum: the photos' share of the error
  * and the pipeline's.
  */
@@ -11,12 +11,19 @@ import path from "node:path";
 import { renderStressScene, STRESS_SCENES, type StressSceneName } from "../test/support/stress-scenes.js";
 import { runSfmOnViews } from "../test/support/sfm-run.js";
 import { writeViewsAsImages } from "../test/support/render.js";
-import { STRESS_RECORDED, stressVerdict } from "../test/support/stress-verdict.js";
+import { STRESS_RECORDED, stressVerdict, type StressRecord } from "../test/support/stress-verdict.js";
 import { observationsOptimum } from "./optimum.js";
 import type { CameraAccuracy } from "../compute/stages/sfm/accuracy.js";
 
 function figures(a: CameraAccuracy): string {
   return `rotation median ${a.medianRotationErrorDeg.toFixed(3)}° max ${a.maxRotationErrorDeg.toFixed(3)}°, centre median ${a.medianCenterErrorPercent.toFixed(3)} % max ${a.maxCenterErrorPercent.toFixed(3)} %`;
+}
+
+function verdictLine(record: StressRecord | undefined, broken: string[]): string {
+  if (!record) return "no recorded bounds at this size";
+  if (broken.length > 0) return `BREAKS the suite's bounds: ${broken.join("; ")}`;
+  const recorded = record.registered === 0 ? "refused" : `≥ ${record.registered} registered`;
+  return `holds the suite's bounds (${recorded}, ${record.inTests ? "also in npm test" : "bench only"})`;
 }
 
 export async function run(args: string[]): Promise<void> {
@@ -31,7 +38,7 @@ export async function run(args: string[]): Promise<void> {
     // The bounds hold at the suite's size only; at another --width the figures are printed alone.
     const record = width === 400 ? STRESS_RECORDED.find((r) => r.scene === name) : undefined;
     const broken = record ? stressVerdict(record, outcome) : [];
-    const verdict = record ? (broken.length === 0 ? `holds the suite's bounds (${record.registered === 0 ? "refused" : `≥ ${record.registered} registered`}${record.inTests ? ", also in npm test" : ", bench only"})` : `BREAKS the suite's bounds: ${broken.join("; ")}`) : "no recorded bounds at this size";
+    const verdict = verdictLine(record, broken);
     if (broken.length > 0) process.exitCode = 1;
     if (outcome instanceof Error) {
       console.log(`\n${name}: refused or failed in ${((performance.now() - started) / 1000).toFixed(1)} s: ${outcome.message}\n  ${verdict}`);

@@ -52,8 +52,8 @@ export const STRESS_RECORDED: StressRecord[] = [
   { scene: "wideRing", registered: 8, photos: 8, inTests: true },
 ];
 
-/** What a run of one scene broke of the suite's bounds (empty when it holds them). */
-export function stressVerdict(record: StressRecord, outcome: SfmRun | unknown): string[] {
+/** What a run of one scene broke of the suite's bounds (empty when it holds them); `outcome` is the SfmRun or what the run threw. */
+export function stressVerdict(record: StressRecord, outcome: unknown): string[] {
   if (record.registered === 0) {
     if (outcome instanceof PipelineError && outcome.code === "not_enough_overlap") return [];
     if (outcome instanceof Error) return [`refused with ${outcome.message}, not not_enough_overlap`];
