@@ -27,5 +27,10 @@ export default defineConfig({
     // Two files at a time: each file waits about 3 s for its own workerd to start and runs for
     // under a second after it (42 files: 182 s one at a time), so a second file uses that wait.
     maxWorkers: 2,
+    // Far above a test's time alone (under a second): the first request of a file starts its
+    // worker, and on a loaded machine (four files at a time on two cores) the one-request smoke
+    // test took over vitest's default 5 s once in five runs.
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
   },
 });
