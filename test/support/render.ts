@@ -405,11 +405,10 @@ function normalize(a: number[]): [number, number, number] {
 
 const LIGHT = normalize([0.35, -0.6, 0.72]);
 
-/** Nearest hit along the ray; writes colour (0..1) into rgbOut and returns t (Infinity = sky). */
 /** The hit's normal, per trace (one buffer: a new one per ray was garbage at millions of rays). */
 const hitNormal = new Float64Array(3);
 
-/** Distance along the ray to the first hit (Infinity for none); unless `depthOnly`, its colour into rgbOut. */
+/** Nearest hit along the ray: returns t (Infinity = sky) and, unless `depthOnly`, writes its colour (0..1) into rgbOut. */
 function trace(scene: SceneDef, o: Float64Array, d: Float64Array, seed: number, r: number, normal: Float64Array, rgbOut: Float64Array, depthOnly = false): number {
   let best = Infinity;
   let hit = -1;
