@@ -92,6 +92,7 @@ export const BENCHES = {
       { name: "root", form: "value", arg: "DIR", help: "the checkout whose compute/cli.ts runs (default this one)" },
       { name: "docs", form: "flag", help: "also write fountain-P11's and facade's side-by-side pictures to docs/views/ (default off)" },
       { name: "keep", form: "value", arg: "DIR", help: "keep each set's model in DIR (default: a temporary folder)" },
+      { name: "own-cameras", form: "flag", help: "real sets with published poses: also score each held-back photo from the pipeline's own camera for it (a sparse run on every photo; default off)" },
     ],
   },
   stress: {

@@ -1,5 +1,5 @@
 /**
- * @module `npm run bench -- views [set filters] [--quality=q] [--root=<checkout>] [--docs] [--keep=<dir>]`:
+ * @module `npm run bench -- views [set filters] [--quality=q] [--root=<checkout>] [--docs] [--keep=<dir>] [--own-cameras]`:
  * how the delivered model looks from photos it never saw (issue 13).
  *
  * For each set with ground-truth cameras (image sets only): every 8th photo by sorted name is
@@ -31,6 +31,11 @@
  * bench/out/rendered/, scored like the synthetic ones): rendered/plain-room (bench/plain-room.ts),
  * a white wall, a plain floor and a textured object, for how much of plain surfaces the model
  * covers (issue "Complete surfaces").
+ * With --own-cameras, each held-back photo of a real set with published poses is also scored from
+ * the pipeline's own camera for it (views-reference.ts: a sparse run on every photo, the held-back
+ * ones included), as a user who added the photo would see the model: the published camera tests
+ * the model and the pipeline's self-calibration together (a principal point 3–4 px from the
+ * published one moves the whole render by about a pixel at 768 px), the own camera the model.
  * Side-by-side pictures (photo | render | |difference|) go to bench/out/views/; with --docs
  * those of fountain-P11 and synthetic/facade also go to docs/views/<set>-<commit>.jpg.
  */
@@ -42,7 +47,7 @@ import path from "node:path";
 import { NodeIO } from "@gltf-transform/core";
 import { KHRMaterialsUnlit } from "@gltf-transform/extensions";
 import sharp from "sharp";
-import { robustSimilarity, type Similarity } from "../compute/geometry/similarity.js";
+import { robustSimilarity, type RobustSimilarity, type Similarity } from "../compute/geometry/similarity.js";
 import { datasetInputs, datasetsRoot, listDatasets, repoRoot } from "./datasets.js";
 import { backgroundMask } from "./views-mask.js";
 import { referenceTruth, undistort, type TrueCamera } from "./views-reference.js";
@@ -68,6 +73,8 @@ interface ViewScore {
   ssim: number;
   /** Share of the covered pixels drawn by faces no photo textured (vertex colours). */
   untextured: number;
+  /** With --own-cameras, real sets with published poses: the same figures from the pipeline's own camera for the photo. */
+  own?: { coverage: number; psnr: number; ssim: number };
 }
 
 interface SetScore {
@@ -106,10 +113,16 @@ async function reconstruct(root: string, files: string[], outDir: string, qualit
   return { seconds: (performance.now() - started) / 1000, peakRssMiB: peak / 1024 };
 }
 
+interface ModelCamera {
+  R: Float64Array;
+  t: Float64Array;
+  centre: number[];
+}
+
 /** camFromWorld of each camera node of the glb, by node name (glTF cameras look down −z, +y up). */
-async function modelCameras(glbPath: string): Promise<Map<string, { R: Float64Array; t: Float64Array; centre: number[] }>> {
+async function modelCameras(glbPath: string): Promise<Map<string, ModelCamera>> {
   const doc = await new NodeIO().registerExtensions([KHRMaterialsUnlit]).read(glbPath);
-  const out = new Map<string, { R: Float64Array; t: Float64Array; centre: number[] }>();
+  const out = new Map<string, ModelCamera>();
   for (const node of doc.getRoot().listNodes()) {
     if (!node.getCamera()) continue;
     const m = node.getWorldMatrix(); // column-major worldFromGltfCam
@@ -247,11 +260,47 @@ function untexturedShare(marked: RenderedImage, covered: Uint8Array): number {
   return total > 0 ? white / total : NaN;
 }
 
-async function benchSet(set: string, renderer: ThreeRenderer, root: string, commit: string, quality: string, keepDir: string | null, docs: boolean): Promise<SetScore | null> {
+/** The similarity carrying `truth`'s camera centres onto those of the same photos in the model, and the spread of the agreeing model centres. */
+function alignment(truth: TrueCamera[], cameras: Map<string, ModelCamera>): { sim: RobustSimilarity; spread: number } {
+  const byFile = new Map(truth.map((c) => [c.file, c]));
+  const pairs = [...cameras.entries()].filter(([name]) => byFile.has(name));
+  const src = pairs.flatMap(([name]) => trueCentre(byFile.get(name)!));
+  const dst = pairs.flatMap(([, cam]) => cam.centre);
+  const sim = robustSimilarity(src, dst, pairs.length);
+  if (!sim) throw new Error(`only ${pairs.length} registered cameras to align`);
+  // Near and far planes from the spread of the cameras the similarity agrees with (the scene
+  // lies within a few times it); a wrongly placed camera far away must not push them out.
+  const inliers = pairs.filter((_, k) => sim.inliers[k]).map(([, cam]) => cam.centre);
+  const middle = [0, 1, 2].map((a) => inliers.reduce((sum, c) => sum + c[a], 0) / inliers.length);
+  const spread = Math.max(...inliers.map((c) => Math.hypot(c[0] - middle[0], c[1] - middle[1], c[2] - middle[2])), 1e-6);
+  return { sim, spread };
+}
+
+/**
+ * The held-back photo as the model shows it from the pipeline's own camera for it (--own-cameras):
+ * pose and calibration from a sparse run on every photo (views-reference.ts), carried into the model
+ * by the similarity of the other photos' centres. Separates what the model looks like from how far
+ * the pipeline's self-calibration is from the published one (see the module comment).
+ */
+async function ownView(glb: string, renderer: ThreeRenderer, photoPath: string, ownCam: TrueCamera, sim: Similarity, spread: number, picture: string): Promise<{ coverage: number; psnr: number; ssim: number }> {
+  const cam = intoModel(ownCam, sim, 0, RENDER_WIDTH);
+  const render = await renderer.render(glb, cam, 0.005 * spread, 200 * spread);
+  const resized = new Uint8Array(await sharp(photoPath).removeAlpha().resize(cam.width, cam.height, { fit: "fill" }).raw().toBuffer());
+  const pixels = ownCam.radial ? undistort(resized, cam, ownCam.radial) : resized;
+  const surface = backgroundMask(pixels, cam.width, cam.height).map((b) => 1 - b);
+  const { coverage, psnr, ssim, covered } = score(render, pixels, surface);
+  await sideBySide(pixels, render, covered, picture);
+  return { coverage, psnr, ssim };
+}
+
+async function benchSet(set: string, renderer: ThreeRenderer, root: string, commit: string, quality: string, keepDir: string | null, docs: boolean, ownCameras: boolean): Promise<SetScore | null> {
   const setDir = RENDERED_SETS[set] ? await RENDERED_SETS[set]() : path.join(datasetsRoot, set);
   if (!existsSync(path.join(setDir, "images"))) return null;
-  const truth = (await loadTruth(setDir)) ?? (await referenceTruth(setDir, (files, out) => reconstruct(root, files, out, quality, ["--sparse-only"])));
+  const sparseRun = (files: string[], out: string) => reconstruct(root, files, out, quality, ["--sparse-only"]);
+  const published = await loadTruth(setDir);
+  const truth = published ?? (await referenceTruth(setDir, sparseRun));
   if (!truth) return null;
+  const own = ownCameras && published && set.startsWith("real/") ? await referenceTruth(setDir, sparseRun) : null;
   const inputs = await datasetInputs(setDir);
   const held = inputs.filter((_, i) => i % HOLD_BACK_EVERY === HOLD_BACK_OFFSET);
   const kept = inputs.filter((_, i) => i % HOLD_BACK_EVERY !== HOLD_BACK_OFFSET);
@@ -263,16 +312,10 @@ async function benchSet(set: string, renderer: ThreeRenderer, root: string, comm
     const cameras = await modelCameras(glb);
     result.registered = cameras.size;
     const byFile = new Map(truth.cameras.map((c) => [c.file, c]));
-    const pairs = [...cameras.entries()].filter(([name]) => byFile.has(name));
-    const src = pairs.flatMap(([name]) => trueCentre(byFile.get(name)!));
-    const dst = pairs.flatMap(([, cam]) => cam.centre);
-    const sim = robustSimilarity(src, dst, pairs.length);
-    if (!sim) throw new Error(`only ${pairs.length} registered cameras to align`);
-    // Near and far planes from the spread of the cameras the similarity agrees with (the scene
-    // lies within a few times it); a wrongly placed camera far away must not push them out.
-    const inliers = pairs.filter((_, k) => sim.inliers[k]).map(([, cam]) => cam.centre);
-    const middle = [0, 1, 2].map((a) => inliers.reduce((sum, c) => sum + c[a], 0) / inliers.length);
-    const spread = Math.max(...inliers.map((c) => Math.hypot(c[0] - middle[0], c[1] - middle[1], c[2] - middle[2])), 1e-6);
+    const { sim, spread } = alignment(truth.cameras, cameras);
+    const ownByFile = own ? new Map(own.cameras.map((c) => [c.file, c])) : null;
+    // The held-back photos are in the sparse run, not in the model: only the others align the two.
+    const ownSim = own ? alignment(own.cameras, cameras).sim : null;
     const mesh = path.join(setDir, "gt/mesh.ply");
     const marked = path.join(outDir, "untextured-marked.glb");
     await untexturedMarked(glb, marked);
@@ -298,10 +341,12 @@ async function benchSet(set: string, renderer: ThreeRenderer, root: string, comm
       const coverageAll = s.covered.reduce((sum, c) => sum + c, 0) / s.covered.length;
       const markedRender = await renderer.render(marked, cam, 0.005 * spread, 200 * spread);
       const untextured = untexturedShare(markedRender, s.covered);
-      result.views.push({ photo: photo.name, coverage: s.coverage, coverageAll, background: background ? background.reduce((sum, b) => sum + b, 0) / background.length : 0, psnr: s.psnr, ssim: s.ssim, untextured });
       const pictures = path.join(repoRoot, "bench/out/views");
       await mkdir(pictures, { recursive: true });
       const picture = path.join(pictures, `${set.replace("/", "_")}-${path.parse(photo.name).name}-${commit}.jpg`);
+      const ownCam = ownByFile?.get(photo.name);
+      const ownScore = ownCam && ownSim ? await ownView(glb, renderer, photo.path, ownCam, ownSim, spread, picture.replace(/\.jpg$/, "-own.jpg")) : undefined;
+      result.views.push({ photo: photo.name, coverage: s.coverage, coverageAll, background: background ? background.reduce((sum, b) => sum + b, 0) / background.length : 0, psnr: s.psnr, ssim: s.ssim, untextured, own: ownScore });
       await sideBySide(pixels, render, s.covered, picture);
       await sharp(Buffer.from(markedRender.rgba), { raw: { width: markedRender.width, height: markedRender.height, channels: 4 } }).flatten({ background: "#ff00ff" }).jpeg().toFile(picture.replace(/\.jpg$/, "-untextured.jpg"));
       if (docs && (set === "real/fountain-P11" || set === "synthetic/facade") && photo === held[0]) {
@@ -328,6 +373,7 @@ export async function run(args: string[]): Promise<void> {
   const keepArg = args.find((a) => a.startsWith("--keep="))?.split("=")[1];
   const keep = keepArg ? path.resolve(keepArg) : null;
   const docs = args.includes("--docs");
+  const ownCameras = args.includes("--own-cameras");
   const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root }).toString().trim();
   const filters = args.filter((a) => !a.startsWith("--"));
   const rendered = Object.keys(RENDERED_SETS).filter((s) => filters.length === 0 || filters.some((f) => s.includes(f)));
@@ -337,20 +383,22 @@ export async function run(args: string[]): Promise<void> {
   try {
     for (const set of sets) {
       console.log(`views: ${set} (pipeline of ${root} at ${commit}, ${quality})…`);
-      const result = await benchSet(set, renderer, root, commit, quality, keep, docs);
+      const result = await benchSet(set, renderer, root, commit, quality, keep, docs, ownCameras);
       if (result) results.push(result);
     }
   } finally {
     await renderer.close();
   }
   console.log(`\ncommit ${commit}, quality ${quality}; held back: every ${HOLD_BACK_EVERY}th photo (0-based ${HOLD_BACK_OFFSET}, ${HOLD_BACK_OFFSET + HOLD_BACK_EVERY}, …); render ${RENDER_WIDTH} px wide`);
-  console.log("set | uploaded | registered | held-back photo | coverage | (of all pixels) | background | PSNR dB | SSIM | untextured | pipeline s | peak RSS MiB");
+  console.log(`set | uploaded | registered | held-back photo | coverage | (of all pixels) | background | PSNR dB | SSIM | untextured | pipeline s | peak RSS MiB${ownCameras ? " | own camera: coverage | PSNR dB | SSIM" : ""}`);
   for (const r of results) {
     if (r.error) console.log(`${r.set} | ${r.uploaded} | ${r.registered} | failed: ${r.error.split("\n")[0]}`);
-    for (const v of r.views) console.log([r.set, r.uploaded, r.registered, v.photo, fmt(v.coverage, 3), fmt(v.coverageAll, 3), fmt(v.background, 3), fmt(v.psnr, 2), fmt(v.ssim, 3), fmt(v.untextured, 3), fmt(r.seconds, 1), fmt(r.peakRssMiB, 0)].join(" | "));
+    const ownColumns = (own: ViewScore["own"]): string[] => (ownCameras ? (own ? [fmt(own.coverage, 3), fmt(own.psnr, 2), fmt(own.ssim, 3)] : ["-", "-", "-"]) : []);
+    for (const v of r.views) console.log([r.set, r.uploaded, r.registered, v.photo, fmt(v.coverage, 3), fmt(v.coverageAll, 3), fmt(v.background, 3), fmt(v.psnr, 2), fmt(v.ssim, 3), fmt(v.untextured, 3), fmt(r.seconds, 1), fmt(r.peakRssMiB, 0), ...ownColumns(v.own)].join(" | "));
     if (r.views.length > 1) {
       const mean = (f: (v: ViewScore) => number): number => r.views.reduce((s, v) => s + f(v), 0) / r.views.length;
-      console.log([r.set, "", "", "mean", fmt(mean((v) => v.coverage), 3), fmt(mean((v) => v.coverageAll), 3), fmt(mean((v) => v.background), 3), fmt(mean((v) => v.psnr), 2), fmt(mean((v) => v.ssim), 3), fmt(mean((v) => v.untextured), 3), "", ""].join(" | "));
+      const ownMean = r.views.every((v) => v.own) ? { coverage: mean((v) => v.own!.coverage), psnr: mean((v) => v.own!.psnr), ssim: mean((v) => v.own!.ssim) } : undefined;
+      console.log([r.set, "", "", "mean", fmt(mean((v) => v.coverage), 3), fmt(mean((v) => v.coverageAll), 3), fmt(mean((v) => v.background), 3), fmt(mean((v) => v.psnr), 2), fmt(mean((v) => v.ssim), 3), fmt(mean((v) => v.untextured), 3), "", "", ...ownColumns(ownMean)].join(" | "));
     }
   }
   const outDir = path.join(repoRoot, "bench/out");
