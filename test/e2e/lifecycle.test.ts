@@ -1,9 +1,10 @@
 /**
  * The whole system as a client sees it: wrangler dev (workerd) + the compute process on free
- * loopback ports, an account from the operator API, uploads of images and a video the test
- * makes itself, polling to `completed`, and the six files through their signed links.
+ * loopback ports, an account from the operator API, uploads of images (multipart) and of a video
+ * the test makes itself (tus-js-client, interrupted and resumed), polling to `completed`, and the
+ * six files through their signed links.
  */
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -13,6 +14,7 @@ import { renderScene, writeViewsAsImages } from "../support/render.js";
 import { encodeMp4 } from "../support/fixtures.js";
 import { createAccount, getJson, pollUntilDone, upload, type Api, type StatusBody } from "./client.js";
 import { startSystem, type RunningSystem } from "./system.js";
+import { resume, tusOptions, uploadHalf } from "./tus-client.js";
 import { checkFile } from "./validate.js";
 
 let system: RunningSystem;
@@ -69,19 +71,40 @@ describe("end to end", () => {
     expect(await balance(api)).toBe(2);
   }, 900_000);
 
-  it("reconstructs a short video the test encodes", async () => {
+  it("reconstructs a short video sent by tus-js-client, interrupted halfway and resumed from a fresh client", async () => {
     const scene = renderScene({ scene: "object", views: 16, width: 320, height: 240, seed: 11, stepDegrees: 6 });
-    const video = path.join(dir, "orbit.mp4");
-    await encodeMp4(scene.views.map((v) => Buffer.from(v.rgb)), 320, 240, 8, video);
+    const videoPath = path.join(dir, "orbit.mp4");
+    await encodeMp4(scene.views.map((v) => Buffer.from(v.rgb)), 320, 240, 8, videoPath);
+    const video = await readFile(videoPath);
     const api = await createAccount(system.baseUrl, system.adminToken, 1);
-    const res = await upload(api, [video], { quality: "preview" });
+    const options = tusOptions(api, path.join(dir, "tus-urls.json"), video.length, { filename: "orbit.mp4", filetype: "video/mp4" });
+    const tusHead = () => fetch(url, { method: "HEAD", headers: { Authorization: `Bearer ${api.apiKey}`, "Tus-Resumable": "1.0.0" } });
+
+    const url = await uploadHalf(video, options);
+    const offset = Number((await tusHead()).headers.get("Upload-Offset"));
+    expect(offset).toBeGreaterThan(0);
+    expect(offset).toBeLessThan(video.length);
+    const resumed = await resume(video, options);
+    expect(resumed.url).toBe(url);
+    expect(resumed.resumedFrom).toBeGreaterThanOrEqual(offset);
+    const { body: uploadRecord } = await getJson<{ complete: boolean; kind: string; upload_length: number }>(api, new URL(url).pathname);
+    expect(uploadRecord).toMatchObject({ complete: true, kind: "mp4", upload_length: video.length });
+
+    const res = await fetch(`${api.baseUrl}/v1/reconstruction`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${api.apiKey}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ uploads: [url.split("/").pop()], quality: "preview" }),
+    });
     expect(res.status, await res.clone().text()).toBe(202);
-    const { id } = (await res.json()) as { id: string };
+    const { id, files_uploaded } = (await res.json()) as { id: string; files_uploaded: number };
+    expect(files_uploaded).toBe(1);
     const seen = await pollUntilDone(api, id, 600_000);
     const last = seen.at(-1)!;
     expect(last.status, JSON.stringify(last.error)).toBe("completed");
     expectMonotone(seen);
     await downloadAll(api, id);
+    // The upload became the reconstruction's input: its URL is gone.
+    expect((await tusHead()).status).toBe(404);
     // Both jobs ran in the pipeline thread compute started ahead of the first, with its front
     // workers kept loaded in between.
     const health = (await (await fetch(`${system.computeUrl}/healthz`)).json()) as { pipeline_threads: { started: number; waiting: number } };
