@@ -38,7 +38,7 @@ import { datasetInputs, datasetsRoot, listDatasets, repoRoot } from "./datasets.
 import { runFront } from "./pipeline-front.js";
 import { renderGlbView } from "./look.js";
 import { ensureColmap, runColmap } from "./colmap.js";
-import { FORMATS } from "../shared/formats.js";
+import { MODEL_FORMATS } from "../shared/formats.js";
 
 
 interface SurfaceAccuracy {
@@ -278,7 +278,7 @@ async function benchSet(set: string, quality: Quality, workRoot: string, flags: 
     result.faces = meshed.mesh.faceCount;
     const textured = meshed.mesh.faceCount > 0 ? (await timed(seconds, "texture", () => texture.run({ mesh: meshed.mesh, views: model.views, images }, preset.texture))).textured : null;
     const exportDir = path.join(workRoot, `${set.replace(/\//g, "_")}-export`);
-    await timed(seconds, "export", () => exportStage.run({ views: model.views, cloud: densified.cloud, mesh: meshed.mesh, textured }, { formats: [...FORMATS], outDir: exportDir, baseName: "model" }));
+    await timed(seconds, "export", () => exportStage.run({ views: model.views, cloud: densified.cloud, mesh: meshed.mesh, textured }, { formats: [...MODEL_FORMATS], outDir: exportDir, baseName: "model" }));
     result.totalSeconds = (performance.now() - started) / 1000;
     result.picture = await savePicture(set, model.views, densified.cloud, meshed.mesh);
     const sim = gt ? alignToTruth(model, gt) : null;
