@@ -104,6 +104,31 @@ async function loadPhoto(image: ImageRef, view: RegisteredView, scale: number): 
   return { rgb, width, height, scale: width / view.intrinsics.width };
 }
 
+/** What loading one photo gave: its pixels, or why it could not be read. */
+type Loaded<K> = { key: K; ok: true; photo: LoadedPhoto } | { key: K; ok: false; error: unknown };
+
+/**
+ * The photos of `keys` in order, each next one already decoding while the caller works on the
+ * current: sharp decodes on libuv's threads, so the second core decodes while this thread scans
+ * or paints (at most two photos held). A failed load is handed on as its error, never as an
+ * unhandled rejection while it waits its turn.
+ */
+async function* photosInOrder<K>(keys: K[], load: (key: K) => Promise<LoadedPhoto>): AsyncGenerator<Loaded<K>> {
+  const settle = (key: K): Promise<Loaded<K>> => load(key).then((photo) => ({ key, ok: true as const, photo }), (error: unknown) => ({ key, ok: false as const, error }));
+  let next = keys.length > 0 ? settle(keys[0]) : null;
+  for (let i = 0; i < keys.length; i++) {
+    const current = await next!;
+    next = i + 1 < keys.length ? settle(keys[i + 1]) : null;
+    yield current;
+  }
+}
+
+/** The photo of a load that must succeed (levelling and painting: the scan already read it once). */
+function photoOf<K>(loaded: Loaded<K>): LoadedPhoto {
+  if (!loaded.ok) throw loaded.error;
+  return loaded.photo;
+}
+
 /** Pixel position of every chart vertex in its view's photo at `baseScale` (NaN for untextured charts). */
 function chartVertexPixels(mesh: Mesh, charted: ChartedMesh, views: RegisteredView[], baseScale: number[]): Float32Array {
   const pixels = new Float32Array(2 * charted.sourceVertex.length).fill(NaN);
@@ -189,18 +214,12 @@ export async function run(input: Input, options?: Partial<Options>, progress?: P
   const scan = { depthTolerance: opts.depthToleranceEdges * medianEdgeLength(mesh), minCosine: opts.minCosine, grazingMinCosine: opts.grazingMinCosine, borderPixels: opts.padding + 1 };
   let observations: ViewObservations[] = [];
   const unreadable: string[] = [];
-  for (let v = 0; v < views.length; v++) {
-    const image = imageByIndex.get(views[v].imageIndex);
-    if (!image) continue;
-    let photo: LoadedPhoto;
-    try {
-      photo = await loadPhoto(image, views[v], baseScale[v]);
-    } catch {
-      // A photo is one colour source among several: one that cannot be decoded is left out.
-      unreadable.push(views[v].name);
-      continue;
-    }
-    observations.push(scanView(mesh, geometry, views[v], v, photo, scan));
+  const scanned = views.map((_, v) => v).filter((v) => imageByIndex.has(views[v].imageIndex));
+  for await (const loaded of photosInOrder(scanned, (v) => loadPhoto(imageByIndex.get(views[v].imageIndex)!, views[v], baseScale[v]))) {
+    const v = loaded.key;
+    // A photo is one colour source among several: one that cannot be decoded is left out.
+    if (loaded.ok) observations.push(scanView(mesh, geometry, views[v], v, loaded.photo, scan));
+    else unreadable.push(views[v].name);
     progress?.(0.5 * (v + 1) / views.length);
   }
   if (unreadable.length > 0) warnings.push(`could not read ${unreadable.join(", ")}; not used for the texture`);
@@ -251,9 +270,9 @@ export async function run(input: Input, options?: Partial<Options>, progress?: P
   let corrections: Float32Array = new Float32Array(3 * vertexCount);
   if (opts.levelling) {
     const colours = new Float32Array(3 * vertexCount).fill(NaN);
-    for (const [view, list] of chartsByView) {
-      const photo = await atlasPhoto(view);
-      const members = new Set(list);
+    for await (const loaded of photosInOrder([...chartsByView.keys()], atlasPhoto)) {
+      const photo = photoOf(loaded);
+      const members = new Set(chartsByView.get(loaded.key)!);
       for (let v = 0; v < vertexCount; v++) if (members.has(charted.vertexChart[v])) boxMean(photo, atlasPixels[2 * v], atlasPixels[2 * v + 1], colours, 3 * v);
     }
     const graph = levellingGraph(mesh, charted);
@@ -273,9 +292,9 @@ export async function run(input: Input, options?: Partial<Options>, progress?: P
   const chartFirstVertex = new Uint32Array(charts.length + 1).fill(vertexCount);
   for (let v = vertexCount - 1; v >= 0; v--) chartFirstVertex[charted.vertexChart[v]] = v;
   for (let c = charts.length - 1; c >= 0; c--) chartFirstVertex[c] = Math.min(chartFirstVertex[c], chartFirstVertex[c + 1]);
-  for (const [view, list] of chartsByView) {
-    const photo = await atlasPhoto(view);
-    for (const c of list) {
+  for await (const loaded of photosInOrder([...chartsByView.keys()], atlasPhoto)) {
+    const photo = photoOf(loaded);
+    for (const c of chartsByView.get(loaded.key)!) {
       const placement = layout.placements[c]!;
       // splitVertices appends each chart's vertices as one contiguous run.
       const first = chartFirstVertex[c], last = chartFirstVertex[c + 1];

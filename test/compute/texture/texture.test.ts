@@ -1,3 +1,5 @@
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { ImageRef, RegisteredView, TexturedMesh } from "../../../compute/scene/index.js";
 import { run } from "../../../compute/stages/texture/index.js";
@@ -97,6 +99,18 @@ describe("texture stage", () => {
     expect(raw).toBeGreaterThan(15);
     expect(levelled).toBeLessThan(0.25 * raw);
   }, 90_000);
+
+  it("leaves out a photo it cannot read, with a warning, and textures from the others", async () => {
+    const images: ImageRef[] = await imagesOf(scene.views);
+    const gone = images.findIndex((image) => image.index === 3);
+    images[gone] = { ...images[gone], path: path.join(tmpdir(), "no-such-dir", images[gone].name) };
+    const out = await run({ mesh: meshFromDepth(scene.views[3], 2), views: USED.map((i) => registered(scene.views[i], i)), images });
+    expect(out.report.warnings.join(" ")).toMatch(new RegExp(`could not read ${scene.views[3].name}`));
+    const held: RegisteredView = registered(scene.views[HELD_BACK], HELD_BACK);
+    const { psnr, coverage } = psnrOverCovered(renderTextured(out.textured!, held), scene.views[HELD_BACK].rgb);
+    expect(coverage).toBeGreaterThan(0.85);
+    expect(psnr).toBeGreaterThan(28);
+  }, 60_000);
 
   it("keeps a transient object seen in one photo out of the texture", async () => {
     // A striped red "passer-by" in front of the facade in photo 3, the photo that sees the mesh
