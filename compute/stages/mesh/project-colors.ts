@@ -11,6 +11,7 @@ import sharp from "sharp";
 import type { ImageRef, RegisteredView } from "../../scene/index.js";
 import { projectVertices, rasterizeDepth, sampleRgb } from "../../geometry/mesh-raster.js";
 import type { RawMesh } from "./surface-nets.js";
+import { loadAhead } from "../../util/ahead.js";
 
 export interface ProjectColorOptions {
   /** Long side, in pixels, the photos are resized to for sampling and the z-buffer. */
@@ -33,19 +34,23 @@ export async function colorFromImages(mesh: RawMesh, normals: Float32Array, colo
   const texel = new Float64Array(3);
   const byIndex = new Map(images.map((image) => [image.index, image]));
   const unreadable: string[] = [];
-  for (const view of views) {
-    const image = byIndex.get(view.imageIndex);
-    if (!image) continue;
+  const sizeOf = (view: RegisteredView): { width: number; height: number } => {
     const scale = Math.min(1, options.imageSize / Math.max(view.intrinsics.width, view.intrinsics.height));
-    const width = Math.max(1, Math.round(view.intrinsics.width * scale));
-    const height = Math.max(1, Math.round(view.intrinsics.height * scale));
-    let rgb: Uint8Array;
-    try {
-      rgb = new Uint8Array(await sharp(image.path).removeAlpha().resize(width, height, { fit: "fill" }).raw().toBuffer());
-    } catch {
-      unreadable.push(image.name);
+    return { width: Math.max(1, Math.round(view.intrinsics.width * scale)), height: Math.max(1, Math.round(view.intrinsics.height * scale)) };
+  };
+  const seen = views.filter((view) => byIndex.has(view.imageIndex));
+  const decode = async (view: RegisteredView): Promise<Uint8Array> => {
+    const { width, height } = sizeOf(view);
+    return new Uint8Array(await sharp(byIndex.get(view.imageIndex)!.path).removeAlpha().resize(width, height, { fit: "fill" }).raw().toBuffer());
+  };
+  for await (const loaded of loadAhead(seen, decode)) {
+    const view = loaded.key;
+    if (!loaded.ok) {
+      unreadable.push(byIndex.get(view.imageIndex)!.name);
       continue;
     }
+    const rgb = loaded.value;
+    const { width, height } = sizeOf(view);
     const proj = projectVertices(mesh.positions, view.camFromWorld, view.intrinsics, width / view.intrinsics.width);
     const zbuf = rasterizeDepth(mesh.indices, proj, width, height);
     const { R, t } = view.camFromWorld;

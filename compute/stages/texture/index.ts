@@ -17,6 +17,7 @@
  */
 import sharp from "sharp";
 import { projectVertices } from "../../geometry/mesh-raster.js";
+import { loadAhead, valueOf } from "../../util/ahead.js";
 import type { ImageRef, Mesh, ProgressFn, RegisteredView, StageReport, TexturedMesh, TexturePage } from "../../scene/index.js";
 import { layoutAtlas } from "./atlas-layout.js";
 import { buildCharts, splitVertices, type ChartedMesh } from "./charts.js";
@@ -102,31 +103,6 @@ async function loadPhoto(image: ImageRef, view: RegisteredView, scale: number): 
   const height = Math.max(1, Math.round(view.intrinsics.height * scale));
   const rgb = new Uint8Array(await sharp(image.path).removeAlpha().resize(width, height, { fit: "fill", kernel: "lanczos3" }).raw().toBuffer());
   return { rgb, width, height, scale: width / view.intrinsics.width };
-}
-
-/** What loading one photo gave: its pixels, or why it could not be read. */
-type Loaded<K> = { key: K; ok: true; photo: LoadedPhoto } | { key: K; ok: false; error: unknown };
-
-/**
- * The photos of `keys` in order, each next one already decoding while the caller works on the
- * current: sharp decodes on libuv's threads, so the second core decodes while this thread scans
- * or paints (at most two photos held). A failed load is handed on as its error, never as an
- * unhandled rejection while it waits its turn.
- */
-async function* photosInOrder<K>(keys: K[], load: (key: K) => Promise<LoadedPhoto>): AsyncGenerator<Loaded<K>> {
-  const settle = (key: K): Promise<Loaded<K>> => load(key).then((photo) => ({ key, ok: true as const, photo }), (error: unknown) => ({ key, ok: false as const, error }));
-  let next = keys.length > 0 ? settle(keys[0]) : null;
-  for (let i = 0; i < keys.length; i++) {
-    const current = await next!;
-    next = i + 1 < keys.length ? settle(keys[i + 1]) : null;
-    yield current;
-  }
-}
-
-/** The photo of a load that must succeed (levelling and painting: the scan already read it once). */
-function photoOf<K>(loaded: Loaded<K>): LoadedPhoto {
-  if (!loaded.ok) throw loaded.error;
-  return loaded.photo;
 }
 
 /** Pixel position of every chart vertex in its view's photo at `baseScale` (NaN for untextured charts). */
@@ -215,10 +191,10 @@ export async function run(input: Input, options?: Partial<Options>, progress?: P
   let observations: ViewObservations[] = [];
   const unreadable: string[] = [];
   const scanned = views.map((_, v) => v).filter((v) => imageByIndex.has(views[v].imageIndex));
-  for await (const loaded of photosInOrder(scanned, (v) => loadPhoto(imageByIndex.get(views[v].imageIndex)!, views[v], baseScale[v]))) {
+  for await (const loaded of loadAhead(scanned, (v) => loadPhoto(imageByIndex.get(views[v].imageIndex)!, views[v], baseScale[v]))) {
     const v = loaded.key;
     // A photo is one colour source among several: one that cannot be decoded is left out.
-    if (loaded.ok) observations.push(scanView(mesh, geometry, views[v], v, loaded.photo, scan));
+    if (loaded.ok) observations.push(scanView(mesh, geometry, views[v], v, loaded.value, scan));
     else unreadable.push(views[v].name);
     progress?.(0.5 * (v + 1) / views.length);
   }
@@ -270,8 +246,8 @@ export async function run(input: Input, options?: Partial<Options>, progress?: P
   let corrections: Float32Array = new Float32Array(3 * vertexCount);
   if (opts.levelling) {
     const colours = new Float32Array(3 * vertexCount).fill(NaN);
-    for await (const loaded of photosInOrder([...chartsByView.keys()], atlasPhoto)) {
-      const photo = photoOf(loaded);
+    for await (const loaded of loadAhead([...chartsByView.keys()], atlasPhoto)) {
+      const photo = valueOf(loaded);
       const members = new Set(chartsByView.get(loaded.key)!);
       for (let v = 0; v < vertexCount; v++) if (members.has(charted.vertexChart[v])) boxMean(photo, atlasPixels[2 * v], atlasPixels[2 * v + 1], colours, 3 * v);
     }
@@ -292,8 +268,8 @@ export async function run(input: Input, options?: Partial<Options>, progress?: P
   const chartFirstVertex = new Uint32Array(charts.length + 1).fill(vertexCount);
   for (let v = vertexCount - 1; v >= 0; v--) chartFirstVertex[charted.vertexChart[v]] = v;
   for (let c = charts.length - 1; c >= 0; c--) chartFirstVertex[c] = Math.min(chartFirstVertex[c], chartFirstVertex[c + 1]);
-  for await (const loaded of photosInOrder([...chartsByView.keys()], atlasPhoto)) {
-    const photo = photoOf(loaded);
+  for await (const loaded of loadAhead([...chartsByView.keys()], atlasPhoto)) {
+    const photo = valueOf(loaded);
     for (const c of chartsByView.get(loaded.key)!) {
       const placement = layout.placements[c]!;
       // splitVertices appends each chart's vertices as one contiguous run.
