@@ -14,7 +14,8 @@ export type Settled<K, T> = { key: K; ok: true; value: T } | { key: K; ok: false
  * waits.
  */
 export async function* loadAhead<K, T>(keys: readonly K[], load: (key: K) => Promise<T>): AsyncGenerator<Settled<K, T>> {
-  const settle = (key: K): Promise<Settled<K, T>> => load(key).then((value) => ({ key, ok: true as const, value }), (error: unknown) => ({ key, ok: false as const, error }));
+  // Through a new Promise: a loader that throws before returning its promise fails in its turn too.
+  const settle = (key: K): Promise<Settled<K, T>> => new Promise<T>((resolve) => resolve(load(key))).then((value) => ({ key, ok: true as const, value }), (error: unknown) => ({ key, ok: false as const, error }));
   let next = keys.length > 0 ? settle(keys[0]) : null;
   for (let i = 0; i < keys.length; i++) {
     const current = await next!;

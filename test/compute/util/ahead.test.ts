@@ -42,6 +42,15 @@ describe("loadAhead", () => {
     }
   });
 
+  it("hands on a loader's synchronous throw as that key's failure", async () => {
+    const results: boolean[] = [];
+    for await (const loaded of loadAhead([1, 2], (key) => {
+      if (key === 2) throw new Error("no such photo");
+      return Promise.resolve(key);
+    })) results.push(loaded.ok);
+    expect(results).toEqual([true, false]);
+  });
+
   it("yields nothing for no keys", async () => {
     const seen: unknown[] = [];
     for await (const loaded of loadAhead([], async () => 1)) seen.push(loaded);
