@@ -24,11 +24,11 @@ export default defineConfig({
   test: {
     name: "edge",
     include: ["test/edge/**/*.test.ts"],
-    // Three files at a time: each file waits about 3 s for its own workerd to start and runs for
-    // under a second after it (42 files: 182 s one at a time), so the others use that wait. Alone:
-    // two at a time 131 s, three 108 s, four 110 s; three passed twice beside a dense bench on both
-    // cores (195–209 s).
-    maxWorkers: 3,
+    // Two files at a time: each file waits about 3 s for its own workerd to start and runs for
+    // under a second after it (42 files: 182 s one at a time), so a second file uses that wait.
+    // Three gained with warm caches (alone 131 → 108 s) but not in a fresh clone's CI, where
+    // transforming the sources is a third of the time (124 s at three against 122–129 s at two).
+    maxWorkers: 2,
     // Far above a test's time alone (under a second): the first request of a file starts its
     // worker, and on a loaded machine (four files at a time on two cores) the one-request smoke
     // test took over vitest's default 5 s once in five runs.
