@@ -252,8 +252,10 @@ export async function run(input: Input, options?: Partial<Options>, progress?: P
       for (let v = 0; v < vertexCount; v++) if (members.has(charted.vertexChart[v])) boxMean(photo, atlasPixels[2 * v], atlasPixels[2 * v + 1], colours, 3 * v);
     }
     const graph = levellingGraph(mesh, charted);
+    const solveStarted = performance.now();
     const solved = solveLevelling({ vertexCount, colours, ...graph }, { edgeWeight: opts.levellingEdgeWeight, regularisation: 1e-3, maxIterations: 1500, tolerance: 1e-4 });
     corrections = solved.corrections;
+    counts.ms_levellingSolve = Math.round(performance.now() - solveStarted);
     let sum = 0;
     for (const c of corrections) sum += Math.abs(c);
     Object.assign(counts, { seamPairs: graph.seamPairs.length / 2, levellingIterations: Math.max(...solved.iterations), meanAbsCorrection: vertexCount > 0 ? sum / (3 * vertexCount) : 0 });
