@@ -3,9 +3,9 @@
  * of test/compute/sfm/stress.test.ts, with every camera's error printed, each recorded scene
  * checked against the suite's bounds (test/support/stress-verdict.ts; the test runs only some
  * scenes), and exit code 1 when one breaks them. Writes the rendered photos to
- * bench-out/stress/<scene>/ for a look. `--optimum` also adjusts the model's observations from the true cameras (optimum.ts) and prints how far
- * that optimum is from the truth and our model from the optimum: the photos' share of the error
- * and the pipeline's.
+ * bench-out/stress/<scene>/ for a look. `--optimum` also adjusts the model's observations from
+ * the true cameras (optimum.ts) and prints how far that optimum is from the truth and our model
+ * from the optimum: the photos' share of the error and the pipeline's.
  */
 import path from "node:path";
 import { renderStressScene, STRESS_SCENES, type StressSceneName } from "../test/support/stress-scenes.js";

@@ -34,23 +34,20 @@ export async function colorFromImages(mesh: RawMesh, normals: Float32Array, colo
   const texel = new Float64Array(3);
   const byIndex = new Map(images.map((image) => [image.index, image]));
   const unreadable: string[] = [];
-  const sizeOf = (view: RegisteredView): { width: number; height: number } => {
+  const decode = async (view: RegisteredView): Promise<{ rgb: Uint8Array; width: number; height: number }> => {
     const scale = Math.min(1, options.imageSize / Math.max(view.intrinsics.width, view.intrinsics.height));
-    return { width: Math.max(1, Math.round(view.intrinsics.width * scale)), height: Math.max(1, Math.round(view.intrinsics.height * scale)) };
+    const width = Math.max(1, Math.round(view.intrinsics.width * scale));
+    const height = Math.max(1, Math.round(view.intrinsics.height * scale));
+    const rgb = new Uint8Array(await sharp(byIndex.get(view.imageIndex)!.path).removeAlpha().resize(width, height, { fit: "fill" }).raw().toBuffer());
+    return { rgb, width, height };
   };
-  const seen = views.filter((view) => byIndex.has(view.imageIndex));
-  const decode = async (view: RegisteredView): Promise<Uint8Array> => {
-    const { width, height } = sizeOf(view);
-    return new Uint8Array(await sharp(byIndex.get(view.imageIndex)!.path).removeAlpha().resize(width, height, { fit: "fill" }).raw().toBuffer());
-  };
-  for await (const loaded of loadAhead(seen, decode)) {
+  for await (const loaded of loadAhead(views.filter((view) => byIndex.has(view.imageIndex)), decode)) {
     const view = loaded.key;
     if (!loaded.ok) {
       unreadable.push(byIndex.get(view.imageIndex)!.name);
       continue;
     }
-    const rgb = loaded.value;
-    const { width, height } = sizeOf(view);
+    const { rgb, width, height } = loaded.value;
     const proj = projectVertices(mesh.positions, view.camFromWorld, view.intrinsics, width / view.intrinsics.width);
     const zbuf = rasterizeDepth(mesh.indices, proj, width, height);
     const { R, t } = view.camFromWorld;
