@@ -25,12 +25,19 @@ export function joinChunks(chunks: Iterable<Uint8Array>): Uint8Array {
   return out;
 }
 
+/** The chunks of an asynchronous writer joined into one buffer. */
+export async function joinChunksAsync(chunks: AsyncIterable<Uint8Array>): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  for await (const part of chunks) parts.push(part);
+  return joinChunks(parts);
+}
+
 /** Writes the chunks to `filePath` in order (replacing the file) and returns the bytes written. */
-export async function writeChunks(filePath: string, chunks: Iterable<Uint8Array>): Promise<number> {
+export async function writeChunks(filePath: string, chunks: Iterable<Uint8Array> | AsyncIterable<Uint8Array>): Promise<number> {
   const handle = await open(filePath, "w");
   let bytes = 0;
   try {
-    for (const chunk of chunks) {
+    for await (const chunk of chunks) {
       let written = 0;
       // A write may take fewer bytes than given (large buffers on some file systems).
       while (written < chunk.byteLength) written += (await handle.write(chunk, written, chunk.byteLength - written)).bytesWritten;

@@ -30,7 +30,7 @@ export { writeObj, objChunks, writeMtl, writeObjZip, objZipChunks } from "./obj.
 export { srgbToLinear, linearToSrgb, linearColours } from "./colour-space.js";
 export { writePly, plyChunks } from "./ply.js";
 export { writeStl, stlChunks } from "./stl.js";
-export { joinChunks, writeChunks, CHUNK_BYTES } from "./chunks.js";
+export { joinChunks, joinChunksAsync, writeChunks, CHUNK_BYTES } from "./chunks.js";
 export { cameraNodePose, verticalFov } from "./camera-nodes.js";
 export { writeColmapZip, projectPoint } from "./colmap.js";
 export { writeTransformsJson, openGlCamToWorld } from "./transforms.js";
@@ -83,7 +83,7 @@ const SURFACE_ONLY: ReadonlySet<Format> = new Set<Format>(["obj", "stl"]);
  * A format's content: the model formats as chunks written as they are made (a 30-million-point
  * LAS is 1.1 GB, and whole it was the export's peak); colmap and transforms (cameras) whole.
  */
-async function encode(format: Format, input: Input, georeference: ExportGeoreference | undefined): Promise<Iterable<Uint8Array> | Uint8Array | string> {
+async function encode(format: Format, input: Input, georeference: ExportGeoreference | undefined): Promise<Iterable<Uint8Array> | AsyncIterable<Uint8Array> | Uint8Array | string> {
   const gltfInput = { ...input, ...(georeference ? { georeference: { crs: georeference.crs, offset: georeference.offset } } : {}) };
   const sidecars = georeference ? [{ name: "model.prj", text: georeference.wkt }, { name: "model_offset.xyz", text: `${georeference.offset.join(" ")}\n` }] : [];
   switch (format) {
@@ -100,7 +100,11 @@ async function encode(format: Format, input: Input, georeference: ExportGeorefer
   }
 }
 
-async function writeContent(filePath: string, content: Iterable<Uint8Array> | Uint8Array | string): Promise<number> {
+function isAsyncIterable(content: unknown): content is AsyncIterable<Uint8Array> {
+  return typeof content === "object" && content !== null && Symbol.asyncIterator in content;
+}
+
+async function writeContent(filePath: string, content: Iterable<Uint8Array> | AsyncIterable<Uint8Array> | Uint8Array | string): Promise<number> {
   if (typeof content === "string") {
     await writeFile(filePath, content);
     return Buffer.byteLength(content);
@@ -119,7 +123,7 @@ export async function run(given: Input, options: Options): Promise<{ files: Expo
   // A mesh without faces is exported like no mesh: an empty OBJ or STL would only mislead.
   const input: Input = given.mesh && given.mesh.faceCount === 0 ? { ...given, mesh: null } : given;
   if (given.mesh && given.mesh.faceCount === 0) warnings.push("the mesh is empty; exporting the points instead");
-  const files: ExportedFile[] = [];
+  const writing: Array<Promise<ExportedFile>> = [];
   const timings: Record<string, number> = {};
   await mkdir(options.outDir, { recursive: true });
   for (const format of new Set(options.formats)) {
@@ -130,10 +134,17 @@ export async function run(given: Input, options: Options): Promise<{ files: Expo
     const formatStarted = performance.now();
     const content = await encode(format, input, options.georeference);
     const filePath = path.join(options.outDir, downloadFileName(baseName, format));
-    const bytes = await writeContent(filePath, content);
-    files.push({ format, path: filePath, bytes });
-    timings[`ms_${format}`] = Math.round(performance.now() - formatStarted);
+    const written = writeContent(filePath, content).then((bytes) => {
+      timings[`ms_${format}`] = Math.round(performance.now() - formatStarted);
+      return { format, path: filePath, bytes };
+    });
+    written.catch(() => undefined);
+    writing.push(written);
+    // An asynchronous writer (the OBJ zip, deflated on libuv's thread pool) goes on while the
+    // formats after it are encoded on this thread; its ms_ counts until its last byte.
+    if (!isAsyncIterable(content)) await written;
   }
+  const files = await Promise.all(writing);
   const counts: Record<string, number> = {
     files: files.length,
     bytes: files.reduce((sum, f) => sum + f.bytes, 0),

@@ -57,7 +57,9 @@ describe("export/chunks", () => {
     const pieces = many(objChunks(mesh, null, "model.mtl", 40));
     for (const piece of pieces) expect(piece.byteLength).toBeLessThan(40 + 200);
     expect(joinChunks(pieces)).toEqual(whole);
-    const zip = unzipSync(joinChunks(many(await objZipChunks(mesh, null, 40))));
+    const zipped: Uint8Array[] = [];
+    for await (const piece of objZipChunks(mesh, null, 40)) zipped.push(piece);
+    const zip = unzipSync(joinChunks(many(zipped)));
     expect(Object.keys(zip).sort()).toEqual(["model.mtl", "model.obj"]);
     expect(zip["model.obj"]).toEqual(whole);
   });
