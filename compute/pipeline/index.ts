@@ -218,14 +218,20 @@ async function execute(input: PipelineInput, timeline: Timeline, run: RunState):
     const densified = await stage(timeline, "dense", (p) => dense.run({ images, model }, denseOptions, p, input.denseRunner));
     timeline.reports.push(densified.report);
     cloud = densified.cloud;
-    const meshed = await stage(timeline, "mesh", (p) => mesh.run({ cloud, views: model.views, images }, { ...preset.mesh, faceBudget: faceBudgetFor(input.quality, model.views.map((v) => v.intrinsics)) }, p));
-    timeline.reports.push(meshed.report);
-    surface = meshed.mesh;
-    const meshDone = meshed.mesh;
-    if (meshDone.faceCount > 0) {
-      const textured = await stage(timeline, "texture", (p) => texture.run({ mesh: meshDone, views: model.views, images }, preset.texture, p));
-      timeline.reports.push(textured.report);
-      atlas = textured.textured;
+    // The texture's threads start on the core the mesh stage leaves free (it runs at ~1.2 cores).
+    const textureWorkers = texture.startWorkers(preset.texture.workers ?? texture.DEFAULTS.workers, model.views.length);
+    try {
+      const meshed = await stage(timeline, "mesh", (p) => mesh.run({ cloud, views: model.views, images }, { ...preset.mesh, faceBudget: faceBudgetFor(input.quality, model.views.map((v) => v.intrinsics)) }, p));
+      timeline.reports.push(meshed.report);
+      surface = meshed.mesh;
+      const meshDone = meshed.mesh;
+      if (meshDone.faceCount > 0) {
+        const textured = await stage(timeline, "texture", (p) => texture.run({ mesh: meshDone, views: model.views, images }, preset.texture, p, textureWorkers));
+        timeline.reports.push(textured.report);
+        atlas = textured.textured;
+      }
+    } finally {
+      await textureWorkers.close();
     }
   }
   const formats = input.sparseOnly ? SPARSE_FORMATS : [...MODEL_FORMATS];

@@ -85,7 +85,7 @@ function inside(proj: VertexProjection, v: number, width: number, height: number
 }
 
 /** Observations of every face by one view, from its photo. */
-export function scanView(mesh: Mesh, faces: { normals: Float32Array; centroids: Float32Array }, view: RegisteredView, viewIndex: number, photo: LoadedPhoto, options: ScanOptions): ViewObservations {
+export function scanView(mesh: Pick<Mesh, "positions" | "indices" | "faceCount">, faces: { normals: Float32Array; centroids: Float32Array }, view: RegisteredView, viewIndex: number, photo: LoadedPhoto, options: ScanOptions): ViewObservations {
   const { width, height, rgb } = photo;
   const proj = projectVertices(mesh.positions, view.camFromWorld, view.intrinsics, photo.scale);
   const zbuf = rasterizeDepth(mesh.indices, proj, width, height);

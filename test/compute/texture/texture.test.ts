@@ -100,6 +100,15 @@ describe("texture stage", () => {
     expect(levelled).toBeLessThan(0.25 * raw);
   }, 90_000);
 
+  it("makes the same atlas on worker threads as on the calling thread", async () => {
+    const pooled = await texture(scene.views, { workers: 2 });
+    const inline = await texture(scene.views, { workers: 1 });
+    expect(pooled.textured.pages.length).toBe(inline.textured.pages.length);
+    pooled.textured.pages.forEach((page, k) => expect(Buffer.from(page.rgb).equals(Buffer.from(inline.textured.pages[k].rgb)), `page ${k}`).toBe(true));
+    expect(Array.from(pooled.textured.uvs)).toEqual(Array.from(inline.textured.uvs));
+    expect(Array.from(pooled.textured.faceView)).toEqual(Array.from(inline.textured.faceView));
+  }, 90_000);
+
   it("leaves out a photo it cannot read, with a warning, and textures from the others", async () => {
     const images: ImageRef[] = await imagesOf(scene.views);
     const gone = images.findIndex((image) => image.index === 3);

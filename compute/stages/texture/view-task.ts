@@ -1,0 +1,72 @@
+/**
+ * @module The texture stage's work on one photo, on a worker thread (worker.ts) or the calling
+ * one: scanning what the photo sees (view-scan.ts), sampling its colours at the chart vertices
+ * for the seam levelling, and painting its charts into the pages (paint.ts). Each task decodes
+ * its photo itself, so photos are decoded where they are used and never cross threads. The
+ * mesh and the pages are shared (SharedArrayBuffer), not copied: the charts of different photos
+ * cover disjoint rectangles of the pages, so painters never write the same texel.
+ */
+import type { Mesh, RegisteredView, TexturePage } from "../../scene/index.js";
+import type { ChartPlacement } from "./atlas-layout.js";
+import { paintChart, type ChartFaces } from "./paint.js";
+import { boxMean, loadPhoto } from "./photo.js";
+import { scanView, type ScanOptions, type ViewObservations } from "./view-scan.js";
+
+/** The photo a task reads: its file, its view, and the scale of the view's intrinsics to decode it at. */
+interface PhotoOf {
+  path: string;
+  view: RegisteredView;
+  scale: number;
+}
+
+export interface ScanTask extends PhotoOf {
+  kind: "scan";
+  mesh: Pick<Mesh, "positions" | "indices" | "faceCount">;
+  faces: { normals: Float32Array; centroids: Float32Array };
+  viewIndex: number;
+  options: ScanOptions;
+}
+
+export interface SampleTask extends PhotoOf {
+  kind: "sample";
+  /** Pixel positions (x, y) in the photo at `scale` of the vertices to sample. */
+  pixels: Float32Array;
+}
+
+export interface PaintTask extends PhotoOf {
+  kind: "paint";
+  pages: TexturePage[];
+  charts: Array<{ placement: ChartPlacement; faces: ChartFaces }>;
+  spreadPasses: number;
+}
+
+export type ViewTask = ScanTask | SampleTask | PaintTask;
+
+/** A scan's observations, a sample's colours (3 per pixel position), or nothing for a paint. */
+export type ViewTaskResult = ViewObservations | Float32Array | null;
+
+/** How a task's error starts when its photo could not be decoded (the message crosses threads, the class does not). */
+export const UNREADABLE_PHOTO = "texture: the photo could not be read";
+
+export async function runViewTask(task: ViewTask): Promise<{ value: ViewTaskResult; transfer?: ArrayBuffer[] }> {
+  let photo: Awaited<ReturnType<typeof loadPhoto>>;
+  try {
+    photo = await loadPhoto(task.path, task.view.intrinsics, task.scale);
+  } catch (error) {
+    throw new Error(`${UNREADABLE_PHOTO}: ${task.path}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  switch (task.kind) {
+    case "scan": {
+      const seen = scanView(task.mesh, task.faces, task.view, task.viewIndex, photo, task.options);
+      return { value: seen, transfer: [seen.faces.buffer, seen.quality.buffer, seen.colours.buffer, seen.grazing.buffer] as ArrayBuffer[] };
+    }
+    case "sample": {
+      const colours = new Float32Array((3 * task.pixels.length) / 2);
+      for (let v = 0; 2 * v < task.pixels.length; v++) boxMean(photo, task.pixels[2 * v], task.pixels[2 * v + 1], colours, 3 * v);
+      return { value: colours, transfer: [colours.buffer] };
+    }
+    case "paint":
+      for (const chart of task.charts) paintChart(task.pages[chart.placement.page], photo, chart.placement, chart.faces, task.spreadPasses);
+      return { value: null };
+  }
+}
