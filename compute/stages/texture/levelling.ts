@@ -46,49 +46,64 @@ function multiply(problem: LevellingProblem, options: LevellingOptions, x: Float
   }
 }
 
-/** Corrections g (3 per vertex, added to the photo colours) and the iterations used per channel. */
-export function solveLevelling(problem: LevellingProblem, options: LevellingOptions): { corrections: Float32Array; iterations: number[] } {
-  const n = problem.vertexCount;
-  const diagonal = new Float64Array(n).fill(options.regularisation);
+/** The normal equations' diagonal (the Jacobi preconditioner). */
+function levellingDiagonal(problem: LevellingProblem, options: LevellingOptions): Float64Array {
+  const diagonal = new Float64Array(problem.vertexCount).fill(options.regularisation);
   for (let k = 0; k < problem.seamPairs.length; k += 2) { diagonal[problem.seamPairs[k]] += 1; diagonal[problem.seamPairs[k + 1]] += 1; }
   for (let k = 0; k < problem.chartEdges.length; k += 2) { diagonal[problem.chartEdges[k]] += options.edgeWeight; diagonal[problem.chartEdges[k + 1]] += options.edgeWeight; }
-  const corrections = new Float32Array(3 * n);
-  const iterations: number[] = [];
+  return diagonal;
+}
+
+/**
+ * One channel's corrections (one per vertex) and the iterations used. The channels are
+ * independent problems, so they may be solved on different threads (texture/index.ts).
+ */
+export function solveLevellingChannel(problem: LevellingProblem, options: LevellingOptions, channel: number): { corrections: Float32Array; iterations: number } {
+  const n = problem.vertexCount;
+  const diagonal = levellingDiagonal(problem, options);
   const b = new Float64Array(n), x = new Float64Array(n), r = new Float64Array(n), z = new Float64Array(n), p = new Float64Array(n), q = new Float64Array(n);
-  for (let ch = 0; ch < 3; ch++) {
-    b.fill(0); x.fill(0);
-    for (let k = 0; k < problem.seamPairs.length; k += 2) {
-      const i = problem.seamPairs[k], j = problem.seamPairs[k + 1];
-      const d = problem.colours[3 * i + ch] - problem.colours[3 * j + ch];
-      if (!Number.isFinite(d)) continue;
-      // ∂/∂g_i of (d + g_i − g_j)² / 2 = d + …: the right-hand side is −d for i, +d for j.
-      b[i] -= d; b[j] += d;
-    }
-    let bNorm = 0;
-    for (let i = 0; i < n; i++) bNorm += b[i] * b[i];
-    bNorm = Math.sqrt(bNorm);
-    if (bNorm === 0) { iterations.push(0); continue; }
-    r.set(b);
-    for (let i = 0; i < n; i++) { z[i] = r[i] / diagonal[i]; p[i] = z[i]; }
-    let rz = 0;
-    for (let i = 0; i < n; i++) rz += r[i] * z[i];
-    let it = 0;
-    for (; it < options.maxIterations; it++) {
-      multiply(problem, options, p, q);
-      let pq = 0;
-      for (let i = 0; i < n; i++) pq += p[i] * q[i];
-      const alpha = rz / pq;
-      let rNorm = 0;
-      for (let i = 0; i < n; i++) { x[i] += alpha * p[i]; r[i] -= alpha * q[i]; rNorm += r[i] * r[i]; }
-      if (Math.sqrt(rNorm) < options.tolerance * bNorm) { it++; break; }
-      let rzNext = 0;
-      for (let i = 0; i < n; i++) { z[i] = r[i] / diagonal[i]; rzNext += r[i] * z[i]; }
-      const beta = rzNext / rz;
-      rz = rzNext;
-      for (let i = 0; i < n; i++) p[i] = z[i] + beta * p[i];
-    }
-    iterations.push(it);
-    for (let i = 0; i < n; i++) corrections[3 * i + ch] = x[i];
+  for (let k = 0; k < problem.seamPairs.length; k += 2) {
+    const i = problem.seamPairs[k], j = problem.seamPairs[k + 1];
+    const d = problem.colours[3 * i + channel] - problem.colours[3 * j + channel];
+    if (!Number.isFinite(d)) continue;
+    // ∂/∂g_i of (d + g_i − g_j)² / 2 = d + …: the right-hand side is −d for i, +d for j.
+    b[i] -= d; b[j] += d;
   }
-  return { corrections, iterations };
+  let bNorm = 0;
+  for (let i = 0; i < n; i++) bNorm += b[i] * b[i];
+  bNorm = Math.sqrt(bNorm);
+  if (bNorm === 0) return { corrections: new Float32Array(n), iterations: 0 };
+  r.set(b);
+  for (let i = 0; i < n; i++) { z[i] = r[i] / diagonal[i]; p[i] = z[i]; }
+  let rz = 0;
+  for (let i = 0; i < n; i++) rz += r[i] * z[i];
+  let it = 0;
+  for (; it < options.maxIterations; it++) {
+    multiply(problem, options, p, q);
+    let pq = 0;
+    for (let i = 0; i < n; i++) pq += p[i] * q[i];
+    const alpha = rz / pq;
+    let rNorm = 0;
+    for (let i = 0; i < n; i++) { x[i] += alpha * p[i]; r[i] -= alpha * q[i]; rNorm += r[i] * r[i]; }
+    if (Math.sqrt(rNorm) < options.tolerance * bNorm) { it++; break; }
+    let rzNext = 0;
+    for (let i = 0; i < n; i++) { z[i] = r[i] / diagonal[i]; rzNext += r[i] * z[i]; }
+    const beta = rzNext / rz;
+    rz = rzNext;
+    for (let i = 0; i < n; i++) p[i] = z[i] + beta * p[i];
+  }
+  return { corrections: Float32Array.from(x), iterations: it };
+}
+
+/** Corrections g (3 per vertex, added to the photo colours) and the iterations used per channel, given each channel's solution. */
+export function interleaveChannels(channels: Array<{ corrections: Float32Array; iterations: number }>): { corrections: Float32Array; iterations: number[] } {
+  const n = channels[0].corrections.length;
+  const corrections = new Float32Array(3 * n);
+  channels.forEach((channel, ch) => { for (let i = 0; i < n; i++) corrections[3 * i + ch] = channel.corrections[i]; });
+  return { corrections, iterations: channels.map((c) => c.iterations) };
+}
+
+/** Corrections g (3 per vertex, added to the photo colours) and the iterations used per channel. */
+export function solveLevelling(problem: LevellingProblem, options: LevellingOptions): { corrections: Float32Array; iterations: number[] } {
+  return interleaveChannels([0, 1, 2].map((channel) => solveLevellingChannel(problem, options, channel)));
 }

@@ -1,13 +1,15 @@
 /**
  * @module The texture stage's work on one photo, on a worker thread (worker.ts) or the calling
  * one: scanning what the photo sees (view-scan.ts), sampling its colours at the chart vertices
- * for the seam levelling, and painting its charts into the pages (paint.ts). Each task decodes
+ * for the seam levelling, and painting its charts into the pages (paint.ts); and one colour
+ * channel of the levelling's solve. Each task decodes
  * its photo itself, so photos are decoded where they are used and never cross threads. The
  * mesh and the pages are shared (SharedArrayBuffer), not copied: the charts of different photos
  * cover disjoint rectangles of the pages, so painters never write the same texel.
  */
 import type { Mesh, RegisteredView, TexturePage } from "../../scene/index.js";
 import type { ChartPlacement } from "./atlas-layout.js";
+import { solveLevellingChannel, type LevellingOptions, type LevellingProblem } from "./levelling.js";
 import { paintChart, type ChartFaces } from "./paint.js";
 import { boxMean, loadPhoto } from "./photo.js";
 import { scanView, type ScanOptions, type ViewObservations } from "./view-scan.js";
@@ -40,15 +42,27 @@ export interface PaintTask extends PhotoOf {
   spreadPasses: number;
 }
 
-export type ViewTask = ScanTask | SampleTask | PaintTask;
+/** One colour channel of the seam levelling (levelling.ts): not a photo's work, but as long as one's. */
+export interface LevelTask {
+  kind: "level";
+  problem: LevellingProblem;
+  options: LevellingOptions;
+  channel: number;
+}
 
-/** A scan's observations, a sample's colours (3 per pixel position), or nothing for a paint. */
-export type ViewTaskResult = ViewObservations | Float32Array | null;
+export type ViewTask = ScanTask | SampleTask | PaintTask | LevelTask;
+
+/** A scan's observations, a sample's colours (3 per pixel position), a channel's levelling, or nothing for a paint. */
+export type ViewTaskResult = ViewObservations | Float32Array | ReturnType<typeof solveLevellingChannel> | null;
 
 /** How a task's error starts when its photo could not be decoded (the message crosses threads, the class does not). */
 export const UNREADABLE_PHOTO = "texture: the photo could not be read";
 
 export async function runViewTask(task: ViewTask): Promise<{ value: ViewTaskResult; transfer?: ArrayBuffer[] }> {
+  if (task.kind === "level") {
+    const solved = solveLevellingChannel(task.problem, task.options, task.channel);
+    return { value: solved, transfer: [solved.corrections.buffer as ArrayBuffer] };
+  }
   let photo: Awaited<ReturnType<typeof loadPhoto>>;
   try {
     photo = await loadPhoto(task.path, task.view.intrinsics, task.scale);
