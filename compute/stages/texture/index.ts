@@ -140,15 +140,23 @@ function chartBoxes(charted: ChartedMesh, pixels: Float32Array): Array<[number, 
 
 /** Seam pairs (copies of one mesh vertex in two textured charts) and the edges inside textured charts. */
 function levellingGraph(mesh: Mesh, charted: ChartedMesh): { seamPairs: Uint32Array; chartEdges: Uint32Array } {
-  const copies = new Map<number, number[]>();
-  for (let v = 0; v < charted.sourceVertex.length; v++) {
-    if (charted.charts[charted.vertexChart[v]].view === UNSEEN) continue;
-    const source = charted.sourceVertex[v];
-    const list = copies.get(source);
-    if (list) list.push(v); else copies.set(source, [v]);
-  }
+  const textured = (v: number): boolean => charted.charts[charted.vertexChart[v]].view !== UNSEEN;
+  // The textured copies of each mesh vertex, grouped by it (typed arrays, not a map of lists).
+  const sources = mesh.vertexCount;
+  const start = new Uint32Array(sources + 1);
+  for (let v = 0; v < charted.sourceVertex.length; v++) if (textured(v)) start[charted.sourceVertex[v] + 1]++;
+  for (let s = 0; s < sources; s++) start[s + 1] += start[s];
+  const copies = new Uint32Array(start[sources]);
+  const cursor = start.slice(0, sources);
+  for (let v = 0; v < charted.sourceVertex.length; v++) if (textured(v)) copies[cursor[charted.sourceVertex[v]]++] = v;
+  // Pairs group by group, the groups in the order of their first copy.
   const seamPairs: number[] = [];
-  for (const list of copies.values()) for (let i = 0; i < list.length; i++) for (let j = i + 1; j < list.length; j++) seamPairs.push(list[i], list[j]);
+  for (let v = 0; v < charted.sourceVertex.length; v++) {
+    if (!textured(v)) continue;
+    const source = charted.sourceVertex[v];
+    if (copies[start[source]] !== v) continue;
+    for (let i = start[source]; i < start[source + 1]; i++) for (let j = i + 1; j < start[source + 1]; j++) seamPairs.push(copies[i], copies[j]);
+  }
   const chartEdges: number[] = [];
   for (let f = 0; f < mesh.faceCount; f++) {
     if (charted.charts[charted.faceChart[f]].view === UNSEEN) continue;

@@ -98,17 +98,28 @@ export function rejectInconsistent(candidates: FaceCandidates, consistencyRadius
 
 /** Faces sharing an edge, in CSR form. */
 export function faceAdjacency(indices: Uint32Array, faceCount: number): { offsets: Uint32Array; neighbours: Uint32Array } {
-  const edgeOwner = new Map<number, number>();
+  const edges = 3 * faceCount;
+  const other = (e: number): number => indices[e - (e % 3) + ((e % 3) + 1) % 3];
+  let vertexCount = 0;
+  for (let e = 0; e < edges; e++) vertexCount = Math.max(vertexCount, indices[e] + 1);
+  // Every face edge filed under its lower vertex, in face order (typed arrays: a map keyed by
+  // vertex pairs took 0.26 s on a 200k-face mesh); an edge's first face is its owner.
+  const start = new Uint32Array(vertexCount + 1);
+  for (let e = 0; e < edges; e++) start[Math.min(indices[e], other(e)) + 1]++;
+  for (let v = 0; v < vertexCount; v++) start[v + 1] += start[v];
+  const filed = new Uint32Array(edges);
+  const cursor = start.slice(0, vertexCount);
+  for (let e = 0; e < edges; e++) filed[cursor[Math.min(indices[e], other(e))]++] = e;
   const pairs: number[] = [];
-  const vertexCount = indices.reduce((m, v) => Math.max(m, v), 0) + 1;
-  for (let f = 0; f < faceCount; f++) {
-    for (let k = 0; k < 3; k++) {
-      const a = indices[3 * f + k], b = indices[3 * f + ((k + 1) % 3)];
-      const key = Math.min(a, b) * vertexCount + Math.max(a, b);
-      const other = edgeOwner.get(key);
-      if (other === undefined) edgeOwner.set(key, f);
-      else pairs.push(other, f);
+  for (let e = 0; e < edges; e++) {
+    const a = indices[e], b = other(e);
+    const low = Math.min(a, b), high = Math.max(a, b);
+    let owner = e;
+    for (let i = start[low]; i < start[low + 1]; i++) {
+      const o = filed[i];
+      if (Math.max(indices[o], other(o)) === high) { owner = o; break; }
     }
+    if (owner !== e) pairs.push((owner - (owner % 3)) / 3, (e - (e % 3)) / 3);
   }
   const offsets = new Uint32Array(faceCount + 1);
   for (let i = 0; i < pairs.length; i++) offsets[pairs[i] + 1]++;
