@@ -21,7 +21,7 @@
  * textured from the photos like any other face.
  */
 import type { RegisteredView } from "../../scene/index.js";
-import { boundaryLoops, loopShape } from "./fill-holes.js";
+import { boundaryLoops, faceEdgeCounter, loopShape } from "./fill-holes.js";
 import { cross3 } from "../../math/linalg.js";
 import { fillPlanarLoop, planeAxes, type PlaneFrame } from "./plane-fill.js";
 import { cloudDepthImages, seeThroughVote, type DepthImage } from "./see-through.js";
@@ -126,17 +126,13 @@ function candidateLoops(mesh: RawMesh, options: EnclosedHoleOptions, report: Enc
 
 /** Unnormalised normal (area-weighted) of the face along each boundary edge, by the edge's key. */
 function boundaryFaceNormals(mesh: RawMesh): Map<number, number[]> {
-  const uses = new Map<number, number>();
   const { indices, positions } = mesh;
-  for (let f = 0; f < indices.length; f += 3) for (let k = 0; k < 3; k++) {
-    const key = edgeKey(indices[f + k], indices[f + ((k + 1) % 3)]);
-    uses.set(key, (uses.get(key) ?? 0) + 1);
-  }
+  const uses = faceEdgeCounter(indices, positions.length / 3);
   const normals = new Map<number, number[]>();
   for (let f = 0; f < indices.length; f += 3) {
     for (let k = 0; k < 3; k++) {
+      if (uses(indices[f + k], indices[f + ((k + 1) % 3)]) !== 1) continue;
       const key = edgeKey(indices[f + k], indices[f + ((k + 1) % 3)]);
-      if (uses.get(key) !== 1) continue;
       const [a, b, c] = [indices[f], indices[f + 1], indices[f + 2]].map((i) => [positions[3 * i], positions[3 * i + 1], positions[3 * i + 2]]);
       normals.set(key, Array.from(cross3([b[0] - a[0], b[1] - a[1], b[2] - a[2]], [c[0] - a[0], c[1] - a[1], c[2] - a[2]])));
     }

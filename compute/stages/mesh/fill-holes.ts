@@ -20,12 +20,11 @@ export interface HoleOptions {
 }
 
 /**
- * Boundary loops: sequences of vertices along edges used by exactly one face, in the faces'
- * winding. Edges are counted in each vertex's list of outgoing face edges (typed arrays, a
- * vertex has ~6), not in a map keyed by vertex pairs: on a 518k-face mesh (Herz-Jesus-P8) the
- * map took ~0.85 s per call, the keys being past the small-integer range.
+ * How many faces use the edge between two vertices. Edges are counted in each vertex's list of
+ * outgoing face edges (typed arrays, a vertex has ~6), not in a map keyed by vertex pairs: on a
+ * 518k-face mesh (Herz-Jesus-P8) such a map took ~0.85 s, its keys past the small-integer range.
  */
-export function boundaryLoops(indices: Uint32Array, vertexCount: number): number[][] {
+export function faceEdgeCounter(indices: Uint32Array, vertexCount: number): (a: number, b: number) => number {
   // outTo[outStart[a] .. outStart[a + 1]): the b of every face edge a→b.
   const outStart = new Uint32Array(vertexCount + 1);
   for (let f = 0; f < indices.length; f += 3) for (let k = 0; k < 3; k++) outStart[indices[f + k] + 1]++;
@@ -33,13 +32,18 @@ export function boundaryLoops(indices: Uint32Array, vertexCount: number): number
   const outTo = new Uint32Array(indices.length);
   const cursor = outStart.slice(0, vertexCount);
   for (let f = 0; f < indices.length; f += 3) for (let k = 0; k < 3; k++) outTo[cursor[indices[f + k]]++] = indices[f + ((k + 1) % 3)];
-  const faceEdgesBetween = (a: number, b: number): number => {
+  return (a, b) => {
     let count = 0;
     for (let i = outStart[a]; i < outStart[a + 1]; i++) if (outTo[i] === b) count++;
     // A degenerate edge a→a is one edge, not one each way.
     if (a !== b) for (let i = outStart[b]; i < outStart[b + 1]; i++) if (outTo[i] === a) count++;
     return count;
   };
+}
+
+/** Boundary loops: sequences of vertices along edges used by exactly one face, in the faces' winding. */
+export function boundaryLoops(indices: Uint32Array, vertexCount: number): number[][] {
+  const faceEdgesBetween = faceEdgeCounter(indices, vertexCount);
   // next[a] = b for each boundary edge a→b (in the winding of its face); a vertex with two
   // outgoing boundary edges (two holes touching) makes its loops ambiguous, and they are skipped.
   const next = new Int32Array(vertexCount).fill(-1);
