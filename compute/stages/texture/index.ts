@@ -157,12 +157,18 @@ function levellingGraph(mesh: Mesh, charted: ChartedMesh): { seamPairs: Uint32Ar
     if (copies[start[source]] !== v) continue;
     for (let i = start[source]; i < start[source + 1]; i++) for (let j = i + 1; j < start[source + 1]; j++) seamPairs.push(copies[i], copies[j]);
   }
-  const chartEdges: number[] = [];
-  for (let f = 0; f < mesh.faceCount; f++) {
-    if (charted.charts[charted.faceChart[f]].view === UNSEEN) continue;
-    for (let k = 0; k < 3; k++) chartEdges.push(charted.indices[3 * f + k], charted.indices[3 * f + ((k + 1) % 3)]);
+  const texturedFace = (f: number): boolean => charted.charts[charted.faceChart[f]].view !== UNSEEN;
+  let texturedFaces = 0;
+  for (let f = 0; f < mesh.faceCount; f++) if (texturedFace(f)) texturedFaces++;
+  const chartEdges = new Uint32Array(6 * texturedFaces);
+  for (let f = 0, at = 0; f < mesh.faceCount; f++) {
+    if (!texturedFace(f)) continue;
+    for (let k = 0; k < 3; k++, at += 2) {
+      chartEdges[at] = charted.indices[3 * f + k];
+      chartEdges[at + 1] = charted.indices[3 * f + ((k + 1) % 3)];
+    }
   }
-  return { seamPairs: Uint32Array.from(seamPairs), chartEdges: Uint32Array.from(chartEdges) };
+  return { seamPairs: Uint32Array.from(seamPairs), chartEdges };
 }
 
 /** Each textured chart vertex's photo colour (3×3 box mean at its atlas-scale pixel; NaN for the others), one task per photo. */

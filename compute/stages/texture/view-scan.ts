@@ -140,24 +140,27 @@ export function dropGrazing(observations: ViewObservations[], faceCount: number)
   for (const o of observations) for (let k = 0; k < o.faces.length; k++) if (!o.grazing[k]) seenWell[o.faces[k]] = 1;
   let kept = 0;
   const out = observations.map((o) => {
-    const keep: number[] = [];
+    const keeps = (k: number): boolean => !o.grazing[k] || !seenWell[o.faces[k]];
+    let count = 0;
     for (let k = 0; k < o.faces.length; k++) {
-      if (!o.grazing[k]) keep.push(k);
-      else if (!seenWell[o.faces[k]]) {
-        keep.push(k);
-        kept++;
-      }
+      if (!keeps(k)) continue;
+      count++;
+      if (o.grazing[k]) kept++;
     }
-    if (keep.length === o.faces.length) return o;
-    const colours = new Float32Array(3 * keep.length);
-    keep.forEach((k, i) => colours.set(o.colours.subarray(3 * k, 3 * k + 3), 3 * i));
-    return {
-      view: o.view,
-      faces: Uint32Array.from(keep, (k) => o.faces[k]),
-      quality: Float32Array.from(keep, (k) => o.quality[k]),
-      colours,
-      grazing: Uint8Array.from(keep, (k) => o.grazing[k]),
-    };
+    if (count === o.faces.length) return o;
+    // Typed copies in one pass (a subarray per kept face cost ~0.5 s on 200k faces × 7 photos).
+    const faces = new Uint32Array(count), quality = new Float32Array(count), colours = new Float32Array(3 * count), grazing = new Uint8Array(count);
+    for (let k = 0, i = 0; k < o.faces.length; k++) {
+      if (!keeps(k)) continue;
+      faces[i] = o.faces[k];
+      quality[i] = o.quality[k];
+      colours[3 * i] = o.colours[3 * k];
+      colours[3 * i + 1] = o.colours[3 * k + 1];
+      colours[3 * i + 2] = o.colours[3 * k + 2];
+      grazing[i] = o.grazing[k];
+      i++;
+    }
+    return { view: o.view, faces, quality, colours, grazing };
   });
   return { observations: out, kept };
 }
