@@ -135,3 +135,19 @@ export function serveTasks<T, R>(handler: (task: T, report: (fraction: number) =
     }
   });
 }
+
+/**
+ * The calling thread as a one-worker runner of a worker module's handler (the one it gives
+ * `serveTasks`): one task at a time, in the order given, for stages too small to start threads.
+ */
+export function callingThread<T, R>(handler: (task: T) => Promise<{ value: R }> | { value: R }): TaskRunner<T, R> {
+  let last: Promise<unknown> = Promise.resolve();
+  return {
+    size: 1,
+    run: (task) => {
+      const next = last.then(() => handler(task)).then((r) => r.value);
+      last = next.catch(() => undefined);
+      return next;
+    },
+  };
+}

@@ -18,7 +18,7 @@ import type { ImageFeatures } from "../../scene/features.js";
 import type { ImageRef } from "../../scene/images.js";
 import type { Tracks } from "../../scene/matches.js";
 import type { ProgressFn, StageReport } from "../../scene/report.js";
-import { WorkerPool, type TaskRunner } from "../../util/pool.js";
+import { callingThread, WorkerPool } from "../../util/pool.js";
 import type { AlignOptions } from "./align.js";
 import { OUTCOMES, runImageTask, type ImageTask, type ImageTaskResult, type Outcome } from "./image-task.js";
 
@@ -101,19 +101,6 @@ function observationsByImage(tracks: Tracks, imageCount: number): { byImage: num
 /** Observations per worker thread: fewer (about two seconds of alignment) are done on the calling thread. */
 const OBSERVATIONS_PER_WORKER = 20_000;
 
-/** The calling thread as a one-worker runner: one task at a time, so one image is decoded at a time. */
-function inline(): TaskRunner<ImageTask, ImageTaskResult> {
-  let last: Promise<unknown> = Promise.resolve();
-  return {
-    size: 1,
-    run: (task) => {
-      const next = last.then(() => runImageTask(task)).then((r) => r.value);
-      last = next.catch(() => undefined);
-      return next;
-    },
-  };
-}
-
 export async function run(input: Input, options: Partial<Options> = {}, progress?: ProgressFn): Promise<Output> {
   const started = performance.now();
   const opts: Options = { ...DEFAULTS, ...options };
@@ -160,7 +147,8 @@ export async function run(input: Input, options: Partial<Options> = {}, progress
   // aligns faster on the calling thread than it starts two.
   const poolSize = Math.max(1, Math.min(opts.workers, images.length, Math.ceil(tracks.trackImages.length / OBSERVATIONS_PER_WORKER)));
   const own = poolSize > 1 ? new WorkerPool<ImageTask, ImageTaskResult>(new URL("./worker.ts", import.meta.url), { size: poolSize }) : null;
-  const pool = own ?? inline();
+  // The calling thread: one task at a time, so one image is decoded at a time.
+  const pool = own ?? callingThread<ImageTask, ImageTaskResult>(runImageTask);
   const hasPatch = new Uint8Array(tracks.count);
   const refined = features.map((f) => ({ ...f, xy: f.xy.slice() }));
   const shifts: number[] = [];

@@ -229,9 +229,8 @@ export async function run(input: Input, options?: Partial<Options>, progress?: P
 }
 
 /** What each photo sees (view-scan.ts), in the views' order; the names of the photos that could not be read. */
-async function scanPhotos(input: Input, baseScale: number[], scan: ScanOptions, runner: TaskRunner<ViewTask, ViewTaskResult>, progress?: ProgressFn): Promise<{ observations: ViewObservations[]; unreadable: string[] }> {
+async function scanPhotos(input: Input, imageByIndex: Map<number, ImageRef>, baseScale: number[], scan: ScanOptions, runner: TaskRunner<ViewTask, ViewTaskResult>, progress?: ProgressFn): Promise<{ observations: ViewObservations[]; unreadable: string[] }> {
   const { mesh, views } = input;
-  const imageByIndex = new Map(input.images.map((image) => [image.index, image]));
   const sharedMesh = { positions: shared(mesh.positions), indices: shared(mesh.indices), faceCount: mesh.faceCount };
   const geometry = faceGeometry(mesh);
   const faces = { normals: shared(geometry.normals), centroids: shared(geometry.centroids) };
@@ -268,7 +267,7 @@ async function texture(input: Input, opts: Options, runner: TaskRunner<ViewTask,
   // 1. What each photo sees.
   const baseScale = views.map((view) => (opts.photoMaxSide > 0 ? Math.min(1, opts.photoMaxSide / Math.max(view.intrinsics.width, view.intrinsics.height)) : 1));
   const scan: ScanOptions = { depthTolerance: opts.depthToleranceEdges * medianEdgeLength(mesh), minCosine: opts.minCosine, grazingMinCosine: opts.grazingMinCosine, borderPixels: opts.padding + 1 };
-  const scanned = await scanPhotos(input, baseScale, scan, runner, progress);
+  const scanned = await scanPhotos(input, imageByIndex, baseScale, scan, runner, progress);
   if (scanned.unreadable.length > 0) warnings.push(`could not read ${scanned.unreadable.join(", ")}; not used for the texture`);
   const grazing = dropGrazing(scanned.observations, mesh.faceCount);
   const observations = grazing.observations;

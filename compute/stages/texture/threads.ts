@@ -2,7 +2,7 @@
  * @module The texture stage's threads: a pool of workers for its photo tasks (view-task.ts), or
  * the calling thread alone, and the levelling's channels solved side by side on them.
  */
-import { WorkerPool, type TaskRunner } from "../../util/pool.js";
+import { callingThread, WorkerPool, type TaskRunner } from "../../util/pool.js";
 import { interleaveChannels, solveLevellingChannel, type LevellingOptions, type LevellingProblem } from "./levelling.js";
 import { runViewTask, type ViewTask, type ViewTaskResult } from "./view-task.js";
 
@@ -24,16 +24,7 @@ export function startWorkers(workers: number, photos: number): TextureWorkers {
     const pool = new WorkerPool<ViewTask, ViewTaskResult>(new URL("./worker.ts", import.meta.url), { size });
     return { runner: pool, close: () => pool.close() };
   }
-  let last: Promise<unknown> = Promise.resolve();
-  const runner: TaskRunner<ViewTask, ViewTaskResult> = {
-    size: 1,
-    run: (task) => {
-      const next = last.then(() => runViewTask(task)).then((r) => r.value);
-      last = next.catch(() => undefined);
-      return next;
-    },
-  };
-  return { runner, close: async () => {} };
+  return { runner: callingThread<ViewTask, ViewTaskResult>(runViewTask), close: async () => {} };
 }
 
 /**
