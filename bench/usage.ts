@@ -183,6 +183,12 @@ export const BENCHES = {
       { name: "tus", form: "flag", help: "upload with tus and the control points in the creation's body (default: one multipart request)" },
     ],
   },
+  kernels: {
+    summary: "the dense stage's cost kernel (wasm SIMD) against the TypeScript reference and a native C build (scalar, AVX2), on the calls of a PatchMatch run; its share of PatchMatch",
+    options: [
+      { name: "width", form: "value", arg: "PX", help: "rendered view width (default 800)" },
+    ],
+  },
   speed: {
     args: "[set-filter...]",
     summary: "the whole pipeline on every dataset, each in a process of its own, and COLMAP's sparse run beside it: wall, CPU, cores and peak memory per stage, and the ratio to COLMAP",

@@ -30,6 +30,44 @@ export interface CostKernel {
   setWindow(window: CostWindow): void;
   /** Cost against source `slot` of the window centred at (px, py) warped by the 3×3 row-major homography H. */
   cost(slot: number, px: number, py: number, H: Float64Array): number;
+  /** Source `slot`'s fixed homography parts: A = K_s·R·K_r⁻¹ (9, row-major), then b = K_s·t (3). */
+  setPlaneParts(slot: number, parts: Float64Array): void;
+  /**
+   * A plane hypothesis's cost: the mean of the bestK lowest source costs (Gipuma §3.1), source j
+   * warped by H = A_j + b_j·mᵀ with m = nᵀ·K_r⁻¹/ρ, formed in float64: the same bits as calling
+   * cost() per source with that H.
+   */
+  planeCost(px: number, py: number, m0: number, m1: number, m2: number, bestK: number): number;
+}
+
+/** Most sources a wasm kernel takes (its table is laid out before the images). */
+export const MAX_SOURCES = 32;
+
+/** Mean of the k lowest values (reorders `values`): selection in the order wasm/ncc.ts planeCost repeats. */
+export function meanOfBest(values: Float64Array, k: number): number {
+  const count = Math.min(k, values.length);
+  if (count <= 0) return MAX_COST;
+  let sum = 0;
+  for (let i = 0; i < count; i++) {
+    let best = i;
+    for (let j = i + 1; j < values.length; j++) if (values[j] < values[best]) best = j;
+    const v = values[best];
+    values[best] = values[i];
+    values[i] = v;
+    sum += v;
+  }
+  return sum / count;
+}
+
+/** H = A + b·mᵀ of source slot `j` into `H` (float64, the order of wasm/ncc.ts planeCost). */
+function planeHomography(parts: Float64Array, j: number, m0: number, m1: number, m2: number, H: Float64Array): void {
+  const o = 12 * j;
+  for (let r = 0; r < 3; r++) {
+    const b = parts[o + 9 + r];
+    H[3 * r] = parts[o + 3 * r] + b * m0;
+    H[3 * r + 1] = parts[o + 3 * r + 1] + b * m1;
+    H[3 * r + 2] = parts[o + 3 * r + 2] + b * m2;
+  }
 }
 
 /** Plain TypeScript reference of wasm/ncc.ts, in float64 (the wasm build takes the window's own sums from the host, windowStatistics). */
@@ -80,6 +118,28 @@ class TypeScriptKernel implements CostKernel {
   readonly name = "typescript" as const;
   private readonly sources: Array<{ grey: Float32Array; width: number; height: number }> = [];
   private window: CostWindow | undefined;
+  private parts = new Float64Array(0);
+  private readonly H = new Float64Array(9);
+  private costs = new Float64Array(0);
+
+  setPlaneParts(slot: number, parts: Float64Array): void {
+    if (this.parts.length < 12 * (slot + 1)) {
+      const grown = new Float64Array(12 * (slot + 1));
+      grown.set(this.parts);
+      this.parts = grown;
+      this.costs = new Float64Array(slot + 1);
+    }
+    this.parts.set(parts.subarray(0, 12), 12 * slot);
+  }
+
+  planeCost(px: number, py: number, m0: number, m1: number, m2: number, bestK: number): number {
+    const { costs, H } = this;
+    for (let j = 0; j < costs.length; j++) {
+      planeHomography(this.parts, j, m0, m1, m2, H);
+      costs[j] = this.cost(j, px, py, H);
+    }
+    return meanOfBest(costs, bestK);
+  }
 
   setSource(slot: number, grey: Float32Array, width: number, height: number): void {
     this.sources[slot] = { grey, width, height };
@@ -96,40 +156,66 @@ class TypeScriptKernel implements CostKernel {
 }
 
 type NccExport = (src: number, width: number, height: number, win: number, n: number, px: number, py: number, ...h: number[]) => number;
+type PlaneCostExport = (table: number, sources: number, win: number, n: number, px: number, py: number, m0: number, m1: number, m2: number, bestK: number, scratch: number) => number;
 
 const PAGE = 65536;
 
+/** Bytes of a source's entry in the table wasm/ncc.ts planeCost reads: address, width, height, pad (i32), A and b (12 f64). */
+const SOURCE_ENTRY = 112;
+
 /**
- * The wasm kernel owns one linear memory: page 0 holds the module's own static data, the window
- * scratch follows at byte 65536, then the source images, each 16-byte aligned.
+ * The wasm kernel owns one linear memory: page 0 holds the module's own static data; from byte
+ * 65536 the window scratch, the source table (MAX_SOURCES entries), planeCost's scratch, then the
+ * source images, each 16-byte aligned.
  */
 class WasmKernel implements CostKernel {
   readonly name = "wasm-simd" as const;
   private readonly slots: Array<{ ptr: number; width: number; height: number }> = [];
   private windowPtr = PAGE;
   private windowLength = 0;
+  private tablePtr = PAGE;
+  private scratchPtr = PAGE;
+  /** Sources with plane parts set (planeCost uses slots 0..planeSources−1). */
+  private planeSources = 0;
   private nextFree = PAGE;
 
   constructor(
     private readonly memory: WebAssembly.Memory,
     private readonly ncc: NccExport,
+    private readonly plane: PlaneCostExport,
   ) {}
 
-  /** Reserve the window scratch; call before setSource so the layout is fixed. */
+  /** Reserve the window scratch and the source table; call before setSource so the layout is fixed. */
   reserveWindow(length: number): void {
     this.windowPtr = PAGE;
     this.windowLength = length;
-    // dx, dy, ref, weight (4 floats per sample), then the 3 window statistics.
-    this.nextFree = align16(PAGE + 16 * length + 16);
+    // dx, dy, ref, weight (4 floats per sample), then the 3 window statistics and the 4 bounds of the box.
+    this.tablePtr = align16(PAGE + 16 * length + 28);
+    this.scratchPtr = this.tablePtr + SOURCE_ENTRY * MAX_SOURCES;
+    this.nextFree = align16(this.scratchPtr + 8 * MAX_SOURCES);
+    this.ensure(this.nextFree);
     this.slots.length = 0;
+    this.planeSources = 0;
   }
 
   setSource(slot: number, grey: Float32Array, width: number, height: number): void {
+    if (slot >= MAX_SOURCES) throw new Error(`dense: at most ${MAX_SOURCES} source views per reference view`);
     const ptr = this.nextFree;
     this.nextFree = align16(ptr + 4 * grey.length);
     this.ensure(this.nextFree);
     new Float32Array(this.memory.buffer, ptr, grey.length).set(grey);
     this.slots[slot] = { ptr, width, height };
+    new Int32Array(this.memory.buffer, this.tablePtr + SOURCE_ENTRY * slot, 3).set([ptr, width, height]);
+  }
+
+  setPlaneParts(slot: number, parts: Float64Array): void {
+    if (!this.slots[slot]) throw new Error("dense: plane parts of a source that was not set");
+    new Float64Array(this.memory.buffer, this.tablePtr + SOURCE_ENTRY * slot + 16, 12).set(parts.subarray(0, 12));
+    this.planeSources = Math.max(this.planeSources, slot + 1);
+  }
+
+  planeCost(px: number, py: number, m0: number, m1: number, m2: number, bestK: number): number {
+    return this.plane(this.tablePtr, this.planeSources, this.windowPtr, this.windowLength, px, py, m0, m1, m2, bestK, this.scratchPtr);
   }
 
   setWindow(window: CostWindow): void {
@@ -140,7 +226,7 @@ class WasmKernel implements CostKernel {
     view.set(window.dy, n);
     view.set(window.ref, 2 * n);
     view.set(window.weight, 3 * n);
-    new Float32Array(this.memory.buffer, this.windowPtr + 16 * n, 3).set(windowStatistics(window));
+    new Float32Array(this.memory.buffer, this.windowPtr + 16 * n, 7).set([...windowStatistics(window), ...sampleBox(window)]);
   }
 
   cost(slot: number, px: number, py: number, H: Float64Array): number {
@@ -176,6 +262,21 @@ function windowStatistics(window: CostWindow): [number, number, number] {
   return [inv, mean, srr * inv - mean * mean];
 }
 
+/** Min dx, max dx, min dy, max dy over the samples (read by wasm/ncc.ts corners()). */
+function sampleBox(window: CostWindow): [number, number, number, number] {
+  let minDx = Infinity;
+  let maxDx = -Infinity;
+  let minDy = Infinity;
+  let maxDy = -Infinity;
+  for (let i = 0; i < window.dx.length; i++) {
+    minDx = Math.min(minDx, window.dx[i]);
+    maxDx = Math.max(maxDx, window.dx[i]);
+    minDy = Math.min(minDy, window.dy[i]);
+    maxDy = Math.max(maxDy, window.dy[i]);
+  }
+  return [minDx, maxDx, minDy, maxDy];
+}
+
 function align16(n: number): number {
   return (n + 15) & ~15;
 }
@@ -188,7 +289,7 @@ export function loadWasmKernel(windowLength: number): CostKernel | undefined {
     const module = new WebAssembly.Module(readFileSync(WASM_URL));
     const instance = new WebAssembly.Instance(module, {});
     const memory = instance.exports.memory as WebAssembly.Memory;
-    const kernel = new WasmKernel(memory, instance.exports.nccCost as NccExport);
+    const kernel = new WasmKernel(memory, instance.exports.nccCost as NccExport, instance.exports.planeCost as PlaneCostExport);
     kernel.reserveWindow(windowLength);
     return kernel;
   } catch {

@@ -33,11 +33,6 @@ export class PatchMatchState {
   private readonly spatialWeight: Float32Array;
   private readonly baseDx: Float32Array;
   private readonly baseDy: Float32Array;
-  /** Per source: A = K_s·R·K_r⁻¹ (9) then b = K_s·t (3); H = A + b·mᵀ/ρ. */
-  private readonly homographyParts: Float64Array;
-  /** Scratch: the homography of one (hypothesis, source), and per-source costs. */
-  private readonly H = new Float64Array(9);
-  private readonly sourceCosts: Float64Array;
   private readonly rng: Rng;
   private readonly rayScratch = new Float64Array(3);
   private evaluations = 0;
@@ -68,30 +63,8 @@ export class PatchMatchState {
     }
     this.kernel = createKernel(params.kernel, length);
     input.sources.forEach((s, j) => this.kernel.setSource(j, s.grey, s.width, s.height));
-    this.homographyParts = new Float64Array(12 * input.sources.length);
-    input.sources.forEach((s, j) => this.prepareSource(s, j));
-    this.sourceCosts = new Float64Array(input.sources.length);
+    input.sources.forEach((s, j) => this.kernel.setPlaneParts(j, planeParts(input, s)));
     this.rng = createRng(params.seed);
-  }
-
-  private prepareSource(s: SourceCamera, j: number): void {
-    const { focal: f, cx, cy } = this.input;
-    // K_r⁻¹ = [[1/f, 0, −cx/f], [0, 1/f, −cy/f], [0, 0, 1]];  K_s·R then ·K_r⁻¹.
-    const KsR = new Float64Array(9);
-    for (let c = 0; c < 3; c++) {
-      KsR[c] = s.focal * s.R[c] + s.cx * s.R[6 + c];
-      KsR[3 + c] = s.focal * s.R[3 + c] + s.cy * s.R[6 + c];
-      KsR[6 + c] = s.R[6 + c];
-    }
-    const o = 12 * j;
-    for (let r = 0; r < 3; r++) {
-      this.homographyParts[o + 3 * r] = KsR[3 * r] / f;
-      this.homographyParts[o + 3 * r + 1] = KsR[3 * r + 1] / f;
-      this.homographyParts[o + 3 * r + 2] = KsR[3 * r + 2] - (KsR[3 * r] * cx) / f - (KsR[3 * r + 1] * cy) / f;
-    }
-    this.homographyParts[o + 9] = s.focal * s.t[0] + s.cx * s.t[2];
-    this.homographyParts[o + 10] = s.focal * s.t[1] + s.cy * s.t[2];
-    this.homographyParts[o + 11] = s.t[2];
   }
 
   initialize(): void {
@@ -268,7 +241,7 @@ export class PatchMatchState {
 
   /** Mean of the best K source costs of the plane (depth d at this pixel, normal n). */
   private hypothesisCost(col: number, row: number, d: number, nx: number, ny: number, nz: number): number {
-    const { focal, cx, cy, sources, params } = this.input;
+    const { focal, cx, cy, params } = this.input;
     this.evaluations++;
     const px = col + 0.5;
     const py = row + 0.5;
@@ -278,18 +251,7 @@ export class PatchMatchState {
     const m0 = nx / focal / rho;
     const m1 = ny / focal / rho;
     const m2 = (nz - (nx * cx) / focal - (ny * cy) / focal) / rho;
-    const { H, homographyParts: parts, sourceCosts } = this;
-    for (let j = 0; j < sources.length; j++) {
-      const o = 12 * j;
-      for (let r = 0; r < 3; r++) {
-        const b = parts[o + 9 + r];
-        H[3 * r] = parts[o + 3 * r] + b * m0;
-        H[3 * r + 1] = parts[o + 3 * r + 1] + b * m1;
-        H[3 * r + 2] = parts[o + 3 * r + 2] + b * m2;
-      }
-      sourceCosts[j] = this.kernel.cost(j, px, py, H);
-    }
-    return meanOfBest(sourceCosts, params.bestK);
+    return this.kernel.planeCost(px, py, m0, m1, m2, params.bestK);
   }
 
   /**
@@ -387,18 +349,24 @@ export class PatchMatchState {
   }
 }
 
-/** Mean of the k smallest values (k clamped to the length); small arrays, so a partial selection sort. */
-function meanOfBest(values: Float64Array, k: number): number {
-  const count = Math.min(k, values.length);
-  if (count === 0) return MAX_COST;
-  let sum = 0;
-  for (let i = 0; i < count; i++) {
-    let best = i;
-    for (let j = i + 1; j < values.length; j++) if (values[j] < values[best]) best = j;
-    const v = values[best];
-    values[best] = values[i];
-    values[i] = v;
-    sum += v;
+/** Source s's fixed homography parts for the kernel: A = K_s·R·K_r⁻¹ (9, row-major) then b = K_s·t (3); H = A + b·mᵀ, m = nᵀ·K_r⁻¹/ρ. */
+export function planeParts(ref: PinholeGrey, s: SourceCamera): Float64Array {
+  const { focal: f, cx, cy } = ref;
+  // K_r⁻¹ = [[1/f, 0, −cx/f], [0, 1/f, −cy/f], [0, 0, 1]];  K_s·R then ·K_r⁻¹.
+  const KsR = new Float64Array(9);
+  for (let c = 0; c < 3; c++) {
+    KsR[c] = s.focal * s.R[c] + s.cx * s.R[6 + c];
+    KsR[3 + c] = s.focal * s.R[3 + c] + s.cy * s.R[6 + c];
+    KsR[6 + c] = s.R[6 + c];
   }
-  return sum / count;
+  const parts = new Float64Array(12);
+  for (let r = 0; r < 3; r++) {
+    parts[3 * r] = KsR[3 * r] / f;
+    parts[3 * r + 1] = KsR[3 * r + 1] / f;
+    parts[3 * r + 2] = KsR[3 * r + 2] - (KsR[3 * r] * cx) / f - (KsR[3 * r + 1] * cy) / f;
+  }
+  parts[9] = s.focal * s.t[0] + s.cx * s.t[2];
+  parts[10] = s.focal * s.t[1] + s.cy * s.t[2];
+  parts[11] = s.t[2];
+  return parts;
 }

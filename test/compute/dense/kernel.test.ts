@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createKernel, MAX_COST, nccCostReference, type CostWindow } from "../../../compute/stages/dense/kernel.js";
+import { createKernel, MAX_COST, meanOfBest, nccCostReference, type CostWindow } from "../../../compute/stages/dense/kernel.js";
 
 /** Deterministic uniform numbers in [0, 1) (mulberry32). */
 function rng(seed: number): () => number {
@@ -76,5 +76,46 @@ describe("dense/kernel", () => {
       kernel.setWindow({ ...win, ref: win.ref.map((v) => 1 - v) });
       expect(kernel.cost(0, px, py, identity)).toBeGreaterThan(2 - 1e-5);
     }
+  });
+
+  it("scores a plane against every source in one call with the same bits as one call per source, windows at the border included", () => {
+    const random = rng(11);
+    const sizes = [[97, 61], [80, 70], [64, 90]];
+    const greys = sizes.map(([w, h]) => new Float32Array(w * h).map(() => random()));
+    const wasm = createKernel("wasm", 52);
+    const ts = createKernel("typescript", 52);
+    // A = K_s·R·K_r⁻¹ near the identity, b = K_s·t: each source sees the reference's pixels shifted and sheared a little.
+    const parts = sizes.map(() => Float64Array.from([1 + 0.1 * (random() - 0.5), 0.05 * (random() - 0.5), 10 * (random() - 0.5), 0.05 * (random() - 0.5), 1 + 0.1 * (random() - 0.5), 10 * (random() - 0.5), 1e-4 * (random() - 0.5), 1e-4 * (random() - 0.5), 1, 30 * (random() - 0.5), 30 * (random() - 0.5), 0.1 * (random() - 0.5)]));
+    for (const kernel of [wasm, ts]) {
+      sizes.forEach(([w, h], j) => kernel.setSource(j, greys[j], w, h));
+      parts.forEach((p, j) => kernel.setPlaneParts(j, p));
+    }
+    const H = new Float64Array(9);
+    const costs = new Float64Array(sizes.length);
+    let inside = 0;
+    let outside = 0;
+    for (let trial = 0; trial < 600; trial++) {
+      const win = randomWindow(random);
+      // Every third window is clamped at the reference image's left or top border, as the stage clamps it.
+      if (trial % 3 === 0) for (let i = 0; i < 49; i++) win.dx[i] = Math.max(win.dx[i], -2);
+      if (trial % 3 === 1) for (let i = 0; i < 49; i++) win.dy[i] = Math.max(win.dy[i], -4);
+      wasm.setWindow(win);
+      ts.setWindow(win);
+      const px = Math.floor(90 * random()) + 0.5;
+      const py = Math.floor(80 * random()) + 0.5;
+      const m = [(random() - 0.5) * 2e-3, (random() - 0.5) * 2e-3, -0.2 - 0.3 * random()];
+      for (let j = 0; j < sizes.length; j++) {
+        for (let r = 0; r < 3; r++) for (let c = 0; c < 3; c++) H[3 * r + c] = parts[j][3 * r + c] + parts[j][9 + r] * m[c];
+        costs[j] = wasm.cost(j, px, py, H);
+        if (costs[j] === MAX_COST) outside++;
+        else inside++;
+      }
+      const perSource = meanOfBest(costs, 2);
+      expect(wasm.planeCost(px, py, m[0], m[1], m[2], 2)).toBe(perSource);
+      expect(Math.abs(ts.planeCost(px, py, m[0], m[1], m[2], 2) - perSource)).toBeLessThan(1e-4);
+    }
+    // Both kinds of window were scored: inside every source, and leaving one.
+    expect(inside).toBeGreaterThan(300);
+    expect(outside).toBeGreaterThan(100);
   });
 });
