@@ -28,6 +28,13 @@ export interface CostKernel {
   setSource(slot: number, grey: Float32Array, width: number, height: number): void;
   /** Offsets are fixed per run; ref values and weights change per reference pixel. */
   setWindow(window: CostWindow): void;
+  /**
+   * The kernel's own window, to fill in place instead of copying one in with setWindow (the
+   * wasm kernel's arrays live in its memory); windowReady then says it holds a new window.
+   */
+  windowArrays(): CostWindow;
+  /** The window from windowArrays() is filled: its statistics (windowStatistics) and sample box (sampleBox), computed by the caller as it filled it. */
+  windowReady(statistics: WindowStatistics, box: SampleBox): void;
   /** Cost against source `slot` of the window centred at (px, py) warped by the 3×3 row-major homography H. */
   cost(slot: number, px: number, py: number, H: Float64Array): number;
   /** Source `slot`'s fixed homography parts: A = K_s·R·K_r⁻¹ (9, row-major), then b = K_s·t (3). */
@@ -39,6 +46,11 @@ export interface CostKernel {
    */
   planeCost(px: number, py: number, m0: number, m1: number, m2: number, bestK: number): number;
 }
+
+/** 1/Σw, the weighted mean and the weighted variance of the reference window's grey values. */
+export type WindowStatistics = [number, number, number];
+/** Min dx, max dx, min dy, max dy over the window's samples. */
+export type SampleBox = [number, number, number, number];
 
 /** Most sources a wasm kernel takes (its table is laid out before the images). */
 export const MAX_SOURCES = 32;
@@ -117,7 +129,11 @@ export function nccCostReference(src: Float32Array, width: number, height: numbe
 class TypeScriptKernel implements CostKernel {
   readonly name = "typescript" as const;
   private readonly sources: Array<{ grey: Float32Array; width: number; height: number }> = [];
-  private window: CostWindow | undefined;
+  private window: CostWindow;
+
+  constructor(windowLength: number) {
+    this.window = { dx: new Float32Array(windowLength), dy: new Float32Array(windowLength), ref: new Float32Array(windowLength), weight: new Float32Array(windowLength) };
+  }
   private parts = new Float64Array(0);
   private readonly H = new Float64Array(9);
   private costs = new Float64Array(0);
@@ -149,9 +165,15 @@ class TypeScriptKernel implements CostKernel {
     this.window = window;
   }
 
+  windowArrays(): CostWindow {
+    return this.window!;
+  }
+
+  windowReady(): void {}
+
   cost(slot: number, px: number, py: number, H: Float64Array): number {
     const s = this.sources[slot];
-    return nccCostReference(s.grey, s.width, s.height, this.window!, px, py, H);
+    return nccCostReference(s.grey, s.width, s.height, this.window, px, py, H);
   }
 }
 
@@ -178,6 +200,8 @@ class WasmKernel implements CostKernel {
   /** Sources with plane parts set (planeCost uses slots 0..planeSources−1). */
   private planeSources = 0;
   private nextFree = PAGE;
+  /** The window's arrays and its statistics-and-box tail as views over the memory's current buffer. */
+  private windowViews: { buffer: ArrayBufferLike; window: CostWindow; tail: Float32Array } | null = null;
 
   constructor(
     private readonly memory: WebAssembly.Memory,
@@ -196,6 +220,7 @@ class WasmKernel implements CostKernel {
     this.ensure(this.nextFree);
     this.slots.length = 0;
     this.planeSources = 0;
+    this.windowViews = null;
   }
 
   setSource(slot: number, grey: Float32Array, width: number, height: number): void {
@@ -221,12 +246,34 @@ class WasmKernel implements CostKernel {
   setWindow(window: CostWindow): void {
     const n = window.dx.length;
     if (n !== this.windowLength) this.reserveWindowChecked(n);
-    const view = new Float32Array(this.memory.buffer, this.windowPtr, 4 * n);
-    view.set(window.dx, 0);
-    view.set(window.dy, n);
-    view.set(window.ref, 2 * n);
-    view.set(window.weight, 3 * n);
-    new Float32Array(this.memory.buffer, this.windowPtr + 16 * n, 7).set([...windowStatistics(window), ...sampleBox(window)]);
+    const own = this.windowArrays();
+    own.dx.set(window.dx);
+    own.dy.set(window.dy);
+    own.ref.set(window.ref);
+    own.weight.set(window.weight);
+    this.windowReady(windowStatistics(window), sampleBox(window));
+  }
+
+  windowArrays(): CostWindow {
+    // Views over the memory; growing it (setSource) detaches them, so they are made again then.
+    if (this.windowViews === null || this.windowViews.buffer !== this.memory.buffer) {
+      const n = this.windowLength;
+      const at = (k: number, length: number) => new Float32Array(this.memory.buffer, this.windowPtr + 4 * k * n, length);
+      this.windowViews = { buffer: this.memory.buffer, window: { dx: at(0, n), dy: at(1, n), ref: at(2, n), weight: at(3, n) }, tail: at(4, 7) };
+    }
+    return this.windowViews.window;
+  }
+
+  windowReady(statistics: WindowStatistics, box: SampleBox): void {
+    this.windowArrays();
+    const tail = this.windowViews!.tail;
+    tail[0] = statistics[0];
+    tail[1] = statistics[1];
+    tail[2] = statistics[2];
+    tail[3] = box[0];
+    tail[4] = box[1];
+    tail[5] = box[2];
+    tail[6] = box[3];
   }
 
   cost(slot: number, px: number, py: number, H: Float64Array): number {
@@ -246,7 +293,7 @@ class WasmKernel implements CostKernel {
 }
 
 /** 1/Σw, the weighted mean and the weighted variance of the reference window (read by wasm/ncc.ts). */
-function windowStatistics(window: CostWindow): [number, number, number] {
+export function windowStatistics(window: CostWindow): WindowStatistics {
   let sw = 0;
   let sr = 0;
   let srr = 0;
@@ -263,7 +310,7 @@ function windowStatistics(window: CostWindow): [number, number, number] {
 }
 
 /** Min dx, max dx, min dy, max dy over the samples (read by wasm/ncc.ts corners()). */
-function sampleBox(window: CostWindow): [number, number, number, number] {
+function sampleBox(window: CostWindow): SampleBox {
   let minDx = Infinity;
   let maxDx = -Infinity;
   let minDy = Infinity;
@@ -302,5 +349,5 @@ export function createKernel(kind: "wasm" | "typescript", windowLength: number):
     const wasm = loadWasmKernel(windowLength);
     if (wasm) return wasm;
   }
-  return new TypeScriptKernel();
+  return new TypeScriptKernel(windowLength);
 }

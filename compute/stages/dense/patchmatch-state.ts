@@ -4,7 +4,7 @@
  * propagation and random refinement.
  */
 import { createRng, gaussian, type Rng } from "../../math/random.js";
-import { createKernel, MAX_COST, type CostKernel, type CostWindow } from "./kernel.js";
+import { createKernel, MAX_COST, type CostKernel, type SampleBox } from "./kernel.js";
 import type { PatchMatchInput, PatchMatchOutput, SourceCamera } from "./patchmatch-types.js";
 import { agreesWithPrior, priorDepthAt, priorPenalty, type PriorRaster } from "./planar-prior.js";
 import type { PinholeGrey } from "./undistort.js";
@@ -28,7 +28,12 @@ export class PatchMatchState {
   private readonly cost: Float32Array;
   private prior: PriorRaster | null = null;
   private readonly kernel: CostKernel;
-  private readonly window: CostWindow;
+  /** Window samples (side²), the farthest sample's offset in pixels, and 1/(2σ_colour²) of the bilateral weight. */
+  private readonly sampleCount: number;
+  private readonly reach: number;
+  private readonly colourScale: number;
+  /** Whether the kernel's window offsets are the unclamped ones (so an interior pixel need not write them). */
+  private offsetsAreBase = false;
   /** Spatial part of the bilateral weight, and the unclamped offsets, per window sample. */
   private readonly spatialWeight: Float32Array;
   private readonly baseDx: Float32Array;
@@ -50,7 +55,9 @@ export class PatchMatchState {
     this.cost = new Float32Array(n).fill(MAX_COST);
     const side = 2 * params.windowRadius + 1;
     const length = Math.ceil((side * side) / 4) * 4;
-    this.window = { dx: new Float32Array(length), dy: new Float32Array(length), ref: new Float32Array(length), weight: new Float32Array(length) };
+    this.sampleCount = side * side;
+    this.reach = params.windowRadius * params.windowStep;
+    this.colourScale = 1 / (2 * params.sigmaColor ** 2);
     this.spatialWeight = new Float32Array(length);
     this.baseDx = new Float32Array(length);
     this.baseDy = new Float32Array(length);
@@ -255,25 +262,61 @@ export class PatchMatchState {
   }
 
   /**
-   * Reference grey values and bilateral weights of the window centred on (col, row); samples
-   * that would leave the image are clamped to its border (they repeat edge pixels).
+   * Reference grey values and bilateral weights of the window centred on (col, row), written
+   * into the kernel's own window with their statistics; samples that would leave the image are
+   * clamped to its border (they repeat edge pixels). This runs once per pixel per sweep, ~20 % of
+   * PatchMatch before it wrote in place (`npm run bench -- kernels`, a CPU profile): the offsets
+   * are rewritten only at the border, and the sums ride along the weights (the same order as
+   * kernel.ts windowStatistics, so the same bits).
    */
   private loadWindow(col: number, row: number): void {
     const { grey } = this.input;
-    const { window, spatialWeight, width, height } = this;
+    const { spatialWeight, width, height, baseDx, baseDy, sampleCount, reach } = this;
+    const { dx, dy, ref, weight } = this.kernel.windowArrays();
     const centre = grey[row * width + col];
-    const inv = 1 / (2 * this.input.params.sigmaColor ** 2);
-    const side = 2 * this.input.params.windowRadius + 1;
-    for (let i = 0; i < side * side; i++) {
-      const sc = Math.min(width - 1, Math.max(0, col + this.baseDx[i]));
-      const sr = Math.min(height - 1, Math.max(0, row + this.baseDy[i]));
-      window.dx[i] = sc - col;
-      window.dy[i] = sr - row;
-      const v = grey[sr * width + sc];
-      window.ref[i] = v;
-      window.weight[i] = spatialWeight[i] * Math.exp(-(v - centre) * (v - centre) * inv);
+    const colourScale = this.colourScale;
+    const inside = col >= reach && row >= reach && col < width - reach && row < height - reach;
+    let sumW = 0;
+    let sumWR = 0;
+    let sumWRR = 0;
+    if (inside) {
+      if (!this.offsetsAreBase) {
+        dx.set(baseDx);
+        dy.set(baseDy);
+        this.offsetsAreBase = true;
+      }
+      const centreIndex = row * width + col;
+      for (let i = 0; i < sampleCount; i++) {
+        const v = grey[centreIndex + baseDy[i] * width + baseDx[i]];
+        const w = Math.fround(spatialWeight[i] * Math.exp(-(v - centre) * (v - centre) * colourScale));
+        ref[i] = v;
+        weight[i] = w;
+        sumW += w;
+        sumWR += w * v;
+        sumWRR += w * v * v;
+      }
+    } else {
+      for (let i = 0; i < sampleCount; i++) {
+        const sampleCol = Math.min(width - 1, Math.max(0, col + baseDx[i]));
+        const sampleRow = Math.min(height - 1, Math.max(0, row + baseDy[i]));
+        dx[i] = sampleCol - col;
+        dy[i] = sampleRow - row;
+        const v = grey[sampleRow * width + sampleCol];
+        const w = Math.fround(spatialWeight[i] * Math.exp(-(v - centre) * (v - centre) * colourScale));
+        ref[i] = v;
+        weight[i] = w;
+        sumW += w;
+        sumWR += w * v;
+        sumWRR += w * v * v;
+      }
+      this.offsetsAreBase = false;
     }
-    this.kernel.setWindow(window);
+    const invWeight = 1 / sumW;
+    const mean = sumWR * invWeight;
+    const box: SampleBox = inside
+      ? [-reach, reach, -reach, reach]
+      : [Math.min(width - 1, Math.max(0, col - reach)) - col, Math.min(width - 1, Math.max(0, col + reach)) - col, Math.min(height - 1, Math.max(0, row - reach)) - row, Math.min(height - 1, Math.max(0, row + reach)) - row];
+    this.kernel.windowReady([invWeight, mean, sumWRR * invWeight - mean * mean], box);
   }
 
   private randomHypothesis(col: number, row: number, p: number): void {
