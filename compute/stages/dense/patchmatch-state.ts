@@ -40,6 +40,9 @@ export class PatchMatchState {
   private readonly baseDy: Float32Array;
   private readonly rng: Rng;
   private readonly rayScratch = new Float64Array(3);
+  /** Scratch normals of randomNormal and perturbNormal (one per sweep step was most of PatchMatch's garbage). */
+  private readonly randomScratch = new Float64Array(3);
+  private readonly perturbScratch = new Float64Array(3);
   private evaluations = 0;
 
   constructor(private readonly input: PatchMatchInput) {
@@ -326,9 +329,10 @@ export class PatchMatchState {
   }
 
   /** A random unit normal facing the camera, at most ~80° from the viewing ray. */
+  /** A random normal into randomScratch (overwritten by the next call). */
   private randomNormal(col: number, row: number): Float64Array {
     const ray = this.unitRay(col, row);
-    const out = new Float64Array(3);
+    const out = this.randomScratch;
     for (let attempt = 0; attempt < 8; attempt++) {
       const x = gaussian(this.rng);
       const y = gaussian(this.rng);
@@ -348,13 +352,21 @@ export class PatchMatchState {
     return out;
   }
 
+  /** The normal perturbed, into perturbScratch (overwritten by the next call). */
   private perturbNormal(col: number, row: number, nx: number, ny: number, nz: number, scale: number): Float64Array {
     const ray = this.unitRay(col, row);
-    const out = new Float64Array([nx + scale * gaussian(this.rng), ny + scale * gaussian(this.rng), nz + scale * gaussian(this.rng)]);
+    const out = this.perturbScratch;
+    out[0] = nx + scale * gaussian(this.rng);
+    out[1] = ny + scale * gaussian(this.rng);
+    out[2] = nz + scale * gaussian(this.rng);
     const len = Math.hypot(out[0], out[1], out[2]);
     for (let k = 0; k < 3; k++) out[k] /= len;
     // Keep the original when the perturbed normal turns away from the camera.
-    if (out[0] * ray[0] + out[1] * ray[1] + out[2] * ray[2] > -0.17) out.set([nx, ny, nz]);
+    if (out[0] * ray[0] + out[1] * ray[1] + out[2] * ray[2] > -0.17) {
+      out[0] = nx;
+      out[1] = ny;
+      out[2] = nz;
+    }
     return out;
   }
 
