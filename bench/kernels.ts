@@ -18,7 +18,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { loadWasmKernel, MAX_COST, meanOfBest, nccCostReference, type CostWindow } from "../compute/stages/dense/kernel.js";
+import { loadWasmKernel, MAX_COST, meanOfBest, nccCostReference, windowStatistics, type CostWindow } from "../compute/stages/dense/kernel.js";
 import { patchMatch, type PatchMatchInput, type PatchMatchParams, type SourceCamera } from "../compute/stages/dense/patchmatch.js";
 import { planeParts } from "../compute/stages/dense/patchmatch-state.js";
 import { NO_PLANAR_PRIOR } from "../compute/stages/dense/planar-prior.js";
@@ -136,19 +136,6 @@ function bestOf(rounds: number, fn: () => void): number {
   return best;
 }
 
-function windowStats(win: CostWindow): [number, number, number] {
-  let sw = 0;
-  let sr = 0;
-  let srr = 0;
-  for (let i = 0; i < win.ref.length; i++) {
-    sw += win.weight[i];
-    sr += win.weight[i] * win.ref[i];
-    srr += win.weight[i] * win.ref[i] * win.ref[i];
-  }
-  const mean = sr / sw;
-  return [1 / sw, mean, srr / sw - mean * mean];
-}
-
 /** The workload file of bench/native/ncc.c. */
 function writeWorkload(file: string, source: SourceCamera, win: CostWindow, calls: Call[]): void {
   const n = win.dx.length;
@@ -164,7 +151,7 @@ function writeWorkload(file: string, source: SourceCamera, win: CostWindow, call
   winData.set(win.dy, n);
   winData.set(win.ref, 2 * n);
   winData.set(win.weight, 3 * n);
-  winData.set(windowStats(win), 4 * n);
+  winData.set(windowStatistics(win), 4 * n);
   writeFileSync(file, Buffer.concat([header, source.grey, winData, hyp].map((a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength))));
 }
 

@@ -33,8 +33,12 @@ export interface CostKernel {
    * wasm kernel's arrays live in its memory); windowReady then says it holds a new window.
    */
   windowArrays(): CostWindow;
-  /** The window from windowArrays() is filled: its statistics (windowStatistics) and sample box (sampleBox), computed by the caller as it filled it. */
-  windowReady(statistics: WindowStatistics, box: SampleBox): void;
+  /**
+   * The window from windowArrays() is filled: its statistics (as windowStatistics gives them) and
+   * its samples' bounding box, computed by the caller as it filled it. Plain numbers: this runs
+   * once per pixel visit.
+   */
+  windowReady(invWeight: number, mean: number, variance: number, minDx: number, maxDx: number, minDy: number, maxDy: number): void;
   /** Cost against source `slot` of the window centred at (px, py) warped by the 3×3 row-major homography H. */
   cost(slot: number, px: number, py: number, H: Float64Array): number;
   /** Source `slot`'s fixed homography parts: A = K_s·R·K_r⁻¹ (9, row-major), then b = K_s·t (3). */
@@ -130,13 +134,14 @@ class TypeScriptKernel implements CostKernel {
   readonly name = "typescript" as const;
   private readonly sources: Array<{ grey: Float32Array; width: number; height: number }> = [];
   private window: CostWindow;
+  /** Per source: A (9) and b (3) of planeCost; scratch H and per-source costs. */
+  private parts = new Float64Array(0);
+  private readonly H = new Float64Array(9);
+  private costs = new Float64Array(0);
 
   constructor(windowLength: number) {
     this.window = { dx: new Float32Array(windowLength), dy: new Float32Array(windowLength), ref: new Float32Array(windowLength), weight: new Float32Array(windowLength) };
   }
-  private parts = new Float64Array(0);
-  private readonly H = new Float64Array(9);
-  private costs = new Float64Array(0);
 
   setPlaneParts(slot: number, parts: Float64Array): void {
     if (this.parts.length < 12 * (slot + 1)) {
@@ -166,7 +171,7 @@ class TypeScriptKernel implements CostKernel {
   }
 
   windowArrays(): CostWindow {
-    return this.window!;
+    return this.window;
   }
 
   windowReady(): void {}
@@ -251,7 +256,7 @@ class WasmKernel implements CostKernel {
     own.dy.set(window.dy);
     own.ref.set(window.ref);
     own.weight.set(window.weight);
-    this.windowReady(windowStatistics(window), sampleBox(window));
+    this.windowReady(...windowStatistics(window), ...sampleBox(window));
   }
 
   windowArrays(): CostWindow {
@@ -264,16 +269,16 @@ class WasmKernel implements CostKernel {
     return this.windowViews.window;
   }
 
-  windowReady(statistics: WindowStatistics, box: SampleBox): void {
+  windowReady(invWeight: number, mean: number, variance: number, minDx: number, maxDx: number, minDy: number, maxDy: number): void {
     this.windowArrays();
     const tail = this.windowViews!.tail;
-    tail[0] = statistics[0];
-    tail[1] = statistics[1];
-    tail[2] = statistics[2];
-    tail[3] = box[0];
-    tail[4] = box[1];
-    tail[5] = box[2];
-    tail[6] = box[3];
+    tail[0] = invWeight;
+    tail[1] = mean;
+    tail[2] = variance;
+    tail[3] = minDx;
+    tail[4] = maxDx;
+    tail[5] = minDy;
+    tail[6] = maxDy;
   }
 
   cost(slot: number, px: number, py: number, H: Float64Array): number {

@@ -4,7 +4,7 @@
  * propagation and random refinement.
  */
 import { createRng, gaussian, type Rng } from "../../math/random.js";
-import { createKernel, MAX_COST, type CostKernel, type SampleBox } from "./kernel.js";
+import { createKernel, MAX_COST, type CostKernel } from "./kernel.js";
 import type { PatchMatchInput, PatchMatchOutput, SourceCamera } from "./patchmatch-types.js";
 import { agreesWithPrior, priorDepthAt, priorPenalty, type PriorRaster } from "./planar-prior.js";
 import type { PinholeGrey } from "./undistort.js";
@@ -316,10 +316,13 @@ export class PatchMatchState {
     }
     const invWeight = 1 / sumW;
     const mean = sumWR * invWeight;
-    const box: SampleBox = inside
-      ? [-reach, reach, -reach, reach]
-      : [Math.min(width - 1, Math.max(0, col - reach)) - col, Math.min(width - 1, Math.max(0, col + reach)) - col, Math.min(height - 1, Math.max(0, row - reach)) - row, Math.min(height - 1, Math.max(0, row + reach)) - row];
-    this.kernel.windowReady([invWeight, mean, sumWRR * invWeight - mean * mean], box);
+    const variance = sumWRR * invWeight - mean * mean;
+    if (inside) this.kernel.windowReady(invWeight, mean, variance, -reach, reach, -reach, reach);
+    else {
+      const clampCol = (c: number) => Math.min(width - 1, Math.max(0, c)) - col;
+      const clampRow = (r: number) => Math.min(height - 1, Math.max(0, r)) - row;
+      this.kernel.windowReady(invWeight, mean, variance, clampCol(col - reach), clampCol(col + reach), clampRow(row - reach), clampRow(row + reach));
+    }
   }
 
   private randomHypothesis(col: number, row: number, p: number): void {
