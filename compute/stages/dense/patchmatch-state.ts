@@ -282,37 +282,28 @@ export class PatchMatchState {
     let sumW = 0;
     let sumWR = 0;
     let sumWRR = 0;
-    if (inside) {
-      if (!this.offsetsAreBase) {
-        dx.set(baseDx);
-        dy.set(baseDy);
-        this.offsetsAreBase = true;
-      }
-      const centreIndex = row * width + col;
-      for (let i = 0; i < sampleCount; i++) {
-        const v = grey[centreIndex + baseDy[i] * width + baseDx[i]];
-        const w = Math.fround(spatialWeight[i] * Math.exp(-(v - centre) * (v - centre) * colourScale));
-        ref[i] = v;
-        weight[i] = w;
-        sumW += w;
-        sumWR += w * v;
-        sumWRR += w * v * v;
-      }
-    } else {
-      for (let i = 0; i < sampleCount; i++) {
+    if (inside && !this.offsetsAreBase) {
+      dx.set(baseDx);
+      dy.set(baseDy);
+    }
+    this.offsetsAreBase = inside;
+    const centreIndex = row * width + col;
+    for (let i = 0; i < sampleCount; i++) {
+      let index = centreIndex + baseDy[i] * width + baseDx[i];
+      if (!inside) {
         const sampleCol = Math.min(width - 1, Math.max(0, col + baseDx[i]));
         const sampleRow = Math.min(height - 1, Math.max(0, row + baseDy[i]));
         dx[i] = sampleCol - col;
         dy[i] = sampleRow - row;
-        const v = grey[sampleRow * width + sampleCol];
-        const w = Math.fround(spatialWeight[i] * Math.exp(-(v - centre) * (v - centre) * colourScale));
-        ref[i] = v;
-        weight[i] = w;
-        sumW += w;
-        sumWR += w * v;
-        sumWRR += w * v * v;
+        index = sampleRow * width + sampleCol;
       }
-      this.offsetsAreBase = false;
+      const v = grey[index];
+      const w = Math.fround(spatialWeight[i] * Math.exp(-(v - centre) * (v - centre) * colourScale));
+      ref[i] = v;
+      weight[i] = w;
+      sumW += w;
+      sumWR += w * v;
+      sumWRR += w * v * v;
     }
     const invWeight = 1 / sumW;
     const mean = sumWR * invWeight;
