@@ -18,7 +18,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { loadWasmKernel, MAX_COST, meanOfBest, nccCostReference, windowStatistics, type CostWindow } from "../compute/stages/dense/kernel.js";
+import { loadWasmKernel, MAX_COST, meanOfBest, nccCostReference, planeHomography, windowStatistics, type CostWindow } from "../compute/stages/dense/kernel.js";
 import { patchMatch, type PatchMatchInput, type PatchMatchParams, type SourceCamera } from "../compute/stages/dense/patchmatch.js";
 import { planeParts } from "../compute/stages/dense/patchmatch-state.js";
 import { NO_PLANAR_PRIOR } from "../compute/stages/dense/planar-prior.js";
@@ -63,7 +63,7 @@ function renderView(width: number, height: number, focal: number, centreX: numbe
   return grey;
 }
 
-export function wallInput(width: number): PatchMatchInput {
+function wallInput(width: number): PatchMatchInput {
   const height = Math.round((width * 3) / 4);
   const focal = 0.9 * width;
   const ref = CENTRES.indexOf(0);
@@ -119,7 +119,7 @@ function replayCalls(input: PatchMatchInput, depth: Float32Array, normal: Float3
       if (!(rho < 0)) continue;
       const m: [number, number, number] = [nx / focal / rho, ny / focal / rho, (nz - (nx * cx) / focal - (ny * cy) / focal) / rho];
       const H = new Float64Array(9);
-      for (let r = 0; r < 3; r++) for (let c = 0; c < 3; c++) H[3 * r + c] = parts[3 * r + c] + parts[9 + r] * m[c];
+      planeHomography(parts, 0, m[0], m[1], m[2], H);
       calls.push({ px, py, m, H });
     }
   }
@@ -253,7 +253,7 @@ export async function run(args: string[]): Promise<void> {
       const { px, py, m } = replay[k];
       for (let j = 0; j < allParts.length; j++) {
         const parts = allParts[j];
-        for (let r = 0; r < 3; r++) for (let c = 0; c < 3; c++) H[3 * r + c] = parts[3 * r + c] + parts[9 + r] * m[c];
+        planeHomography(parts, 0, m[0], m[1], m[2], H);
         sourceCosts[j] = planeKernel.cost(j, px, py, H);
       }
       meanOfBest(sourceCosts, bestK);

@@ -76,7 +76,7 @@ export function meanOfBest(values: Float64Array, k: number): number {
 }
 
 /** H = A + b·mᵀ of source slot `j` into `H` (float64, the order of wasm/ncc.ts planeCost). */
-function planeHomography(parts: Float64Array, j: number, m0: number, m1: number, m2: number, H: Float64Array): void {
+export function planeHomography(parts: Float64Array, j: number, m0: number, m1: number, m2: number, H: Float64Array): void {
   const o = 12 * j;
   for (let r = 0; r < 3; r++) {
     const b = parts[o + 9 + r];
