@@ -1,6 +1,6 @@
 /**
  * SfM with its bundle adjustments on a thread team (solvers/bundle-adjustment/team.ts), as large
- * models run them: the same cameras as on one thread, to rounding.
+ * every model with enough observations runs them: the same cameras as on one thread, to rounding.
  */
 import { describe, expect, it } from "vitest";
 import { run } from "../../../compute/stages/sfm/index.js";
@@ -14,7 +14,7 @@ describe("sfm with threaded bundle adjustment", () => {
 
   it("places the cameras as one thread does, and says how many threads ran", () => {
     const alone = run(input, { baThreads: 1 });
-    // Every adjustment of this small model on 2 threads (by default only models of 60+ photos use them).
+    // Every adjustment on 2 threads, however few its observations.
     const team = run(input, { baThreads: 2, baParallelMinImages: 0, baParallelMinObservations: 0 });
     expect(alone.report.counts.bundleAdjustmentThreads).toBe(1);
     expect(team.report.counts.bundleAdjustmentThreads).toBe(2);
@@ -26,7 +26,8 @@ describe("sfm with threaded bundle adjustment", () => {
     expect(cameraAccuracy(poses(team.model), truth, scene.sceneRadius).maxRotationErrorDeg).toBeLessThan(0.1);
   });
 
-  it("keeps small models on one thread by default", () => {
-    expect(run(input).report.counts.bundleAdjustmentThreads).toBe(1);
+  it("keeps adjustments of few observations on one thread", () => {
+    expect(run(input, { baThreads: 2 }).report.counts.bundleAdjustmentThreads).toBe(2);
+    expect(run(input, { baThreads: 2, baParallelMinObservations: 1e9 }).report.counts.bundleAdjustmentThreads).toBe(1);
   });
 });
