@@ -82,8 +82,8 @@ type PlaneEq = { normal: [number, number, number]; d: number };
 function bestHypothesis(positions: Float32Array, normals: Float32Array, pool: Uint32Array, options: PlaneFitOptions, rng: () => number): PlaneEq | null {
   let best: PlaneEq | null = null;
   let bestScore = 0;
+  const draw = () => pool[Math.floor(rng() * pool.length)]!;
   for (let it = 0; it < options.iterations; it++) {
-    const draw = () => pool[Math.floor(rng() * pool.length)]!;
     const plane = (it & 1) === 0 ? planeAt(positions, normals, draw()) : planeThrough(positions, draw(), draw(), draw());
     if (!plane) continue;
     let score = 0;

@@ -1,6 +1,6 @@
 /**
- * SfM with its bundle adjustments on a thread team (solvers/bundle-adjustment/team.ts), as large
- * every model with enough observations runs them: the same cameras as on one thread, to rounding.
+ * SfM with its bundle adjustments on a thread team (solvers/bundle-adjustment/team.ts), as every
+ * model runs those of enough observations: the same cameras as on one thread, to rounding.
  */
 import { describe, expect, it } from "vitest";
 import { run } from "../../../compute/stages/sfm/index.js";
