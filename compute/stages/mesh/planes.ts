@@ -57,11 +57,13 @@ export function findPlanes(positions: Float32Array, normals: Float32Array, count
 
 /** Up to `size` indices of points no plane has taken, drawn evenly. */
 function freeSample(taken: Uint8Array, count: number, size: number, rng: () => number): Uint32Array {
-  const free: number[] = [];
-  for (let i = 0; i < count; i++) if (!taken[i]) free.push(i);
-  if (free.length <= size) return Uint32Array.from(free);
+  let freeCount = 0;
+  for (let i = 0; i < count; i++) if (!taken[i]) freeCount++;
+  const free = new Uint32Array(freeCount);
+  for (let i = 0, k = 0; i < count; i++) if (!taken[i]) free[k++] = i;
+  if (freeCount <= size) return free;
   const out = new Uint32Array(size);
-  for (let k = 0; k < size; k++) out[k] = free[Math.floor(rng() * free.length)]!;
+  for (let k = 0; k < size; k++) out[k] = free[Math.floor(rng() * freeCount)]!;
   return out;
 }
 
@@ -80,20 +82,41 @@ type PlaneEq = { normal: [number, number, number]; d: number };
  * that the photos matched worse (sweep NCC 0.17) than the triples' 2,385 (0.27).
  */
 function bestHypothesis(positions: Float32Array, normals: Float32Array, pool: Uint32Array, options: PlaneFitOptions, rng: () => number): PlaneEq | null {
+  // The pool's points side by side: every hypothesis scans them all, in the same order.
+  const n = pool.length;
+  const poolPositions = new Float32Array(3 * n), poolNormals = new Float32Array(3 * n);
+  for (let k = 0; k < n; k++) {
+    for (let a = 0; a < 3; a++) {
+      poolPositions[3 * k + a] = positions[3 * pool[k]! + a]!;
+      poolNormals[3 * k + a] = normals[3 * pool[k]! + a]!;
+    }
+  }
   let best: PlaneEq | null = null;
   let bestScore = 0;
-  const draw = () => pool[Math.floor(rng() * pool.length)]!;
+  const draw = () => Math.floor(rng() * n);
   for (let it = 0; it < options.iterations; it++) {
-    const plane = (it & 1) === 0 ? planeAt(positions, normals, draw()) : planeThrough(positions, draw(), draw(), draw());
+    const plane = (it & 1) === 0 ? planeAt(poolPositions, poolNormals, draw()) : planeThrough(poolPositions, draw(), draw(), draw());
     if (!plane) continue;
-    let score = 0;
-    for (const i of pool) if (isInlier(positions, normals, i, plane, options)) score++;
+    const score = inlierCount(poolPositions, poolNormals, n, plane, options);
     if (score > bestScore) {
       bestScore = score;
       best = plane;
     }
   }
   return best;
+}
+
+/** isInlier over the first `n` points, inlined: the hypotheses' scoring is most of findPlanes' time. */
+function inlierCount(positions: Float32Array, normals: Float32Array, n: number, plane: PlaneEq, options: PlaneFitOptions): number {
+  const [nx, ny, nz] = plane.normal;
+  const { d } = plane;
+  const { inlierDistance, minNormalCosine } = options;
+  let count = 0;
+  for (let o = 0; o < 3 * n; o += 3) {
+    if (Math.abs(nx * positions[o]! + ny * positions[o + 1]! + nz * positions[o + 2]! - d) > inlierDistance) continue;
+    if (Math.abs(nx * normals[o]! + ny * normals[o + 1]! + nz * normals[o + 2]!) >= minNormalCosine) count++;
+  }
+  return count;
 }
 
 function planeThrough(positions: Float32Array, a: number, b: number, c: number): PlaneEq | null {
