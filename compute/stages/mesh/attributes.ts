@@ -31,10 +31,10 @@ export function vertexNormals(mesh: RawMesh): Float32Array {
 /**
  * Colour of each vertex as the inverse-distance-weighted mean of the point colours within
  * `radius` (Shepard 1968), or the nearest point's colour within 3·radius; mid grey if none.
+ * Written into `colors`, except at the vertices `skip` marks (those the photos coloured).
  */
-export function vertexColors(positions: Float32Array, grid: PointGrid, pointColors: Uint8Array, radius: number): Uint8Array {
+export function vertexColors(positions: Float32Array, grid: PointGrid, pointColors: Uint8Array, radius: number, colors: Uint8Array = new Uint8Array(positions.length), skip?: Uint8Array): Uint8Array {
   const vertexCount = positions.length / 3;
-  const colors = new Uint8Array(3 * vertexCount);
   let r = 0, g = 0, b = 0, wsum = 0;
   let nearest = -1, nearestD2 = Infinity;
   // Softening so a point exactly at the vertex gets a large, finite weight.
@@ -48,6 +48,7 @@ export function vertexColors(positions: Float32Array, grid: PointGrid, pointColo
     if (d2 < nearestD2) { nearestD2 = d2; nearest = i; }
   };
   for (let v = 0; v < vertexCount; v++) {
+    if (skip?.[v] === 1) continue;
     const x = positions[3 * v], y = positions[3 * v + 1], z = positions[3 * v + 2];
     r = g = b = wsum = 0;
     grid.forEachWithin(x, y, z, radius, gather);

@@ -24,10 +24,11 @@ export interface ProjectColorOptions {
 
 /**
  * Replaces `colors` (RGB per vertex) with colours sampled from the photos wherever at least
- * one view sees the vertex. Returns how many vertices were coloured from the photos, and
- * the photos that could not be read (skipped: a colour source, not worth failing the job).
+ * one view sees the vertex. Returns how many vertices were coloured from the photos and which
+ * (`seen`, 1 each), and the photos that could not be read (skipped: a colour source, not worth
+ * failing the job).
  */
-export async function colorFromImages(mesh: RawMesh, normals: Float32Array, colors: Uint8Array, views: RegisteredView[], images: ImageRef[], options: ProjectColorOptions): Promise<{ colored: number; unreadable: string[] }> {
+export async function colorFromImages(mesh: RawMesh, normals: Float32Array, colors: Uint8Array, views: RegisteredView[], images: ImageRef[], options: ProjectColorOptions): Promise<{ colored: number; seen: Uint8Array; unreadable: string[] }> {
   const vertexCount = mesh.positions.length / 3;
   const sum = new Float64Array(3 * vertexCount);
   const weight = new Float64Array(vertexCount);
@@ -68,10 +69,12 @@ export async function colorFromImages(mesh: RawMesh, normals: Float32Array, colo
     }
   }
   let colored = 0;
+  const seen = new Uint8Array(vertexCount);
   for (let v = 0; v < vertexCount; v++) {
     if (!(weight[v] > 0)) continue;
     for (let ch = 0; ch < 3; ch++) colors[3 * v + ch] = Math.round(sum[3 * v + ch] / weight[v]);
+    seen[v] = 1;
     colored++;
   }
-  return { colored, unreadable };
+  return { colored, seen, unreadable };
 }
