@@ -322,8 +322,7 @@ export class PatchMatchState {
     this.normal.set(this.randomNormal(col, row), 3 * p);
   }
 
-  /** A random unit normal facing the camera, at most ~80° from the viewing ray. */
-  /** A random normal into randomScratch (overwritten by the next call). */
+  /** A random unit normal facing the camera, at most ~80° from the viewing ray, into randomScratch (overwritten by the next call). */
   private randomNormal(col: number, row: number): Float64Array {
     const ray = this.unitRay(col, row);
     const out = this.randomScratch;

@@ -33,7 +33,7 @@ export function vertexNormals(mesh: RawMesh): Float32Array {
  * `radius` (Shepard 1968), or the nearest point's colour within 3·radius; mid grey if none.
  * Written into `colors`, except at the vertices `skip` marks (those the photos coloured).
  */
-export function vertexColors(positions: Float32Array, grid: PointGrid, pointColors: Uint8Array, radius: number, colors: Uint8Array = new Uint8Array(positions.length), skip?: Uint8Array): Uint8Array {
+export function vertexColors(positions: Float32Array, grid: PointGrid, pointColors: Uint8Array, radius: number, colors: Uint8Array, skip?: Uint8Array): Uint8Array {
   const vertexCount = positions.length / 3;
   let r = 0, g = 0, b = 0, wsum = 0;
   let nearest = -1, nearestD2 = Infinity;
