@@ -36,6 +36,8 @@
  * ones included), as a user who added the photo would see the model: the published camera tests
  * the model and the pipeline's self-calibration together (a principal point 3–4 px from the
  * published one moves the whole render by about a pixel at 768 px), the own camera the model.
+ * With --keep=<dir>, each set's pipeline output stays in <dir>, and beside it the exact pixels
+ * that were scored (view-<photo>-render.png with the render's alpha, view-<photo>-photo.png).
  * Side-by-side pictures (photo | render | |difference|) go to bench/out/views/; with --docs
  * those of fountain-P11 and synthetic/facade also go to docs/views/<set>-<commit>.jpg.
  */
@@ -348,6 +350,12 @@ async function benchSet(set: string, renderer: ThreeRenderer, root: string, comm
       const ownScore = ownCam && ownSim ? await ownView(glb, renderer, photo.path, ownCam, ownSim, spread, picture.replace(/\.jpg$/, "-own.jpg")) : undefined;
       result.views.push({ photo: photo.name, coverage: s.coverage, coverageAll, background: background ? background.reduce((sum, b) => sum + b, 0) / background.length : 0, psnr: s.psnr, ssim: s.ssim, untextured, own: ownScore });
       await sideBySide(pixels, render, s.covered, picture);
+      if (keepDir) {
+        // The exact pixels that were scored, for looking closer than the side-by-side JPEG allows.
+        const stem = path.join(outDir, `view-${path.parse(photo.name).name}`);
+        await sharp(Buffer.from(render.rgba), { raw: { width: render.width, height: render.height, channels: 4 } }).png().toFile(`${stem}-render.png`);
+        await sharp(Buffer.from(pixels), { raw: { width: cam.width, height: cam.height, channels: 3 } }).png().toFile(`${stem}-photo.png`);
+      }
       await sharp(Buffer.from(markedRender.rgba), { raw: { width: markedRender.width, height: markedRender.height, channels: 4 } }).flatten({ background: "#ff00ff" }).jpeg().toFile(picture.replace(/\.jpg$/, "-untextured.jpg"));
       if (docs && (set === "real/fountain-P11" || set === "synthetic/facade") && photo === held[0]) {
         await mkdir(path.join(repoRoot, "docs/views"), { recursive: true });
