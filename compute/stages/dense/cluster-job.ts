@@ -54,9 +54,12 @@ export interface CoreFigures {
   /** Pixels inside a planar prior's triangle, and those kept on their prior's word after the geometric filter. */
   priorPixels: number;
   keptOnPrior: number;
+  /** The solve's wall time (a view in strips: its strips' summed). */
   wallMs: number;
   evaluations: number;
   kernel: ViewResult["kernel"];
+  /** Strips it was solved as (1: whole). */
+  strips: number;
 }
 
 export interface ClusterResult {

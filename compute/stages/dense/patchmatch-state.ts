@@ -385,12 +385,15 @@ export class PatchMatchState {
     const { width, height, depth, normal } = this;
     const { focal, cx, cy } = this.input;
     const priorAgrees = new Uint8Array(width * height);
+    const [x0, x1, y0, y1] = this.input.figureBox ?? [0, width, 0, height];
     let priorPixels = 0;
     for (let p = 0; p < width * height; p++) {
       if (prior.triangleOf[p] < 0) continue;
-      priorPixels++;
-      const rx = ((p % width) + 0.5 - cx) / focal;
-      const ry = (Math.floor(p / width) + 0.5 - cy) / focal;
+      const x = p % width;
+      const y = Math.floor(p / width);
+      if (x >= x0 && x < x1 && y >= y0 && y < y1) priorPixels++;
+      const rx = (x + 0.5 - cx) / focal;
+      const ry = (y + 0.5 - cy) / focal;
       if (depth[p] > 0 && agreesWithPrior(prior, p, rx, ry, depth[p], normal[3 * p], normal[3 * p + 1], normal[3 * p + 2], this.input.params.planarPrior!)) priorAgrees[p] = 1;
     }
     return { priorAgrees, priorPixels };

@@ -23,6 +23,11 @@ export interface PatchMatchParams {
   pyramidLevels: number;
   /** Red–black iterations at a level seeded from the coarser one. */
   refineIterations: number;
+  /**
+   * Coarser levels solved first whatever the image's size (a strip of a view solves the levels
+   * its whole view has, strips.ts); absent: up to pyramidLevels, while the image is large enough.
+   */
+  coarseLevels?: number;
   /** Planar priors (planar-prior.ts), built on the coarsest level and used on every level above it; absent or weight 0: none. */
   planarPrior?: PlanarPriorParams;
 }
@@ -39,6 +44,8 @@ export interface PatchMatchInput extends PinholeGrey {
   depthMin: number;
   depthMax: number;
   params: PatchMatchParams;
+  /** The box [x0, x1, y0, y1) of pixels the output's counts (priorPixels) cover: a strip's own part (strips.ts); absent, the whole image. */
+  figureBox?: [number, number, number, number];
 }
 
 export interface PatchMatchOutput {

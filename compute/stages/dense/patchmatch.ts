@@ -23,7 +23,7 @@
 import { buildPlanarPrior, rasterizePrior, type PlanarPrior } from "./planar-prior.js";
 import { PatchMatchState } from "./patchmatch-state.js";
 import type { PatchMatchInput, PatchMatchOutput, PatchMatchParams } from "./patchmatch-types.js";
-import { halveInput } from "./pyramid.js";
+import { coarserParams, halveInput } from "./pyramid.js";
 
 export type { PatchMatchInput, PatchMatchOutput, PatchMatchParams, SourceCamera } from "./patchmatch-types.js";
 
@@ -59,7 +59,7 @@ function sweepMeter(input: PatchMatchInput, onProgress: (fraction: number) => vo
 /** Pixel-sweeps of a view and its coarser levels: the same level chain as solveLevel's. */
 function pixelSweeps(width: number, height: number, params: PatchMatchParams): number {
   const hasCoarse = hasCoarseLevel(width, height, params);
-  const coarse = hasCoarse ? pixelSweeps(Math.floor(width / 2), Math.floor(height / 2), { ...params, pyramidLevels: params.pyramidLevels - 1 }) : 0;
+  const coarse = hasCoarse ? pixelSweeps(Math.floor(width / 2), Math.floor(height / 2), coarserParams(params)) : 0;
   // An iteration is a sweep over each checkerboard colour: every pixel once.
   const priorIterations = !hasCoarse && usesPrior(params) ? params.planarPrior!.iterations : 0;
   return coarse + (hasCoarse ? params.refineIterations : params.iterations + priorIterations) * width * height;
@@ -119,5 +119,11 @@ const MIN_COARSE_SIDE = 100;
 
 /** Whether a level of this size is solved from a coarser one (the level chain of solveLevel and pixelSweeps). */
 function hasCoarseLevel(width: number, height: number, params: PatchMatchParams): boolean {
+  if (params.coarseLevels !== undefined) return params.coarseLevels > 0;
   return params.pyramidLevels > 0 && Math.min(width, height) >= 2 * MIN_COARSE_SIDE;
+}
+
+/** How many coarser levels a view of this size is solved from. */
+export function coarseLevelCount(width: number, height: number, params: PatchMatchParams): number {
+  return hasCoarseLevel(width, height, params) ? 1 + coarseLevelCount(Math.floor(width / 2), Math.floor(height / 2), coarserParams(params)) : 0;
 }

@@ -4,13 +4,18 @@ import type { PinholeGrey } from "./undistort.js";
 /** What a pyramid level carries: the reference view, its sources, and how many coarser levels remain. */
 interface Level<S extends PinholeGrey> extends PinholeGrey {
   sources: S[];
-  params: { pyramidLevels: number };
+  params: { pyramidLevels: number; coarseLevels?: number };
 }
 
 /** The input at half size: 2×2 box-averaged greys and halved intrinsics, one pyramid level fewer. */
 export function halveInput<S extends PinholeGrey, L extends Level<S>>(input: L): L {
   const sources = input.sources.map((s) => ({ ...s, ...halvePinhole(s) }));
-  return { ...input, ...halvePinhole(input), sources, params: { ...input.params, pyramidLevels: input.params.pyramidLevels - 1 } };
+  return { ...input, ...halvePinhole(input), sources, params: coarserParams(input.params) };
+}
+
+/** A level's parameters one level down: one coarser level fewer to go. */
+export function coarserParams<P extends { pyramidLevels: number; coarseLevels?: number }>(params: P): P {
+  return { ...params, pyramidLevels: params.pyramidLevels - 1, ...(params.coarseLevels !== undefined ? { coarseLevels: params.coarseLevels - 1 } : {}) };
 }
 
 /**

@@ -12,6 +12,7 @@ import { costFilter, geometricFilter } from "./filter.js";
 import { fuse } from "./fusion.js";
 import type { PatchMatchParams } from "./patchmatch.js";
 import { loadUndistorted } from "./undistort.js";
+import { stitchStrips, stripsOf, stripTask } from "./strips.js";
 import { relativePose, type DenseView } from "./views.js";
 import type { ViewResult, ViewTask } from "./worker.js";
 
@@ -81,7 +82,7 @@ export async function solveCluster(
   );
   const figures: CoreFigures[] = coreMaps.map((f) => {
     const { view, result } = f.raw;
-    return { viewIndex: view.viewIndex, name: view.name, sources: f.raw.sources.length, pixels: view.width * view.height, valid: f.valid, photometric: f.photometric, priorPixels: result.priorPixels ?? 0, keptOnPrior: f.keptOnPrior, wallMs: result.wallMs, evaluations: result.evaluations, kernel: result.kernel };
+    return { viewIndex: view.viewIndex, name: view.name, sources: f.raw.sources.length, pixels: view.width * view.height, valid: f.valid, photometric: f.photometric, priorPixels: result.priorPixels ?? 0, keptOnPrior: f.keptOnPrior, wallMs: result.wallMs, evaluations: result.evaluations, kernel: result.kernel, strips: result.strips ?? 1 };
   });
   meter.fused();
   return {
@@ -151,6 +152,8 @@ async function prepareView(v: ClusterJobView, photo: Pick<ImageRef, "path">, max
  * PatchMatch on every loaded view of a cluster, each with those of its source views that are
  * loaded (an extra view's own sources may lie outside the cluster). Views that cannot be
  * solved are skipped, with a warning for core views (an extra is reported by its own cluster).
+ * When the views do not divide evenly among the pool's threads, the last one is solved as one
+ * strip per thread (strips.ts), so the last round leaves no thread idle.
  */
 async function runPatchMatch(
   views: DenseView[],
@@ -164,26 +167,51 @@ async function runPatchMatch(
   const o = job.options;
   const params: PatchMatchParams = { iterations: o.iterations, windowRadius: o.windowRadius, windowStep: o.windowStep, bestK: o.bestK, sigmaColor: 0.2, sigmaSpatial: o.windowRadius * o.windowStep, kernel: o.kernel, seed: o.seed, pyramidLevels: o.pyramidLevels, refineIterations: o.refineIterations, planarPrior: o.planarPrior };
   const loaded = new Map(views.map((v) => [v.viewIndex, v]));
-  const jobs = views.map(async (view): Promise<RawMap | null> => {
+  const solvable = views.flatMap((view) => {
+    const { range, sources } = jobViews.get(view.viewIndex)!;
+    const own = sources.filter((j) => loaded.has(j));
+    if (range && own.length > 0) return [{ view, range, own }];
+    if (core.has(view.viewIndex)) warnings.push(`dense: ${view.name} skipped (${range ? "no source views" : "too few sparse points"})`);
+    return [];
+  });
+  const inStrips = pool.size > 1 && solvable.length % pool.size !== 0 ? solvable[solvable.length - 1].view : null;
+  const jobs = solvable.map(async ({ view, range, own }): Promise<RawMap> => {
     const i = view.viewIndex;
     const onProgress = solving();
-    const { range, sources } = jobViews.get(i)!;
-    const own = sources.filter((j) => loaded.has(j));
-    if (!range || own.length === 0) {
-      if (core.has(i)) warnings.push(`dense: ${view.name} skipped (${range ? "no source views" : "too few sparse points"})`);
-      onProgress(1);
-      return null;
-    }
     // Averaging the best half of the sources (at most bestK) keeps surfaces seen by few sources.
     const bestK = Math.min(o.bestK, Math.max(1, Math.ceil(own.length / 2)));
     const task = buildTask(view, own.map((j) => loaded.get(j)!), range, { ...params, bestK, seed: o.seed + i });
-    const transfer = [task.grey.buffer as ArrayBuffer, ...task.sources.map((s) => s.grey.buffer as ArrayBuffer)];
-    const result = await pool.run(task, transfer, onProgress);
+    const result = view === inStrips ? await solveInStrips(task, pool, onProgress) : await pool.run(task, transferOf(task), onProgress);
     onProgress(1);
     return { view, result, sources: own };
   });
-  return (await Promise.all(jobs)).filter((r): r is RawMap => r !== null);
+  return Promise.all(jobs);
 }
+
+/** The task's image buffers, handed to the worker. */
+function transferOf(task: ViewTask): ArrayBuffer[] {
+  return [task.grey.buffer as ArrayBuffer, ...task.sources.map((s) => s.grey.buffer as ArrayBuffer)];
+}
+
+/** One view as one strip per pool thread, run side by side and stitched; its progress is their mean. */
+async function solveInStrips(task: ViewTask, pool: TaskRunner<ViewTask, ViewResult>, onProgress: (fraction: number) => void): Promise<ViewResult> {
+  const strips = stripsOf(task.width, task.height, pool.size);
+  const fractions = strips.map(() => 0);
+  const parts = await Promise.all(
+    strips.map((strip, k) => {
+      // Each strip draws its own random planes.
+      const stripped = stripTask(task, strip, task.params.seed + STRIP_SEED_STEP * (k + 1));
+      return pool.run(stripped, transferOf(stripped), (fraction) => {
+        fractions[k] = fraction;
+        onProgress(fractions.reduce((a, b) => a + b, 0) / strips.length);
+      });
+    }),
+  );
+  return stitchStrips(task, strips, parts);
+}
+
+/** Seed offset between a view's strips (views' seeds are the stage's seed plus their index). */
+const STRIP_SEED_STEP = 100_003;
 
 /** The worker's task; grey images are copied so their buffers can be transferred. */
 function buildTask(ref: DenseView, sources: DenseView[], range: [number, number], params: PatchMatchParams): ViewTask {

@@ -9,6 +9,8 @@ export interface ViewTask extends PatchMatchInput {
 export interface ViewResult extends PatchMatchOutput {
   viewIndex: number;
   wallMs: number;
+  /** Solved as this many strips side by side (strips.ts); absent: whole. */
+  strips?: number;
 }
 
 serveTasks<ViewTask, ViewResult>((task, report) => {

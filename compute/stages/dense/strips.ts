@@ -1,0 +1,115 @@
+/**
+ * @module One view's PatchMatch as overlapping strips, one task each, stitched back into one
+ * result. The dense stage solves one view per worker thread; when the views do not divide evenly
+ * among the threads, the last round leaves threads idle through a whole view's solve (fountain-P11's
+ * 11 views on two threads: a sixth round of one view, ~5 s with one core idle). Solving that last
+ * view as one strip per thread fills the round.
+ *
+ * A strip is the view cropped along its longer side, with STRIP_OVERLAP of the side beyond its own
+ * part on each inner edge: a strip's border pixels have clamped windows and no neighbours outward,
+ * and its coarsest level's windows reach ~24 px of the working image, so the overlap keeps that
+ * out of the part it owns. Each pixel is taken from the strip that owns it. A strip is solved over
+ * its whole view's pyramid (the same levels, at the same pixel sizes; by its own narrower size it
+ * would get one level fewer). Propagation does not cross strips, each strip draws its own random
+ * planes, and its planar prior is triangulated over its own part, so the stitched map is not the
+ * one the whole view would give: test/compute/dense/strips.test.ts holds it to the same bounds.
+ */
+import { coarseLevelCount } from "./patchmatch.js";
+import type { ViewResult, ViewTask } from "./worker.js";
+
+/** Overlap beyond a strip's own part on each inner edge, as a share of the split side. */
+const STRIP_OVERLAP = 0.06;
+/** …and at least this many pixels. */
+const MIN_OVERLAP_PX = 32;
+
+/** A strip: the crop it is solved on and the part of it that it owns, in the view's pixels. */
+export interface Strip {
+  /** Crop origin and size. */
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  /** The owned part: [ownFrom, ownTo) along the split axis. */
+  ownFrom: number;
+  ownTo: number;
+  /** Split along x (columns) or y (rows). */
+  axis: "x" | "y";
+}
+
+/** `count` strips of a width × height view, split along its longer side. */
+export function stripsOf(width: number, height: number, count: number): Strip[] {
+  const axis = width >= height ? "x" : "y";
+  const side = axis === "x" ? width : height;
+  const overlap = Math.max(MIN_OVERLAP_PX, Math.round(STRIP_OVERLAP * side));
+  const strips: Strip[] = [];
+  for (let k = 0; k < count; k++) {
+    const ownFrom = Math.floor((k * side) / count);
+    const ownTo = Math.floor(((k + 1) * side) / count);
+    const from = Math.max(0, ownFrom - overlap);
+    const to = Math.min(side, ownTo + overlap);
+    strips.push(axis === "x" ? { x: from, y: 0, width: to - from, height, ownFrom, ownTo, axis } : { x: 0, y: from, width, height: to - from, ownFrom, ownTo, axis });
+  }
+  return strips;
+}
+
+/** The task of one strip: the reference image cropped, its principal point moved; sources as they are. */
+export function stripTask(task: ViewTask, strip: Strip, seed: number): ViewTask {
+  const grey = new Float32Array(strip.width * strip.height);
+  for (let row = 0; row < strip.height; row++) {
+    const from = (strip.y + row) * task.width + strip.x;
+    grey.set(task.grey.subarray(from, from + strip.width), row * strip.width);
+  }
+  const own = strip.axis === "x" ? [strip.ownFrom - strip.x, strip.ownTo - strip.x, 0, strip.height] : [0, strip.width, strip.ownFrom - strip.y, strip.ownTo - strip.y];
+  return {
+    ...task,
+    width: strip.width,
+    height: strip.height,
+    cx: task.cx - strip.x,
+    cy: task.cy - strip.y,
+    grey,
+    sources: task.sources.map((s) => ({ ...s, grey: s.grey.slice() })),
+    // The whole view's pyramid: a strip is too narrow for as many levels by its own size.
+    params: { ...task.params, seed, coarseLevels: coarseLevelCount(task.width, task.height, task.params) },
+    figureBox: own as [number, number, number, number],
+  };
+}
+
+/** The view's result from its strips' (in stripsOf order): each pixel from the strip that owns it; counts summed. */
+export function stitchStrips(task: ViewTask, strips: Strip[], parts: ViewResult[]): ViewResult {
+  const { width, height } = task;
+  const n = width * height;
+  const depth = new Float32Array(n);
+  const normal = new Float32Array(3 * n);
+  const cost = new Float32Array(n);
+  const withPrior = parts.some((p) => p.priorAgrees);
+  const priorAgrees = withPrior ? new Uint8Array(n) : undefined;
+  strips.forEach((strip, k) => {
+    const part = parts[k];
+    const x0 = strip.axis === "x" ? strip.ownFrom : 0;
+    const x1 = strip.axis === "x" ? strip.ownTo : width;
+    const y0 = strip.axis === "y" ? strip.ownFrom : 0;
+    const y1 = strip.axis === "y" ? strip.ownTo : height;
+    for (let y = y0; y < y1; y++) {
+      const to = y * width + x0;
+      const from = (y - strip.y) * strip.width + (x0 - strip.x);
+      const length = x1 - x0;
+      depth.set(part.depth.subarray(from, from + length), to);
+      cost.set(part.cost.subarray(from, from + length), to);
+      normal.set(part.normal.subarray(3 * from, 3 * (from + length)), 3 * to);
+      if (priorAgrees && part.priorAgrees) priorAgrees.set(part.priorAgrees.subarray(from, from + length), to);
+    }
+  });
+  const sum = (f: (p: ViewResult) => number | undefined): number => parts.reduce((s, p) => s + (f(p) ?? 0), 0);
+  const result: ViewResult = {
+    viewIndex: task.viewIndex,
+    depth,
+    normal,
+    cost,
+    kernel: parts[0].kernel,
+    evaluations: sum((p) => p.evaluations),
+    wallMs: sum((p) => p.wallMs),
+    strips: strips.length,
+  };
+  if (priorAgrees) Object.assign(result, { priorAgrees, priorTriangles: sum((p) => p.priorTriangles), priorPixels: sum((p) => p.priorPixels) });
+  return result;
+}
