@@ -10,6 +10,8 @@ import { readFileSync } from "node:fs";
 /** Cost of an invalid hypothesis (window leaves the source image, plane behind the camera, no texture). */
 export const MAX_COST = 2;
 const MIN_VARIANCE = 1e-5;
+/** MIN_VARIANCE as wasm/ncc.ts holds it. */
+const MIN_VARIANCE_F32 = Math.fround(MIN_VARIANCE);
 
 /**
  * The window: per sample its offset (dx, dy) in pixels from the reference pixel centre, the
@@ -49,6 +51,11 @@ export interface CostKernel {
    * cost() per source with that H.
    */
   planeCost(px: number, py: number, m0: number, m1: number, m2: number, bestK: number): number;
+  /**
+   * Whether the current window is too flat to score: its weighted variance under the kernel's
+   * floor, so that cost() and planeCost() give MAX_COST for any plane and source.
+   */
+  windowIsFlat(): boolean;
 }
 
 /** 1/Σw, the weighted mean and the weighted variance of the reference window's grey values. */
@@ -138,6 +145,7 @@ class TypeScriptKernel implements CostKernel {
   private parts = new Float64Array(0);
   private readonly H = new Float64Array(9);
   private costs = new Float64Array(0);
+  private flat = false;
 
   constructor(windowLength: number) {
     this.window = { dx: new Float32Array(windowLength), dy: new Float32Array(windowLength), ref: new Float32Array(windowLength), weight: new Float32Array(windowLength) };
@@ -168,13 +176,21 @@ class TypeScriptKernel implements CostKernel {
 
   setWindow(window: CostWindow): void {
     this.window = window;
+    this.flat = windowStatistics(window)[2] < MIN_VARIANCE;
   }
 
   windowArrays(): CostWindow {
     return this.window;
   }
 
-  windowReady(): void {}
+  windowReady(_invWeight: number, _mean: number, variance: number): void {
+    // The variance nccCostReference computes from the same samples in the same order.
+    this.flat = variance < MIN_VARIANCE;
+  }
+
+  windowIsFlat(): boolean {
+    return this.flat;
+  }
 
   cost(slot: number, px: number, py: number, H: Float64Array): number {
     const s = this.sources[slot];
@@ -267,6 +283,12 @@ class WasmKernel implements CostKernel {
       this.windowViews = { buffer: this.memory.buffer, window: { dx: at(0, n), dy: at(1, n), ref: at(2, n), weight: at(3, n) }, tail: at(4, 7) };
     }
     return this.windowViews.window;
+  }
+
+  windowIsFlat(): boolean {
+    // The kernel compares the float32 variance it is given with its float32 floor (wasm/ncc.ts).
+    this.windowArrays();
+    return this.windowViews!.tail[2] < MIN_VARIANCE_F32;
   }
 
   windowReady(invWeight: number, mean: number, variance: number, minDx: number, maxDx: number, minDy: number, maxDy: number): void {

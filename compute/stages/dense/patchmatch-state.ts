@@ -44,6 +44,13 @@ export class PatchMatchState {
   private readonly randomScratch = new Float64Array(3);
   private readonly perturbScratch = new Float64Array(3);
   private evaluations = 0;
+  /**
+   * The current window is flat (kernel.windowIsFlat): every plane scores MAX_COST there, so no
+   * plane is scored. Nothing else changes: a flat pixel's plane never changed anyway (no
+   * hypothesis beats MAX_COST), and the random draws are made as before. A studio's black
+   * backdrop and an overexposed sky are mostly flat.
+   */
+  private flatWindow = false;
 
   constructor(private readonly input: PatchMatchInput) {
     const { width, height, params } = input;
@@ -251,6 +258,7 @@ export class PatchMatchState {
 
   /** Mean of the best K source costs of the plane (depth d at this pixel, normal n). */
   private hypothesisCost(col: number, row: number, d: number, nx: number, ny: number, nz: number): number {
+    if (this.flatWindow) return MAX_COST;
     const { focal, cx, cy, params } = this.input;
     this.evaluations++;
     const px = col + 0.5;
@@ -314,6 +322,7 @@ export class PatchMatchState {
       const clampRow = (r: number) => Math.min(height - 1, Math.max(0, r)) - row;
       this.kernel.windowReady(invWeight, mean, variance, clampCol(col - reach), clampCol(col + reach), clampRow(row - reach), clampRow(row + reach));
     }
+    this.flatWindow = this.kernel.windowIsFlat();
   }
 
   private randomHypothesis(col: number, row: number, p: number): void {

@@ -78,6 +78,28 @@ describe("dense/kernel", () => {
     }
   });
 
+  it("tells a flat window, which scores MAX_COST on any plane, from one with texture", () => {
+    const random = rng(3);
+    const width = 97;
+    const height = 61;
+    const grey = new Float32Array(width * height).map(() => random());
+    const parts = Float64Array.from([1, 0, 2, 0, 1, -1, 0, 0, 1, 0.5, 0.2, 0.01]);
+    for (const kind of ["wasm", "typescript"] as const) {
+      const kernel = createKernel(kind, 52);
+      kernel.setSource(0, grey, width, height);
+      kernel.setPlaneParts(0, parts);
+      const textured = randomWindow(random);
+      // Grey steps far below a grey level (variance ~1e-8 against the kernel's floor of 1e-5).
+      const flat = { ...textured, ref: textured.ref.map((_, i) => 0.5 + 1e-4 * (i % 3)) };
+      kernel.setWindow(flat);
+      expect(kernel.windowIsFlat()).toBe(true);
+      expect(kernel.planeCost(40.5, 30.5, 1e-3, -1e-3, -0.3, 1)).toBe(MAX_COST);
+      kernel.setWindow(textured);
+      expect(kernel.windowIsFlat()).toBe(false);
+      expect(kernel.planeCost(40.5, 30.5, 1e-3, -1e-3, -0.3, 1)).toBeLessThan(MAX_COST);
+    }
+  });
+
   it("scores a plane against every source in one call with the same bits as one call per source, windows at the border included", () => {
     const random = rng(11);
     const sizes = [[97, 61], [80, 70], [64, 90]];
