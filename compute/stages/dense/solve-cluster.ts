@@ -172,6 +172,8 @@ async function runPatchMatch(
     const own = sources.filter((j) => loaded.has(j));
     if (range && own.length > 0) return [{ view, range, own }];
     if (core.has(view.viewIndex)) warnings.push(`dense: ${view.name} skipped (${range ? "no source views" : "too few sparse points"})`);
+    // Its share of the cluster's fraction is done.
+    solving()(1);
     return [];
   });
   const inStrips = pool.size > 1 && solvable.length % pool.size !== 0 ? solvable[solvable.length - 1].view : null;
