@@ -152,8 +152,9 @@ async function prepareView(v: ClusterJobView, photo: Pick<ImageRef, "path">, max
  * PatchMatch on every loaded view of a cluster, each with those of its source views that are
  * loaded (an extra view's own sources may lie outside the cluster). Views that cannot be
  * solved are skipped, with a warning for core views (an extra is reported by its own cluster).
- * When the views do not divide evenly among the pool's threads, the last one is solved as one
- * strip per thread (strips.ts), so the last round leaves no thread idle.
+ * An odd count of views has its last one solved as two strips (strips.ts), so that on two threads
+ * the last round leaves neither idle. The rule looks at the views only, not at the pool: the model
+ * is the same on any number of threads, and a cluster solved as a task elsewhere gives the same.
  */
 async function runPatchMatch(
   views: DenseView[],
@@ -176,7 +177,7 @@ async function runPatchMatch(
     solving()(1);
     return [];
   });
-  const inStrips = pool.size > 1 && solvable.length % pool.size !== 0 ? solvable[solvable.length - 1].view : null;
+  const inStrips = solvable.length % 2 === 1 ? solvable[solvable.length - 1].view : null;
   const jobs = solvable.map(async ({ view, range, own }): Promise<RawMap> => {
     const i = view.viewIndex;
     const onProgress = solving();
@@ -195,9 +196,9 @@ function transferOf(task: ViewTask): ArrayBuffer[] {
   return [task.grey.buffer as ArrayBuffer, ...task.sources.map((s) => s.grey.buffer as ArrayBuffer)];
 }
 
-/** One view as one strip per pool thread, run side by side and stitched; its progress is their mean. */
+/** One view as STRIPS strips, run side by side on the pool and stitched; its progress is their mean. */
 async function solveInStrips(task: ViewTask, pool: TaskRunner<ViewTask, ViewResult>, onProgress: (fraction: number) => void): Promise<ViewResult> {
-  const strips = stripsOf(task.width, task.height, pool.size);
+  const strips = stripsOf(task.width, task.height, STRIPS);
   const fractions = strips.map(() => 0);
   const parts = await Promise.all(
     strips.map((strip, k) => {
@@ -211,6 +212,9 @@ async function solveInStrips(task: ViewTask, pool: TaskRunner<ViewTask, ViewResu
   );
   return stitchStrips(task, strips, parts);
 }
+
+/** Strips of a view solved in strips: the compute service's two cores. */
+const STRIPS = 2;
 
 /** Seed offset between a view's strips (views' seeds are the stage's seed plus their index). */
 const STRIP_SEED_STEP = 100_003;

@@ -1,9 +1,9 @@
 /**
  * @module One view's PatchMatch as overlapping strips, one task each, stitched back into one
- * result. The dense stage solves one view per worker thread; when the views do not divide evenly
- * among the threads, the last round leaves threads idle through a whole view's solve (fountain-P11's
- * 11 views on two threads: a sixth round of one view, ~5 s with one core idle). Solving that last
- * view as one strip per thread fills the round.
+ * result. The dense stage solves one view per worker thread; an odd count of views on two threads
+ * leaves one idle through the last view's solve (fountain-P11's 11 views: a sixth round of one
+ * view, ~5 s with one core idle). Solving that last view as two strips fills the round
+ * (solve-cluster.ts).
  *
  * A strip is the view cropped along its longer side, with STRIP_OVERLAP of the side beyond its own
  * part on each inner edge: a strip's border pixels have clamped windows and no neighbours outward,

@@ -30,10 +30,11 @@ describe("dense strips", () => {
 });
 
 /**
- * Three 320×240 views on two threads: the third is solved as two strips side by side, and must
- * come out as well as on one thread, whole, within the bounds of pyramid.test.ts.
+ * Three 320×240 views: the third is solved as two strips side by side, on one thread as on two.
+ * The stitched view must hold the bounds of pyramid.test.ts, and the model must not depend on the
+ * threads (a cluster solved as a task on another machine gives the same).
  */
-describe("dense with an odd view on two threads", () => {
+describe("dense with an odd count of views", () => {
   let fixture: DenseFixture;
   let twoThreads: DenseOutput;
   let oneThread: DenseOutput;
@@ -49,20 +50,19 @@ describe("dense with an odd view on two threads", () => {
     if (fixture) await rm(path.dirname(fixture.images[0].path), { recursive: true, force: true });
   });
 
-  it("solves the last view in strips as well as whole", () => {
-    expect(twoThreads.report.counts.viewsInStrips).toBe(1);
-    expect(oneThread.report.counts.viewsInStrips).toBe(0);
+  it("solves the last view in two strips within the whole views' bounds, the same on one thread as on two", () => {
+    for (const out of [twoThreads, oneThread]) {
+      expect(out.report.counts.viewsInStrips).toBe(1);
+      expect(out.report.perImage!.filter((p) => p.strips === 2)).toHaveLength(1);
+    }
     const last = Math.max(...twoThreads.depthMaps!.map((m) => m.viewIndex));
-    expect(twoThreads.report.perImage!.filter((p) => p.strips === 2)).toHaveLength(1);
-    const whole = new Map(oneThread.depthMaps!.map((m) => [m.viewIndex, m]));
     for (const map of twoThreads.depthMaps!) {
       const figures = depthMapFigures(map, fixture.scene.views);
-      const reference = depthMapFigures(whole.get(map.viewIndex)!, fixture.scene.views);
-      console.log(`view ${map.viewIndex}${map.viewIndex === last ? " (strips)" : ""}: valid ${figures.validFraction.toFixed(3)} (whole ${reference.validFraction.toFixed(3)}), median rel error ${figures.medianRelError.toFixed(5)} (whole ${reference.medianRelError.toFixed(5)})`);
+      console.log(`view ${map.viewIndex}${map.viewIndex === last ? " (strips)" : ""}: valid ${figures.validFraction.toFixed(3)} of ${figures.matchable}, median rel error ${figures.medianRelError.toFixed(5)}`);
       expect(figures.medianRelError).toBeLessThan(0.003);
       expect(figures.validFraction).toBeGreaterThan(0.75);
-      expect(Math.abs(figures.validFraction - reference.validFraction)).toBeLessThan(0.03);
     }
-    expect(twoThreads.cloud.count).toBeGreaterThan(0.97 * oneThread.cloud.count);
+    expect(oneThread.cloud.count).toBe(twoThreads.cloud.count);
+    expect(oneThread.cloud.positions).toEqual(twoThreads.cloud.positions);
   });
 });
