@@ -52,6 +52,11 @@ export function stripsOf(width: number, height: number, count: number): Strip[] 
   return strips;
 }
 
+/** The part a strip owns, [x0, x1, y0, y1) in the view's pixels. */
+function ownBox(strip: Strip): [number, number, number, number] {
+  return strip.axis === "x" ? [strip.ownFrom, strip.ownTo, strip.y, strip.y + strip.height] : [strip.x, strip.x + strip.width, strip.ownFrom, strip.ownTo];
+}
+
 /** The task of one strip: the reference image cropped, its principal point moved; sources as they are. */
 export function stripTask(task: ViewTask, strip: Strip, seed: number): ViewTask {
   const grey = new Float32Array(strip.width * strip.height);
@@ -59,7 +64,7 @@ export function stripTask(task: ViewTask, strip: Strip, seed: number): ViewTask 
     const from = (strip.y + row) * task.width + strip.x;
     grey.set(task.grey.subarray(from, from + strip.width), row * strip.width);
   }
-  const own = strip.axis === "x" ? [strip.ownFrom - strip.x, strip.ownTo - strip.x, 0, strip.height] : [0, strip.width, strip.ownFrom - strip.y, strip.ownTo - strip.y];
+  const [x0, x1, y0, y1] = ownBox(strip);
   return {
     ...task,
     width: strip.width,
@@ -70,14 +75,14 @@ export function stripTask(task: ViewTask, strip: Strip, seed: number): ViewTask 
     sources: task.sources.map((s) => ({ ...s, grey: s.grey.slice() })),
     // The whole view's pyramid: a strip is too narrow for as many levels by its own size.
     params: { ...task.params, seed, coarseLevels: coarseLevelCount(task.width, task.height, task.params) },
-    figureBox: own as [number, number, number, number],
+    figureBox: [x0 - strip.x, x1 - strip.x, y0 - strip.y, y1 - strip.y],
   };
 }
 
 /** The view's result from its strips' (in stripsOf order): each pixel from the strip that owns it; counts summed. */
 export function stitchStrips(task: ViewTask, strips: Strip[], parts: ViewResult[]): ViewResult {
-  const { width, height } = task;
-  const n = width * height;
+  const { width } = task;
+  const n = width * task.height;
   const depth = new Float32Array(n);
   const normal = new Float32Array(3 * n);
   const cost = new Float32Array(n);
@@ -85,10 +90,7 @@ export function stitchStrips(task: ViewTask, strips: Strip[], parts: ViewResult[
   const priorAgrees = withPrior ? new Uint8Array(n) : undefined;
   strips.forEach((strip, k) => {
     const part = parts[k];
-    const x0 = strip.axis === "x" ? strip.ownFrom : 0;
-    const x1 = strip.axis === "x" ? strip.ownTo : width;
-    const y0 = strip.axis === "y" ? strip.ownFrom : 0;
-    const y1 = strip.axis === "y" ? strip.ownTo : height;
+    const [x0, x1, y0, y1] = ownBox(strip);
     for (let y = y0; y < y1; y++) {
       const to = y * width + x0;
       const from = (y - strip.y) * strip.width + (x0 - strip.x);
