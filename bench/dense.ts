@@ -14,7 +14,11 @@
  * accuracy (median distance to the true surface samples), completeness (share of samples with
  * a point within τ) and F-score are computed at τ = 1 % of scene.radius (datasets/README.md);
  * accuracy and precision only over the points inside the ball the truth was sampled from
- * (scene.center, scene.eval_radius of cameras.json).
+ * (scene.center, scene.eval_radius of cameras.json). The delivered mesh is scored the same way
+ * (mesh-truth.ts: precision on points spread over its faces by area, completeness as the share of
+ * true samples within τ of its nearest face), since a cloud's completeness at 0.5 % also measures
+ * how densely it samples the surface. With --keep=<dir>, the scored points and their distances
+ * are written there as PLY (<set>-cloud.ply, -mesh.ply: its samples; -truth-to-cloud.ply, -truth-to-mesh.ply).
  * With --true-cameras, dense runs a second time on the true cameras (SfM's sparse points mapped
  * into the true frame), which separates the dense stage's error from the SfM's.
  * Prints wall time per stage and in total, peak RSS, point and face counts; writes
@@ -39,9 +43,10 @@ import { runFront } from "./pipeline-front.js";
 import { renderGlbView } from "./look.js";
 import { ensureColmap, runColmap } from "./colmap.js";
 import { MODEL_FORMATS } from "../shared/formats.js";
+import { FaceGrid, samplesByArea } from "./mesh-truth.js";
 
 
-interface SurfaceAccuracy {
+export interface SurfaceAccuracy {
   tau: number;
   accuracyMedian: number;
   precision: number;
@@ -66,8 +71,10 @@ interface SetResult {
   surface: SurfaceAccuracy | null;
   /** The same at τ = 0.5 % of the radius (issue 13's targets). */
   surfaceHalf?: SurfaceAccuracy | null;
+  /** The delivered mesh at τ = 1 % and 0.5 % (meshAccuracy). */
+  mesh?: { surface: SurfaceAccuracy; surfaceHalf: SurfaceAccuracy } | null;
   /** Dense alone: the same sparse points, the true cameras (with --true-cameras). */
-  trueCameras?: { points: number; seconds: number; surface: SurfaceAccuracy | null };
+  trueCameras?: { points: number; seconds: number; surface: SurfaceAccuracy | null; surfaceHalf: SurfaceAccuracy | null };
   /** COLMAP's sparse run on the same images (with --colmap): wall seconds and registered images. */
   colmap?: { seconds: number; registered: number; error?: string };
   /** The mesh as glb and a picture of it from the first camera (bench/out/<set>.glb/.png). */
@@ -75,7 +82,7 @@ interface SetResult {
   error?: string;
 }
 
-interface GroundTruth {
+export interface GroundTruth {
   radius: number;
   /**
    * The ball the surface samples were drawn from (cameras.json scene.center and eval_radius):
@@ -90,7 +97,7 @@ interface GroundTruth {
   surface: { points: Float32Array; normals: Float32Array } | null;
 }
 
-async function loadGroundTruth(setDir: string): Promise<GroundTruth | null> {
+export async function loadGroundTruth(setDir: string): Promise<GroundTruth | null> {
   const file = path.join(setDir, "gt/cameras.json");
   if (!existsSync(file)) return null;
   type TrueCamera = { file: string; center: number[]; K: number[][]; R: number[][]; t: number[]; outlier?: boolean };
@@ -130,7 +137,7 @@ function readPlyVertices(bytes: Buffer): { points: Float32Array; normals: Float3
 }
 
 /** The similarity mapping the model's camera centres onto the true ones (matched by name). */
-function alignToTruth(model: SparseModel, gt: GroundTruth): RobustSimilarity | null {
+export function alignToTruth(model: SparseModel, gt: GroundTruth): RobustSimilarity | null {
   const src: number[] = [];
   const dst: number[] = [];
   for (const view of model.views) {
@@ -151,23 +158,39 @@ function alignToTruth(model: SparseModel, gt: GroundTruth): RobustSimilarity | n
  */
 function surfaceAccuracy(aligned: Float64Array, gt: GroundTruth, alignedCameras: number, tauFraction = 0.01): SurfaceAccuracy | null {
   if (!gt.surface || aligned.length === 0) return null;
-  const { points, normals } = gt.surface;
   const tau = tauFraction * gt.radius;
+  const toTruth = distancesToTruth(aligned, gt, tau);
+  if (!toTruth) return null;
+  return scored(tau, toTruth, nearestDistances(gt.surface.points, aligned), alignedCameras, aligned.length / 3);
+}
+
+/**
+ * Distance to the true surface of each point inside the evaluation ball: to the tangent plane
+ * of its nearest surface sample (the samples are ~1 % of the radius apart, so point-to-sample
+ * distances would mostly measure their spacing), and the plain distance beyond 2τ. Null when no
+ * point lies inside the ball.
+ */
+function distancesToTruth(aligned: Float64Array, gt: GroundTruth, tau: number): Float64Array | null {
+  if (!gt.surface) return null;
+  const { points, normals } = gt.surface;
   const sampleTree = new KdTree(points);
-  const scored = insideBall(aligned, gt.evalBall);
-  if (scored.length === 0) return null;
-  const toTruth = new Float64Array(scored.length / 3);
+  const inside = insideBall(aligned, gt.evalBall);
+  if (inside.length === 0) return null;
+  const toTruth = new Float64Array(inside.length / 3);
   for (let i = 0; i < toTruth.length; i++) {
-    const j = sampleTree.nearest(scored[3 * i], scored[3 * i + 1], scored[3 * i + 2]);
-    const d = [scored[3 * i] - points[3 * j], scored[3 * i + 1] - points[3 * j + 1], scored[3 * i + 2] - points[3 * j + 2]];
+    const j = sampleTree.nearest(inside[3 * i], inside[3 * i + 1], inside[3 * i + 2]);
+    const d = [inside[3 * i] - points[3 * j], inside[3 * i + 1] - points[3 * j + 1], inside[3 * i + 2] - points[3 * j + 2]];
     const alongNormal = Math.abs(d[0] * normals[3 * j] + d[1] * normals[3 * j + 1] + d[2] * normals[3 * j + 2]);
     // Beyond the sample spacing the nearest sample's plane is no longer a fair stand-in.
     const euclidean = Math.hypot(d[0], d[1], d[2]);
     toTruth[i] = euclidean > 2 * tau ? euclidean : alongNormal;
   }
-  const toCloud = nearestDistances(points, aligned);
+  return toTruth;
+}
+
+function scored(tau: number, toTruth: Float64Array, toReconstruction: Float64Array, alignedCameras: number, totalPoints: number): SurfaceAccuracy {
   const precision = toTruth.filter((d) => d <= tau).length / toTruth.length;
-  const completeness = toCloud.filter((d) => d <= tau).length / toCloud.length;
+  const completeness = toReconstruction.filter((d) => d <= tau).length / toReconstruction.length;
   const sorted = Float64Array.from(toTruth).sort();
   return {
     tau,
@@ -177,7 +200,35 @@ function surfaceAccuracy(aligned: Float64Array, gt: GroundTruth, alignedCameras:
     fScore: precision + completeness > 0 ? (2 * precision * completeness) / (precision + completeness) : 0,
     alignedCameras,
     scoredPoints: toTruth.length,
-    totalPoints: aligned.length / 3,
+    totalPoints,
+  };
+}
+
+/** Points sampled on the mesh for its precision: about as many as the truth has samples. */
+const MESH_SAMPLES = 400_000;
+
+/**
+ * The delivered mesh against the truth (mesh-truth.ts): precision on points spread over its faces
+ * by area, completeness as the share of true samples within τ of its nearest face, at 1 % and
+ * 0.5 % of the radius.
+ */
+export function meshAccuracy(meshed: Mesh, gt: GroundTruth, sim: RobustSimilarity): { surface: SurfaceAccuracy; surfaceHalf: SurfaceAccuracy; truthToMesh: Float64Array; samples: Float64Array } | null {
+  if (!gt.surface || meshed.faceCount === 0) return null;
+  const positions = transformCloud({ count: meshed.vertexCount, positions: meshed.positions, normals: meshed.normals, colors: meshed.colors }, sim);
+  const samples = samplesByArea(positions, meshed.indices, MESH_SAMPLES);
+  const tau = 0.01 * gt.radius;
+  const toTruth = distancesToTruth(samples, gt, tau);
+  const toTruthHalf = distancesToTruth(samples, gt, tau / 2);
+  if (!toTruth || !toTruthHalf) return null;
+  const grid = new FaceGrid(positions, meshed.indices, tau);
+  const truth = gt.surface.points;
+  const toMesh = new Float64Array(truth.length / 3);
+  for (let i = 0; i < toMesh.length; i++) toMesh[i] = grid.nearest(truth.subarray(3 * i, 3 * i + 3), tau);
+  return {
+    surface: scored(tau, toTruth, toMesh, sim.inlierCount, meshed.faceCount),
+    surfaceHalf: scored(tau / 2, toTruthHalf, toMesh, sim.inlierCount, meshed.faceCount),
+    truthToMesh: toMesh,
+    samples,
   };
 }
 
@@ -254,6 +305,22 @@ interface BenchFlags {
   /** Overrides of any dense option (`--dense={"minFusedViews":2}`), for experiments. */
   denseOverrides?: Record<string, unknown>;
   colmap: boolean;
+  /** Where to write each set's scored points with their distances (`--keep=<dir>`), or null. */
+  keepDir: string | null;
+}
+
+/**
+ * Points and a distance per point as a binary little-endian PLY (x, y, z, distance: float32),
+ * for looking at where a figure is lost. Points whose distance is unknown carry −1.
+ */
+async function writeScoredPly(file: string, points: ArrayLike<number>, distance: ArrayLike<number>): Promise<void> {
+  const count = distance.length;
+  const header = `ply\nformat binary_little_endian 1.0\nelement vertex ${count}\nproperty float x\nproperty float y\nproperty float z\nproperty float distance\nend_header\n`;
+  const body = new Float32Array(4 * count);
+  for (let i = 0; i < count; i++) {
+    body.set([points[3 * i], points[3 * i + 1], points[3 * i + 2], Number.isFinite(distance[i]) ? distance[i] : -1], 4 * i);
+  }
+  await writeFile(file, Buffer.concat([Buffer.from(header, "latin1"), Buffer.from(body.buffer)]));
 }
 
 async function benchSet(set: string, quality: Quality, workRoot: string, flags: BenchFlags): Promise<SetResult> {
@@ -286,13 +353,33 @@ async function benchSet(set: string, quality: Quality, workRoot: string, flags: 
       const aligned = transformCloud(densified.cloud, sim);
       result.surface = surfaceAccuracy(aligned, gt, sim.inlierCount);
       result.surfaceHalf = surfaceAccuracy(aligned, gt, sim.inlierCount, 0.005);
+      const onMesh = meshAccuracy(meshed.mesh, gt, sim);
+      result.mesh = onMesh && { surface: onMesh.surface, surfaceHalf: onMesh.surfaceHalf };
+      if (flags.keepDir && gt.surface) {
+        await mkdir(flags.keepDir, { recursive: true });
+        const base = path.join(flags.keepDir, set.replace(/\//g, "_"));
+        const inside = insideBall(aligned, gt.evalBall);
+        await writeScoredPly(`${base}-cloud.ply`, inside, distancesToTruth(inside, gt, 0.005 * gt.radius) ?? []);
+        await writeScoredPly(`${base}-truth-to-cloud.ply`, gt.surface.points, nearestDistances(gt.surface.points, aligned));
+        if (onMesh) {
+          await writeScoredPly(`${base}-truth-to-mesh.ply`, gt.surface.points, onMesh.truthToMesh);
+          const inside = insideBall(onMesh.samples, gt.evalBall);
+          await writeScoredPly(`${base}-mesh.ply`, inside, distancesToTruth(inside, gt, 0.005 * gt.radius) ?? []);
+        }
+      }
     }
     const trueModel = flags.trueCameras && gt && sim ? withTrueCameras(model, gt, sim) : null;
     if (trueModel && gt) {
       const t0 = performance.now();
       const onTruth = await dense.run({ images, model: trueModel }, preset.dense);
       const identity: Similarity = { R: new Float64Array([1, 0, 0, 0, 1, 0, 0, 0, 1]), t: new Float64Array(3), s: 1, scale: 1 };
-      result.trueCameras = { points: onTruth.cloud.count, seconds: (performance.now() - t0) / 1000, surface: surfaceAccuracy(transformCloud(onTruth.cloud, identity), gt, trueModel.views.length) };
+      const onTruthCloud = transformCloud(onTruth.cloud, identity);
+      result.trueCameras = {
+        points: onTruth.cloud.count,
+        seconds: (performance.now() - t0) / 1000,
+        surface: surfaceAccuracy(onTruthCloud, gt, trueModel.views.length),
+        surfaceHalf: surfaceAccuracy(onTruthCloud, gt, trueModel.views.length, 0.005),
+      };
     }
   } catch (err) {
     result.error = err instanceof Error ? err.message : String(err);
@@ -348,7 +435,9 @@ function printTable(results: SetResult[], quality: Quality): void {
       ].join(" | "),
     );
     const tc = r.trueCameras;
-    if (tc) console.log(`  ${r.set} dense on TRUE cameras: ${tc.points} points, acc ${tc.surface ? fmt((100 * tc.surface.accuracyMedian) / radius, 3) : "-"} %r, prec ${fmt(tc.surface?.precision, 3)}, compl ${fmt(tc.surface?.completeness, 3)}, F ${fmt(tc.surface?.fScore, 3)}, ${fmt(tc.seconds, 1)} s`);
+    if (tc) console.log(`  ${r.set} dense on TRUE cameras: ${tc.points} points, acc ${tc.surface ? fmt((100 * tc.surface.accuracyMedian) / radius, 3) : "-"} %r, prec ${fmt(tc.surface?.precision, 3)}, compl ${fmt(tc.surface?.completeness, 3)}, F ${fmt(tc.surface?.fScore, 3)}; at 0.5 %: prec ${fmt(tc.surfaceHalf?.precision, 3)}, compl ${fmt(tc.surfaceHalf?.completeness, 3)}, F ${fmt(tc.surfaceHalf?.fScore, 3)}; ${fmt(tc.seconds, 1)} s`);
+    const m = r.mesh;
+    if (m) console.log(`  ${r.set} mesh (${m.surface.totalPoints} faces): prec ${fmt(m.surface.precision, 3)}, compl ${fmt(m.surface.completeness, 3)}, F ${fmt(m.surface.fScore, 3)}; at 0.5 %: prec ${fmt(m.surfaceHalf.precision, 3)}, compl ${fmt(m.surfaceHalf.completeness, 3)}, F ${fmt(m.surfaceHalf.fScore, 3)}`);
     if (s) console.log(`  ${r.set}: accuracy and precision over the ${s.scoredPoints} of ${s.totalPoints} points inside the truth's evaluation ball`);
     if (r.error) console.log(`  ${r.set}: failed: ${r.error}`);
     const c = r.colmap;
@@ -363,7 +452,8 @@ export async function run(args: string[]): Promise<void> {
   const filters = args.filter((a) => !a.startsWith("--"));
   const side = args.find((a) => a.startsWith("--dense-side="))?.split("=")[1];
   const overrides = args.find((a) => a.startsWith("--dense="))?.slice("--dense=".length);
-  const flags: BenchFlags = { trueCameras: args.includes("--true-cameras"), denseSide: side ? Number(side) : undefined, denseOverrides: overrides ? JSON.parse(overrides) : undefined, colmap: args.includes("--colmap") };
+  const keep = args.find((a) => a.startsWith("--keep="))?.slice("--keep=".length);
+  const flags: BenchFlags = { keepDir: keep ? path.resolve(keep) : null, trueCameras: args.includes("--true-cameras"), denseSide: side ? Number(side) : undefined, denseOverrides: overrides ? JSON.parse(overrides) : undefined, colmap: args.includes("--colmap") };
   const chosen = await listDatasets(filters);
   const workRoot = await mkdtemp(path.join(tmpdir(), "bench-dense-"));
   const results: SetResult[] = [];
