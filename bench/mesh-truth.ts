@@ -47,14 +47,20 @@ export function pointTriangleDistance(p: ArrayLike<number>, positions: Float64Ar
   return Math.hypot(apx - v * abx - w * acx, apy - v * aby - w * acy, apz - v * abz - w * acz);
 }
 
+const CELL_RANGE = 1 << 16;
+
 /**
  * Faces binned in a uniform grid of `cell`-sided cubes (each face in every cell its bounding box
  * touches), for "distance to the nearest face, up to a bound" queries.
  */
 export class FaceGrid {
-  private readonly cells = new Map<string, number[]>();
+  private readonly cells = new Map<number, number[]>();
+  /** Every face is scored once per query: the query's stamp on it. */
+  private readonly stamp: Uint32Array;
+  private query = 0;
 
   constructor(readonly positions: Float64Array, readonly indices: Uint32Array, readonly cell: number) {
+    this.stamp = new Uint32Array(indices.length / 3);
     for (let f = 0; f < indices.length / 3; f++) {
       const lo = [Infinity, Infinity, Infinity];
       const hi = [-Infinity, -Infinity, -Infinity];
@@ -73,22 +79,24 @@ export class FaceGrid {
     }
   }
 
-  private forCells(lo: number[], hi: number[], visit: (key: string) => void): void {
+  /** Cells of the box [lo, hi], each by a numeric key (cell indices within ±2¹⁶: 2¹⁶ cells of 1 % of the radius each way). */
+  private forCells(lo: number[], hi: number[], visit: (key: number) => void): void {
     const [x0, y0, z0] = lo.map((v) => Math.floor(v / this.cell));
     const [x1, y1, z1] = hi.map((v) => Math.floor(v / this.cell));
-    for (let x = x0; x <= x1; x++) for (let y = y0; y <= y1; y++) for (let z = z0; z <= z1; z++) visit(`${x},${y},${z}`);
+    if (Math.min(x0, y0, z0) < -CELL_RANGE || Math.max(x1, y1, z1) >= CELL_RANGE) throw new Error("FaceGrid: the mesh reaches beyond 65,536 cells from the origin");
+    for (let x = x0; x <= x1; x++) for (let y = y0; y <= y1; y++) for (let z = z0; z <= z1; z++) visit(((x + CELL_RANGE) * 2 * CELL_RANGE + (y + CELL_RANGE)) * 2 * CELL_RANGE + (z + CELL_RANGE));
   }
 
   /** Distance from p to the nearest face, or Infinity when none lies within `bound`. */
   nearest(p: ArrayLike<number>, bound: number): number {
     let best = Infinity;
-    const seen = new Set<number>();
+    const stamp = ++this.query;
     const lo = [p[0] - bound, p[1] - bound, p[2] - bound];
     const hi = [p[0] + bound, p[1] + bound, p[2] + bound];
     this.forCells(lo, hi, (key) => {
       for (const f of this.cells.get(key) ?? []) {
-        if (seen.has(f)) continue;
-        seen.add(f);
+        if (this.stamp[f] === stamp) continue;
+        this.stamp[f] = stamp;
         const d = pointTriangleDistance(p, this.positions, this.indices[3 * f], this.indices[3 * f + 1], this.indices[3 * f + 2]);
         if (d < best) best = d;
       }
