@@ -69,6 +69,11 @@ export class BrickLattice {
     return b * BRICK_NODES + (i & MASK) + SIZE * ((j & MASK) + SIZE * (k & MASK));
   }
 
+  /** Node id of the first node (local 0, 0, 0) of brick (bi, bj, bk), made if missing; its BRICK_NODES nodes follow. */
+  brickOrCreate(bi: number, bj: number, bk: number): number {
+    return this.brickOf(bi, bj, bk, true) * BRICK_NODES;
+  }
+
   /** Lattice coordinates of node id `n` into out[0..2]. */
   coordinates(n: number, out: Int32Array): void {
     const b = Math.floor(n / BRICK_NODES);

@@ -35,6 +35,9 @@
  *   occupied cells at 4× the voxel (chooseVoxelSize) land within ~10%.
  * - Reversing whole pieces whose faces mostly turn away from their nearest camera was tried
  *   and dropped: a small object seen mostly from one side votes itself inside out.
+ * - The signed distance, the longest phase on one thread, sums half of the points on a worker
+ *   (signed-distance.ts): on the rendered smoke set 1.19 → 0.86 s, the stage 6.17 → 5.83 s
+ *   (three runs each on the same cloud), the same mesh bytes as one thread.
  */
 import type { ImageRef, Mesh, PointCloud, ProgressFn, RegisteredView, StageReport } from "../../scene/index.js";
 import { vertexColors, vertexNormals } from "./attributes.js";
@@ -47,7 +50,9 @@ import { completePlanes, type CompletionPoints, type PlaneCompletionOptions } fr
 import { orientTowardCameras } from "./orient.js";
 import { colorFromImages } from "./project-colors.js";
 import { medianSpacing, occupiedCells, PointGrid } from "./point-grid.js";
-import { buildSignedDistance } from "./signed-distance.js";
+import { buildSignedDistance, type LatticeSums, type SignedDistanceTask } from "./signed-distance.js";
+import { WorkerPool } from "../../util/pool.js";
+import { availableParallelism } from "node:os";
 import { simplifyToBudget } from "./simplify.js";
 import { extractSurfaceNets } from "./surface-nets.js";
 import type { RawMesh } from "./surface-nets.js";
@@ -91,6 +96,8 @@ export interface Options {
    * points only). Vertices no photo sees keep the points' colour.
    */
   colorImageSize: number;
+  /** Threads for the signed distance: 2 sums half of the points on a worker (the lattice is the same with 1). */
+  threads: number;
 }
 
 export const DEFAULTS: Options = {
@@ -123,6 +130,7 @@ export const DEFAULTS: Options = {
   groundSweep: GROUND_SWEEP_DEFAULTS,
   oversample: 2,
   colorImageSize: 1024,
+  threads: Math.min(2, availableParallelism()),
 };
 
 export interface Input {
@@ -211,8 +219,18 @@ function withPoints(cloud: PointCloud, oriented: { normals: Float32Array }, adde
 }
 
 export async function run(input: Input, options?: Partial<Options>, progress?: ProgressFn): Promise<{ mesh: Mesh; report: StageReport }> {
-  const started = performance.now();
   const opts: Options = { ...DEFAULTS, ...options };
+  // Started first, so that the thread is up by the signed distance (after the completions).
+  const helper = opts.threads > 1 && input.cloud.count >= 16 ? new WorkerPool<SignedDistanceTask, LatticeSums>(new URL("./worker.ts", import.meta.url), { size: 1 }) : null;
+  try {
+    return await meshCloud(input, opts, progress, helper);
+  } finally {
+    await helper?.close();
+  }
+}
+
+async function meshCloud(input: Input, opts: Options, progress: ProgressFn | undefined, helper: WorkerPool<SignedDistanceTask, LatticeSums> | null): Promise<{ mesh: Mesh; report: StageReport }> {
+  const started = performance.now();
   let { cloud } = input;
   const warnings: string[] = [];
   const counts: Record<string, number> = { points: cloud.count, faceBudget: opts.faceBudget };
@@ -256,9 +274,9 @@ export async function run(input: Input, options?: Partial<Options>, progress?: P
       lap("groundCompletion");
     }
   }
-  const lattice = buildSignedDistance(cloud.positions, oriented.normals, cloud.count, {
+  const lattice = await buildSignedDistance(cloud.positions, oriented.normals, cloud.count, {
     spacing: h, supportVoxels: opts.supportRadius, stride,
-  });
+  }, helper ?? undefined);
   counts.latticeNodes = lattice.countNodes();
   counts.latticeBricks = lattice.brickCount;
   lap("signedDistance");

@@ -17,7 +17,8 @@
  * unlike a global Poisson solve). The sum is scattered from the points onto the nodes
  * around them, which needs no neighbour search.
  */
-import { BrickLattice } from "./brick-lattice.js";
+import { BrickLattice, BRICK_NODES } from "./brick-lattice.js";
+import type { TaskRunner } from "../../util/pool.js";
 
 export interface SignedDistanceOptions {
   spacing: number;
@@ -27,16 +28,70 @@ export interface SignedDistanceOptions {
   stride: number;
 }
 
-export function buildSignedDistance(positions: Float32Array, normals: Float32Array, count: number, options: SignedDistanceOptions): BrickLattice {
+/**
+ * The weighted sums of one part of the points, as a worker hands them back: the bricks'
+ * coordinates in the order they were made, then Σw·f and Σw per node (BRICK_NODES per brick).
+ */
+export interface LatticeSums {
+  bricks: number;
+  ii: Int32Array;
+  jj: Int32Array;
+  kk: Int32Array;
+  value: Float64Array;
+  weight: Float64Array;
+}
+
+/** Half of the points' sums, on a worker (mesh/worker.ts). */
+export interface SignedDistanceTask {
+  positions: Float32Array;
+  normals: Float32Array;
+  count: number;
+  origin: [number, number, number];
+  options: SignedDistanceOptions;
+}
+
+/**
+ * The signed distance of the points, in two halves summed apart and added (the first half's,
+ * then the second's), so that `helper` (a worker) can sum the second half while this thread
+ * sums the first: the mesh stage's longest single-threaded phase, halved. The halves are the
+ * same whether a helper is given or not, so the lattice is the same to the bit on any machine.
+ */
+export async function buildSignedDistance(positions: Float32Array, normals: Float32Array, count: number, options: SignedDistanceOptions, helper?: TaskRunner<SignedDistanceTask, LatticeSums>): Promise<BrickLattice> {
+  const origin = latticeOrigin(positions, count, options);
+  // The split falls on the stride, so the halves take exactly the points one pass would.
+  const half = Math.ceil(Math.ceil(count / options.stride) / 2) * options.stride;
+  const split = Math.min(count, half);
+  const second: SignedDistanceTask = {
+    positions: positions.slice(3 * split, 3 * count),
+    normals: normals.slice(3 * split, 3 * count),
+    count: count - split,
+    origin,
+    options,
+  };
+  const secondSums = helper ? helper.run(second, [second.positions.buffer as ArrayBuffer, second.normals.buffer as ArrayBuffer]) : null;
+  const lattice = scatterSums(positions, normals, split, origin, options);
+  addSums(lattice, secondSums ? await secondSums : latticeSums(scatterSums(second.positions, second.normals, second.count, origin, options)));
+  // Sums to weighted means.
+  for (let n = 0; n < lattice.value.length; n++) if (lattice.weight[n] > 0) lattice.value[n] /= lattice.weight[n];
+  return lattice;
+}
+
+/** Node (0, 0, 0): a margin of a few voxels below the points keeps every node index ≥ 0. */
+function latticeOrigin(positions: Float32Array, count: number, options: SignedDistanceOptions): [number, number, number] {
+  const h = options.spacing;
+  const min = [Infinity, Infinity, Infinity];
+  for (let i = 0; i < count; i++) for (let a = 0; a < 3; a++) min[a] = Math.min(min[a], positions[3 * i + a]);
+  const pad = Math.ceil(options.supportVoxels) + 2;
+  return [min[0] - pad * h, min[1] - pad * h, min[2] - pad * h];
+}
+
+/** Σ w·n·(x − p) and Σ w over the nodes within R of the first `count` points (every stride-th). */
+export function scatterSums(positions: Float32Array, normals: Float32Array, count: number, origin: [number, number, number], options: SignedDistanceOptions): BrickLattice {
   const h = options.spacing;
   const radius = options.supportVoxels * h;
   const r2 = radius * radius;
   const invR2 = 1 / r2;
-  const min = [Infinity, Infinity, Infinity];
-  for (let i = 0; i < count; i++) for (let a = 0; a < 3; a++) min[a] = Math.min(min[a], positions[3 * i + a]);
-  // A margin of a few voxels keeps every node index ≥ 0.
-  const pad = Math.ceil(options.supportVoxels) + 2;
-  const lattice = new BrickLattice([min[0] - pad * h, min[1] - pad * h, min[2] - pad * h], h, Math.max(64, count >> 4));
+  const lattice = new BrickLattice(origin, h, Math.max(64, count >> 4));
   const [ox, oy, oz] = lattice.origin;
   for (let i = 0; i < count; i += options.stride) {
     let nx = normals[3 * i], ny = normals[3 * i + 1], nz = normals[3 * i + 2];
@@ -67,7 +122,30 @@ export function buildSignedDistance(positions: Float32Array, normals: Float32Arr
       }
     }
   }
-  // Sums to weighted means.
-  for (let n = 0; n < lattice.value.length; n++) if (lattice.weight[n] > 0) lattice.value[n] /= lattice.weight[n];
   return lattice;
+}
+
+/** The lattice's sums in the form a worker posts (copies sized to its bricks). */
+export function latticeSums(lattice: BrickLattice): LatticeSums {
+  const bricks = lattice.brickCount;
+  return {
+    bricks,
+    ii: lattice.bricks.ii.slice(0, bricks),
+    jj: lattice.bricks.jj.slice(0, bricks),
+    kk: lattice.bricks.kk.slice(0, bricks),
+    value: lattice.value.slice(0, bricks * BRICK_NODES),
+    weight: lattice.weight.slice(0, bricks * BRICK_NODES),
+  };
+}
+
+/** Adds `sums` into `lattice`, brick by brick in the order they were made. */
+export function addSums(lattice: BrickLattice, sums: LatticeSums): void {
+  for (let b = 0; b < sums.bricks; b++) {
+    const first = lattice.brickOrCreate(sums.ii[b], sums.jj[b], sums.kk[b]);
+    const from = b * BRICK_NODES;
+    for (let n = 0; n < BRICK_NODES; n++) {
+      lattice.value[first + n] += sums.value[from + n];
+      lattice.weight[first + n] += sums.weight[from + n];
+    }
+  }
 }
