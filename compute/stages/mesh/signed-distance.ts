@@ -68,9 +68,12 @@ export async function buildSignedDistance(positions: Float32Array, normals: Floa
     origin,
     options,
   };
-  const secondSums = helper ? helper.run(second, [second.positions.buffer as ArrayBuffer, second.normals.buffer as ArrayBuffer]) : null;
+  // Copied to the worker, not moved: a worker that fails (a thread the machine would not start)
+  // costs time, not the job, and the second half is then summed here.
+  const secondSums = helper ? helper.run(second).catch(() => null) : null;
   const lattice = scatterSums(positions, normals, split, origin, options);
-  addSums(lattice, secondSums ? await secondSums : latticeSums(scatterSums(second.positions, second.normals, second.count, origin, options)));
+  const fromHelper = secondSums ? await secondSums : null;
+  addSums(lattice, fromHelper ?? latticeSums(scatterSums(second.positions, second.normals, second.count, origin, options)));
   // Sums to weighted means.
   for (let n = 0; n < lattice.value.length; n++) if (lattice.weight[n] > 0) lattice.value[n] /= lattice.weight[n];
   return lattice;

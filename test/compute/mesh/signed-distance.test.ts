@@ -48,4 +48,13 @@ describe("mesh/signed-distance", () => {
     }
     expect(checked).toBeGreaterThan(10_000);
   });
+
+  it("sums the second half here when the worker fails", async () => {
+    const plane = tiltedPlane();
+    const options = { spacing: 0.02, supportVoxels: 2.5, stride: 1 };
+    const here = await buildSignedDistance(plane.positions, plane.normals, plane.count, options);
+    const failing = { size: 1, run: () => Promise.reject(new Error("pool: a worker thread exited (code 1) before finishing its task")) };
+    const fallen = await buildSignedDistance(plane.positions, plane.normals, plane.count, options, failing);
+    expect(fallen.value.subarray(0, fallen.slotCount)).toEqual(here.value.subarray(0, here.slotCount));
+  });
 });
