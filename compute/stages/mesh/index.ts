@@ -41,7 +41,7 @@
  */
 import { availableParallelism } from "node:os";
 import type { ImageRef, Mesh, PointCloud, ProgressFn, RegisteredView, StageReport } from "../../scene/index.js";
-import { WorkerPool } from "../../util/pool.js";
+import { WorkerPool, type TaskRunner } from "../../util/pool.js";
 import { vertexColors, vertexNormals } from "./attributes.js";
 import { compactVertices, dropDegenerateFaces, removeSmallComponents, trimFaces } from "./cleanup.js";
 import { closeEnclosedHoles, type EnclosedHoleOptions } from "./close-holes.js";
@@ -53,6 +53,8 @@ import { orientTowardCameras } from "./orient.js";
 import { colorFromImages } from "./project-colors.js";
 import { medianSpacing, occupiedCells, PointGrid } from "./point-grid.js";
 import { buildSignedDistance, type LatticeSums, type SignedDistanceTask } from "./signed-distance.js";
+import type { ColorSums, ColorTask } from "./project-colors.js";
+import type { MeshResult, MeshTask } from "./worker.js";
 import { simplifyToBudget } from "./simplify.js";
 import { extractSurfaceNets } from "./surface-nets.js";
 import type { RawMesh } from "./surface-nets.js";
@@ -96,7 +98,7 @@ export interface Options {
    * points only). Vertices no photo sees keep the points' colour.
    */
   colorImageSize: number;
-  /** Threads for the signed distance: 2 sums half of the points on a worker (the lattice is the same with 1). */
+  /** Threads: 2 hands half of the signed distance's points and of the colouring views to a worker (the mesh is the same with 1). */
   threads: number;
 }
 
@@ -221,15 +223,25 @@ function withPoints(cloud: PointCloud, oriented: { normals: Float32Array }, adde
 export async function run(input: Input, options?: Partial<Options>, progress?: ProgressFn): Promise<{ mesh: Mesh; report: StageReport }> {
   const opts: Options = { ...DEFAULTS, ...options };
   // Started first, so that the thread is up by the signed distance (after the completions).
-  const helper = opts.threads > 1 && input.cloud.count >= 16 ? new WorkerPool<SignedDistanceTask, LatticeSums>(new URL("./worker.ts", import.meta.url), { size: 1 }) : null;
+  const pool = opts.threads > 1 && input.cloud.count >= 16 ? new WorkerPool<MeshTask, MeshResult>(new URL("./worker.ts", import.meta.url), { size: 1 }) : null;
+  const helpers: Helpers | null = pool && {
+    signedDistance: { size: 1, run: (task) => pool.run(task) as Promise<LatticeSums> },
+    colors: { size: 1, run: (task) => pool.run(task) as Promise<ColorSums> },
+  };
   try {
-    return await meshCloud(input, opts, progress, helper);
+    return await meshCloud(input, opts, progress, helpers);
   } finally {
-    await helper?.close();
+    await pool?.close();
   }
 }
 
-async function meshCloud(input: Input, opts: Options, progress: ProgressFn | undefined, helper: WorkerPool<SignedDistanceTask, LatticeSums> | null): Promise<{ mesh: Mesh; report: StageReport }> {
+/** The stage's worker, as the two phases that hand it half of their work see it. */
+interface Helpers {
+  signedDistance: TaskRunner<SignedDistanceTask, LatticeSums>;
+  colors: TaskRunner<ColorTask, ColorSums>;
+}
+
+async function meshCloud(input: Input, opts: Options, progress: ProgressFn | undefined, helpers: Helpers | null): Promise<{ mesh: Mesh; report: StageReport }> {
   const started = performance.now();
   let { cloud } = input;
   const warnings: string[] = [];
@@ -276,7 +288,7 @@ async function meshCloud(input: Input, opts: Options, progress: ProgressFn | und
   }
   const lattice = await buildSignedDistance(cloud.positions, oriented.normals, cloud.count, {
     spacing: h, supportVoxels: opts.supportRadius, stride,
-  }, helper ?? undefined);
+  }, helpers?.signedDistance);
   counts.latticeNodes = lattice.countNodes();
   counts.latticeBricks = lattice.brickCount;
   lap("signedDistance");
@@ -324,7 +336,7 @@ async function meshCloud(input: Input, opts: Options, progress: ProgressFn | und
     const simplifyError = simplified.error * meshExtent(mesh.positions);
     const photos = await colorFromImages(mesh, mesh.normals, mesh.colors, input.views, input.images, {
       imageSize: opts.colorImageSize, depthTolerance: 2 * h + 2 * simplifyError, minCosine: 0.2,
-    });
+    }, helpers?.colors);
     counts.verticesColoredFromImages = photos.colored;
     seen = photos.seen;
     if (photos.unreadable.length > 0) warnings.push(`vertex colours: could not read ${photos.unreadable.join(", ")}; used the points' colours there`);

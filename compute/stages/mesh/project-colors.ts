@@ -12,6 +12,7 @@ import type { ImageRef, RegisteredView } from "../../scene/index.js";
 import { projectVertices, rasterizeDepth, sampleRgb } from "../../geometry/mesh-raster.js";
 import type { RawMesh } from "./surface-nets.js";
 import { loadAhead } from "../../util/ahead.js";
+import type { TaskRunner } from "../../util/pool.js";
 
 export interface ProjectColorOptions {
   /** Long side, in pixels, the photos are resized to for sampling and the z-buffer. */
@@ -22,13 +23,55 @@ export interface ProjectColorOptions {
   minCosine: number;
 }
 
+/** Σ w·rgb (3 per vertex) and Σ w per vertex over some of the views, and the photos that could not be read. */
+export interface ColorSums {
+  sum: Float64Array;
+  weight: Float64Array;
+  unreadable: string[];
+}
+
+/** The second half of the views' colour sums, on a worker (mesh/worker.ts). */
+export interface ColorTask {
+  kind: "colors";
+  positions: Float32Array;
+  indices: Uint32Array;
+  normals: Float32Array;
+  views: RegisteredView[];
+  images: ImageRef[];
+  options: ProjectColorOptions;
+}
+
 /**
  * Replaces `colors` (RGB per vertex) with colours sampled from the photos wherever at least
  * one view sees the vertex. Returns how many vertices were coloured from the photos and which
  * (`seen`, 1 each), and the photos that could not be read (skipped: a colour source, not worth
- * failing the job).
+ * failing the job). The views are summed in two halves, the second on `helper` when given (the
+ * mesh stage's worker) while this thread sums the first, added in that order: the same colours
+ * on one thread or two; if the worker fails, the second half is summed here.
  */
-export async function colorFromImages(mesh: RawMesh, normals: Float32Array, colors: Uint8Array, views: RegisteredView[], images: ImageRef[], options: ProjectColorOptions): Promise<{ colored: number; seen: Uint8Array; unreadable: string[] }> {
+export async function colorFromImages(mesh: RawMesh, normals: Float32Array, colors: Uint8Array, views: RegisteredView[], images: ImageRef[], options: ProjectColorOptions, helper?: TaskRunner<ColorTask, ColorSums>): Promise<{ colored: number; seen: Uint8Array; unreadable: string[] }> {
+  const vertexCount = mesh.positions.length / 3;
+  const readable = new Set(images.map((image) => image.index));
+  const used = views.filter((view) => readable.has(view.imageIndex));
+  const split = Math.ceil(used.length / 2);
+  const second: ColorTask = { kind: "colors", positions: mesh.positions, indices: mesh.indices, normals, views: used.slice(split), images, options };
+  const secondSums = helper && second.views.length > 0 ? helper.run(second).catch(() => null) : null;
+  const first = await colorSums(mesh, normals, used.slice(0, split), images, options);
+  const rest = (secondSums ? await secondSums : null) ?? (await colorSums(mesh, normals, second.views, images, options));
+  let colored = 0;
+  const seen = new Uint8Array(vertexCount);
+  for (let v = 0; v < vertexCount; v++) {
+    const weight = first.weight[v] + rest.weight[v];
+    if (!(weight > 0)) continue;
+    for (let ch = 0; ch < 3; ch++) colors[3 * v + ch] = Math.round((first.sum[3 * v + ch] + rest.sum[3 * v + ch]) / weight);
+    seen[v] = 1;
+    colored++;
+  }
+  return { colored, seen, unreadable: [...first.unreadable, ...rest.unreadable] };
+}
+
+/** The colour sums of `views` (each view's photo decoded one ahead of its projection). */
+export async function colorSums(mesh: Pick<RawMesh, "positions" | "indices">, normals: Float32Array, views: RegisteredView[], images: ImageRef[], options: ProjectColorOptions): Promise<ColorSums> {
   const vertexCount = mesh.positions.length / 3;
   const sum = new Float64Array(3 * vertexCount);
   const weight = new Float64Array(vertexCount);
@@ -68,13 +111,5 @@ export async function colorFromImages(mesh: RawMesh, normals: Float32Array, colo
       weight[v] += w;
     }
   }
-  let colored = 0;
-  const seen = new Uint8Array(vertexCount);
-  for (let v = 0; v < vertexCount; v++) {
-    if (!(weight[v] > 0)) continue;
-    for (let ch = 0; ch < 3; ch++) colors[3 * v + ch] = Math.round(sum[3 * v + ch] / weight[v]);
-    seen[v] = 1;
-    colored++;
-  }
-  return { colored, seen, unreadable };
+  return { sum, weight, unreadable };
 }

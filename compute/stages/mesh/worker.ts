@@ -1,8 +1,19 @@
-/** @module Worker thread of the mesh stage: the second half of the signed distance's sums (signed-distance.ts). */
+/** @module Worker thread of the mesh stage: the second half of the signed distance's sums (signed-distance.ts) and of the vertex colours' (project-colors.ts). */
 import { serveTasks } from "../../util/pool.js";
+import { colorSums, type ColorSums, type ColorTask } from "./project-colors.js";
 import { latticeSums, scatterSums, type LatticeSums, type SignedDistanceTask } from "./signed-distance.js";
 
-serveTasks<SignedDistanceTask, LatticeSums>((task) => {
+/** What the mesh stage's worker is asked for. */
+export type MeshTask = SignedDistanceTask | ColorTask;
+export type MeshResult = LatticeSums | ColorSums;
+
+const isColors = (task: MeshTask): task is ColorTask => "kind" in task;
+
+serveTasks<MeshTask, MeshResult>(async (task) => {
+  if (isColors(task)) {
+    const sums = await colorSums({ positions: task.positions, indices: task.indices }, task.normals, task.views, task.images, task.options);
+    return { value: sums, transfer: [sums.sum.buffer as ArrayBuffer, sums.weight.buffer as ArrayBuffer] };
+  }
   const sums = latticeSums(scatterSums(task.positions, task.normals, task.count, task.origin, task.options));
   return { value: sums, transfer: [sums.ii, sums.jj, sums.kk, sums.value, sums.weight].map((array) => array.buffer as ArrayBuffer) };
 });

@@ -106,6 +106,10 @@ describe("mesh/vertex colours from the photos", () => {
     expect(occluderRed).toBeGreaterThan(0.95 * occluderVertices);
     expect(stained).toBe(0);
     expect(bigMatching).toBeGreaterThan(0.9 * bigVertices);
+    // Half of the views were summed on the stage's worker: on one thread, the same mesh to the bit.
+    const single = await run({ cloud, views, images }, { faceBudget: 20_000, threads: 1 });
+    expect(single.mesh.positions).toEqual(mesh.positions);
+    expect(single.mesh.colors).toEqual(mesh.colors);
   });
 
   it("skips a photo it cannot read, with a warning, and still colours from the others", async () => {
