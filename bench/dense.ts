@@ -363,8 +363,8 @@ async function benchSet(set: string, quality: Quality, workRoot: string, flags: 
         await writeScoredPly(`${base}-truth-to-cloud.ply`, gt.surface.points, nearestDistances(gt.surface.points, aligned));
         if (onMesh) {
           await writeScoredPly(`${base}-truth-to-mesh.ply`, gt.surface.points, onMesh.truthToMesh);
-          const inside = insideBall(onMesh.samples, gt.evalBall);
-          await writeScoredPly(`${base}-mesh.ply`, inside, distancesToTruth(inside, gt, 0.005 * gt.radius) ?? []);
+          const meshInside = insideBall(onMesh.samples, gt.evalBall);
+          await writeScoredPly(`${base}-mesh.ply`, meshInside, distancesToTruth(meshInside, gt, 0.005 * gt.radius) ?? []);
         }
       }
     }
