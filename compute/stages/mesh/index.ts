@@ -101,6 +101,11 @@ export interface Options {
   colorImageSize: number;
   /** Threads: 2 hands half of the signed distance's points and of the colouring views to a worker (the mesh is the same with 1). */
   threads: number;
+  /**
+   * Fewest points for which the worker is started: below, its start costs about what it would
+   * save (the signed distance takes ~1.5 µs per point here, a worker ~0.3 s of a core to start).
+   */
+  minHelperPoints: number;
 }
 
 export const DEFAULTS: Options = {
@@ -134,6 +139,7 @@ export const DEFAULTS: Options = {
   oversample: 2,
   colorImageSize: 1024,
   threads: Math.min(2, availableParallelism()),
+  minHelperPoints: 50_000,
 };
 
 export interface Input {
@@ -224,7 +230,7 @@ function withPoints(cloud: PointCloud, oriented: { normals: Float32Array }, adde
 export async function run(input: Input, options?: Partial<Options>, progress?: ProgressFn): Promise<{ mesh: Mesh; report: StageReport }> {
   const opts: Options = { ...DEFAULTS, ...options };
   // Started first, so that the thread is up by the signed distance (after the completions).
-  const pool = opts.threads > 1 && input.cloud.count >= 16 ? new WorkerPool<MeshTask, MeshResult>(new URL("./worker.ts", import.meta.url), { size: 1 }) : null;
+  const pool = opts.threads > 1 && input.cloud.count >= Math.max(16, opts.minHelperPoints) ? new WorkerPool<MeshTask, MeshResult>(new URL("./worker.ts", import.meta.url), { size: 1 }) : null;
   const helpers: Helpers | null = pool && {
     signedDistance: { size: 1, run: (task) => pool.run(task) as Promise<LatticeSums> },
     colors: { size: 1, run: (task) => pool.run(task) as Promise<ColorSums> },

@@ -80,7 +80,7 @@ describe("mesh/vertex colours from the photos", () => {
       images.push({ index: i, name: view.name, path: file, width: WIDTH, height: HEIGHT, focalPrior: FOCAL, focalPriorSource: "default" });
     }
     const cloud = mergeClouds(spherePoints(12_000, 1, BIG.centre, 0.002, 4), spherePoints(2_000, 0.3, OCCLUDER.centre, 0.001, 5));
-    const { mesh, report } = await run({ cloud, views, images }, { faceBudget: 20_000 });
+    const { mesh, report } = await run({ cloud, views, images }, { faceBudget: 20_000, threads: 2, minHelperPoints: 0 });
     // Only the bottom cap and the occluder's far side are seen by no camera.
     expect(report.counts.verticesColoredFromImages).toBeGreaterThan(0.85 * mesh.vertexCount);
 
