@@ -55,6 +55,7 @@ export interface SurfaceAccuracy {
   alignedCameras: number;
   /** Points scored for accuracy and precision: those inside the ground truth's evaluation ball. */
   scoredPoints: number;
+  /** The cloud's points (for a mesh: its faces). */
   totalPoints: number;
 }
 

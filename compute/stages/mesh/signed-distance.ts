@@ -61,9 +61,11 @@ export async function buildSignedDistance(positions: Float32Array, normals: Floa
   // The split falls on the stride, so the halves take exactly the points one pass would.
   const half = Math.ceil(Math.ceil(count / options.stride) / 2) * options.stride;
   const split = Math.min(count, half);
+  // A worker gets copies of the second half (a view would send the whole buffer); here, views do.
+  const part = (array: Float32Array) => (helper ? array.slice(3 * split, 3 * count) : array.subarray(3 * split, 3 * count));
   const second: SignedDistanceTask = {
-    positions: positions.slice(3 * split, 3 * count),
-    normals: normals.slice(3 * split, 3 * count),
+    positions: part(positions),
+    normals: part(normals),
     count: count - split,
     origin,
     options,
