@@ -30,7 +30,9 @@ export interface FocalProfile {
   /**
    * Larger of the χ² rises at focal·(1 + step) and focal/(1 + step): the focal is fixed when
    * either side costs clearly more (a side that costs less means the adjustment had not quite
-   * reached the optimum, which says nothing about how loosely it is held).
+   * reached the optimum, which says nothing about how loosely it is held). When the first side
+   * already rises by MIN_CHI2_RISE the second is not probed, so a determined focal's figure is
+   * that side's rise, a lower bound of the larger.
    */
   chi2Rise: number;
 }
@@ -61,17 +63,32 @@ export function profileGuessedFocals(state: SfmState, options: Options): FocalPr
   const variance = Math.max(1e-12, (2 * base.finalCost) / Math.max(1, 2 * base.observations));
   const profiles: FocalProfile[] = [];
   for (const [group, images] of members) {
-    let rise = -Infinity;
-    for (const factor of [1 + FOCAL_STEP, 1 / (1 + FOCAL_STEP)]) {
+    const chi2Rise = focalRise((factor) => {
       state.intrinsics[5 * group] *= factor;
       clearNormalizedCache(state);
       const probed = globalBundleAdjustment(state, options, false);
       restore(state, saved);
-      rise = Math.max(rise, (2 * (probed.finalCost - base.finalCost)) / variance);
-    }
-    profiles.push({ group, images, chi2Rise: rise });
+      return (2 * (probed.finalCost - base.finalCost)) / variance;
+    });
+    profiles.push({ group, images, chi2Rise });
   }
   return profiles;
+}
+
+/**
+ * The larger χ² rise of the two sides, `probe(factor)` giving a side's rise at focal·factor. The
+ * second side is probed only while the first leaves the focal undetermined: once one side costs
+ * clearly more the other cannot change the verdict, and each side is a global adjustment (a third
+ * of the profile's time, which every start of an EXIF-less upload pays: SfM of the synthetic
+ * facade's 20 photos 23.5 → 20.3 s, the same model).
+ */
+export function focalRise(probe: (factor: number) => number): number {
+  let rise = -Infinity;
+  for (const factor of [1 + FOCAL_STEP, 1 / (1 + FOCAL_STEP)]) {
+    rise = Math.max(rise, probe(factor));
+    if (rise >= MIN_CHI2_RISE) break;
+  }
+  return rise;
 }
 
 /**
