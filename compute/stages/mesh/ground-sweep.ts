@@ -30,6 +30,8 @@ export interface GroundSweepOptions {
   /** Tilts tried about each of the plane's axes: ± this many degrees, in steps of `tiltStepDeg`. */
   tiltDeg: number;
   tiltStepDeg: number;
+  /** Most rounds of the coordinate search (height, then each tilt); it stops at a round that moves nothing. */
+  maxRounds: number;
 }
 
 export const GROUND_SWEEP_DEFAULTS: GroundSweepOptions = {
@@ -42,6 +44,7 @@ export const GROUND_SWEEP_DEFAULTS: GroundSweepOptions = {
   offsetStepVoxels: 0.5,
   tiltDeg: 3,
   tiltStepDeg: 0.5,
+  maxRounds: 3,
 };
 
 export interface GroundPlane {
@@ -123,10 +126,17 @@ export function sweepGround(plane: GroundPlane, anchors: Float32Array, seenBy: n
   };
   const range = (half: number, step: number) => Array.from({ length: 2 * Math.round(half / step) + 1 }, (_, i) => -half + i * step);
   const rad = Math.PI / 180;
-  // Coordinate search: height, then each tilt, then height again finer.
-  tryAll(range(options.offsetVoxels, options.offsetStepVoxels), (x) => ({ offset: startOffset + x * voxel, a: best.a, b: best.b }));
-  tryAll(range(options.tiltDeg, options.tiltStepDeg), (x) => ({ offset: best.offset, a: x * rad, b: best.b }));
-  tryAll(range(options.tiltDeg, options.tiltStepDeg), (x) => ({ offset: best.offset, a: best.a, b: x * rad }));
+  // Coordinate search: height, then each tilt, in rounds until a round moves nothing (the best
+  // height depends on the tilt and the other way round: on fountain-P11 one round stopped at a
+  // mean NCC of 0.645, 0.5° and 2.5 voxels from the points' plane; a second found 0.711 at 0.71°
+  // and 2.1 voxels, and the held-back view gained 0.12 dB), then height again finer.
+  for (let round = 0; round < options.maxRounds; round++) {
+    const before = best;
+    tryAll(range(options.offsetVoxels, options.offsetStepVoxels), (x) => ({ offset: startOffset + x * voxel, a: best.a, b: best.b }));
+    tryAll(range(options.tiltDeg, options.tiltStepDeg), (x) => ({ offset: best.offset, a: x * rad, b: best.b }));
+    tryAll(range(options.tiltDeg, options.tiltStepDeg), (x) => ({ offset: best.offset, a: best.a, b: x * rad }));
+    if (best === before) break;
+  }
   const coarse = best.offset;
   tryAll(range(options.offsetStepVoxels, options.offsetStepVoxels / 4), (x) => ({ offset: coarse + x * voxel, a: best.a, b: best.b }));
   const kept = candidate(best.offset, best.a, best.b);
