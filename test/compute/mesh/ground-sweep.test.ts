@@ -57,4 +57,27 @@ describe("mesh/ground-sweep", () => {
     const heightAtMiddle = (result.plane.d - n[2] * 5) / n[1];
     expect(Math.abs(heightAtMiddle) / VOXEL).toBeLessThan(0.3);
   });
+
+  it("climbs the ridge where height and tilt must change together (patches seen on the near part only)", () => {
+    // Patches are seen only nearer than z = 4.5 while the plane turns about the middle of them all
+    // (z = 5): a tilt then moves the seen patches' height, and a search along one axis at a time
+    // stops on a tilted plane that fits the near strip almost as well.
+    const photos = [-0.6, 0, 0.6].map(photographed);
+    const tilt = (2.5 * Math.PI) / 180;
+    const normal: [number, number, number] = [0, Math.cos(tilt), -Math.sin(tilt)];
+    const start = { normal, d: normal[1] * 2 * VOXEL + normal[2] * 5 };
+    const anchors: number[] = [];
+    for (let x = -1; x <= 1 + 1e-9; x += 0.1) for (let z = 4; z <= 6 + 1e-9; z += 0.1) anchors.push(x, (start.d - normal[2] * z) / normal[1], z);
+    const seenBy = Array.from({ length: anchors.length / 3 }, (_, k) => (anchors[3 * k + 2] < 4.5 ? [0, 1, 2] : []));
+    const found = (options: typeof GROUND_SWEEP_DEFAULTS) => {
+      const { plane } = sweepGround(start, Float32Array.from(anchors), seenBy, photos, VOXEL, options);
+      const n = plane.normal;
+      return { tiltDeg: Math.acos(n[1]) * (180 / Math.PI), heightVoxels: Math.abs((plane.d - n[2] * 5) / n[1]) / VOXEL };
+    };
+    const alongAxes = found({ ...GROUND_SWEEP_DEFAULTS, maxJointMoves: 0 });
+    expect(alongAxes.tiltDeg).toBeGreaterThan(0.9);
+    const joint = found(GROUND_SWEEP_DEFAULTS);
+    expect(joint.tiltDeg).toBeLessThan(0.3);
+    expect(joint.heightVoxels).toBeLessThan(0.3);
+  });
 });
