@@ -54,6 +54,8 @@ export interface CoreFigures {
   /** Pixels inside a planar prior's triangle, and those kept on their prior's word after the geometric filter. */
   priorPixels: number;
   keptOnPrior: number;
+  /** Pixels trimmed off as foreground fattening (edge-trim.ts), after the geometric filter. */
+  fatteningTrimmed: number;
   /** The solve's wall time (a view in strips: its strips' summed). */
   wallMs: number;
   evaluations: number;

@@ -1,5 +1,6 @@
 /** @module The dense stage's options and their defaults (index.ts runs the stage; cluster-job.ts carries the part a cluster's solve uses). */
 import { availableParallelism } from "node:os";
+import type { EdgeTrimOptions } from "./edge-trim.js";
 import { NO_PLANAR_PRIOR, type PlanarPriorParams } from "./planar-prior.js";
 
 export interface Options {
@@ -16,6 +17,8 @@ export interface Options {
   /** Window: half-size in samples and pixels between samples (3, 2 → 7×7 samples over 13×13 px). */
   windowRadius: number;
   windowStep: number;
+  /** σ of the window's bilateral weight on grey-value differences (grey in 0..1). */
+  sigmaColor: number;
   /** Best source costs averaged per hypothesis (at most half the view's sources, rounded up). */
   bestK: number;
   /** Triangulation angles (degrees) preferred for source selection. */
@@ -48,6 +51,12 @@ export interface Options {
   planarPrior: PlanarPriorParams;
   maxPriorCost: number;
   priorConsistentViews: number;
+  /**
+   * The sky's rim trimmed off each filtered map (edge-trim.ts). 12 px at 800 px: twice the fine
+   * window's 6-px reach, as the coarse levels spread the band farther (SceauxCastle's rim pixels
+   * lay 1 to over 11 px from the sky).
+   */
+  edgeTrim: EdgeTrimOptions;
   /** Cost kernel; "wasm" falls back to "typescript" when the module does not load. */
   kernel: "wasm" | "typescript";
   /**
@@ -71,6 +80,7 @@ export const DEFAULTS: Options = {
   refineIterations: 1,
   windowRadius: 3,
   windowStep: 2,
+  sigmaColor: 0.2,
   bestK: 3,
   minAngleDeg: 5,
   maxAngleDeg: 30,
@@ -84,6 +94,7 @@ export const DEFAULTS: Options = {
   planarPrior: { ...NO_PLANAR_PRIOR, weight: 0.3, iterations: 2 },
   maxPriorCost: 1,
   priorConsistentViews: 2,
+  edgeTrim: { maxSteps: 12, sameGrey: 0.01, flatGrey: 0.01 },
   kernel: "wasm",
   maxClusterViews: 40,
   workers: availableParallelism(),

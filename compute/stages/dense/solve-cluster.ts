@@ -12,6 +12,7 @@ import { costFilter, geometricFilter } from "./filter.js";
 import { fuse } from "./fusion.js";
 import type { PatchMatchParams } from "./patchmatch.js";
 import { loadUndistorted } from "./undistort.js";
+import { skyPixels, trimFattening } from "./edge-trim.js";
 import { stitchStrips, stripsOf, stripTask } from "./strips.js";
 import { relativePose, type DenseView } from "./views.js";
 import type { ViewResult, ViewTask } from "./worker.js";
@@ -39,6 +40,7 @@ interface FilteredMap {
   valid: number;
   photometric: number;
   keptOnPrior: number;
+  fatteningTrimmed: number;
 }
 
 /** Solves one cluster; `photoOf` gives the upright photo of an ImageRef.index. */
@@ -82,7 +84,7 @@ export async function solveCluster(
   );
   const figures: CoreFigures[] = coreMaps.map((f) => {
     const { view, result } = f.raw;
-    return { viewIndex: view.viewIndex, name: view.name, sources: f.raw.sources.length, pixels: view.width * view.height, valid: f.valid, photometric: f.photometric, priorPixels: result.priorPixels ?? 0, keptOnPrior: f.keptOnPrior, wallMs: result.wallMs, evaluations: result.evaluations, kernel: result.kernel, strips: result.strips ?? 1 };
+    return { viewIndex: view.viewIndex, name: view.name, sources: f.raw.sources.length, pixels: view.width * view.height, valid: f.valid, photometric: f.photometric, priorPixels: result.priorPixels ?? 0, keptOnPrior: f.keptOnPrior, fatteningTrimmed: f.fatteningTrimmed, wallMs: result.wallMs, evaluations: result.evaluations, kernel: result.kernel, strips: result.strips ?? 1 };
   });
   meter.fused();
   return {
@@ -166,7 +168,7 @@ async function runPatchMatch(
   solving: () => (fraction: number) => void,
 ): Promise<RawMap[]> {
   const o = job.options;
-  const params: PatchMatchParams = { iterations: o.iterations, windowRadius: o.windowRadius, windowStep: o.windowStep, bestK: o.bestK, sigmaColor: 0.2, sigmaSpatial: o.windowRadius * o.windowStep, kernel: o.kernel, seed: o.seed, pyramidLevels: o.pyramidLevels, refineIterations: o.refineIterations, planarPrior: o.planarPrior };
+  const params: PatchMatchParams = { iterations: o.iterations, windowRadius: o.windowRadius, windowStep: o.windowStep, bestK: o.bestK, sigmaColor: o.sigmaColor, sigmaSpatial: o.windowRadius * o.windowStep, kernel: o.kernel, seed: o.seed, pyramidLevels: o.pyramidLevels, refineIterations: o.refineIterations, planarPrior: o.planarPrior };
   const loaded = new Map(views.map((v) => [v.viewIndex, v]));
   const solvable = views.flatMap((view) => {
     const { range, sources } = jobViews.get(view.viewIndex)!;
@@ -247,6 +249,8 @@ function filterMaps(raw: RawMap[], job: ClusterJob): FilteredMap[] {
       return s ? [{ view: s.view, depth: s.result.depth }] : [];
     });
     const depth = geometricFilter(r.view, r.result.depth, srcMaps, filterOptions, photometric[i].onPrior);
+    const { width, height, grey, rgb } = r.view;
+    const fatteningTrimmed = o.edgeTrim.maxSteps > 0 ? trimFattening(depth, grey, width, height, skyPixels(depth, rgb, width, height), o.edgeTrim) : 0;
     const { onPrior } = photometric[i];
     let valid = 0;
     let keptOnPrior = 0;
@@ -255,7 +259,7 @@ function filterMaps(raw: RawMap[], job: ClusterJob): FilteredMap[] {
       valid++;
       if (onPrior?.[p]) keptOnPrior++;
     }
-    return { raw: r, depth, valid, photometric: photometric[i].kept, keptOnPrior };
+    return { raw: r, depth, valid, photometric: photometric[i].kept, keptOnPrior, fatteningTrimmed };
   });
 }
 
