@@ -7,8 +7,8 @@
  * the same, so the geometric filter and fusion keep the band. The bilateral weights do not stop
  * it: NCC is scale-free, and the edge's few down-weighted samples still hold all the window's
  * variance. (The foreground fattening of window-based stereo, Scharstein & Szeliski, IJCV 2002;
- * adaptive support weights, Yoon & Kweon, CVPR 2005, narrow it but do not remove it.) Rendered from a new camera the band
- * is a halo of sky-coloured surface around every silhouette.
+ * adaptive support weights, Yoon & Kweon, CVPR 2005, narrow it but do not remove it.) Rendered
+ * from a new camera the band is a halo of sky-coloured surface around every silhouette.
  *
  * Such a pixel has no texture of its own that carries its depth: it belongs to the flat region
  * beyond the edge, and that region holds no depth. So, starting from the sky's depthless pixels
@@ -26,7 +26,7 @@
  */
 
 export interface EdgeTrimOptions {
-  /** Farthest trim from a depthless pixel, in pixels of the map (0: off). */
+  /** Farthest trim from a depthless pixel, in pixels of the map (0: off; at most 254). */
   maxSteps: number;
   /** Largest grey difference (0..1) between a trimmed pixel and the depthless one it joins. */
   sameGrey: number;
@@ -36,7 +36,9 @@ export interface EdgeTrimOptions {
 
 /** Zeroes, in place, the depth of flat pixels joined to a seed (a depthless pixel) by the same grey; returns how many. */
 export function trimFattening(depth: Float32Array, grey: Float32Array, width: number, height: number, seeds: Int32Array, options: EdgeTrimOptions): number {
-  if (options.maxSteps <= 0) return 0;
+  // Steps are counted in bytes, 255 meaning unreached.
+  const maxSteps = Math.min(254, Math.floor(options.maxSteps));
+  if (!(maxSteps > 0)) return 0;
   const n = width * height;
   // Steps from the nearest depthless pixel along the trim (0 for depthless pixels, 255 unreached).
   const step = new Uint8Array(n).fill(255);
@@ -50,7 +52,7 @@ export function trimFattening(depth: Float32Array, grey: Float32Array, width: nu
   let trimmed = 0;
   while (head < tail) {
     const q = queue[head++];
-    if (step[q] >= options.maxSteps) continue;
+    if (step[q] >= maxSteps) continue;
     const x = q % width;
     for (let k = 0; k < 4; k++) {
       const p = k === 0 ? (x > 0 ? q - 1 : -1) : k === 1 ? (x < width - 1 ? q + 1 : -1) : k === 2 ? q - width : q < n - width ? q + width : -1;
