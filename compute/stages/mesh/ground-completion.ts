@@ -29,7 +29,7 @@ import { groundHull, insideHull, type Hull } from "./ground-extent.js";
 import { planeAxes } from "./plane-fill.js";
 import { PointGrid } from "./point-grid.js";
 import { findPlanes, type Plane } from "./planes.js";
-import { cloudDepthImages } from "./see-through.js";
+import { cloudDepthImages, withMorePoints, type CloudDepthImages, type DepthImage } from "./see-through.js";
 
 export interface GroundCompletionOptions {
   /** Largest angle between the ground's normal and the cameras' mean up (photos pitched up or down tilt that mean). */
@@ -138,6 +138,8 @@ interface KeptCell {
  * Points on the ground where the cameras show it and the cloud has none. `planes` and `planeOf`
  * are plane-completion's (over this cloud), so that walls meeting the ground are not relief.
  * With `photos`, the plane is then placed by them (ground-sweep.ts) before the points are made.
+ * `known` are depth images of the cloud's first points (plane completion's), which are grown (and
+ * changed) here instead of projecting every point again.
  */
 export async function completeGround(
   cloud: { positions: Float32Array; normals: Float32Array; colors: Uint8Array; count: number },
@@ -147,6 +149,7 @@ export async function completeGround(
   planeOf: Int16Array,
   options: GroundCompletionOptions = GROUND_DEFAULTS,
   photos?: GroundPhotos,
+  known: CloudDepthImages | null = null,
 ): Promise<{ points: CompletionPoints; report: GroundCompletionReport }> {
   const report: GroundCompletionReport = { groundFound: 0, groundInliers: 0, groundCameraHeightVoxels: 0, groundCellsTried: 0, groundCellsAdded: 0, groundCellsSeenThrough: 0, groundCellsUnseen: 0, groundCellsNearRelief: 0, groundCellsBeyond: 0, groundPointsAdded: 0, groundSweepPatches: 0, groundSweepScoreBefore: 0, groundSweepScoreAfter: 0, groundSweepShiftVoxels: 0, groundSweepTurnDeg: 0 };
   const empty = { count: 0, positions: new Float32Array(0), normals: new Float32Array(0), colors: new Uint8Array(0) };
@@ -160,7 +163,8 @@ export async function completeGround(
   const origin = found.normal.map((x) => x * found.d);
   const at = (pu: number, pv: number): number[] => [0, 1, 2].map((a) => origin[a]! + pu * u[a]! + pv * v[a]!);
   const dense = new PointGrid(cloud.positions, cloud.count, Math.max(options.clearanceVoxels * voxel, 2 * voxel));
-  const { kept, cell } = keptCells(cloud, views, centres, voxel, found, at, dense, planes, planeOf, options, report);
+  const images = known && known.count <= cloud.count ? withMorePoints(known.images, cloud.positions, known.count, cloud.count) : cloudDepthImages(cloud.positions, cloud.count, views);
+  const { kept, cell } = keptCells(cloud, views, images, centres, voxel, found, at, dense, planes, planeOf, options, report);
   report.groundCellsAdded = kept.length;
   let ground: GroundPlane = { normal: found.normal, d: found.d };
   if (photos && kept.length > 0) {
@@ -190,6 +194,7 @@ export async function completeGround(
 function keptCells(
   cloud: { positions: Float32Array; count: number },
   views: RegisteredView[],
+  images: DepthImage[],
   centres: Float64Array[],
   voxel: number,
   found: Ground,
@@ -206,7 +211,6 @@ function keptCells(
   const cell = Math.max(options.cellVoxels * voxel, width / options.maxGridSide, depth / options.maxGridSide, Math.sqrt((width * depth * views.length) / options.maxViewChecks));
   const cols = Math.max(1, Math.ceil(width / cell));
   const rows = Math.max(1, Math.ceil(depth / cell));
-  const images = cloudDepthImages(cloud.positions, cloud.count, views);
   const asPlane: Plane = { normal: found.normal, d: found.d, inliers: new Uint32Array(0) };
   const radius = options.offPlaneClearanceVoxels * voxel + cell * Math.SQRT1_2;
   const reliefAt = (p: number[]) => reliefNear(dense, cloud.positions, planeOf, planes, p, asPlane, 2 * options.inlierVoxels * voxel, radius, options.minReliefPoints);

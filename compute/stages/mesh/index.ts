@@ -287,7 +287,7 @@ async function meshCloud(input: Input, opts: Options, progress: ProgressFn | und
     lap("planeCompletion");
     if (opts.groundCompletion) {
       const photos = opts.groundSweep && input.images?.length ? { images: input.images, sweep: opts.groundSweep } : undefined;
-      const ground = await completeGround({ ...cloud, normals: oriented.normals }, input.views, h, completion.planes, completion.planeOf, opts.groundCompletion, photos);
+      const ground = await completeGround({ ...cloud, normals: oriented.normals }, input.views, h, completion.planes, completion.planeOf, opts.groundCompletion, photos, completion.depthImages);
       Object.assign(counts, ground.report);
       cloud = withPoints(cloud, oriented, ground.points);
       lap("groundCompletion");

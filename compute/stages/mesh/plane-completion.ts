@@ -24,7 +24,7 @@ import { cameraCenter } from "../../scene/index.js";
 import { planeAxes } from "./plane-fill.js";
 import { PointGrid } from "./point-grid.js";
 import { findPlanes, type Plane, type PlaneFitOptions } from "./planes.js";
-import { cloudDepthImages, depthPixelOf, type DepthImage } from "./see-through.js";
+import { cloudDepthImages, depthPixelOf, type CloudDepthImages, type DepthImage } from "./see-through.js";
 
 export interface PlaneCompletionOptions {
   planes: Omit<PlaneFitOptions, "inlierDistance">;
@@ -100,6 +100,8 @@ export interface PlaneCompletion {
   report: PlaneCompletionReport;
   planes: Plane[];
   planeOf: Int16Array;
+  /** The input cloud's depth images, when planes needed them (the ground step grows them). */
+  depthImages: CloudDepthImages | null;
 }
 
 /** Points that fill the plain planes' holes (none when no plane qualifies). */
@@ -112,10 +114,10 @@ export function completePlanes(
 ): PlaneCompletion {
   const report: PlaneCompletionReport = { planes: 0, planesTooSmall: 0, cellsTried: 0, cellsAdded: 0, cellsSeenThrough: 0, cellsUnseen: 0, cellsNearRelief: 0, pointsAdded: 0 };
   const empty = { count: 0, positions: new Float32Array(0), normals: new Float32Array(0), colors: new Uint8Array(0) };
-  if (views.length < options.minViews || cloud.count < 100) return { points: empty, report, planes: [], planeOf: new Int16Array(cloud.count).fill(-1) };
+  if (views.length < options.minViews || cloud.count < 100) return { points: empty, report, planes: [], planeOf: new Int16Array(cloud.count).fill(-1), depthImages: null };
   const planes = findPlanes(cloud.positions, cloud.normals, cloud.count, { ...options.planes, inlierDistance: options.inlierVoxels * voxel });
   report.planes = planes.length;
-  if (planes.length === 0) return { points: empty, report, planes, planeOf: new Int16Array(cloud.count).fill(-1) };
+  if (planes.length === 0) return { points: empty, report, planes, planeOf: new Int16Array(cloud.count).fill(-1), depthImages: null };
   const images = cloudDepthImages(cloud.positions, cloud.count, views);
   const clearance = options.clearanceVoxels * voxel;
   const offPlaneClearance = options.offPlaneClearanceVoxels * voxel;
@@ -173,6 +175,7 @@ export function completePlanes(
     report,
     planes,
     planeOf: allPlaneOf,
+    depthImages: { images, count: cloud.count },
   };
 }
 

@@ -28,13 +28,19 @@ export interface DepthImage {
 
 /** One depth image per view: each point splatted to the pixel it projects to, the nearest kept. */
 export function cloudDepthImages(positions: Float32Array, count: number, views: RegisteredView[], size = DEPTH_IMAGE_SIZE): DepthImage[] {
-  return views.map((view) => {
-    const { intrinsics: k, camFromWorld: { R, t } } = view;
-    const scale = Math.max(k.width, k.height) / size;
-    const width = Math.max(1, Math.ceil(k.width / scale));
-    const height = Math.max(1, Math.ceil(k.height / scale));
-    const depth = new Float32Array(width * height);
-    for (let i = 0; i < count; i++) {
+  return withMorePoints(views.map((view) => emptyDepthImage(view, size)), positions, 0, count);
+}
+
+/**
+ * The depth images of a cloud that grew: `images` hold its points before `from` (and are changed
+ * in place), the points from `from` to `count` are splatted in. A pixel keeps the nearest point,
+ * so the result is the same as the whole cloud's (completions append points; the ground's images
+ * start from the planes' instead of projecting every point again).
+ */
+export function withMorePoints(images: DepthImage[], positions: Float32Array, from: number, count: number): DepthImage[] {
+  for (const image of images) {
+    const { view: { intrinsics: k, camFromWorld: { R, t } }, width, height, scale, depth } = image;
+    for (let i = from; i < count; i++) {
       const x = positions[3 * i], y = positions[3 * i + 1], z = positions[3 * i + 2];
       const zc = R[6] * x + R[7] * y + R[8] * z + t[2];
       if (!(zc > 0)) continue;
@@ -44,8 +50,22 @@ export function cloudDepthImages(positions: Float32Array, count: number, views: 
       const at = v * width + u;
       if (depth[at] === 0 || zc < depth[at]) depth[at] = zc;
     }
-    return { view, width, height, scale, depth };
-  });
+  }
+  return images;
+}
+
+function emptyDepthImage(view: RegisteredView, size: number): DepthImage {
+  const k = view.intrinsics;
+  const scale = Math.max(k.width, k.height) / size;
+  const width = Math.max(1, Math.ceil(k.width / scale));
+  const height = Math.max(1, Math.ceil(k.height / scale));
+  return { view, width, height, scale, depth: new Float32Array(width * height) };
+}
+
+/** Depth images and how many of a cloud's first points they hold. */
+export interface CloudDepthImages {
+  images: DepthImage[];
+  count: number;
 }
 
 /** Where a world point falls in a depth image: its depth along the camera axis and its pixel's index; null when behind the camera or outside the image. */

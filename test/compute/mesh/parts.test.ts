@@ -4,6 +4,7 @@ import { BrickLattice } from "../../../compute/stages/mesh/brick-lattice.js";
 import { chooseVoxelSize, DEFAULTS, run } from "../../../compute/stages/mesh/index.js";
 import { orientTowardCameras } from "../../../compute/stages/mesh/orient.js";
 import { medianSpacing, occupiedCells, PointGrid } from "../../../compute/stages/mesh/point-grid.js";
+import { cloudDepthImages, withMorePoints } from "../../../compute/stages/mesh/see-through.js";
 import { VoxelHash } from "../../../compute/stages/mesh/voxel-hash.js";
 import { planePoints, rng, spherePoints } from "./fixtures.js";
 
@@ -133,5 +134,21 @@ describe("mesh/orientation", () => {
     expect(report.counts.normalsFlipped).toBe(2000);
     expect(mesh.faceCount).toBeGreaterThan(1000);
     for (let v = 0; v < mesh.vertexCount; v++) expect(mesh.normals[3 * v + 1]).toBeGreaterThan(0.9);
+  });
+});
+
+describe("mesh/see-through depth images", () => {
+  it("grown by appended points, equal the whole cloud's", () => {
+    const cloud = spherePoints(20_000, 1, [0, 0, 0], 0.01, 5);
+    const view = (x: number): RegisteredView => ({ imageIndex: 0, name: `c${x}`, intrinsics: { width: 640, height: 480, focal: 500, cx: 320, cy: 240, k1: 0, k2: 0 }, camFromWorld: { R: new Float64Array([1, 0, 0, 0, 1, 0, 0, 0, 1]), t: new Float64Array([-x, 0, 4]) } });
+    const views = [view(-1), view(0), view(1.5)];
+    const whole = cloudDepthImages(cloud.positions, cloud.count, views);
+    const grown = withMorePoints(cloudDepthImages(cloud.positions, 12_000, views), cloud.positions, 12_000, cloud.count);
+    const firstOnly = cloudDepthImages(cloud.positions, 12_000, views);
+    for (let k = 0; k < views.length; k++) {
+      expect(grown[k].depth).toEqual(whole[k].depth);
+      // The appended points matter: some pixels are nearer or newly covered.
+      expect(firstOnly[k].depth).not.toEqual(whole[k].depth);
+    }
   });
 });
