@@ -50,19 +50,23 @@ export function trimFattening(depth: Float32Array, grey: Float32Array, width: nu
     queue[tail++] = p;
   }
   let trimmed = 0;
+  /** Trims p when it has depth, is flat and has q's grey; the trim then goes on from it. */
+  const trim = (p: number, q: number) => {
+    if (step[p] !== 255 || !(depth[p] > 0)) return;
+    if (Math.abs(grey[p] - grey[q]) > options.sameGrey || !isFlat(grey, p, width, height, options.flatGrey)) return;
+    depth[p] = 0;
+    step[p] = step[q] + 1;
+    queue[tail++] = p;
+    trimmed++;
+  };
   while (head < tail) {
     const q = queue[head++];
     if (step[q] >= maxSteps) continue;
     const x = q % width;
-    for (let k = 0; k < 4; k++) {
-      const p = k === 0 ? (x > 0 ? q - 1 : -1) : k === 1 ? (x < width - 1 ? q + 1 : -1) : k === 2 ? q - width : q < n - width ? q + width : -1;
-      if (p < 0 || step[p] !== 255 || !(depth[p] > 0)) continue;
-      if (Math.abs(grey[p] - grey[q]) > options.sameGrey || !isFlat(grey, p, width, height, options.flatGrey)) continue;
-      depth[p] = 0;
-      step[p] = step[q] + 1;
-      queue[tail++] = p;
-      trimmed++;
-    }
+    if (x > 0) trim(q - 1, q);
+    if (x < width - 1) trim(q + 1, q);
+    if (q >= width) trim(q - width, q);
+    if (q < n - width) trim(q + width, q);
   }
   return trimmed;
 }
