@@ -29,8 +29,9 @@
  *   and the textured ones black (also saved beside the side-by-side picture).
  * Besides the sets on disk, the bench renders sets of its own (RENDERED_SETS, cached under
  * bench/out/rendered/, scored like the synthetic ones): rendered/plain-room (bench/plain-room.ts),
- * a white wall, a plain floor and a textured object, for how much of plain surfaces the model
- * covers (issue "Complete surfaces").
+ * a white wall, a plain floor and a textured object, and rendered/courtyard (bench/courtyard.ts),
+ * white walls on three sides of cobbles seen at grazing angles, for how much of plain surfaces
+ * the model covers (issue "Complete surfaces").
  * With --own-cameras, each held-back photo of a real set with published poses is also scored from
  * the pipeline's own camera for it (views-reference.ts: a sparse run on every photo, the held-back
  * ones included), as a user who added the photo would see the model: the published camera tests
@@ -53,6 +54,7 @@ import { robustSimilarity, type RobustSimilarity, type Similarity } from "../com
 import { datasetInputs, datasetsRoot, listDatasets, repoRoot } from "./datasets.js";
 import { backgroundMask } from "./views-mask.js";
 import { referenceTruth, undistort, type TrueCamera } from "./views-reference.js";
+import { COURTYARD_SET, courtyardDataset } from "./courtyard.js";
 import { PLAIN_ROOM_SET, plainRoomDataset } from "./plain-room.js";
 import { ThreeRenderer, type RenderCamera, type RenderedImage } from "./three-render.js";
 
@@ -60,7 +62,7 @@ const RENDER_WIDTH = 768;
 const HOLD_BACK_EVERY = 8;
 const HOLD_BACK_OFFSET = 4;
 /** Sets the bench renders itself: name → their folder (rendered on first use), in the synthetic sets' format. */
-const RENDERED_SETS: Record<string, () => Promise<string>> = { [PLAIN_ROOM_SET]: plainRoomDataset };
+const RENDERED_SETS: Record<string, () => Promise<string>> = { [PLAIN_ROOM_SET]: plainRoomDataset, [COURTYARD_SET]: courtyardDataset };
 
 
 interface ViewScore {
