@@ -123,6 +123,7 @@ export const DEFAULTS: Options = {
   enclosedHoles: { maxEdges: 0, maxFlatness: 0.1, minAlignment: 0.8, maxSeeThrough: 0.1, maxSamples: 2000 },
   planeCompletion: {
     planes: { maxPlanes: 6, minInlierShare: 0.03, minNormalCosine: 0.8, iterations: 400, sampleSize: 20_000 },
+    plainPlanes: { maxPlanes: 6, minInlierShare: 0.005, maxLumaVariation: 0.18 },
     inlierVoxels: 1,
     cellVoxels: 2,
     closingCells: 8,
@@ -281,7 +282,7 @@ async function meshCloud(input: Input, opts: Options, progress: ProgressFn | und
   if (opts.planeCompletion.planes.maxPlanes > 0) {
     const completion = completePlanes({ ...cloud, normals: oriented.normals }, input.views, h, spacing, opts.planeCompletion);
     const r = completion.report;
-    Object.assign(counts, { planesFound: r.planes, planesTooSmall: r.planesTooSmall, planeCellsAdded: r.cellsAdded, planeCellsSeenThrough: r.cellsSeenThrough, planeCellsUnseen: r.cellsUnseen, planeCellsNearRelief: r.cellsNearRelief, planePointsAdded: r.pointsAdded });
+    Object.assign(counts, { planesFound: r.planes, plainPlanes: r.plainPlanes, planesNotPlain: r.planesNotPlain, planeLayers: r.planeLayers, planesTooSmall: r.planesTooSmall, planeCellsAdded: r.cellsAdded, planeCellsSeenThrough: r.cellsSeenThrough, planeCellsUnseen: r.cellsUnseen, planeCellsNearRelief: r.cellsNearRelief, planePointsAdded: r.pointsAdded });
     // From here on the added points are part of the cloud: the surface, its trimming and its colours use them.
     cloud = withPoints(cloud, oriented, completion.points);
     lap("planeCompletion");

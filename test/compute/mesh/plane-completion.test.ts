@@ -3,7 +3,9 @@
  * dense stereo left as islands (every other 0.3-wide stripe missing, as on a plain surface), seen
  * by two cameras from above. The gaps between the islands get points on the floor's plane; a
  * gap through which the cameras see a lower level does not; the floor is not grown past its
- * outline.
+ * outline. A wall with far fewer points than the floor (a plain wall seen at an angle) is
+ * completed when its points are of one plain colour, and not when they are textured or lie
+ * just over a larger plane.
  */
 import { describe, expect, it } from "vitest";
 import { DEFAULTS } from "../../../compute/stages/mesh/index.js";
@@ -42,6 +44,35 @@ function addedAt(points: Float32Array, test: (x: number, y: number, z: number) =
   let n = 0;
   for (let i = 0; i < points.length; i += 3) if (test(points[i], points[i + 1], points[i + 2])) n++;
   return n;
+}
+
+/** A camera at (-0.5, y, 0.5) looking along +x, at the wall x = 1. */
+function facingWall(y: number): RegisteredView {
+  return {
+    imageIndex: 0,
+    name: `wall-${y}.jpg`,
+    intrinsics: { width: 800, height: 800, focal: 500, cx: 400, cy: 400, k1: 0, k2: 0 },
+    camFromWorld: { R: new Float64Array([0, -1, 0, 0, 0, -1, 1, 0, 0]), t: new Float64Array([y, 0.5, 0.5]) },
+  };
+}
+
+/**
+ * The whole floor z = 0 over [-1, 1]² (40,401 points) and the wall x = 1 (y in [-1, 1], z in
+ * [0, 1]) every 0.04 without the band z in (0.3, 0.6): 1,224 points, 2.9 % of the cloud, below
+ * the share of the largest planes. The wall's points are plain grey, or alternately dark and
+ * light; with `layer`, a plain patch 1.5 voxels over the floor.
+ */
+function floorAndWall(textured: boolean, layer: boolean) {
+  const positions: number[] = [], normals: number[] = [], colors: number[] = [];
+  const add = (p: number[], n: number[], grey: number) => { positions.push(...p); normals.push(...n); colors.push(grey, grey, grey); };
+  for (let y = -1; y <= 1 + 1e-9; y += SPACING) for (let x = -1; x <= 1 + 1e-9; x += SPACING) add([x, y, 0], [0, 0, 1], 100 + ((Math.round(x / SPACING) * 7 + Math.round(y / SPACING) * 13) % 100));
+  let k = 0;
+  for (let y = -1; y <= 1 + 1e-9; y += 0.04) for (let z = 0.02; z <= 1 + 1e-9; z += 0.04) {
+    if (z > 0.3 && z < 0.6) continue;
+    add([1, y, z], [-1, 0, 0], textured ? (k++ % 2 ? 60 : 240) : 200);
+  }
+  if (layer) for (let y = -0.15; y <= 0.15 + 1e-9; y += SPACING) for (let x = -0.15; x <= 0.15 + 1e-9; x += SPACING) add([x, y, 1.5 * VOXEL], [0, 0, 1], 150);
+  return { positions: new Float32Array(positions), normals: new Float32Array(normals), colors: new Uint8Array(colors), count: positions.length / 3 };
 }
 
 describe("mesh/plane-completion", () => {
@@ -100,7 +131,25 @@ describe("mesh/plane-completion", () => {
     const sphere = { positions: new Float32Array(positions), normals: new Float32Array(normals), colors: new Uint8Array(positions.length), count: 40_000 };
     const { points, report } = completePlanes(sphere, [overhead(-0.4), overhead(0.4)], VOXEL, SPACING, OPTIONS);
     expect(points.count).toBe(0);
-    expect(report.planesTooSmall).toBe(report.planes);
+    // Every plane found is too small to complete: none is tried.
+    expect(report.planesTooSmall).toBeGreaterThan(0);
+    expect(report.cellsTried).toBe(0);
+  });
+
+  it("completes a plain wall with few points beside a large floor, but not a textured one, nor a layer over the floor", () => {
+    const views = [facingWall(-0.3), facingWall(0.3)];
+    const inBand = (x: number, y: number, z: number) => Math.abs(x - 1) < 1e-3 && Math.abs(y) < 0.5 && z > 0.35 && z < 0.55;
+    const plain = completePlanes(floorAndWall(false, false), views, VOXEL, SPACING, OPTIONS);
+    expect(plain.report.plainPlanes).toBe(1);
+    expect(addedAt(plain.points.positions, inBand)).toBeGreaterThan(300);
+    const textured = completePlanes(floorAndWall(true, false), views, VOXEL, SPACING, OPTIONS);
+    expect(textured.report.plainPlanes).toBe(0);
+    expect(textured.report.planesNotPlain).toBeGreaterThanOrEqual(1);
+    expect(addedAt(textured.points.positions, (x) => Math.abs(x - 1) < 1e-3)).toBe(0);
+    const layered = completePlanes(floorAndWall(false, true), views, VOXEL, SPACING, OPTIONS);
+    expect(layered.report.planeLayers).toBeGreaterThanOrEqual(1);
+    expect(addedAt(layered.points.positions, (_x, _y, z) => Math.abs(z - 1.5 * VOXEL) < 1e-3)).toBe(0);
+    expect(addedAt(layered.points.positions, inBand)).toBeGreaterThan(300);
   });
 
   it("leaves a gap open where the cameras see a lower level through it", () => {
