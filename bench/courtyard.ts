@@ -28,7 +28,6 @@ const HEIGHT = 720;
 const PHOTOS = 16;
 /** A wider lens than the plain room's (58° across): a phone's main camera, which a courtyard needs. */
 const FOCAL_WIDTHS = 0.9;
-const FOCAL_35MM = Math.round((FOCAL_WIDTHS * WIDTH * Math.hypot(36, 24)) / Math.hypot(WIDTH, HEIGHT));
 const NAME = "courtyard";
 export const COURTYARD_SET = `rendered/${NAME}`;
 
@@ -75,7 +74,7 @@ export function courtyardDataset(): Promise<string> {
     seed: SEED,
     width: WIDTH,
     height: HEIGHT,
-    focal35mm: FOCAL_35MM,
+    focalWidths: FOCAL_WIDTHS,
     shapes: SHAPES,
     scene: courtyardScene(),
     radius: 6,

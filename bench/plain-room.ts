@@ -32,9 +32,8 @@ const SEED = 2024;
 const WIDTH = 960;
 const HEIGHT = 720;
 const PHOTOS = 16;
-/** Focal length in image widths (render.ts's default), and its 35 mm equivalent by the diagonal rule a phone writes. */
+/** Focal length in image widths (render.ts's default). */
 const FOCAL_WIDTHS = 1.1;
-const FOCAL_35MM = Math.round((FOCAL_WIDTHS * WIDTH * Math.hypot(36, 24)) / Math.hypot(WIDTH, HEIGHT));
 const NAME = "plain-room";
 export const PLAIN_ROOM_SET = `rendered/${NAME}`;
 
@@ -73,7 +72,7 @@ export function plainRoomDataset(): Promise<string> {
     seed: SEED,
     width: WIDTH,
     height: HEIGHT,
-    focal35mm: FOCAL_35MM,
+    focalWidths: FOCAL_WIDTHS,
     shapes: SHAPES,
     scene: plainRoomScene(),
     radius: 2.8,

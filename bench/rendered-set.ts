@@ -36,8 +36,8 @@ export interface RenderedSetSpec {
   seed: number;
   width: number;
   height: number;
-  /** The 35 mm focal a phone would write into EXIF. */
-  focal35mm: number;
+  /** Focal length in image widths (the scene's cameras'); EXIF gets its 35 mm equivalent. */
+  focalWidths: number;
   shapes: Shape[];
   scene: SceneDef;
   /** gt/cameras.json's scene radius, and what it measures. */
@@ -117,6 +117,11 @@ function meshPly(mesh: { positions: number[]; colours: number[]; faces: number[]
 const CONVENTION =
   "opencv: x_cam = R @ X_world + t; x right, y down, z forward; K in pixel units; continuous pixel coordinates with pixel centers at integer coordinates + 0.5 (pixel (col i, row j) covers [i, i+1] x [j, j+1], its center is (i+0.5, j+0.5); a centred principal point is (W/2, H/2), as in COLMAP; subtract 0.5 from cx, cy for OpenCV's integer-centre convention). World: right-handed, +Z up, units arbitrary (metre-like).";
 
+/** The 35 mm equivalent of the focal, by the diagonal rule a phone writes. */
+function focal35mm(spec: Pick<RenderedSetSpec, "focalWidths" | "width" | "height">): number {
+  return Math.round((spec.focalWidths * spec.width * Math.hypot(36, 24)) / Math.hypot(spec.width, spec.height));
+}
+
 /**
  * The set's folder (bench/out/rendered/<name>), rendered first if it is missing or from another
  * version (about a minute of one core per 16 photos at 960 × 720).
@@ -138,7 +143,7 @@ export async function renderedSetFolder(spec: RenderedSetSpec): Promise<string> 
   for (const view of rendered.views) {
     const file = `${view.name}.jpg`;
     // JPEG quality 92 as the synthetic sets; the 35 mm focal a phone would write.
-    await writeFile(path.join(dir, "images", file), await encodeJpeg(Buffer.from(view.rgb), view.width, view.height, { focalLength35mm: spec.focal35mm }, 92));
+    await writeFile(path.join(dir, "images", file), await encodeJpeg(Buffer.from(view.rgb), view.width, view.height, { focalLength35mm: focal35mm(spec) }, 92));
     const R = [0, 1, 2].map((i) => Array.from(view.R.subarray(3 * i, 3 * i + 3)));
     const center = [0, 1, 2].map((k) => -(view.R[k] * view.t[0] + view.R[3 + k] * view.t[1] + view.R[6 + k] * view.t[2]));
     const K = [0, 1, 2].map((i) => Array.from(view.K.subarray(3 * i, 3 * i + 3)));
