@@ -23,7 +23,7 @@
  */
 import type { ImageRef, RegisteredView } from "../../scene/index.js";
 import { cameraCenter } from "../../scene/index.js";
-import { loadGreyPhotos, sweepGround, type GroundPlane, type GroundSweepOptions } from "./ground-sweep.js";
+import { loadGreyPhotos, sweepGround, type GreyPhoto, type GroundPlane, type GroundSweepOptions } from "./ground-sweep.js";
 import { cameraVerdict, reliefNear, type CompletionPoints } from "./plane-completion.js";
 import { groundHull, insideHull, type Hull } from "./ground-extent.js";
 import { planeAxes } from "./plane-fill.js";
@@ -127,6 +127,18 @@ export interface GroundPhotos {
   sweep: GroundSweepOptions;
 }
 
+/**
+ * The ground's points, the plane they lie on (null: no ground), the depth images of the cloud it
+ * was given (null without a ground) and the photos the sweep read, by view (null: not read).
+ */
+export interface GroundCompletion {
+  points: CompletionPoints;
+  report: GroundCompletionReport;
+  plane: GroundPlane | null;
+  images: DepthImage[] | null;
+  grey: Array<GreyPhoto | null>;
+}
+
 /** A cell of the ground's grid the cameras keep: its centre in plane coordinates and the views that see it. */
 interface KeptCell {
   u: number;
@@ -150,13 +162,13 @@ export async function completeGround(
   options: GroundCompletionOptions = GROUND_DEFAULTS,
   photos?: GroundPhotos,
   known: CloudDepthImages | null = null,
-): Promise<{ points: CompletionPoints; report: GroundCompletionReport }> {
+): Promise<GroundCompletion> {
   const report: GroundCompletionReport = { groundFound: 0, groundInliers: 0, groundCameraHeightVoxels: 0, groundCellsTried: 0, groundCellsAdded: 0, groundCellsSeenThrough: 0, groundCellsUnseen: 0, groundCellsNearRelief: 0, groundCellsBeyond: 0, groundPointsAdded: 0, groundSweepPatches: 0, groundSweepScoreBefore: 0, groundSweepScoreAfter: 0, groundSweepShiftVoxels: 0, groundSweepTurnDeg: 0 };
   const empty = { count: 0, positions: new Float32Array(0), normals: new Float32Array(0), colors: new Uint8Array(0) };
-  if (views.length < options.minViews || cloud.count < options.minInliers) return { points: empty, report };
+  if (views.length < options.minViews || cloud.count < options.minInliers) return { points: empty, report, plane: null, images: null, grey: [] };
   const centres = views.map((view) => cameraCenter(view.camFromWorld));
   const found = findGround(cloud, views, centres, voxel, options);
-  if (!found) return { points: empty, report };
+  if (!found) return { points: empty, report, plane: null, images: null, grey: [] };
   Object.assign(report, { groundFound: 1, groundInliers: found.inliers, groundCameraHeightVoxels: found.lowestCameraHeight / voxel });
 
   const { u, v } = planeAxes(found.normal);
@@ -167,9 +179,11 @@ export async function completeGround(
   const { kept, cell } = keptCells(cloud, views, images, centres, voxel, found, at, dense, planes, planeOf, options, report);
   report.groundCellsAdded = kept.length;
   let ground: GroundPlane = { normal: found.normal, d: found.d };
+  let grey: Array<GreyPhoto | null> = [];
   if (photos && kept.length > 0) {
     const swept = await placeByPhotos(ground, kept, at, views, voxel, photos);
     ground = swept.plane;
+    grey = swept.grey;
     Object.assign(report, { groundSweepPatches: swept.patches, groundSweepScoreBefore: swept.scoreBefore, groundSweepScoreAfter: swept.scoreAfter, groundSweepShiftVoxels: swept.shiftVoxels, groundSweepTurnDeg: swept.turnDeg });
   }
   // One point per voxel face: the signed distance's support holds several, and the ground is large.
@@ -187,7 +201,7 @@ export async function completeGround(
   report.groundPointsAdded = count;
   const normals = new Float32Array(3 * count);
   for (let i = 0; i < count; i++) normals.set(ground.normal, 3 * i);
-  return { points: { count, positions: new Float32Array(out), normals, colors: groundColours(cloud, found, voxel, count) }, report };
+  return { points: { count, positions: new Float32Array(out), normals, colors: groundColours(cloud, found, voxel, count) }, report, plane: ground, images, grey };
 }
 
 /** The cells of a grid on the ground, over the cloud's and the cameras' extent, that the cameras keep and no relief stands near. */
@@ -283,7 +297,7 @@ async function placeByPhotos(plane: GroundPlane, kept: KeptCell[], at: (u: numbe
   for (const c of chosen) for (const view of c.seenBy) patchesSeen.set(view, (patchesSeen.get(view) ?? 0) + 1);
   const wanted = new Set([...patchesSeen.entries()].sort((a, b) => b[1] - a[1]).slice(0, photos.sweep.maxPhotos).map(([view]) => view));
   const grey = await loadGreyPhotos(views, photos.images, photos.sweep.imageSize, wanted);
-  return sweepGround(plane, anchors, chosen.map((c) => c.seenBy.filter((view) => wanted.has(view))), grey, voxel, photos.sweep);
+  return { ...sweepGround(plane, anchors, chosen.map((c) => c.seenBy.filter((view) => wanted.has(view))), grey, voxel, photos.sweep), grey };
 }
 
 /** The cameras' mean up (the photos' −y axis in the world), and how well they agree (the mean's length). */

@@ -10,7 +10,9 @@
  * solve (Kazhdan & Hoppe 2013) closes them with a balloon that must then be trimmed by a
  * density heuristic. The price is that holes in the data stay holes, so the plain planes that
  * dense stereo leaves as islands (white walls, floors, ground) are completed with points on
- * their plane where the cameras see that plane and nothing behind it (plane-completion.ts).
+ * their plane where the cameras see that plane and nothing behind it (plane-completion.ts), the
+ * ground under the cameras likewise (ground-completion.ts), and a plain wall that stereo saw only
+ * at its edges is stood upright on the ground under them (standing-walls.ts).
  *
  * First, normals facing away from every camera are flipped (orient.ts). Then, after
  * extraction: faces farther than `trimDistance` from every point are cut, small disconnected
@@ -57,6 +59,7 @@ import { buildSignedDistance, type LatticeSums, type SignedDistanceTask } from "
 import type { ColorSums, ColorTask } from "./project-colors.js";
 import type { MeshResult, MeshTask } from "./worker.js";
 import { simplifyToBudget } from "./simplify.js";
+import { completeStandingWalls, STANDING_WALL_DEFAULTS, type StandingWallOptions } from "./standing-walls.js";
 import { extractSurfaceNets } from "./surface-nets.js";
 import type { RawMesh } from "./surface-nets.js";
 
@@ -90,6 +93,8 @@ export interface Options {
   planeCompletion: PlaneCompletionOptions;
   /** The ground below the cameras, completed where they see it (ground-completion.ts); null: off. */
   groundCompletion: GroundCompletionOptions | null;
+  /** Upright walls over lines of points standing on the ground (standing-walls.ts), after the ground; null: off. */
+  standingWalls: StandingWallOptions | null;
   /** The ground's plane placed by the photos (ground-sweep.ts) when they are given; null: by its points only. */
   groundSweep: GroundSweepOptions | null;
   /** How many times the budget the extraction may produce before simplification. */
@@ -137,6 +142,7 @@ export const DEFAULTS: Options = {
   },
   groundCompletion: GROUND_DEFAULTS,
   groundSweep: GROUND_SWEEP_DEFAULTS,
+  standingWalls: STANDING_WALL_DEFAULTS,
   oversample: 2,
   colorImageSize: 1024,
   threads: Math.min(2, availableParallelism()),
@@ -290,8 +296,15 @@ async function meshCloud(input: Input, opts: Options, progress: ProgressFn | und
       const photos = opts.groundSweep && input.images?.length ? { images: input.images, sweep: opts.groundSweep } : undefined;
       const ground = await completeGround({ ...cloud, normals: oriented.normals }, input.views, h, completion.planes, completion.planeOf, opts.groundCompletion, photos, completion.depthImages);
       Object.assign(counts, ground.report);
+      const denseAndPlanes = cloud;
       cloud = withPoints(cloud, oriented, ground.points);
       lap("groundCompletion");
+      if (opts.standingWalls && ground.plane && ground.images && input.images?.length) {
+        const walls = await completeStandingWalls(denseAndPlanes, input.cloud.count, input.views, h, spacing, ground.plane, completion.planes, completion.planeOf, ground.images, { images: input.images, read: ground.grey }, opts.standingWalls);
+        Object.assign(counts, walls.report);
+        cloud = withPoints(cloud, oriented, walls.points);
+        lap("standingWalls");
+      }
     }
   }
   const lattice = await buildSignedDistance(cloud.positions, oriented.normals, cloud.count, {

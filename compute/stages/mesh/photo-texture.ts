@@ -1,0 +1,40 @@
+/**
+ * @module How much texture a photo shows on a patch of a plane: the spread of its grey levels
+ * over a grid of samples on the patch, relative to their mean.
+ *
+ * Dense stereo leaves a hole on a surface for one of two reasons: the surface is plain (nothing
+ * to match: white plaster, a wall in shade), or it is not where the hole is (an opening, a
+ * depth edge, a surface at another depth). A photo that shows texture where a completion would
+ * put a plane says the second: matching would have found that texture had it lain on the plane.
+ */
+import { project } from "../../geometry/camera.js";
+import type { GreyPhoto } from "./ground-sweep.js";
+
+/**
+ * Standard deviation over mean of the photo's grey levels at side × side samples spaced `step`
+ * on the plane around `centre` along the unit axes `a` and `b`; NaN when a sample leaves the
+ * photo or lies behind it.
+ */
+export function patchVariation(photo: GreyPhoto, centre: ArrayLike<number>, a: ArrayLike<number>, b: ArrayLike<number>, step: number, side: number): number {
+  const half = (side - 1) / 2;
+  const point = new Float64Array(3), pixel = new Float64Array(2);
+  let sum = 0, sumSquares = 0;
+  for (let i = 0; i < side; i++) for (let j = 0; j < side; j++) {
+    const da = (i - half) * step, db = (j - half) * step;
+    for (let k = 0; k < 3; k++) point[k] = centre[k]! + da * a[k]! + db * b[k]!;
+    if (!project(photo.view.intrinsics, photo.view.camFromWorld, point, pixel)) return NaN;
+    const px = pixel[0]! * photo.scale - 0.5, py = pixel[1]! * photo.scale - 0.5;
+    if (px < 0 || py < 0 || px >= photo.width - 1 || py >= photo.height - 1) return NaN;
+    const value = bilinear(photo, px, py);
+    sum += value;
+    sumSquares += value * value;
+  }
+  const n = side * side, mean = sum / n;
+  return Math.sqrt(Math.max(0, sumSquares / n - mean * mean)) / Math.max(1, mean);
+}
+
+function bilinear(photo: GreyPhoto, x: number, y: number): number {
+  const x0 = Math.floor(x), y0 = Math.floor(y), tx = x - x0, ty = y - y0;
+  const g = photo.grey, w = photo.width, o = y0 * w + x0;
+  return (g[o]! * (1 - tx) + g[o + 1]! * tx) * (1 - ty) + (g[o + w]! * (1 - tx) + g[o + w + 1]! * tx) * ty;
+}

@@ -1,0 +1,113 @@
+/**
+ * Completing walls that stand on the ground (compute/stages/mesh/standing-walls.ts): a wall 3 m
+ * high and 6 m long in front of four cameras at eye height, of which dense stereo found only the
+ * top edge and a few hundred points of the ground before it, as on a plain wall in shade. Its
+ * photos are ray cast here in grey. The plain wall is filled from the ground to its top edge, on
+ * its plane; the same wall textured in the photos is not (stereo would have matched it: the hole
+ * is not the wall's); a rail 1 m high with the ground seen behind it is not either.
+ */
+import { describe, expect, it } from "vitest";
+import type { ImageRef, RegisteredView } from "../../../compute/scene/index.js";
+import { createRng } from "../../../compute/math/random.js";
+import type { GreyPhoto } from "../../../compute/stages/mesh/ground-sweep.js";
+import { cloudDepthImages } from "../../../compute/stages/mesh/see-through.js";
+import { completeStandingWalls, STANDING_WALL_DEFAULTS } from "../../../compute/stages/mesh/standing-walls.js";
+
+const VOXEL = 0.02;
+const EYE = 1.6;
+/** The wall's plane z = WALL_Z, |x| ≤ 3, from the ground (y = 0) up to its top. */
+const WALL_Z = 6;
+const GROUND = { normal: [0, 1, 0] as [number, number, number], d: 0 };
+const INTRINSICS = { width: 400, height: 300, focal: 300, cx: 200, cy: 150, k1: 0, k2: 0 };
+
+/** An upright camera at (x, EYE, 0) looking along +z. */
+function camera(x: number, index: number): RegisteredView {
+  const R = new Float64Array([-1, 0, 0, 0, -1, 0, 0, 0, 1]);
+  const t = new Float64Array([x, EYE, 0]);
+  return { imageIndex: index, name: `c${index}.jpg`, intrinsics: INTRINSICS, camFromWorld: { R, t } };
+}
+
+const VIEWS = [-1.5, -0.5, 0.5, 1.5].map(camera);
+
+interface Scene {
+  wallTop: number;
+  /** The ground's points reach this far (beyond the wall: the ground behind a rail). */
+  groundTo: number;
+  /** Grey-level amplitude of the wall's texture in the photos (0: plain). */
+  wallTexture: number;
+  /** False: a rail, only its top 0.1 m solid. */
+  solid: boolean;
+}
+
+/** The cloud dense stereo leaves: the wall's top edge (its top 0.1 m) and scattered ground. */
+function cloud(scene: Scene) {
+  const rng = createRng(11);
+  const positions: number[] = [];
+  for (let x = -3; x <= 3; x += 0.02) for (let y = scene.wallTop - 0.1; y <= scene.wallTop; y += 0.02) positions.push(x, y, WALL_Z);
+  for (let i = 0; i < 600; i++) positions.push(-3 + 6 * rng(), (rng() - 0.5) * 0.01, 2 + (scene.groundTo - 2) * rng());
+  const count = positions.length / 3;
+  return { positions: new Float32Array(positions), colors: new Uint8Array(3 * count).fill(150), count };
+}
+
+/** The view's photo in grey: the wall (plain or textured in 10 cm squares), the ground, the sky. */
+function photo(view: RegisteredView, scene: Scene): GreyPhoto {
+  const { width, height, focal, cx, cy } = view.intrinsics;
+  const grey = new Uint8Array(width * height);
+  const centre = [view.camFromWorld.t[0], EYE, 0];
+  const hash = (a: number, b: number) => (Math.sin(a * 127.1 + b * 311.7) * 43758.5453) % 1;
+  for (let row = 0; row < height; row++) for (let col = 0; col < width; col++) {
+    // Camera axes: right = −x, down = −y, forward = +z.
+    const ray = [-(col + 0.5 - cx) / focal, -(row + 0.5 - cy) / focal, 1];
+    let value = 220;
+    const toWall = (WALL_Z - centre[2]) / ray[2];
+    const wx = centre[0] + toWall * ray[0], wy = centre[1] + toWall * ray[1];
+    if (Math.abs(wx) <= 3 && wy >= (scene.solid ? 0 : scene.wallTop - 0.1) && wy <= scene.wallTop) value = 150 + scene.wallTexture * hash(Math.floor(wx * 10), Math.floor(wy * 10));
+    else if (ray[1] < 0) {
+      const toGround = -centre[1] / ray[1];
+      value = 110 + 30 * hash(Math.floor((centre[0] + toGround * ray[0]) * 20), Math.floor((centre[2] + toGround * ray[2]) * 20));
+    }
+    grey[row * width + col] = Math.max(0, Math.min(255, Math.round(value)));
+  }
+  return { view, grey, width, height, scale: 1 };
+}
+
+async function complete(scene: Scene) {
+  const points = cloud(scene);
+  const images = cloudDepthImages(points.positions, points.count, VIEWS);
+  const read = VIEWS.map((view) => photo(view, scene));
+  const refs: ImageRef[] = [];
+  return completeStandingWalls(points, points.count, VIEWS, VOXEL, VOXEL, GROUND, [], new Int16Array(points.count).fill(-1), images, { images: refs, read }, STANDING_WALL_DEFAULTS);
+}
+
+describe("mesh/standing-walls", () => {
+  it("fills a plain wall seen only at its top edge, on its plane, from the ground to the edge", async () => {
+    const { points, report } = await complete({ wallTop: 3, groundTo: WALL_Z - 0.1, wallTexture: 0, solid: true });
+    expect(report.wallRuns).toBeGreaterThanOrEqual(1);
+    expect(report.wallCellsAdded).toBeGreaterThan(0);
+    let onWall = 0, belowEdge = 0;
+    const covered = new Set<string>();
+    for (let i = 0; i < points.count; i++) {
+      const x = points.positions[3 * i], y = points.positions[3 * i + 1], z = points.positions[3 * i + 2];
+      if (Math.abs(z - WALL_Z) < 2 * VOXEL) onWall++;
+      if (y > 0 && y < 3 + 2 * VOXEL) belowEdge++;
+      covered.add(`${Math.floor(x / 0.25)},${Math.floor(y / 0.25)}`);
+      expect(points.normals[3 * i + 2]).toBeCloseTo(-1, 5);
+    }
+    expect(onWall).toBe(points.count);
+    expect(belowEdge).toBe(points.count);
+    // The cameras see x within about ±3 m at the wall: most of its 24 × 12 quarter-metre squares below the edge get points.
+    expect(covered.size).toBeGreaterThan(0.8 * 24 * 11);
+  });
+
+  it("leaves the wall alone where the photos show it textured: the hole is not the wall's", async () => {
+    const { points, report } = await complete({ wallTop: 3, groundTo: WALL_Z - 0.1, wallTexture: 80, solid: true });
+    expect(report.wallCellsTextured).toBeGreaterThan(0);
+    expect(points.count).toBe(0);
+  });
+
+  it("leaves a rail with the ground seen behind it open", async () => {
+    const { points, report } = await complete({ wallTop: 1, groundTo: WALL_Z + 4, wallTexture: 0, solid: false });
+    expect(report.wallCellsSeenThrough).toBeGreaterThan(0);
+    expect(points.count).toBe(0);
+  });
+});
