@@ -23,7 +23,8 @@
  */
 import type { ImageRef, RegisteredView } from "../../scene/index.js";
 import { cameraCenter } from "../../scene/index.js";
-import { loadGreyPhotos, sweepGround, type GreyPhoto, type GroundPlane, type GroundSweepOptions } from "./ground-sweep.js";
+import { sweepGround, type GroundPlane, type GroundSweepOptions } from "./ground-sweep.js";
+import { loadGreyPhotos, type GreyPhoto } from "./photo-texture.js";
 import { cameraVerdict, reliefNear, type CompletionPoints } from "./plane-completion.js";
 import { groundHull, insideHull, type Hull } from "./ground-extent.js";
 import { planeAxes } from "./plane-fill.js";

@@ -10,8 +10,8 @@
  * facade), so every view paints the ground's shadows and edges somewhere else. Thousands of
  * patches over the whole ground decide height and tilt far better than the points do.
  */
-import sharp from "sharp";
-import type { ImageRef, RegisteredView } from "../../scene/index.js";
+import type { RegisteredView } from "../../scene/index.js";
+import { bilinear, type GreyPhoto } from "./photo-texture.js";
 import { planeAxes } from "./plane-fill.js";
 
 export interface GroundSweepOptions {
@@ -59,16 +59,6 @@ export interface GroundPlane {
   d: number;
 }
 
-/** A photo in grey at the sweep's size, with its view; null when it could not be read. */
-export interface GreyPhoto {
-  view: RegisteredView;
-  grey: Uint8Array | Float32Array;
-  width: number;
-  height: number;
-  /** Pixels of this image per pixel of the view's intrinsics. */
-  scale: number;
-}
-
 export interface GroundSweepResult {
   plane: GroundPlane;
   /** Mean patch NCC of the plane found from the points, and of the plane kept. */
@@ -78,26 +68,6 @@ export interface GroundSweepResult {
   shiftVoxels: number;
   turnDeg: number;
   patches: number;
-}
-
-/** The photos of `views` in grey, those whose index is in `wanted` only (null for the others, and for any that cannot be read). */
-export async function loadGreyPhotos(views: RegisteredView[], images: ImageRef[], imageSize: number, wanted: Set<number>): Promise<Array<GreyPhoto | null>> {
-  const byIndex = new Map(images.map((image) => [image.index, image]));
-  return Promise.all(
-    views.map(async (view, index) => {
-      const image = byIndex.get(view.imageIndex);
-      if (!image || !wanted.has(index)) return null;
-      const scale = Math.min(1, imageSize / Math.max(view.intrinsics.width, view.intrinsics.height));
-      const width = Math.max(1, Math.round(view.intrinsics.width * scale));
-      const height = Math.max(1, Math.round(view.intrinsics.height * scale));
-      try {
-        const bytes = await sharp(image.path).greyscale().resize(width, height, { fit: "fill" }).raw().toBuffer();
-        return { view, grey: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length), width, height, scale: width / view.intrinsics.width };
-      } catch {
-        return null;
-      }
-    }),
-  );
 }
 
 /**
@@ -243,12 +213,6 @@ function readPatch(photo: GreyPhoto, cx: number, cy: number, cz: number, u: numb
   const inv = 1 / Math.sqrt(norm);
   for (let s = 0; s < side * side; s++) out[offset + s] *= inv;
   return true;
-}
-
-function bilinear(photo: GreyPhoto, x: number, y: number): number {
-  const x0 = Math.floor(x), y0 = Math.floor(y), tx = x - x0, ty = y - y0;
-  const g = photo.grey, w = photo.width, o = y0 * w + x0;
-  return (g[o]! * (1 - tx) + g[o + 1]! * tx) * (1 - ty) + (g[o + w]! * (1 - tx) + g[o + w + 1]! * tx) * ty;
 }
 
 function dot(values: Float64Array, a: number, b: number, n: number): number {

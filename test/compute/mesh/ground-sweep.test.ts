@@ -5,7 +5,8 @@
  * plane from the patches' agreement alone.
  */
 import { describe, expect, it } from "vitest";
-import { sweepGround, GROUND_SWEEP_DEFAULTS, type GreyPhoto } from "../../../compute/stages/mesh/ground-sweep.js";
+import { sweepGround, GROUND_SWEEP_DEFAULTS } from "../../../compute/stages/mesh/ground-sweep.js";
+import type { GreyPhoto } from "../../../compute/stages/mesh/photo-texture.js";
 import type { RegisteredView } from "../../../compute/scene/index.js";
 
 const VOXEL = 0.02;

@@ -4,12 +4,14 @@
  * top edge and a few hundred points of the ground before it, as on a plain wall in shade. Its
  * photos are ray cast here in grey. The plain wall is filled from the ground to its top edge, on
  * its plane; the same wall textured in the photos is not (stereo would have matched it: the hole
- * is not the wall's); a rail 1 m high with the ground seen behind it is not either.
+ * is not the wall's); a rail 1 m high with the ground seen behind it is not either. A wall whose
+ * upper part plane completion found as a plane is carried down to the ground the same way.
  */
 import { describe, expect, it } from "vitest";
 import type { ImageRef, RegisteredView } from "../../../compute/scene/index.js";
 import { createRng } from "../../../compute/math/random.js";
-import type { GreyPhoto } from "../../../compute/stages/mesh/ground-sweep.js";
+import type { GreyPhoto } from "../../../compute/stages/mesh/photo-texture.js";
+import type { Plane } from "../../../compute/stages/mesh/planes.js";
 import { cloudDepthImages } from "../../../compute/stages/mesh/see-through.js";
 import { completeStandingWalls, STANDING_WALL_DEFAULTS } from "../../../compute/stages/mesh/standing-walls.js";
 
@@ -71,12 +73,21 @@ function photo(view: RegisteredView, scene: Scene): GreyPhoto {
   return { view, grey, width, height, scale: 1 };
 }
 
-async function complete(scene: Scene) {
+/** With `asPlane`, the wall's points are a plane of plane completion (its upper part, found as a plane), not a run of loose points. */
+async function complete(scene: Scene, asPlane = false) {
   const points = cloud(scene);
   const images = cloudDepthImages(points.positions, points.count, VIEWS);
   const read = VIEWS.map((view) => photo(view, scene));
   const refs: ImageRef[] = [];
-  return completeStandingWalls(points, points.count, VIEWS, VOXEL, VOXEL, GROUND, [], new Int16Array(points.count).fill(-1), images, { images: refs, read }, STANDING_WALL_DEFAULTS);
+  const planeOf = new Int16Array(points.count).fill(-1);
+  const planes: Plane[] = [];
+  if (asPlane) {
+    const inliers: number[] = [];
+    for (let i = 0; i < points.count; i++) if (points.positions[3 * i + 2] === WALL_Z) inliers.push(i);
+    inliers.forEach((i) => (planeOf[i] = 0));
+    planes.push({ normal: [0, 0, 1], d: WALL_Z, inliers: Uint32Array.from(inliers) });
+  }
+  return completeStandingWalls(points, points.count, VIEWS, VOXEL, VOXEL, GROUND, planes, planeOf, images, { images: refs, read }, STANDING_WALL_DEFAULTS);
 }
 
 describe("mesh/standing-walls", () => {
@@ -97,6 +108,19 @@ describe("mesh/standing-walls", () => {
     expect(belowEdge).toBe(points.count);
     // The cameras see x within about ±3 m at the wall: most of its 24 × 12 quarter-metre squares below the edge get points.
     expect(covered.size).toBeGreaterThan(0.8 * 24 * 11);
+  });
+
+  it("carries an upright plane found only in a wall's upper part down to the ground", async () => {
+    const { points, report } = await complete({ wallTop: 3, groundTo: WALL_Z - 0.1, wallTexture: 0, solid: true }, true);
+    expect(report.wallPlanes).toBe(1);
+    expect(report.wallRuns).toBe(0);
+    let low = 0;
+    for (let i = 0; i < points.count; i++) {
+      expect(Math.abs(points.positions[3 * i + 2] - WALL_Z)).toBeLessThan(2 * VOXEL);
+      if (points.positions[3 * i + 1] < 1) low++;
+    }
+    // The lowest metre of the wall's 6 m, at 2 cm spacing: 15,000 points if every cell is filled.
+    expect(low).toBeGreaterThan(0.7 * 15_000);
   });
 
   it("leaves the wall alone where the photos show it textured: the hole is not the wall's", async () => {

@@ -1,0 +1,178 @@
+/**
+ * @module The cells of an upright wall (standing-walls.ts): which of them the cameras keep, how
+ * plain the photos show them, and the points that fill them.
+ */
+import type { ImageRef, RegisteredView } from "../../scene/index.js";
+import type { GroundPlane } from "./ground-sweep.js";
+import { loadGreyPhotos, patchVariation, type GreyPhoto } from "./photo-texture.js";
+import { cameraVerdict } from "./plane-completion.js";
+import type { Plane } from "./planes.js";
+import type { PointGrid } from "./point-grid.js";
+import type { DepthImage } from "./see-through.js";
+import type { StandingWallOptions, StandingWallReport } from "./standing-wall-options.js";
+
+/**
+ * An upright wall: a point on the ground under it, the unit direction along its foot, its unit
+ * upright axis (in the wall) and its normal (to the cameras); its extent along the foot; its
+ * points (cloud indices), each one's place along the foot and height; the height each column of
+ * a cell's width reaches.
+ */
+export interface Wall {
+  base: number[];
+  along: number[];
+  up: number[];
+  normal: number[];
+  from: number;
+  to: number;
+  points: Uint32Array;
+  t: Float64Array;
+  h: Float64Array;
+  tops: Float64Array;
+}
+
+/** The photos of the views, and those already read in grey by view (the ground sweep's). */
+export interface WallPhotos {
+  images: ImageRef[];
+  read: Array<GreyPhoto | null>;
+}
+
+/** Planes closer than ~25° to parallel count as layers of each other (as in plane-completion.ts). */
+export const PARALLEL_COSINE = 0.9;
+
+export interface FillContext {
+  cloud: { positions: Float32Array; colors: Uint8Array; count: number };
+  dense: PointGrid;
+  planes: Plane[];
+  planeOf: Int16Array;
+  ground: GroundPlane;
+  images: DepthImage[];
+  centres: Float64Array[];
+  voxel: number;
+  spacing: number;
+  options: StandingWallOptions;
+  report: StandingWallReport;
+  out: { positions: number[]; normals: number[]; colors: number[] };
+}
+
+/** A cell the cameras keep: where on the wall, and the views that see it, most squarely first. */
+export interface KeptCell {
+  wall: Wall;
+  t: number;
+  h: number;
+  views: number[];
+}
+
+/** The wall's cells that the cameras keep, the cloud leaves empty and no relief stands near. */
+export function keptCells(wall: Wall, cell: number, context: FillContext): KeptCell[] {
+  const { dense, images, centres, voxel, options, report } = context;
+  const offWall = 2 * options.inlierVoxels * voxel;
+  const reliefRadius = options.offPlaneClearanceVoxels * voxel + cell * Math.SQRT1_2;
+  const kept: KeptCell[] = [];
+  for (let c = 0; c < wall.tops.length; c++) {
+    const rows = Math.ceil(wall.tops[c]! / cell);
+    for (let r = 0; r < rows; r++) {
+      const t = wall.from + (c + 0.5) * cell, h = (r + 0.5) * cell;
+      const centre = pointOn(wall, t, h);
+      if (dense.hasPointWithin(centre[0]!, centre[1]!, centre[2]!, cell * Math.SQRT1_2)) continue;
+      report.wallCellsTried++;
+      const { verdict, seenBy } = cameraVerdict(centre, wall.normal, images, centres, 3 * voxel, options);
+      if (verdict !== "keep") {
+        if (verdict === "seen-through") report.wallCellsSeenThrough++;
+        else report.wallCellsUnseen++;
+        continue;
+      }
+      if (reliefNear(wall, centre, reliefRadius, offWall, context)) {
+        report.wallCellsNearRelief++;
+        continue;
+      }
+      kept.push({ wall, t, h, views: squarestFirst(centre, wall.normal, seenBy, centres) });
+    }
+  }
+  return kept;
+}
+
+/** The point `t` along the wall's foot and `h` up it. */
+export function pointOn(wall: Wall, t: number, h: number): number[] {
+  return [0, 1, 2].map((a) => wall.base[a]! + t * wall.along[a]! + h * wall.up[a]!);
+}
+
+/** `seenBy` ordered by how squarely each view's ray meets the wall at `x`, at most SQUAREST_VIEWS of them. */
+function squarestFirst(x: number[], normal: number[], seenBy: number[], centres: Float64Array[]): number[] {
+  const cosine = (view: number) => {
+    const c = centres[view]!;
+    const ray = [c[0]! - x[0]!, c[1]! - x[1]!, c[2]! - x[2]!];
+    return (ray[0]! * normal[0]! + ray[1]! * normal[1]! + ray[2]! * normal[2]!) / Math.hypot(ray[0]!, ray[1]!, ray[2]!);
+  };
+  return seenBy.map((view) => ({ view, cosine: cosine(view) })).sort((a, b) => b.cosine - a.cosine).slice(0, SQUAREST_VIEWS).map((s) => s.view);
+}
+
+/** Views asked about a cell's texture, at most: the first whose photo shows the whole patch answers. */
+const SQUAREST_VIEWS = 3;
+
+/** Points on the kept cell, at the cloud's spacing, clear of the cloud's own points. */
+export function fillCell(kept: KeptCell, cell: number, colour: number[], context: FillContext): void {
+  const { dense, voxel, spacing, options, out } = context;
+  const clearance = options.clearanceVoxels * voxel;
+  const per = Math.max(1, Math.round(cell / spacing));
+  const normal = kept.wall.normal;
+  for (let a = 0; a < per; a++) for (let b = 0; b < per; b++) {
+    const p = pointOn(kept.wall, kept.t + ((a + 0.5) / per - 0.5) * cell, kept.h + ((b + 0.5) / per - 0.5) * cell);
+    if (dense.nearestDistance2(p[0]!, p[1]!, p[2]!, clearance) < clearance * clearance) continue;
+    out.positions.push(p[0]!, p[1]!, p[2]!);
+    out.normals.push(normal[0]!, normal[1]!, normal[2]!);
+    out.colors.push(colour[0]!, colour[1]!, colour[2]!);
+  }
+}
+
+/**
+ * Whether at least minReliefPoints points within `radius` of `p` stand off the wall: farther than
+ * `offWall` from it, above the ground, and on no plane across the wall (a wall or the ground
+ * meeting it at a corner may).
+ */
+function reliefNear(wall: Wall, p: number[], radius: number, offWall: number, context: FillContext): boolean {
+  const { cloud, planes, planeOf, ground, options } = context;
+  const n = wall.normal, up = ground.normal;
+  const wallOffset = n[0]! * wall.base[0]! + n[1]! * wall.base[1]! + n[2]! * wall.base[2]!;
+  let relief = 0;
+  context.dense.forEachWithin(p[0]!, p[1]!, p[2]!, radius, (i) => {
+    const x = cloud.positions[3 * i]!, y = cloud.positions[3 * i + 1]!, z = cloud.positions[3 * i + 2]!;
+    if (Math.abs(n[0]! * x + n[1]! * y + n[2]! * z - wallOffset) <= offWall) return true;
+    if (up[0] * x + up[1] * y + up[2] * z - ground.d <= offWall) return true;
+    const plane = i < planeOf.length && planeOf[i]! >= 0 ? planes[planeOf[i]!]! : null;
+    if (plane && Math.abs(plane.normal[0] * n[0]! + plane.normal[1] * n[1]! + plane.normal[2] * n[2]!) < PARALLEL_COSINE) return true;
+    return ++relief < options.minReliefPoints;
+  });
+  return relief >= options.minReliefPoints;
+}
+
+/** The mean colour of the wall's points (the vertex colour where no photo paints it). */
+export function meanColour(colors: Uint8Array, points: Uint32Array): number[] {
+  const sum = [0, 0, 0];
+  for (const i of points) for (let a = 0; a < 3; a++) sum[a] += colors[3 * i + a]!;
+  return sum.map((s) => Math.round(s / Math.max(1, points.length)));
+}
+
+/**
+ * How much texture each kept cell shows in the photo that sees it most squarely and shows the
+ * whole patch (photo-texture.ts); NaN when no photo shows it whole.
+ */
+export async function cellTextures(kept: KeptCell[], views: RegisteredView[], photos: WallPhotos, cell: number, voxel: number, options: StandingWallOptions): Promise<number[]> {
+  const cellsSeen = new Map<number, number>();
+  for (const k of kept) for (const view of k.views) cellsSeen.set(view, (cellsSeen.get(view) ?? 0) + 1);
+  const wanted = new Set([...cellsSeen.entries()].sort((a, b) => b[1] - a[1]).slice(0, options.maxPhotos).map(([view]) => view));
+  // The ground sweep has read most of them already (at its own size: the patch is sampled on the wall, not in pixels).
+  const missing = new Set([...wanted].filter((view) => !photos.read[view]));
+  const loaded = missing.size > 0 ? await loadGreyPhotos(views, photos.images, options.imageSize, missing) : [];
+  const grey = views.map((_, view) => photos.read[view] ?? loaded[view] ?? null);
+  const step = Math.max(cell, options.textureStepVoxels * voxel);
+  const variations = kept.map((k) => {
+    for (const view of k.views) {
+      const photo = grey[view];
+      const variation = photo ? patchVariation(photo, pointOn(k.wall, k.t, k.h), k.wall.along, k.wall.up, step, options.textureSide) : NaN;
+      if (!Number.isNaN(variation)) return variation;
+    }
+    return NaN;
+  });
+  return variations;
+}
+
