@@ -275,8 +275,8 @@ function isLayerOf(plane: Plane, larger: Plane, positions: Float32Array, clearan
   return offset < clearance * plane.inliers.length;
 }
 
-/** Planes closer than ~25° to parallel count as each other's relief. */
-const PARALLEL_COSINE = 0.9;
+/** Planes closer than ~25° to parallel count as each other's relief (and as layers of each other). */
+export const PARALLEL_COSINE = 0.9;
 
 /** The plane's normal turned to the side its inliers' normals face (the cameras' side). */
 function facingSide(plane: Plane, normals: Float32Array): number[] {

@@ -25,12 +25,12 @@ import type { RegisteredView } from "../../scene/index.js";
 import { cameraCenter } from "../../scene/index.js";
 import type { GroundPlane } from "./ground-sweep.js";
 import { planeAxes } from "./plane-fill.js";
-import type { CompletionPoints } from "./plane-completion.js";
+import { PARALLEL_COSINE, type CompletionPoints } from "./plane-completion.js";
 import type { Plane } from "./planes.js";
 import { PointGrid } from "./point-grid.js";
 import type { DepthImage } from "./see-through.js";
 import { STANDING_WALL_DEFAULTS, type StandingWallOptions, type StandingWallReport } from "./standing-wall-options.js";
-import { cellTextures, fillCell, keptCells, meanColour, PARALLEL_COSINE, type FillContext, type KeptCell, type Wall, type WallPhotos } from "./wall-cells.js";
+import { cellTextures, fillCell, keptCells, meanColour, type FillContext, type KeptCell, type Wall, type WallPhotos } from "./wall-cells.js";
 import { findWallRuns, type WallRun } from "./wall-lines.js";
 
 export { STANDING_WALL_DEFAULTS, type StandingWallOptions, type StandingWallReport } from "./standing-wall-options.js";
@@ -76,11 +76,24 @@ export async function completeStandingWalls(
     else kept.push(...own);
   }
   if (kept.length === 0) return empty;
-  const textures = await cellTextures(kept, views, photos, cell, voxel, options);
+  fillPlainWalls(kept, await cellTextures(kept, views, photos, cell, voxel, options), cell, fewestCells, context);
+  report.wallPointsAdded = out.positions.length / 3;
+  return {
+    points: { count: report.wallPointsAdded, positions: new Float32Array(out.positions), normals: new Float32Array(out.normals), colors: new Uint8Array(out.colors) },
+    report,
+  };
+}
+
+/**
+ * Points on the plain kept cells of each wall with more than half of its kept cells plain
+ * (`textures` below maxTextureVariation) and at least `fewestCells` of them: a wall mostly
+ * textured is relief, or openings with plain patches, not a plain wall.
+ */
+function fillPlainWalls(kept: KeptCell[], textures: number[], cell: number, fewestCells: number, context: FillContext): void {
+  const { report, options } = context;
   for (const wall of new Set(kept.map((k) => k.wall))) {
     const own = kept.flatMap((k, index) => (k.wall === wall ? [index] : []));
     const plain = own.filter((index) => textures[index]! < options.maxTextureVariation);
-    // A wall most of whose kept cells are textured is relief or openings with plain patches, not a plain wall.
     if (2 * plain.length <= own.length) {
       report.wallCellsTextured += own.length;
       continue;
@@ -91,14 +104,9 @@ export async function completeStandingWalls(
     }
     report.wallCellsTextured += own.length - plain.length;
     report.wallCellsAdded += plain.length;
-    const colour = meanColour(cloud.colors, wall.points);
+    const colour = meanColour(context.cloud.colors, wall.points);
     for (const index of plain) fillCell(kept[index]!, cell, colour, context);
   }
-  report.wallPointsAdded = out.positions.length / 3;
-  return {
-    points: { count: report.wallPointsAdded, positions: new Float32Array(out.positions), normals: new Float32Array(out.normals), colors: new Uint8Array(out.colors) },
-    report,
-  };
 }
 
 /** The walls over the runs of standing points that are no layer of a plane, then the upright planes. */

@@ -5,7 +5,7 @@
 import type { ImageRef, RegisteredView } from "../../scene/index.js";
 import type { GroundPlane } from "./ground-sweep.js";
 import { loadGreyPhotos, patchVariation, type GreyPhoto } from "./photo-texture.js";
-import { cameraVerdict } from "./plane-completion.js";
+import { cameraVerdict, PARALLEL_COSINE } from "./plane-completion.js";
 import type { Plane } from "./planes.js";
 import type { PointGrid } from "./point-grid.js";
 import type { DepthImage } from "./see-through.js";
@@ -35,9 +35,6 @@ export interface WallPhotos {
   images: ImageRef[];
   read: Array<GreyPhoto | null>;
 }
-
-/** Planes closer than ~25° to parallel count as layers of each other (as in plane-completion.ts). */
-export const PARALLEL_COSINE = 0.9;
 
 export interface FillContext {
   cloud: { positions: Float32Array; colors: Uint8Array; count: number };
