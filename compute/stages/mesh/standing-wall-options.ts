@@ -11,6 +11,8 @@ export interface StandingWallOptions {
   maxGapVoxels: number;
   /** Footprint points lie within this many voxels of their line. */
   inlierVoxels: number;
+  /** A plain wall goes on past a free end while this share of each column's cells is covered or plain. */
+  minEndShare: number;
   /** Planes within this many degrees of upright stand on the ground as walls. */
   maxTiltDeg: number;
   /** Only points at least this high above the ground (voxels) belong to walls: lower ones are the ground's own. */
@@ -58,6 +60,7 @@ export const STANDING_WALL_DEFAULTS: StandingWallOptions = {
   minLengthVoxels: 40,
   maxGapVoxels: 40,
   inlierVoxels: 2,
+  minEndShare: 0.9,
   maxTiltDeg: 10,
   minHeightVoxels: 10,
   cellVoxels: 2,
@@ -94,5 +97,7 @@ export interface StandingWallReport {
   wallCellsTextured: number;
   /** Cells of walls whose plain cells cover less than minSideVoxels squared. */
   wallCellsTooFew: number;
+  /** Cells added past a plain wall's free ends (extendFreeEnd()). */
+  wallEndCellsAdded: number;
   wallPointsAdded: number;
 }

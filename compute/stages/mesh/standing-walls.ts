@@ -30,7 +30,8 @@ import type { Plane } from "./planes.js";
 import { PointGrid } from "./point-grid.js";
 import type { DepthImage } from "./see-through.js";
 import { STANDING_WALL_DEFAULTS, type StandingWallOptions, type StandingWallReport } from "./standing-wall-options.js";
-import { cellTextures, fillCell, keptCells, meanColour, type FillContext, type KeptCell, type Wall, type WallPhotos } from "./wall-cells.js";
+import { cellTexture, columnCells, fillCell, keptCells, meanColour, readPhotos, type FillContext, type KeptCell, type Wall, type WallPhotos } from "./wall-cells.js";
+import type { GreyPhoto } from "./photo-texture.js";
 import { findWallRuns, type WallRun } from "./wall-lines.js";
 
 export { STANDING_WALL_DEFAULTS, type StandingWallOptions, type StandingWallReport } from "./standing-wall-options.js";
@@ -55,7 +56,7 @@ export async function completeStandingWalls(
   photos: WallPhotos,
   options: StandingWallOptions = STANDING_WALL_DEFAULTS,
 ): Promise<{ points: CompletionPoints; report: StandingWallReport }> {
-  const report: StandingWallReport = { wallRuns: 0, wallLayers: 0, wallPlanes: 0, wallCellsTried: 0, wallCellsAdded: 0, wallCellsSeenThrough: 0, wallCellsUnseen: 0, wallCellsNearRelief: 0, wallCellsTextured: 0, wallCellsTooFew: 0, wallPointsAdded: 0 };
+  const report: StandingWallReport = { wallRuns: 0, wallLayers: 0, wallPlanes: 0, wallCellsTried: 0, wallCellsAdded: 0, wallCellsSeenThrough: 0, wallCellsUnseen: 0, wallCellsNearRelief: 0, wallCellsTextured: 0, wallCellsTooFew: 0, wallEndCellsAdded: 0, wallPointsAdded: 0 };
   const empty = { points: { count: 0, positions: new Float32Array(0), normals: new Float32Array(0), colors: new Uint8Array(0) }, report };
   const centres = views.map((view) => cameraCenter(view.camFromWorld));
   const walls = findWalls(cloud.positions, denseCount, ground, planes, centres, voxel, options, report);
@@ -76,7 +77,12 @@ export async function completeStandingWalls(
     else kept.push(...own);
   }
   if (kept.length === 0) return empty;
-  fillPlainWalls(kept, await cellTextures(kept, views, photos, cell, voxel, options), cell, fewestCells, context);
+  const grey = await readPhotos(kept, views, photos, options);
+  const textures = kept.map((k) => cellTexture(k, grey, cell, voxel, options));
+  for (const wall of fillPlainWalls(kept, textures, cell, fewestCells, context)) {
+    // A plane's inliers already reach its ends; a run's points may stop short of them (its top edge seen in part).
+    if (!wall.fromPlane) for (const end of [0, 1] as const) if (!wall.cornered[end]) extendFreeEnd(wall, end, grey, cell, context);
+  }
   report.wallPointsAdded = out.positions.length / 3;
   return {
     points: { count: report.wallPointsAdded, positions: new Float32Array(out.positions), normals: new Float32Array(out.normals), colors: new Uint8Array(out.colors) },
@@ -89,8 +95,9 @@ export async function completeStandingWalls(
  * (`textures` below maxTextureVariation) and at least `fewestCells` of them: a wall mostly
  * textured is relief, or openings with plain patches, not a plain wall.
  */
-function fillPlainWalls(kept: KeptCell[], textures: number[], cell: number, fewestCells: number, context: FillContext): void {
+function fillPlainWalls(kept: KeptCell[], textures: number[], cell: number, fewestCells: number, context: FillContext): Wall[] {
   const { report, options } = context;
+  const filled: Wall[] = [];
   for (const wall of new Set(kept.map((k) => k.wall))) {
     const own = kept.flatMap((k, index) => (k.wall === wall ? [index] : []));
     const plain = own.filter((index) => textures[index]! < options.maxTextureVariation);
@@ -106,6 +113,48 @@ function fillPlainWalls(kept: KeptCell[], textures: number[], cell: number, fewe
     report.wallCellsAdded += plain.length;
     const colour = meanColour(context.cloud.colors, wall.points);
     for (const index of plain) fillCell(kept[index]!, cell, colour, context);
+    filled.push(wall);
+  }
+  return filled;
+}
+
+/**
+ * How far past its end (`end` 0: before `from`, 1: after `to`) the wall's foot runs before it
+ * crosses a plane across it: a wall carried on stops there, at a corner it found no points of.
+ */
+function clearRun(wall: Wall, end: 0 | 1, planes: Plane[]): number {
+  let clear = Infinity;
+  for (const plane of planes) {
+    const n = plane.normal;
+    const across = n[0] * wall.along[0]! + n[1] * wall.along[1]! + n[2] * wall.along[2]!;
+    if (Math.abs(across) < 1 - PARALLEL_COSINE) continue;
+    const t = (plane.d - (n[0] * wall.base[0]! + n[1] * wall.base[1]! + n[2] * wall.base[2]!)) / across;
+    const beyond = end === 0 ? wall.from - t : t - wall.to;
+    if (beyond >= 0) clear = Math.min(clear, beyond);
+  }
+  return clear;
+}
+
+/**
+ * A plain wall carried on past a free end (one that meets no plane), column by column for up to
+ * maxGapVoxels and never across a plane (clearRun()), at the height of its last column, while nearly every cell of the column
+ * (`minEndShare`) is covered by the cloud or kept by the cameras and plain in the photos: its
+ * points may stop short of its end (rendered/courtyard's shaded wall showed its top edge to a
+ * metre before it), and past the true end the photos show what lies beyond, the ground's texture
+ * at least, so the column fails.
+ */
+function extendFreeEnd(wall: Wall, end: 0 | 1, grey: Array<GreyPhoto | null>, cell: number, context: FillContext): void {
+  const { options, voxel, report } = context;
+  const top = end === 0 ? wall.tops[0]! : wall.tops[wall.tops.length - 1]!;
+  const colour = meanColour(context.cloud.colors, wall.points);
+  const columns = Math.floor(Math.min(options.maxGapVoxels * voxel, clearRun(wall, end, context.planes)) / cell);
+  for (let c = 0; c < columns; c++) {
+    const t = end === 0 ? wall.from - (c + 0.5) * cell : wall.to + (c + 0.5) * cell;
+    const column = columnCells(wall, t, top, cell, context);
+    const plain = column.kept.filter((k) => cellTexture(k, grey, cell, voxel, options) < options.maxTextureVariation);
+    if (column.rows === 0 || plain.length + column.covered < options.minEndShare * column.rows) return;
+    report.wallEndCellsAdded += plain.length;
+    for (const k of plain) fillCell(k, cell, colour, context);
   }
 }
 
@@ -193,7 +242,7 @@ function wallOverRun(run: WallRun, standing: Standing, ground: GroundPlane, u: n
   const t = Float64Array.from(run.inliers, (k) => (standing.uv[2 * k]! - run.origin[0]) * run.direction[0] + (standing.uv[2 * k + 1]! - run.origin[1]) * run.direction[1]);
   const h = Float64Array.from(run.inliers, (k) => standing.height[k]!);
   const points = Uint32Array.from(run.inliers, (k) => standing.index[k]!);
-  return { base, along, up: [...ground.normal], normal, from: run.from, to: run.to, points, t, h, tops: new Float64Array(0) };
+  return { base, along, up: [...ground.normal], normal, from: run.from, to: run.to, points, t, h, tops: new Float64Array(0), cornered: [false, false], fromPlane: false };
 }
 
 /**
@@ -224,7 +273,7 @@ function wallUnderPlane(plane: Plane, positions: Float32Array, ground: GroundPla
     to = Math.max(to, t[k]!);
   });
   if (!(to > from)) return null;
-  return { base, along, up, normal: towardCameras([...n], base, centres), from, to, points: plane.inliers, t, h, tops: new Float64Array(0) };
+  return { base, along, up, normal: towardCameras([...n], base, centres), from, to, points: plane.inliers, t, h, tops: new Float64Array(0), cornered: [false, false], fromPlane: true };
 }
 
 /**
@@ -245,6 +294,7 @@ function toCorners(wall: Wall, planes: Plane[], positions: Float32Array, maxGap:
     if (beyondEnd) to = Math.max(to, t);
     else from = Math.min(from, t);
   }
+  wall.cornered = [from < wall.from, to > wall.to];
   wall.from = from;
   wall.to = to;
 }

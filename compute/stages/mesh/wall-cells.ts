@@ -15,7 +15,7 @@ import type { StandingWallOptions, StandingWallReport } from "./standing-wall-op
  * An upright wall: a point on the ground under it, the unit direction along its foot, its unit
  * upright axis (in the wall) and its normal (to the cameras); its extent along the foot; its
  * points (cloud indices), each one's place along the foot and height; the height each column of
- * a cell's width reaches.
+ * a cell's width reaches; which of its ends meet another plane; whether it is a plane's.
  */
 export interface Wall {
   base: number[];
@@ -28,6 +28,10 @@ export interface Wall {
   t: Float64Array;
   h: Float64Array;
   tops: Float64Array;
+  /** Whether each end (at `from`, at `to`) was carried to a corner. */
+  cornered: [boolean, boolean];
+  /** An upright plane of plane completion (else a run of points along a line of the ground). */
+  fromPlane: boolean;
 }
 
 /** The photos of the views, and those already read in grey by view (the ground sweep's). */
@@ -61,31 +65,40 @@ export interface KeptCell {
 
 /** The wall's cells that the cameras keep, the cloud leaves empty and no relief stands near. */
 export function keptCells(wall: Wall, cell: number, context: FillContext): KeptCell[] {
+  const kept: KeptCell[] = [];
+  for (let c = 0; c < wall.tops.length; c++) kept.push(...columnCells(wall, wall.from + (c + 0.5) * cell, wall.tops[c]!, cell, context).kept);
+  return kept;
+}
+
+/** The kept cells of the column at `t` up to `top`, and how many of its cells the cloud already covers. */
+export function columnCells(wall: Wall, t: number, top: number, cell: number, context: FillContext): { kept: KeptCell[]; covered: number; rows: number } {
   const { dense, images, centres, voxel, options, report } = context;
   const offWall = 2 * options.inlierVoxels * voxel;
   const reliefRadius = options.offPlaneClearanceVoxels * voxel + cell * Math.SQRT1_2;
+  const rows = Math.ceil(top / cell);
   const kept: KeptCell[] = [];
-  for (let c = 0; c < wall.tops.length; c++) {
-    const rows = Math.ceil(wall.tops[c]! / cell);
-    for (let r = 0; r < rows; r++) {
-      const t = wall.from + (c + 0.5) * cell, h = (r + 0.5) * cell;
-      const centre = pointOn(wall, t, h);
-      if (dense.hasPointWithin(centre[0]!, centre[1]!, centre[2]!, cell * Math.SQRT1_2)) continue;
-      report.wallCellsTried++;
-      const { verdict, seenBy } = cameraVerdict(centre, wall.normal, images, centres, 3 * voxel, options);
-      if (verdict !== "keep") {
-        if (verdict === "seen-through") report.wallCellsSeenThrough++;
-        else report.wallCellsUnseen++;
-        continue;
-      }
-      if (reliefNear(wall, centre, reliefRadius, offWall, context)) {
-        report.wallCellsNearRelief++;
-        continue;
-      }
-      kept.push({ wall, t, h, views: squarestFirst(centre, wall.normal, seenBy, centres) });
+  let covered = 0;
+  for (let r = 0; r < rows; r++) {
+    const h = (r + 0.5) * cell;
+    const centre = pointOn(wall, t, h);
+    if (dense.hasPointWithin(centre[0]!, centre[1]!, centre[2]!, cell * Math.SQRT1_2)) {
+      covered++;
+      continue;
     }
+    report.wallCellsTried++;
+    const { verdict, seenBy } = cameraVerdict(centre, wall.normal, images, centres, 3 * voxel, options);
+    if (verdict !== "keep") {
+      if (verdict === "seen-through") report.wallCellsSeenThrough++;
+      else report.wallCellsUnseen++;
+      continue;
+    }
+    if (reliefNear(wall, centre, reliefRadius, offWall, context)) {
+      report.wallCellsNearRelief++;
+      continue;
+    }
+    kept.push({ wall, t, h, views: squarestFirst(centre, wall.normal, seenBy, centres) });
   }
-  return kept;
+  return { kept, covered, rows };
 }
 
 /** The point `t` along the wall's foot and `h` up it. */
@@ -150,26 +163,29 @@ export function meanColour(colors: Uint8Array, points: Uint32Array): number[] {
 }
 
 /**
- * How much texture each kept cell shows in the photo that sees it most squarely and shows the
- * whole patch (photo-texture.ts); NaN when no photo shows it whole.
+ * The photos in grey of the views that see the kept cells most squarely (at most maxPhotos, those
+ * that see the most), by view: the ground sweep has read most of them already (at its own size:
+ * the patch is sampled on the wall, not in pixels).
  */
-export async function cellTextures(kept: KeptCell[], views: RegisteredView[], photos: WallPhotos, cell: number, voxel: number, options: StandingWallOptions): Promise<number[]> {
+export async function readPhotos(kept: KeptCell[], views: RegisteredView[], photos: WallPhotos, options: StandingWallOptions): Promise<Array<GreyPhoto | null>> {
   const cellsSeen = new Map<number, number>();
   for (const k of kept) for (const view of k.views) cellsSeen.set(view, (cellsSeen.get(view) ?? 0) + 1);
   const wanted = new Set([...cellsSeen.entries()].sort((a, b) => b[1] - a[1]).slice(0, options.maxPhotos).map(([view]) => view));
-  // The ground sweep has read most of them already (at its own size: the patch is sampled on the wall, not in pixels).
   const missing = new Set([...wanted].filter((view) => !photos.read[view]));
   const loaded = missing.size > 0 ? await loadGreyPhotos(views, photos.images, options.imageSize, missing) : [];
-  const grey = views.map((_, view) => photos.read[view] ?? loaded[view] ?? null);
-  const step = Math.max(cell, options.textureStepVoxels * voxel);
-  const variations = kept.map((k) => {
-    for (const view of k.views) {
-      const photo = grey[view];
-      const variation = photo ? patchVariation(photo, pointOn(k.wall, k.t, k.h), k.wall.along, k.wall.up, step, options.textureSide) : NaN;
-      if (!Number.isNaN(variation)) return variation;
-    }
-    return NaN;
-  });
-  return variations;
+  return views.map((_, view) => photos.read[view] ?? loaded[view] ?? null);
 }
 
+/**
+ * How much texture the kept cell shows in the photo that sees it most squarely and shows the
+ * whole patch (photo-texture.ts); NaN when no photo of `grey` shows it whole.
+ */
+export function cellTexture(k: KeptCell, grey: Array<GreyPhoto | null>, cell: number, voxel: number, options: StandingWallOptions): number {
+  const step = Math.max(cell, options.textureStepVoxels * voxel);
+  for (const view of k.views) {
+    const photo = grey[view];
+    const variation = photo ? patchVariation(photo, pointOn(k.wall, k.t, k.h), k.wall.along, k.wall.up, step, options.textureSide) : NaN;
+    if (!Number.isNaN(variation)) return variation;
+  }
+  return NaN;
+}

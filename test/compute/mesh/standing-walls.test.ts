@@ -5,7 +5,8 @@
  * photos are ray cast here in grey. The plain wall is filled from the ground to its top edge, on
  * its plane; the same wall textured in the photos is not (stereo would have matched it: the hole
  * is not the wall's); a rail 1 m high with the ground seen behind it is not either. A wall whose
- * upper part plane completion found as a plane is carried down to the ground the same way.
+ * upper part plane completion found as a plane is carried down to the ground the same way, and a
+ * wall whose points stop short of its end is carried on to its end, not past it.
  */
 import { describe, expect, it } from "vitest";
 import type { ImageRef, RegisteredView } from "../../../compute/scene/index.js";
@@ -39,13 +40,15 @@ interface Scene {
   wallTexture: number;
   /** False: a rail, only its top 0.1 m solid. */
   solid: boolean;
+  /** Where the top edge's points end along x (the wall itself ends at x = 3). */
+  edgeTo?: number;
 }
 
 /** The cloud dense stereo leaves: the wall's top edge (its top 0.1 m) and scattered ground. */
 function cloud(scene: Scene) {
   const rng = createRng(11);
   const positions: number[] = [];
-  for (let x = -3; x <= 3; x += 0.02) for (let y = scene.wallTop - 0.1; y <= scene.wallTop; y += 0.02) positions.push(x, y, WALL_Z);
+  for (let x = -3; x <= (scene.edgeTo ?? 3); x += 0.02) for (let y = scene.wallTop - 0.1; y <= scene.wallTop; y += 0.02) positions.push(x, y, WALL_Z);
   for (let i = 0; i < 600; i++) positions.push(-3 + 6 * rng(), (rng() - 0.5) * 0.01, 2 + (scene.groundTo - 2) * rng());
   const count = positions.length / 3;
   return { positions: new Float32Array(positions), colors: new Uint8Array(3 * count).fill(150), count };
@@ -121,6 +124,19 @@ describe("mesh/standing-walls", () => {
     }
     // The lowest metre of the wall's 6 m, at 2 cm spacing: 15,000 points if every cell is filled.
     expect(low).toBeGreaterThan(0.7 * 15_000);
+  });
+
+  it("carries a plain wall on to its end past the last of its points, and no further", async () => {
+    const { points, report } = await complete({ wallTop: 3, groundTo: WALL_Z - 0.1, wallTexture: 0, solid: true, edgeTo: 2.2 });
+    expect(report.wallEndCellsAdded).toBeGreaterThan(0);
+    let atEnd = 0, beyond = 0;
+    for (let i = 0; i < points.count; i++) {
+      const x = points.positions[3 * i];
+      if (x > 2.8 && x <= 3) atEnd++;
+      if (x > 3.1 || x < -3.1) beyond++;
+    }
+    expect(atEnd).toBeGreaterThan(0);
+    expect(beyond).toBe(0);
   });
 
   it("leaves the wall alone where the photos show it textured: the hole is not the wall's", async () => {
