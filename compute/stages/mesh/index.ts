@@ -93,7 +93,7 @@ export interface Options {
   planeCompletion: PlaneCompletionOptions;
   /** The ground below the cameras, completed where they see it (ground-completion.ts); null: off. */
   groundCompletion: GroundCompletionOptions | null;
-  /** Upright walls over lines of points standing on the ground (standing-walls.ts), after the ground; null: off. */
+  /** Upright walls on the ground, over lines of points standing on it and under upright planes (standing-walls.ts), after the ground; null: off. */
   standingWalls: StandingWallOptions | null;
   /** The ground's plane placed by the photos (ground-sweep.ts) when they are given; null: by its points only. */
   groundSweep: GroundSweepOptions | null;

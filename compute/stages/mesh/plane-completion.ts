@@ -390,7 +390,8 @@ export function cameraVerdict(x: number[], normal: number[], images: DepthImage[
   return { verdict: seenBy.length >= options.minViews ? "keep" : "unseen", seenBy };
 }
 
-function meanColour(colors: Uint8Array, indices: Uint32Array): number[] {
+/** The mean colour of the points at `indices` (the vertex colour where no photo paints a completion). */
+export function meanColour(colors: Uint8Array, indices: Uint32Array): number[] {
   const sum = [0, 0, 0];
   for (const i of indices) for (let a = 0; a < 3; a++) sum[a] += colors[3 * i + a];
   return sum.map((s) => Math.round(s / Math.max(1, indices.length)));

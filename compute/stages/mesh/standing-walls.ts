@@ -25,12 +25,12 @@ import type { RegisteredView } from "../../scene/index.js";
 import { cameraCenter } from "../../scene/index.js";
 import type { GroundPlane } from "./ground-sweep.js";
 import { planeAxes } from "./plane-fill.js";
-import { PARALLEL_COSINE, type CompletionPoints } from "./plane-completion.js";
+import { meanColour, PARALLEL_COSINE, type CompletionPoints } from "./plane-completion.js";
 import type { Plane } from "./planes.js";
 import { PointGrid } from "./point-grid.js";
 import type { DepthImage } from "./see-through.js";
 import { STANDING_WALL_DEFAULTS, type StandingWallOptions, type StandingWallReport } from "./standing-wall-options.js";
-import { cellTexture, columnCells, fillCell, keptCells, meanColour, readPhotos, type FillContext, type KeptCell, type Wall, type WallPhotos } from "./wall-cells.js";
+import { cellTexture, columnCells, fillCell, keptCells, readPhotos, type FillContext, type KeptCell, type Wall, type WallPhotos } from "./wall-cells.js";
 import type { GreyPhoto } from "./photo-texture.js";
 import { findWallRuns, type WallRun } from "./wall-lines.js";
 
@@ -125,14 +125,19 @@ function fillPlainWalls(kept: KeptCell[], textures: number[], cell: number, fewe
 function clearRun(wall: Wall, end: 0 | 1, planes: Plane[]): number {
   let clear = Infinity;
   for (const plane of planes) {
-    const n = plane.normal;
-    const across = n[0] * wall.along[0]! + n[1] * wall.along[1]! + n[2] * wall.along[2]!;
-    if (Math.abs(across) < 1 - PARALLEL_COSINE) continue;
-    const t = (plane.d - (n[0] * wall.base[0]! + n[1] * wall.base[1]! + n[2] * wall.base[2]!)) / across;
-    const beyond = end === 0 ? wall.from - t : t - wall.to;
+    const t = footCrossing(wall, plane);
+    const beyond = t === null ? -1 : end === 0 ? wall.from - t : t - wall.to;
     if (beyond >= 0) clear = Math.min(clear, beyond);
   }
   return clear;
+}
+
+/** Where along the wall's foot a plane across it (not within ~25° of parallel) crosses it; null for one nearly parallel. */
+function footCrossing(wall: Wall, plane: Plane): number | null {
+  const n = plane.normal;
+  const across = n[0] * wall.along[0]! + n[1] * wall.along[1]! + n[2] * wall.along[2]!;
+  if (Math.abs(across) < 1 - PARALLEL_COSINE) return null;
+  return (plane.d - (n[0] * wall.base[0]! + n[1] * wall.base[1]! + n[2] * wall.base[2]!)) / across;
 }
 
 /**
@@ -285,10 +290,8 @@ function wallUnderPlane(plane: Plane, positions: Float32Array, ground: GroundPla
 function toCorners(wall: Wall, planes: Plane[], positions: Float32Array, maxGap: number, near: number): void {
   let { from, to } = wall;
   for (const plane of planes) {
-    const n = plane.normal;
-    const across = n[0] * wall.along[0]! + n[1] * wall.along[1]! + n[2] * wall.along[2]!;
-    if (Math.abs(across) < 1 - PARALLEL_COSINE) continue;
-    const t = (plane.d - (n[0] * wall.base[0]! + n[1] * wall.base[1]! + n[2] * wall.base[2]!)) / across;
+    const t = footCrossing(wall, plane);
+    if (t === null) continue;
     const beyondEnd = t > wall.to && t - wall.to <= maxGap, beforeStart = t < wall.from && wall.from - t <= maxGap;
     if (!(beyondEnd || beforeStart) || !pointsAtCorner(plane, positions, wall, t, near)) continue;
     if (beyondEnd) to = Math.max(to, t);

@@ -155,13 +155,6 @@ function reliefNear(wall: Wall, p: number[], radius: number, offWall: number, co
   return relief >= options.minReliefPoints;
 }
 
-/** The mean colour of the wall's points (the vertex colour where no photo paints it). */
-export function meanColour(colors: Uint8Array, points: Uint32Array): number[] {
-  const sum = [0, 0, 0];
-  for (const i of points) for (let a = 0; a < 3; a++) sum[a] += colors[3 * i + a]!;
-  return sum.map((s) => Math.round(s / Math.max(1, points.length)));
-}
-
 /**
  * The photos in grey of the views that see the kept cells most squarely (at most maxPhotos, those
  * that see the most), by view: the ground sweep has read most of them already (at its own size:
