@@ -18,8 +18,19 @@ function groundTexture(x: number, z: number): number {
   return 128 + 45 * Math.sin(9 * x) * Math.cos(7 * z) + 30 * Math.sin(31 * x + 17 * z) + 20 * Math.cos(53 * x - 41 * z);
 }
 
+/** A plain floor: its patches hold only the photos' noise, so every height and tilt scores about the same. */
+function plainFloor(): number {
+  return 150;
+}
+
+/** Sensor noise: ±`amplitude` grey levels, fixed per pixel and photo (a hash, so the test is repeatable). */
+function noise(row: number, col: number, seed: number, amplitude: number): number {
+  const h = Math.sin(row * 12.9898 + col * 78.233 + seed * 37.719) * 43758.5453;
+  return amplitude * 2 * (h - Math.floor(h) - 0.5);
+}
+
 /** A camera at (x, EYE, 0) looking along +z, pitched down by 12°; its photo of the ground rendered by ray casting. */
-function photographed(x: number): GreyPhoto {
+function photographed(x: number, texture = groundTexture, noiseLevels = 0): GreyPhoto {
   const p = (12 * Math.PI) / 180;
   // Rows of R: the camera's right, down and forward axes in the world.
   const R = new Float64Array([-1, 0, 0, 0, -Math.cos(p), -Math.sin(p), 0, -Math.sin(p), Math.cos(p)]);
@@ -32,7 +43,7 @@ function photographed(x: number): GreyPhoto {
     const ray = [0, 1, 2].map((a) => R[a] * cam[0] + R[3 + a] * cam[1] + R[6 + a] * cam[2]);
     if (ray[1] >= -1e-6) continue; // sky
     const s = -EYE / ray[1];
-    grey[row * WIDTH + col] = groundTexture(centre[0] + s * ray[0], centre[2] + s * ray[2]);
+    grey[row * WIDTH + col] = texture(centre[0] + s * ray[0], centre[2] + s * ray[2]) + (noiseLevels ? noise(row, col, x, noiseLevels) : 0);
   }
   return { view, grey, width: WIDTH, height: HEIGHT, scale: 1 };
 }
@@ -49,7 +60,7 @@ function startPlane(tiltDeg: number, heightVoxels: number) {
 
 describe("mesh/ground-sweep", () => {
   it("finds the ground's height and tilt from a plane 2.7 voxels too high and 1.3° off", () => {
-    const photos = [-0.6, 0, 0.6].map(photographed);
+    const photos = [-0.6, 0, 0.6].map((x) => photographed(x));
     const { start, anchors } = startPlane(1.3, 2.7);
     const seenBy = Array.from({ length: anchors.length / 3 }, () => [0, 1, 2]);
     const result = sweepGround(start, anchors, seenBy, photos, VOXEL, GROUND_SWEEP_DEFAULTS);
@@ -67,7 +78,7 @@ describe("mesh/ground-sweep", () => {
     // stops on a tilted plane that fits the near strip almost as well. The joint search is not a
     // global one: with the patches seen nearer than 4.45–4.95 some starts still end 1–1.5° off,
     // on another local top of the stepped grid (scratch runs, 2026-11-30).
-    const photos = [-0.6, 0, 0.6].map(photographed);
+    const photos = [-0.6, 0, 0.6].map((x) => photographed(x));
     const { start, anchors } = startPlane(2.5, 2);
     const seenBy = Array.from({ length: anchors.length / 3 }, (_, k) => (anchors[3 * k + 2]! < 5.25 ? [0, 1, 2] : []));
     const found = (options: typeof GROUND_SWEEP_DEFAULTS) => {
@@ -80,5 +91,21 @@ describe("mesh/ground-sweep", () => {
     const joint = found(GROUND_SWEEP_DEFAULTS);
     expect(joint.tiltDeg).toBeLessThan(0.3);
     expect(joint.heightVoxels).toBeLessThan(0.3);
+  });
+
+  it("keeps the points' plane when no other height or tilt is clearly better (a flat score)", () => {
+    const photos = [-0.6, 0, 0.6].map((x) => photographed(x, plainFloor, 6));
+    const { start, anchors } = startPlane(1.3, 2.7);
+    const seenBy = Array.from({ length: anchors.length / 3 }, () => [0, 1, 2]);
+    const anyGain = sweepGround(start, anchors, seenBy, photos, VOXEL, { ...GROUND_SWEEP_DEFAULTS, minGain: 0 });
+    // Some plane scores a little better: without the rule the sweep moves to it.
+    expect(anyGain.scoreAfter).toBeGreaterThan(anyGain.scoreBefore);
+    expect(Math.abs(anyGain.shiftVoxels) + anyGain.turnDeg).toBeGreaterThan(0.1);
+    expect(1 - anyGain.scoreAfter).toBeGreaterThan((1 - GROUND_SWEEP_DEFAULTS.minGain) * (1 - anyGain.scoreBefore));
+    const result = sweepGround(start, anchors, seenBy, photos, VOXEL, GROUND_SWEEP_DEFAULTS);
+    expect(result.plane).toEqual(start);
+    expect(result.shiftVoxels).toBe(0);
+    expect(result.turnDeg).toBe(0);
+    expect(result.scoreAfter).toBe(result.scoreBefore);
   });
 });
