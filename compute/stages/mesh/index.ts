@@ -59,7 +59,6 @@ import { buildSignedDistance, type LatticeSums, type SignedDistanceTask } from "
 import type { ColorSums, ColorTask } from "./project-colors.js";
 import type { MeshResult, MeshTask } from "./worker.js";
 import { simplifyToBudget } from "./simplify.js";
-import { SKY_DEFAULTS, skyPhotos } from "./sky.js";
 import { completeStandingWalls, STANDING_WALL_DEFAULTS, type StandingWallOptions } from "./standing-walls.js";
 import { extractSurfaceNets } from "./surface-nets.js";
 import type { RawMesh } from "./surface-nets.js";
@@ -140,7 +139,6 @@ export const DEFAULTS: Options = {
     clearanceVoxels: 2,
     offPlaneClearanceVoxels: 5,
     minReliefPoints: 30,
-    sky: SKY_DEFAULTS,
   },
   groundCompletion: GROUND_DEFAULTS,
   groundSweep: GROUND_SWEEP_DEFAULTS,
@@ -288,10 +286,9 @@ async function meshCloud(input: Input, opts: Options, progress: ProgressFn | und
   const oriented = orientTowardCameras(cloud.positions, cloud.normals, cloud.count, input.views);
   counts.normalsFlipped = oriented.flipped;
   if (opts.planeCompletion.planes.maxPlanes > 0) {
-    const photos = opts.planeCompletion.sky && input.images?.length ? await skyPhotos(input.views, input.images) : null;
-    const completion = completePlanes({ ...cloud, normals: oriented.normals }, input.views, h, spacing, opts.planeCompletion, photos);
+    const completion = completePlanes({ ...cloud, normals: oriented.normals }, input.views, h, spacing, opts.planeCompletion);
     const r = completion.report;
-    Object.assign(counts, { planesFound: r.planes, plainPlanes: r.plainPlanes, planesNotPlain: r.planesNotPlain, planeLayers: r.planeLayers, planesTooSmall: r.planesTooSmall, planeCellsAdded: r.cellsAdded, planeCellsSeenThrough: r.cellsSeenThrough, planeCellsUnseen: r.cellsUnseen, planeCellsNearRelief: r.cellsNearRelief, planeCellsSky: r.cellsSky, planePointsAdded: r.pointsAdded });
+    Object.assign(counts, { planesFound: r.planes, plainPlanes: r.plainPlanes, planesNotPlain: r.planesNotPlain, planeLayers: r.planeLayers, planesTooSmall: r.planesTooSmall, planeCellsAdded: r.cellsAdded, planeCellsSeenThrough: r.cellsSeenThrough, planeCellsUnseen: r.cellsUnseen, planeCellsNearRelief: r.cellsNearRelief, planePointsAdded: r.pointsAdded });
     // From here on the added points are part of the cloud: the surface, its trimming and its colours use them.
     cloud = withPoints(cloud, oriented, completion.points);
     lap("planeCompletion");

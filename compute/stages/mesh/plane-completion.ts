@@ -24,7 +24,6 @@ import { cameraCenter } from "../../scene/index.js";
 import { planeAxes } from "./plane-fill.js";
 import { PointGrid } from "./point-grid.js";
 import { findPlanes, type Plane, type PlaneFitOptions } from "./planes.js";
-import { showsSky, skyMasks, type SkyOptions, type SkyPhoto } from "./sky.js";
 import { cloudDepthImages, depthPixelOf, type CloudDepthImages, type DepthImage } from "./see-through.js";
 
 export interface PlaneCompletionOptions {
@@ -70,12 +69,6 @@ export interface PlaneCompletionOptions {
    */
   offPlaneClearanceVoxels: number;
   minReliefPoints: number;
-  /**
-   * With the photos: no cell where they show sky (sky.ts). The closing fills out to a plane's
-   * farthest inliers, which above a roofline are often the dense stage's fringe in the sky; null
-   * fills from the points alone.
-   */
-  sky: SkyOptions | null;
 }
 
 export interface CompletionPoints {
@@ -99,8 +92,6 @@ export interface PlaneCompletionReport {
   cellsUnseen: number;
   /** Cells left empty because relief or an object stands within offPlaneClearanceVoxels of them. */
   cellsNearRelief: number;
-  /** Cells left empty because the photos that see them show sky there. */
-  cellsSky: number;
   pointsAdded: number;
 }
 
@@ -126,16 +117,15 @@ export interface PlaneCompletion {
   depthImages: CloudDepthImages | null;
 }
 
-/** Points that fill the plain planes' holes (none when no plane qualifies); `photos` are the views' photos for the sky test (sky.ts), in the order of `views`. */
+/** Points that fill the plain planes' holes (none when no plane qualifies). */
 export function completePlanes(
   cloud: { positions: Float32Array; normals: Float32Array; colors: Uint8Array; count: number },
   views: RegisteredView[],
   voxel: number,
   spacing: number,
   options: PlaneCompletionOptions,
-  photos: Array<SkyPhoto | null> | null = null,
 ): PlaneCompletion {
-  const report: PlaneCompletionReport = { planes: 0, plainPlanes: 0, planesNotPlain: 0, planeLayers: 0, planesTooSmall: 0, cellsTried: 0, cellsAdded: 0, cellsSeenThrough: 0, cellsUnseen: 0, cellsNearRelief: 0, cellsSky: 0, pointsAdded: 0 };
+  const report: PlaneCompletionReport = { planes: 0, plainPlanes: 0, planesNotPlain: 0, planeLayers: 0, planesTooSmall: 0, cellsTried: 0, cellsAdded: 0, cellsSeenThrough: 0, cellsUnseen: 0, cellsNearRelief: 0, pointsAdded: 0 };
   const empty = { count: 0, positions: new Float32Array(0), normals: new Float32Array(0), colors: new Uint8Array(0) };
   if (views.length < options.minViews || cloud.count < 100) return { points: empty, report, planes: [], planeOf: new Int16Array(cloud.count).fill(-1), depthImages: null };
   const coversEnough = (plane: Plane) => coveredArea(occupancyGrid(cloud.positions, plane, facingSide(plane, cloud.normals), voxel * options.cellVoxels, options.maxGridSide)) >= (options.minSideVoxels * voxel) ** 2;
@@ -143,7 +133,6 @@ export function completePlanes(
   report.planes = planes.length;
   if (planes.length === 0) return { points: empty, report, planes, planeOf: new Int16Array(cloud.count).fill(-1), depthImages: null };
   const images = cloudDepthImages(cloud.positions, cloud.count, views);
-  const sky = photos && options.sky ? skyMasks(photos, images, options.sky) : null;
   const clearance = options.clearanceVoxels * voxel;
   const offPlaneClearance = options.offPlaneClearanceVoxels * voxel;
   const dense = new PointGrid(cloud.positions, cloud.count, Math.max(clearance, 2 * voxel));
@@ -166,14 +155,10 @@ export function completePlanes(
       report.cellsTried++;
       const col = cellIndex % grid.cols, row = Math.floor(cellIndex / grid.cols);
       const centre = onPlane(grid, grid.minU + (col + 0.5) * grid.cell, grid.minV + (row + 0.5) * grid.cell);
-      const { verdict, seenBy } = cameraVerdict(centre, normal, images, centres, 3 * voxel, options);
+      const { verdict } = cameraVerdict(centre, normal, images, centres, 3 * voxel, options);
       if (verdict !== "keep") {
         if (verdict === "seen-through") report.cellsSeenThrough++;
         else report.cellsUnseen++;
-        continue;
-      }
-      if (sky && options.sky && showsSky(sky, seenBy, centre, options.sky.minShare)) {
-        report.cellsSky++;
         continue;
       }
       // Checked for the whole cell: its points are within half its diagonal of the centre.

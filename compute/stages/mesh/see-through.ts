@@ -54,8 +54,7 @@ export function withMorePoints(images: DepthImage[], positions: Float32Array, fr
   return images;
 }
 
-/** A depth image of the view with no point in it: the grid every per-view image of the completions uses. */
-export function emptyDepthImage(view: RegisteredView, size = DEPTH_IMAGE_SIZE): DepthImage {
+function emptyDepthImage(view: RegisteredView, size: number): DepthImage {
   const k = view.intrinsics;
   const scale = Math.max(k.width, k.height) / size;
   const width = Math.max(1, Math.ceil(k.width / scale));
