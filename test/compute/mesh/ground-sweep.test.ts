@@ -108,4 +108,16 @@ describe("mesh/ground-sweep", () => {
     expect(result.turnDeg).toBe(0);
     expect(result.scoreAfter).toBe(result.scoreBefore);
   });
+
+  it("keeps the points' plane when the photos agree best beyond the tilts it searches", () => {
+    const photos = [-0.6, 0, 0.6].map((x) => photographed(x));
+    // The points' plane is 4.5° off: the true ground lies beyond the ±3° searched.
+    const { start, anchors } = startPlane(4.5, 0);
+    const seenBy = Array.from({ length: anchors.length / 3 }, () => [0, 1, 2]);
+    const wider = sweepGround(start, anchors, seenBy, photos, VOXEL, { ...GROUND_SWEEP_DEFAULTS, tiltDeg: 6 });
+    expect(Math.acos(wider.plane.normal[1]) * (180 / Math.PI)).toBeLessThan(0.3);
+    const result = sweepGround(start, anchors, seenBy, photos, VOXEL, GROUND_SWEEP_DEFAULTS);
+    expect(result.plane).toEqual(start);
+    expect(result.turnDeg).toBe(0);
+  });
 });
