@@ -59,6 +59,7 @@ import { buildSignedDistance, type LatticeSums, type SignedDistanceTask } from "
 import type { ColorSums, ColorTask } from "./project-colors.js";
 import type { MeshResult, MeshTask } from "./worker.js";
 import { simplifyToBudget } from "./simplify.js";
+import { loadGreyPhotos } from "./photo-texture.js";
 import { completeStandingWalls, STANDING_WALL_DEFAULTS, type StandingWallOptions } from "./standing-walls.js";
 import { extractSurfaceNets } from "./surface-nets.js";
 import type { RawMesh } from "./surface-nets.js";
@@ -139,6 +140,7 @@ export const DEFAULTS: Options = {
     clearanceVoxels: 2,
     offPlaneClearanceVoxels: 5,
     minReliefPoints: 30,
+    texture: { maxVariation: 0.03, side: 5, stepVoxels: 2, imageSize: 1024, maxPhotos: 48 },
   },
   groundCompletion: GROUND_DEFAULTS,
   groundSweep: GROUND_SWEEP_DEFAULTS,
@@ -286,9 +288,11 @@ async function meshCloud(input: Input, opts: Options, progress: ProgressFn | und
   const oriented = orientTowardCameras(cloud.positions, cloud.normals, cloud.count, input.views);
   counts.normalsFlipped = oriented.flipped;
   if (opts.planeCompletion.planes.maxPlanes > 0) {
-    const completion = completePlanes({ ...cloud, normals: oriented.normals }, input.views, h, spacing, opts.planeCompletion);
+    const texture = opts.planeCompletion.texture;
+    const grey = texture && input.images?.length ? await loadGreyPhotos(input.views, input.images, texture.imageSize, new Set(input.views.slice(0, texture.maxPhotos).map((_, i) => i))) : null;
+    const completion = completePlanes({ ...cloud, normals: oriented.normals }, input.views, h, spacing, opts.planeCompletion, grey);
     const r = completion.report;
-    Object.assign(counts, { planesFound: r.planes, plainPlanes: r.plainPlanes, planesNotPlain: r.planesNotPlain, planeLayers: r.planeLayers, planesTooSmall: r.planesTooSmall, planeCellsAdded: r.cellsAdded, planeCellsSeenThrough: r.cellsSeenThrough, planeCellsUnseen: r.cellsUnseen, planeCellsNearRelief: r.cellsNearRelief, planePointsAdded: r.pointsAdded });
+    Object.assign(counts, { planesFound: r.planes, plainPlanes: r.plainPlanes, planesNotPlain: r.planesNotPlain, planeLayers: r.planeLayers, planesTooSmall: r.planesTooSmall, planeCellsAdded: r.cellsAdded, planeCellsSeenThrough: r.cellsSeenThrough, planeCellsUnseen: r.cellsUnseen, planeCellsNearRelief: r.cellsNearRelief, planeCellsTextured: r.cellsTextured, planePointsAdded: r.pointsAdded });
     // From here on the added points are part of the cloud: the surface, its trimming and its colours use them.
     cloud = withPoints(cloud, oriented, completion.points);
     lap("planeCompletion");

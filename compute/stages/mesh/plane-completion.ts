@@ -24,6 +24,7 @@ import { cameraCenter } from "../../scene/index.js";
 import { planeAxes } from "./plane-fill.js";
 import { PointGrid } from "./point-grid.js";
 import { findPlanes, type Plane, type PlaneFitOptions } from "./planes.js";
+import { patchVariation, type GreyPhoto } from "./photo-texture.js";
 import { cloudDepthImages, depthPixelOf, type CloudDepthImages, type DepthImage } from "./see-through.js";
 
 export interface PlaneCompletionOptions {
@@ -69,6 +70,12 @@ export interface PlaneCompletionOptions {
    */
   offPlaneClearanceVoxels: number;
   minReliefPoints: number;
+  /**
+   * With the photos: a cell is filled only where the photo that sees it most squarely shows it
+   * plain (photo-texture.ts: grey levels of side × side samples, `stepVoxels` apart, vary by less
+   * than `maxVariation` of their mean). null fills from the points alone.
+   */
+  texture: { maxVariation: number; side: number; stepVoxels: number; imageSize: number; maxPhotos: number } | null;
 }
 
 export interface CompletionPoints {
@@ -92,6 +99,8 @@ export interface PlaneCompletionReport {
   cellsUnseen: number;
   /** Cells left empty because relief or an object stands within offPlaneClearanceVoxels of them. */
   cellsNearRelief: number;
+  /** Cells left empty because the photo that sees them best shows texture there. */
+  cellsTextured: number;
   pointsAdded: number;
 }
 
@@ -124,8 +133,9 @@ export function completePlanes(
   voxel: number,
   spacing: number,
   options: PlaneCompletionOptions,
+  grey: Array<GreyPhoto | null> | null = null,
 ): PlaneCompletion {
-  const report: PlaneCompletionReport = { planes: 0, plainPlanes: 0, planesNotPlain: 0, planeLayers: 0, planesTooSmall: 0, cellsTried: 0, cellsAdded: 0, cellsSeenThrough: 0, cellsUnseen: 0, cellsNearRelief: 0, pointsAdded: 0 };
+  const report: PlaneCompletionReport = { planes: 0, plainPlanes: 0, planesNotPlain: 0, planeLayers: 0, planesTooSmall: 0, cellsTried: 0, cellsAdded: 0, cellsSeenThrough: 0, cellsUnseen: 0, cellsNearRelief: 0, cellsTextured: 0, pointsAdded: 0 };
   const empty = { count: 0, positions: new Float32Array(0), normals: new Float32Array(0), colors: new Uint8Array(0) };
   if (views.length < options.minViews || cloud.count < 100) return { points: empty, report, planes: [], planeOf: new Int16Array(cloud.count).fill(-1), depthImages: null };
   const coversEnough = (plane: Plane) => coveredArea(occupancyGrid(cloud.positions, plane, facingSide(plane, cloud.normals), voxel * options.cellVoxels, options.maxGridSide)) >= (options.minSideVoxels * voxel) ** 2;
@@ -155,7 +165,7 @@ export function completePlanes(
       report.cellsTried++;
       const col = cellIndex % grid.cols, row = Math.floor(cellIndex / grid.cols);
       const centre = onPlane(grid, grid.minU + (col + 0.5) * grid.cell, grid.minV + (row + 0.5) * grid.cell);
-      const { verdict } = cameraVerdict(centre, normal, images, centres, 3 * voxel, options);
+      const { verdict, seenBy } = cameraVerdict(centre, normal, images, centres, 3 * voxel, options);
       if (verdict !== "keep") {
         if (verdict === "seen-through") report.cellsSeenThrough++;
         else report.cellsUnseen++;
@@ -164,6 +174,10 @@ export function completePlanes(
       // Checked for the whole cell: its points are within half its diagonal of the centre.
       if (reliefNear(dense, cloud.positions, planeOf, planes, centre, plane, 2 * options.inlierVoxels * voxel, offPlaneClearance + grid.cell * Math.SQRT1_2, options.minReliefPoints)) {
         report.cellsNearRelief++;
+        continue;
+      }
+      if (grey && options.texture && !(squarestTexture(grey, seenBy, centres, centre, normal, grid, Math.max(grid.cell, options.texture.stepVoxels * voxel), options.texture.side) < options.texture.maxVariation)) {
+        report.cellsTextured++;
         continue;
       }
       report.cellsAdded++;
@@ -346,6 +360,21 @@ function filter(mask: Uint8Array, cols: number, rows: number, r: number, keep: 0
     return dst;
   };
   return pass(pass(mask, true), false);
+}
+
+/** The texture the photo that sees `centre` most squarely (of `seenBy`) shows on the plane around it; NaN when none shows the whole patch. */
+function squarestTexture(grey: Array<GreyPhoto | null>, seenBy: number[], centres: Float64Array[], centre: number[], normal: number[], grid: Grid, step: number, side: number): number {
+  const facing = (view: number) => {
+    const c = centres[view]!;
+    const d = [c[0]! - centre[0]!, c[1]! - centre[1]!, c[2]! - centre[2]!];
+    return (d[0]! * normal[0]! + d[1]! * normal[1]! + d[2]! * normal[2]!) / Math.hypot(d[0]!, d[1]!, d[2]!);
+  };
+  for (const view of [...seenBy].sort((a, b) => facing(b) - facing(a))) {
+    const photo = grey[view];
+    const variation = photo ? patchVariation(photo, centre, grid.u, grid.v, step, side) : NaN;
+    if (!Number.isNaN(variation)) return variation;
+  }
+  return NaN;
 }
 
 /** The cameras' verdict on a point of a plane, and the views (indices into the depth images) that see it unoccluded from the front. */
