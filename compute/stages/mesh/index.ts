@@ -140,7 +140,7 @@ export const DEFAULTS: Options = {
     clearanceVoxels: 2,
     offPlaneClearanceVoxels: 5,
     minReliefPoints: 30,
-    texture: { maxVariation: 0.03, side: 5, stepVoxels: 2, imageSize: 1024, maxPhotos: 48 },
+    texture: { maxVariation: 0.03, side: 5, stepVoxels: 2, minCosine: 0.5, imageSize: 1024, maxPhotos: 48 },
   },
   groundCompletion: GROUND_DEFAULTS,
   groundSweep: GROUND_SWEEP_DEFAULTS,
@@ -289,7 +289,9 @@ async function meshCloud(input: Input, opts: Options, progress: ProgressFn | und
   counts.normalsFlipped = oriented.flipped;
   if (opts.planeCompletion.planes.maxPlanes > 0) {
     const texture = opts.planeCompletion.texture;
-    const grey = texture && input.images?.length ? await loadGreyPhotos(input.views, input.images, texture.imageSize, new Set(input.views.slice(0, texture.maxPhotos).map((_, i) => i))) : null;
+    // At most maxPhotos photos, spread evenly over the capture's order (a cell no read photo sees is filled from its points alone).
+    const every = Math.ceil(input.views.length / (texture?.maxPhotos ?? 1));
+    const grey = texture && input.images?.length ? await loadGreyPhotos(input.views, input.images, texture.imageSize, new Set(input.views.map((_, i) => i).filter((i) => i % every === 0))) : null;
     const completion = completePlanes({ ...cloud, normals: oriented.normals }, input.views, h, spacing, opts.planeCompletion, grey);
     const r = completion.report;
     Object.assign(counts, { planesFound: r.planes, plainPlanes: r.plainPlanes, planesNotPlain: r.planesNotPlain, planeLayers: r.planeLayers, planesTooSmall: r.planesTooSmall, planeCellsAdded: r.cellsAdded, planeCellsSeenThrough: r.cellsSeenThrough, planeCellsUnseen: r.cellsUnseen, planeCellsNearRelief: r.cellsNearRelief, planeCellsTextured: r.cellsTextured, planePointsAdded: r.pointsAdded });

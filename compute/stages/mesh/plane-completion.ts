@@ -73,9 +73,15 @@ export interface PlaneCompletionOptions {
   /**
    * With the photos: a cell is filled only where the photo that sees it most squarely shows it
    * plain (photo-texture.ts: grey levels of side × side samples, `stepVoxels` apart, vary by less
-   * than `maxVariation` of their mean). null fills from the points alone.
+   * than `maxVariation` of their mean), as the standing walls' cells are. A hole the photos show
+   * textured is not a plain surface that stereo could not decide (it would have matched that
+   * texture): it is a depth edge, a recess or a surface elsewhere, and the plane's fill there lies
+   * off the true surface (on the synthetic facade 97 % of the filled cells' mesh was beyond 0.5 %
+   * of the radius from it). Up to `maxPhotos` photos are read at `imageSize`; a cell none of them
+   * sees, or that even the squarest sees at a cosine below `minCosine`, is judged by the points
+   * alone; one whose patch no photo shows whole is left open (as a wall's is). null: the points alone.
    */
-  texture: { maxVariation: number; side: number; stepVoxels: number; imageSize: number; maxPhotos: number } | null;
+  texture: { maxVariation: number; side: number; stepVoxels: number; minCosine: number; imageSize: number; maxPhotos: number } | null;
 }
 
 export interface CompletionPoints {
@@ -176,7 +182,7 @@ export function completePlanes(
         report.cellsNearRelief++;
         continue;
       }
-      if (grey && options.texture && !(squarestTexture(grey, seenBy, centres, centre, normal, grid, Math.max(grid.cell, options.texture.stepVoxels * voxel), options.texture.side) < options.texture.maxVariation)) {
+      if (grey && options.texture && texturedInPhotos(grey, seenBy, centres, centre, normal, grid, voxel, options.texture)) {
         report.cellsTextured++;
         continue;
       }
@@ -362,19 +368,26 @@ function filter(mask: Uint8Array, cols: number, rows: number, r: number, keep: 0
   return pass(pass(mask, true), false);
 }
 
-/** The texture the photo that sees `centre` most squarely (of `seenBy`) shows on the plane around it; NaN when none shows the whole patch. */
-function squarestTexture(grey: Array<GreyPhoto | null>, seenBy: number[], centres: Float64Array[], centre: number[], normal: number[], grid: Grid, step: number, side: number): number {
+/**
+ * Whether the photo that sees `centre` most squarely (of `seenBy`, those read) shows texture on
+ * the plane around it, or shows no whole patch. False when no read photo sees it, or when even
+ * the squarest sees it at a grazing angle (cosine below `minCosine`): stereo fails on textured
+ * ground seen that way too, so its texture does not say the hole is not the plane's.
+ */
+function texturedInPhotos(grey: Array<GreyPhoto | null>, seenBy: number[], centres: Float64Array[], centre: number[], normal: number[], grid: Grid, voxel: number, texture: NonNullable<PlaneCompletionOptions["texture"]>): boolean {
   const facing = (view: number) => {
     const c = centres[view]!;
     const d = [c[0]! - centre[0]!, c[1]! - centre[1]!, c[2]! - centre[2]!];
     return (d[0]! * normal[0]! + d[1]! * normal[1]! + d[2]! * normal[2]!) / Math.hypot(d[0]!, d[1]!, d[2]!);
   };
-  for (const view of [...seenBy].sort((a, b) => facing(b) - facing(a))) {
-    const photo = grey[view];
-    const variation = photo ? patchVariation(photo, centre, grid.u, grid.v, step, side) : NaN;
-    if (!Number.isNaN(variation)) return variation;
+  const read = seenBy.filter((view) => grey[view]).sort((a, b) => facing(b) - facing(a));
+  if (read.length === 0 || facing(read[0]!) < texture.minCosine) return false;
+  const step = Math.max(grid.cell, texture.stepVoxels * voxel);
+  for (const view of read) {
+    const variation = patchVariation(grey[view]!, centre, grid.u, grid.v, step, texture.side);
+    if (!Number.isNaN(variation)) return variation >= texture.maxVariation;
   }
-  return NaN;
+  return true;
 }
 
 /** The cameras' verdict on a point of a plane, and the views (indices into the depth images) that see it unoccluded from the front. */
