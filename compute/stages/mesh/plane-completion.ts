@@ -84,6 +84,9 @@ export interface PlaneCompletionOptions {
   texture: { maxVariation: number; side: number; stepVoxels: number; minCosine: number; imageSize: number; maxPhotos: number } | null;
 }
 
+/** The photo texture test's settings when it is turned on (`texture`; off by default, mesh/index.ts). */
+export const PLANE_TEXTURE_TEST: NonNullable<PlaneCompletionOptions["texture"]> = { maxVariation: 0.03, side: 5, stepVoxels: 2, minCosine: 0.5, imageSize: 1024, maxPhotos: 48 };
+
 export interface CompletionPoints {
   count: number;
   positions: Float32Array;

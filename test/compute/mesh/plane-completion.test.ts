@@ -5,13 +5,13 @@
  * gap through which the cameras see a lower level does not; the floor is not grown past its
  * outline. A wall with far fewer points than the floor (a plain wall seen at an angle) is
  * completed when its points are of one plain colour, and not when they are textured or lie
- * just over a larger plane. With the photos, a gap is filled only where the photo that sees it
- * most squarely shows it plain: a gap in a floor that the photos show textured is no plain
+ * just over a larger plane. With the photo texture test on (off by default), a gap is filled only
+ * where the photo that sees it most squarely shows it plain: a gap in a floor that the photos show textured is no plain
  * surface stereo could not decide (it would have matched that texture), so it stays open.
  */
 import { describe, expect, it } from "vitest";
 import { DEFAULTS } from "../../../compute/stages/mesh/index.js";
-import { completePlanes, type PlaneCompletionOptions } from "../../../compute/stages/mesh/plane-completion.js";
+import { completePlanes, PLANE_TEXTURE_TEST, type PlaneCompletionOptions } from "../../../compute/stages/mesh/plane-completion.js";
 import type { RegisteredView } from "../../../compute/scene/index.js";
 import type { GreyPhoto } from "../../../compute/stages/mesh/photo-texture.js";
 
@@ -165,8 +165,9 @@ describe("mesh/plane-completion", () => {
     expect(addedAt(points.positions, (x, y, z) => x > 0.37 && x < 0.53 && Math.abs(y) < 0.7 && Math.abs(z) < 1e-3)).toBe(0);
   });
 
-  it("with the photos, fills a gap they show plain and leaves one they show textured", () => {
+  it("with the photo texture test on, fills a gap the photos show plain and leaves one they show textured", () => {
     const views = [overhead(-0.4), overhead(0.4)];
+    const withTest = { ...OPTIONS, texture: PLANE_TEXTURE_TEST };
     // Ray cast from each overhead camera onto z = 0: plain grey, or a 5-cm checkerboard on the right half.
     const photographed = (view: RegisteredView, checkered: (x: number) => boolean): GreyPhoto => {
       const { width, height, focal, cx, cy } = view.intrinsics;
@@ -178,12 +179,12 @@ describe("mesh/plane-completion", () => {
       return { view, grey, width, height, scale: 1 };
     };
     const photos = views.map((view) => photographed(view, (x) => x > 0));
-    const { points, report } = completePlanes(stripedFloor(false), views, VOXEL, SPACING, OPTIONS, photos);
+    const { points, report } = completePlanes(stripedFloor(false), views, VOXEL, SPACING, withTest, photos);
     expect(report.cellsTextured).toBeGreaterThan(100);
     expect(addedAt(points.positions, (x) => x > -0.6 && x < -0.3)).toBeGreaterThan(1000);
     expect(addedAt(points.positions, (x) => x > 0.3 && x < 0.6)).toBe(0);
     // Plain in every photo: both stripes filled, as from the points alone.
-    const plain = completePlanes(stripedFloor(false), views, VOXEL, SPACING, OPTIONS, views.map((view) => photographed(view, () => false)));
+    const plain = completePlanes(stripedFloor(false), views, VOXEL, SPACING, withTest, views.map((view) => photographed(view, () => false)));
     const alone = completePlanes(stripedFloor(false), views, VOXEL, SPACING, OPTIONS);
     expect(plain.report.cellsTextured).toBe(0);
     expect(plain.points.count).toBe(alone.points.count);
