@@ -293,7 +293,7 @@ async function meshCloud(input: Input, opts: Options, progress: ProgressFn | und
   if (opts.planeCompletion.planes.maxPlanes > 0) {
     const texture = opts.planeCompletion.texture;
     // At most maxPhotos photos, spread evenly over the capture's order (a cell no read photo sees is filled from its points alone).
-    const every = Math.ceil(input.views.length / (texture?.maxPhotos ?? 1));
+    const every = texture ? Math.ceil(input.views.length / texture.maxPhotos) : 1;
     const grey = texture && input.images?.length ? await loadGreyPhotos(input.views, input.images, texture.imageSize, new Set(input.views.map((_, i) => i).filter((i) => i % every === 0))) : null;
     const completion = completePlanes({ ...cloud, normals: oriented.normals }, input.views, h, spacing, opts.planeCompletion, grey);
     const r = completion.report;

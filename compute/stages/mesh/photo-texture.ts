@@ -66,6 +66,22 @@ export function patchVariation(photo: GreyPhoto, centre: ArrayLike<number>, a: A
   return Math.sqrt(Math.max(0, sumSquares / n - mean * mean)) / Math.max(1, mean);
 }
 
+/** How squarely the ray from `x` to the camera centre `camera` meets a surface of unit `normal` at `x`: the cosine between them. */
+export function rayCosine(x: ArrayLike<number>, normal: ArrayLike<number>, camera: ArrayLike<number>): number {
+  const ray = [camera[0]! - x[0]!, camera[1]! - x[1]!, camera[2]! - x[2]!];
+  return (ray[0]! * normal[0]! + ray[1]! * normal[1]! + ray[2]! * normal[2]!) / Math.hypot(ray[0]!, ray[1]!, ray[2]!);
+}
+
+/** patchVariation() in the first photo of `views` (indices into `grey`, in order) that shows the whole patch; NaN when none does. */
+export function firstVariation(grey: Array<GreyPhoto | null>, views: number[], centre: ArrayLike<number>, a: ArrayLike<number>, b: ArrayLike<number>, step: number, side: number): number {
+  for (const view of views) {
+    const photo = grey[view];
+    const variation = photo ? patchVariation(photo, centre, a, b, step, side) : NaN;
+    if (!Number.isNaN(variation)) return variation;
+  }
+  return NaN;
+}
+
 /** The photo's grey level at (x, y), bilinear; (x, y) must lie at least a pixel inside the right and bottom edges. */
 export function bilinear(photo: GreyPhoto, x: number, y: number): number {
   const x0 = Math.floor(x), y0 = Math.floor(y), tx = x - x0, ty = y - y0;

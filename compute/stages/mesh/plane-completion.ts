@@ -24,7 +24,7 @@ import { cameraCenter } from "../../scene/index.js";
 import { planeAxes } from "./plane-fill.js";
 import { PointGrid } from "./point-grid.js";
 import { findPlanes, type Plane, type PlaneFitOptions } from "./planes.js";
-import { patchVariation, type GreyPhoto } from "./photo-texture.js";
+import { firstVariation, rayCosine, type GreyPhoto } from "./photo-texture.js";
 import { cloudDepthImages, depthPixelOf, type CloudDepthImages, type DepthImage } from "./see-through.js";
 
 export interface PlaneCompletionOptions {
@@ -378,19 +378,11 @@ function filter(mask: Uint8Array, cols: number, rows: number, r: number, keep: 0
  * ground seen that way too, so its texture does not say the hole is not the plane's.
  */
 function texturedInPhotos(grey: Array<GreyPhoto | null>, seenBy: number[], centres: Float64Array[], centre: number[], normal: number[], grid: Grid, voxel: number, texture: NonNullable<PlaneCompletionOptions["texture"]>): boolean {
-  const facing = (view: number) => {
-    const c = centres[view]!;
-    const d = [c[0]! - centre[0]!, c[1]! - centre[1]!, c[2]! - centre[2]!];
-    return (d[0]! * normal[0]! + d[1]! * normal[1]! + d[2]! * normal[2]!) / Math.hypot(d[0]!, d[1]!, d[2]!);
-  };
+  const facing = (view: number) => rayCosine(centre, normal, centres[view]!);
   const read = seenBy.filter((view) => grey[view]).sort((a, b) => facing(b) - facing(a));
   if (read.length === 0 || facing(read[0]!) < texture.minCosine) return false;
-  const step = Math.max(grid.cell, texture.stepVoxels * voxel);
-  for (const view of read) {
-    const variation = patchVariation(grey[view]!, centre, grid.u, grid.v, step, texture.side);
-    if (!Number.isNaN(variation)) return variation >= texture.maxVariation;
-  }
-  return true;
+  const variation = firstVariation(grey, read, centre, grid.u, grid.v, Math.max(grid.cell, texture.stepVoxels * voxel), texture.side);
+  return Number.isNaN(variation) || variation >= texture.maxVariation;
 }
 
 /** The cameras' verdict on a point of a plane, and the views (indices into the depth images) that see it unoccluded from the front. */

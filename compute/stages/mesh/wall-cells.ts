@@ -4,7 +4,7 @@
  */
 import type { ImageRef, RegisteredView } from "../../scene/index.js";
 import type { GroundPlane } from "./ground-sweep.js";
-import { loadGreyPhotos, patchVariation, type GreyPhoto } from "./photo-texture.js";
+import { firstVariation, loadGreyPhotos, rayCosine, type GreyPhoto } from "./photo-texture.js";
 import { cameraVerdict, PARALLEL_COSINE } from "./plane-completion.js";
 import type { Plane } from "./planes.js";
 import type { PointGrid } from "./point-grid.js";
@@ -108,12 +108,7 @@ export function pointOn(wall: Wall, t: number, h: number): number[] {
 
 /** `seenBy` ordered by how squarely each view's ray meets the wall at `x`, at most SQUAREST_VIEWS of them. */
 function squarestFirst(x: number[], normal: number[], seenBy: number[], centres: Float64Array[]): number[] {
-  const cosine = (view: number) => {
-    const c = centres[view]!;
-    const ray = [c[0]! - x[0]!, c[1]! - x[1]!, c[2]! - x[2]!];
-    return (ray[0]! * normal[0]! + ray[1]! * normal[1]! + ray[2]! * normal[2]!) / Math.hypot(ray[0]!, ray[1]!, ray[2]!);
-  };
-  return seenBy.map((view) => ({ view, cosine: cosine(view) })).sort((a, b) => b.cosine - a.cosine).slice(0, SQUAREST_VIEWS).map((s) => s.view);
+  return seenBy.map((view) => ({ view, cosine: rayCosine(x, normal, centres[view]!) })).sort((a, b) => b.cosine - a.cosine).slice(0, SQUAREST_VIEWS).map((s) => s.view);
 }
 
 /** Views asked about a cell's texture, at most: the first whose photo shows the whole patch answers. */
@@ -174,11 +169,5 @@ export async function readPhotos(kept: KeptCell[], views: RegisteredView[], phot
  * whole patch (photo-texture.ts); NaN when no photo of `grey` shows it whole.
  */
 export function cellTexture(k: KeptCell, grey: Array<GreyPhoto | null>, cell: number, voxel: number, options: StandingWallOptions): number {
-  const step = Math.max(cell, options.textureStepVoxels * voxel);
-  for (const view of k.views) {
-    const photo = grey[view];
-    const variation = photo ? patchVariation(photo, pointOn(k.wall, k.t, k.h), k.wall.along, k.wall.up, step, options.textureSide) : NaN;
-    if (!Number.isNaN(variation)) return variation;
-  }
-  return NaN;
+  return firstVariation(grey, k.views, pointOn(k.wall, k.t, k.h), k.wall.along, k.wall.up, Math.max(cell, options.textureStepVoxels * voxel), options.textureSide);
 }
