@@ -50,8 +50,10 @@ import path from "node:path";
 import { NodeIO } from "@gltf-transform/core";
 import { KHRMaterialsUnlit } from "@gltf-transform/extensions";
 import sharp from "sharp";
-import { robustSimilarity, type RobustSimilarity, type Similarity } from "../compute/geometry/similarity.js";
+import { robustSimilarity, type Similarity } from "../compute/geometry/similarity.js";
+import { orientedSimilarity } from "../compute/stages/sfm/accuracy.js";
 import { datasetInputs, datasetsRoot, listDatasets, repoRoot } from "./datasets.js";
+import { photoAtSize } from "./photo-resize.js";
 import { backgroundMask } from "./views-mask.js";
 import { referenceTruth, undistort, type TrueCamera } from "./views-reference.js";
 import { COURTYARD_SET, courtyardDataset } from "./courtyard.js";
@@ -265,16 +267,22 @@ function untexturedShare(marked: RenderedImage, covered: Uint8Array): number {
 }
 
 /** The similarity carrying `truth`'s camera centres onto those of the same photos in the model, and the spread of the agreeing model centres. */
-function alignment(truth: TrueCamera[], cameras: Map<string, ModelCamera>): { sim: RobustSimilarity; spread: number } {
+function alignment(truth: TrueCamera[], cameras: Map<string, ModelCamera>): { sim: Similarity; spread: number } {
   const byFile = new Map(truth.map((c) => [c.file, c]));
   const pairs = [...cameras.entries()].filter(([name]) => byFile.has(name));
   const src = pairs.flatMap(([name]) => trueCentre(byFile.get(name)!));
   const dst = pairs.flatMap(([, cam]) => cam.centre);
-  const sim = robustSimilarity(src, dst, pairs.length);
-  if (!sim) throw new Error(`only ${pairs.length} registered cameras to align`);
+  // The centres' robust fit finds the cameras the model placed where the truth has them…
+  const byCentres = robustSimilarity(src, dst, pairs.length);
+  if (!byCentres) throw new Error(`only ${pairs.length} registered cameras to align`);
+  const inlierPairs = pairs.filter((_, k) => byCentres.inliers[k]);
+  // …and those cameras' orientations set the rotation: the centres alone leave an arc of
+  // cameras at eye height free to tilt about its chord (the courtyard's by 0.56°, 7 px at the
+  // render's size, against orientations that agree within 0.02–0.16° each).
+  const sim = orientedSimilarity(inlierPairs.map(([name, cam]) => ({ from: { R: Float64Array.from(byFile.get(name)!.R), t: Float64Array.from(byFile.get(name)!.t) }, to: { R: cam.R, t: cam.t } })));
   // Near and far planes from the spread of the cameras the similarity agrees with (the scene
   // lies within a few times it); a wrongly placed camera far away must not push them out.
-  const inliers = pairs.filter((_, k) => sim.inliers[k]).map(([, cam]) => cam.centre);
+  const inliers = inlierPairs.map(([, cam]) => cam.centre);
   const middle = [0, 1, 2].map((a) => inliers.reduce((sum, c) => sum + c[a], 0) / inliers.length);
   const spread = Math.max(...inliers.map((c) => Math.hypot(c[0] - middle[0], c[1] - middle[1], c[2] - middle[2])), 1e-6);
   return { sim, spread };
@@ -289,7 +297,7 @@ function alignment(truth: TrueCamera[], cameras: Map<string, ModelCamera>): { si
 async function ownView(glb: string, renderer: ThreeRenderer, photoPath: string, ownCam: TrueCamera, sim: Similarity, spread: number, picture: string): Promise<{ coverage: number; psnr: number; ssim: number }> {
   const cam = intoModel(ownCam, sim, 0, RENDER_WIDTH);
   const render = await renderer.render(glb, cam, 0.005 * spread, 200 * spread);
-  const resized = new Uint8Array(await sharp(photoPath).removeAlpha().resize(cam.width, cam.height, { fit: "fill" }).raw().toBuffer());
+  const resized = await photoAtSize(photoPath, cam.width, cam.height);
   const pixels = ownCam.radial ? undistort(resized, cam, ownCam.radial) : resized;
   const surface = backgroundMask(pixels, cam.width, cam.height).map((b) => 1 - b);
   const { coverage, psnr, ssim, covered } = score(render, pixels, surface);
@@ -326,7 +334,7 @@ async function benchSet(set: string, renderer: ThreeRenderer, root: string, comm
     for (const photo of held) {
       const cam = intoModel(byFile.get(photo.name)!, sim, truth.pixelCentreOffset, RENDER_WIDTH);
       const render = await renderer.render(glb, cam, 0.005 * spread, 200 * spread);
-      const resized = new Uint8Array(await sharp(photo.path).removeAlpha().resize(cam.width, cam.height, { fit: "fill" }).raw().toBuffer());
+      const resized = await photoAtSize(photo.path, cam.width, cam.height);
       const radial = byFile.get(photo.name)!.radial;
       // The renderer draws a pinhole: a photo with the reference's lens distortion is undistorted first.
       const pixels = radial ? undistort(resized, cam, radial) : resized;
