@@ -51,9 +51,9 @@ import { NodeIO } from "@gltf-transform/core";
 import { KHRMaterialsUnlit } from "@gltf-transform/extensions";
 import sharp from "sharp";
 import { robustSimilarity, type Similarity } from "../compute/geometry/similarity.js";
-import { orientedSimilarity } from "../compute/stages/sfm/accuracy.js";
 import { datasetInputs, datasetsRoot, listDatasets, repoRoot } from "./datasets.js";
 import { photoAtSize } from "./photo-resize.js";
+import { structureAlignment } from "./views-align.js";
 import { backgroundMask } from "./views-mask.js";
 import { referenceTruth, undistort, type TrueCamera } from "./views-reference.js";
 import { COURTYARD_SET, courtyardDataset } from "./courtyard.js";
@@ -267,25 +267,25 @@ function untexturedShare(marked: RenderedImage, covered: Uint8Array): number {
 }
 
 /** The similarity carrying `truth`'s camera centres onto those of the same photos in the model, and the spread of the agreeing model centres. */
-function alignment(truth: TrueCamera[], cameras: Map<string, ModelCamera>): { sim: Similarity; spread: number } {
+/**
+ * The reference cameras carried into the model (views-align.ts: fitted on the model's sparse
+ * points and their tracks triangulated through the reference cameras; the centres' similarity
+ * when too few points are seen twice), and the spread of the camera centres the centres'
+ * similarity agrees with, for near and far planes (the scene lies within a few times it; a
+ * wrongly placed camera far away must not push them out).
+ */
+function alignment(truth: TrueCamera[], pixelCentreOffset: number, cameras: Map<string, ModelCamera>, colmapZip: Uint8Array): { sim: Similarity; spread: number; points: number } {
   const byFile = new Map(truth.map((c) => [c.file, c]));
   const pairs = [...cameras.entries()].filter(([name]) => byFile.has(name));
   const src = pairs.flatMap(([name]) => trueCentre(byFile.get(name)!));
   const dst = pairs.flatMap(([, cam]) => cam.centre);
-  // The centres' robust fit finds the cameras the model placed where the truth has them…
   const byCentres = robustSimilarity(src, dst, pairs.length);
   if (!byCentres) throw new Error(`only ${pairs.length} registered cameras to align`);
-  const inlierPairs = pairs.filter((_, k) => byCentres.inliers[k]);
-  // …and those cameras' orientations set the rotation: the centres alone leave an arc of
-  // cameras at eye height free to tilt about its chord (the courtyard's by 0.56°, 7 px at the
-  // render's size, against orientations that agree within 0.02–0.16° each).
-  const sim = orientedSimilarity(inlierPairs.map(([name, cam]) => ({ from: { R: Float64Array.from(byFile.get(name)!.R), t: Float64Array.from(byFile.get(name)!.t) }, to: { R: cam.R, t: cam.t } })));
-  // Near and far planes from the spread of the cameras the similarity agrees with (the scene
-  // lies within a few times it); a wrongly placed camera far away must not push them out.
-  const inliers = inlierPairs.map(([, cam]) => cam.centre);
+  const inliers = pairs.filter((_, k) => byCentres.inliers[k]).map(([, cam]) => cam.centre);
   const middle = [0, 1, 2].map((a) => inliers.reduce((sum, c) => sum + c[a], 0) / inliers.length);
   const spread = Math.max(...inliers.map((c) => Math.hypot(c[0] - middle[0], c[1] - middle[1], c[2] - middle[2])), 1e-6);
-  return { sim, spread };
+  const byPoints = structureAlignment(colmapZip, truth, pixelCentreOffset);
+  return { sim: byPoints ?? byCentres, spread, points: byPoints?.points ?? 0 };
 }
 
 /**
@@ -324,10 +324,11 @@ async function benchSet(set: string, renderer: ThreeRenderer, root: string, comm
     const cameras = await modelCameras(glb);
     result.registered = cameras.size;
     const byFile = new Map(truth.cameras.map((c) => [c.file, c]));
-    const { sim, spread } = alignment(truth.cameras, cameras);
+    const colmapZip = new Uint8Array(await readFile(path.join(outDir, "model-colmap.zip")));
+    const { sim, spread } = alignment(truth.cameras, truth.pixelCentreOffset, cameras, colmapZip);
     const ownByFile = own ? new Map(own.cameras.map((c) => [c.file, c])) : null;
     // The held-back photos are in the sparse run, not in the model: only the others align the two.
-    const ownSim = own ? alignment(own.cameras, cameras).sim : null;
+    const ownSim = own ? alignment(own.cameras, own.pixelCentreOffset, cameras, colmapZip).sim : null;
     const mesh = path.join(setDir, "gt/mesh.ply");
     const marked = path.join(outDir, "untextured-marked.glb");
     await untexturedMarked(glb, marked);

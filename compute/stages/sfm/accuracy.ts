@@ -123,18 +123,6 @@ function poseSimilarity(pairs: PosePair[], src: number[][], dst: number[][]): Si
   return { R, t, s: scale, scale };
 }
 
-/**
- * The similarity carrying the world of `from` into that of `to` (X_to = s·R·X_from + t) for
- * cameras seen in both: its rotation from the orientations, its scale and translation from the
- * centres under that rotation. For renders from a camera of one world in the other (the views
- * bench): centres alone left a courtyard's arc of cameras tilted 0.56° against orientations
- * that agree within 0.02–0.16° each.
- */
-export function orientedSimilarity(pairs: Array<{ from: RigidTransform; to: RigidTransform }>): Similarity {
-  const posePairs = pairs.map((p) => ({ est: p.from, gt: p.to }));
-  return poseSimilarity(posePairs, pairs.map((p) => center(p.from)), pairs.map((p) => center(p.to)));
-}
-
 export function cameraAccuracy(estimated: NamedPose[], truth: NamedPose[], sceneRadius: number): CameraAccuracy {
   const truthByName = new Map(truth.map((p) => [p.name, p.camFromWorld]));
   const pairs = estimated.flatMap((e) => {
