@@ -9,9 +9,11 @@
  * checkout, run as its own process so an older commit's pipeline can be measured the same
  * way), and the delivered model.glb is rendered from each held-back photo's camera by a real
  * glTF viewer (three.js in headless Chromium, bench/three-render.ts). The held-back camera
- * comes from the ground truth, carried into the model frame by the similarity that maps the
- * true centres of the other photos onto the reconstructed ones (robust, LMedS + Umeyama);
- * its intrinsics are the published K. A real set without published poses (SceauxCastle) gets
+ * comes from the ground truth, carried into the model frame by the similarity fitted on the
+ * scene (views-align.ts: the model's sparse points against their tracks triangulated through
+ * the true cameras of the other photos; robust, LMedS + Umeyama); its intrinsics are the
+ * published K. The photo is scaled to the render's size with pixel centres aligned
+ * (photo-resize.ts). A real set without published poses (SceauxCastle) gets
  * its held-back cameras from a sparse run of the pipeline on every photo (views-reference.ts).
  *
  * Figures per held-back photo, at 768 px wide:
@@ -291,7 +293,7 @@ function alignment(truth: TrueCamera[], pixelCentreOffset: number, cameras: Map<
 /**
  * The held-back photo as the model shows it from the pipeline's own camera for it (--own-cameras):
  * pose and calibration from a sparse run on every photo (views-reference.ts), carried into the model
- * by the similarity of the other photos' centres. Separates what the model looks like from how far
+ * the same way, through that run's cameras of the other photos. Separates what the model looks like from how far
  * the pipeline's self-calibration is from the published one (see the module comment).
  */
 async function ownView(glb: string, renderer: ThreeRenderer, photoPath: string, ownCam: TrueCamera, sim: Similarity, spread: number, picture: string): Promise<{ coverage: number; psnr: number; ssim: number }> {
