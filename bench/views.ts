@@ -276,7 +276,7 @@ function untexturedShare(marked: RenderedImage, covered: Uint8Array): number {
  * similarity agrees with, for near and far planes (the scene lies within a few times it; a
  * wrongly placed camera far away must not push them out).
  */
-function alignment(truth: TrueCamera[], pixelCentreOffset: number, cameras: Map<string, ModelCamera>, colmapZip: Uint8Array): { sim: Similarity; spread: number; points: number } {
+function alignment(truth: TrueCamera[], pixelCentreOffset: number, cameras: Map<string, ModelCamera>, colmapZip: Uint8Array | null): { sim: Similarity; spread: number; points: number } {
   const byFile = new Map(truth.map((c) => [c.file, c]));
   const pairs = [...cameras.entries()].filter(([name]) => byFile.has(name));
   const src = pairs.flatMap(([name]) => trueCentre(byFile.get(name)!));
@@ -286,7 +286,7 @@ function alignment(truth: TrueCamera[], pixelCentreOffset: number, cameras: Map<
   const inliers = pairs.filter((_, k) => byCentres.inliers[k]).map(([, cam]) => cam.centre);
   const middle = [0, 1, 2].map((a) => inliers.reduce((sum, c) => sum + c[a], 0) / inliers.length);
   const spread = Math.max(...inliers.map((c) => Math.hypot(c[0] - middle[0], c[1] - middle[1], c[2] - middle[2])), 1e-6);
-  const byPoints = structureAlignment(colmapZip, truth, pixelCentreOffset);
+  const byPoints = colmapZip && structureAlignment(colmapZip, truth, pixelCentreOffset);
   return { sim: byPoints ?? byCentres, spread, points: byPoints?.points ?? 0 };
 }
 
@@ -326,8 +326,11 @@ async function benchSet(set: string, renderer: ThreeRenderer, root: string, comm
     const cameras = await modelCameras(glb);
     result.registered = cameras.size;
     const byFile = new Map(truth.cameras.map((c) => [c.file, c]));
-    const colmapZip = new Uint8Array(await readFile(path.join(outDir, "model-colmap.zip")));
-    const { sim, spread } = alignment(truth.cameras, truth.pixelCentreOffset, cameras, colmapZip);
+    // A tree without the COLMAP export (older than the views bench's alignment) is aligned on the camera centres.
+    const zipPath = path.join(outDir, "model-colmap.zip");
+    const colmapZip = existsSync(zipPath) ? new Uint8Array(await readFile(zipPath)) : null;
+    const { sim, spread, points } = alignment(truth.cameras, truth.pixelCentreOffset, cameras, colmapZip);
+    console.log(`views: ${set} aligned ${points > 0 ? `on ${points} of the model's sparse points` : "on the camera centres"}`);
     const ownByFile = own ? new Map(own.cameras.map((c) => [c.file, c])) : null;
     // The held-back photos are in the sparse run, not in the model: only the others align the two.
     const ownSim = own ? alignment(own.cameras, own.pixelCentreOffset, cameras, colmapZip).sim : null;
