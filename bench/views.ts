@@ -268,7 +268,6 @@ function untexturedShare(marked: RenderedImage, covered: Uint8Array): number {
   return total > 0 ? white / total : NaN;
 }
 
-/** The similarity carrying `truth`'s camera centres onto those of the same photos in the model, and the spread of the agreeing model centres. */
 /**
  * The reference cameras carried into the model (views-align.ts: fitted on the model's sparse
  * points and their tracks triangulated through the reference cameras; the centres' similarity
@@ -293,8 +292,9 @@ function alignment(truth: TrueCamera[], pixelCentreOffset: number, cameras: Map<
 /**
  * The held-back photo as the model shows it from the pipeline's own camera for it (--own-cameras):
  * pose and calibration from a sparse run on every photo (views-reference.ts), carried into the model
- * the same way, through that run's cameras of the other photos. Separates what the model looks like from how far
- * the pipeline's self-calibration is from the published one (see the module comment).
+ * the same way, through that run's cameras of the other photos. Separates what the model looks
+ * like from how far the pipeline's self-calibration is from the published one (see the module
+ * comment).
  */
 async function ownView(glb: string, renderer: ThreeRenderer, photoPath: string, ownCam: TrueCamera, sim: Similarity, spread: number, picture: string): Promise<{ coverage: number; psnr: number; ssim: number }> {
   const cam = intoModel(ownCam, sim, 0, RENDER_WIDTH);
