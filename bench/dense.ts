@@ -43,6 +43,7 @@ import * as sfm from "../compute/stages/sfm/index.js";
 import { datasetInputs, datasetsRoot, listDatasets, repoRoot } from "./datasets.js";
 import { runFront } from "./pipeline-front.js";
 import { fitOnTracks, type ReferenceCamera, type Track } from "./track-alignment.js";
+import { readTrueMesh, seenByCameras, type SeeingCamera } from "./seen-truth.js";
 import { renderGlbView } from "./look.js";
 import { ensureColmap, runColmap } from "./colmap.js";
 import { MODEL_FORMATS } from "../shared/formats.js";
@@ -76,7 +77,7 @@ interface SetResult {
   /** The same at τ = 0.5 % of the radius (issue 13's targets). */
   surfaceHalf?: SurfaceAccuracy | null;
   /** The delivered mesh at τ = 1 % and 0.5 % (meshAccuracy). */
-  mesh?: { surface: SurfaceAccuracy; surfaceHalf: SurfaceAccuracy } | null;
+  mesh?: { surface: SurfaceAccuracy; surfaceHalf: SurfaceAccuracy; seenHalf: SeenPrecision | null } | null;
   /** Dense alone: the same sparse points, the true cameras (with --true-cameras). */
   trueCameras?: { points: number; seconds: number; surface: SurfaceAccuracy | null; surfaceHalf: SurfaceAccuracy | null };
   /** COLMAP's sparse run on the same images (with --colmap): wall seconds and registered images. */
@@ -97,17 +98,19 @@ export interface GroundTruth {
   evalBall: { center: Float64Array; radius: number } | null;
   centres: Map<string, Float64Array>;
   /** K as published, for photos `width` pixels wide; camFromWorld. */
-  cameras: Map<string, { K: number[][]; R: number[][]; t: number[]; width: number }>;
+  cameras: Map<string, { K: number[][]; R: number[][]; t: number[]; width: number; height: number }>;
   /** What K's principal point lacks to be in corner-origin pixels: 0.5 for sets that publish OpenCV's integer centres. */
   pixelCentreOffset: number;
   /** Surface samples and their unit normals (3·n each). */
   surface: { points: Float32Array; normals: Float32Array } | null;
+  /** The true mesh (gt/mesh.ply), for which of the delivered mesh's samples a true camera sees. */
+  mesh: { positions: Float32Array; indices: Uint32Array } | null;
 }
 
 export async function loadGroundTruth(setDir: string): Promise<GroundTruth | null> {
   const file = path.join(setDir, "gt/cameras.json");
   if (!existsSync(file)) return null;
-  type TrueCamera = { file: string; center: number[]; K: number[][]; R: number[][]; t: number[]; width: number; outlier?: boolean };
+  type TrueCamera = { file: string; center: number[]; K: number[][]; R: number[][]; t: number[]; width: number; height: number; outlier?: boolean };
   const gt = JSON.parse(await readFile(file, "utf8")) as {
     convention: string;
     scene: { radius: number; center?: number[]; eval_radius?: number };
@@ -119,12 +122,13 @@ export async function loadGroundTruth(setDir: string): Promise<GroundTruth | nul
   const frames = (gt.videos ?? []).flatMap((v) => (gt.frames ?? []).map((f) => ({ ...f, file: `${v.file}#${f.index}` })));
   const images = [...(gt.images ?? []), ...frames].filter((i) => !i.outlier);
   const centres = new Map(images.map((i) => [i.file, Float64Array.from(i.center)]));
-  const cameras = new Map(images.map((i) => [i.file, { K: i.K, R: i.R, t: i.t, width: i.width }]));
+  const cameras = new Map(images.map((i) => [i.file, { K: i.K, R: i.R, t: i.t, width: i.width, height: i.height }]));
   // As bench/published.ts: sets that publish OpenCV's integer pixel centres sit half a pixel before ours.
   const pixelCentreOffset = /centers at integer coordinates \+ 0\.5/.test(gt.convention) ? 0 : 0.5;
   const surfaceFile = path.join(setDir, "gt/surface.ply");
+  const meshFile = path.join(setDir, "gt/mesh.ply");
   const evalBall = gt.scene.center && gt.scene.eval_radius ? { center: Float64Array.from(gt.scene.center), radius: gt.scene.eval_radius } : null;
-  return { radius: gt.scene.radius, evalBall, centres, cameras, pixelCentreOffset, surface: existsSync(surfaceFile) ? readPlyVertices(await readFile(surfaceFile)) : null };
+  return { radius: gt.scene.radius, evalBall, centres, cameras, pixelCentreOffset, surface: existsSync(surfaceFile) ? readPlyVertices(await readFile(surfaceFile)) : null, mesh: existsSync(meshFile) ? readTrueMesh(await readFile(meshFile)) : null };
 }
 
 /** x, y, z and nx, ny, nz of a binary little-endian PLY of float32 vertex properties in that order (the datasets' surface.ply). */
@@ -270,7 +274,7 @@ const MESH_SAMPLES = 400_000;
  * by area, completeness as the share of true samples within τ of its nearest face, at 1 % and
  * 0.5 % of the radius.
  */
-export function meshAccuracy(meshed: Mesh, gt: GroundTruth, sim: RobustSimilarity): { surface: SurfaceAccuracy; surfaceHalf: SurfaceAccuracy; truthToMesh: Float64Array; samples: Float64Array } | null {
+export function meshAccuracy(meshed: Mesh, gt: GroundTruth, sim: RobustSimilarity): { surface: SurfaceAccuracy; surfaceHalf: SurfaceAccuracy; seenHalf: SeenPrecision | null; truthToMesh: Float64Array; samples: Float64Array } | null {
   if (!gt.surface || meshed.faceCount === 0) return null;
   const positions = transformCloud({ count: meshed.vertexCount, positions: meshed.positions, normals: meshed.normals, colors: meshed.colors }, sim);
   const samples = samplesByArea(positions, meshed.indices, MESH_SAMPLES);
@@ -282,12 +286,46 @@ export function meshAccuracy(meshed: Mesh, gt: GroundTruth, sim: RobustSimilarit
   const truth = gt.surface.points;
   const toMesh = new Float64Array(truth.length / 3);
   for (let i = 0; i < toMesh.length; i++) toMesh[i] = grid.nearest(truth.subarray(3 * i, 3 * i + 3), tau);
+  const surfaceHalf = scored(tau / 2, toTruthHalf, toMesh, sim.inlierCount, meshed.faceCount);
   return {
     surface: scored(tau, toTruth, toMesh, sim.inlierCount, meshed.faceCount),
-    surfaceHalf: scored(tau / 2, toTruthHalf, toMesh, sim.inlierCount, meshed.faceCount),
+    surfaceHalf,
+    seenHalf: seenPrecision(insideBall(samples, gt.evalBall), toTruthHalf, gt, tau / 2, surfaceHalf.completeness),
     truthToMesh: toMesh,
     samples,
   };
+}
+
+interface SeenPrecision {
+  /** Share of the scored samples some true camera sees (seen-truth.ts). */
+  seenShare: number;
+  precision: number;
+  /** With the completeness over all true samples. */
+  fScore: number;
+}
+
+/**
+ * Precision over the mesh's samples that some true camera sees, within 4τ of the true mesh's
+ * depth (seen-truth.ts: the truth has no samples where no camera looks, so completed hidden
+ * surfaces count against the headline precision whatever their shape); null without a true mesh.
+ */
+function seenPrecision(inside: Float64Array, toTruth: Float64Array, gt: GroundTruth, tau: number, completeness: number): SeenPrecision | null {
+  if (!gt.mesh || inside.length === 0) return null;
+  const cameras: SeeingCamera[] = [...gt.cameras.values()].map((c) => {
+    const K = c.K.map((row) => [...row]);
+    K[0][2] += gt.pixelCentreOffset;
+    K[1][2] += gt.pixelCentreOffset;
+    return { K, R: Float64Array.from(c.R.flat()), t: Float64Array.from(c.t), width: c.width, height: c.height };
+  });
+  const seen = seenByCameras(inside, gt.mesh, cameras, 4 * tau);
+  let seenCount = 0, near = 0;
+  for (let i = 0; i < seen.length; i++) {
+    if (!seen[i]) continue;
+    seenCount++;
+    if (toTruth[i] <= tau) near++;
+  }
+  const precision = seenCount > 0 ? near / seenCount : 0;
+  return { seenShare: seenCount / seen.length, precision, fScore: precision + completeness > 0 ? (2 * precision * completeness) / (precision + completeness) : 0 };
 }
 
 /** The points (3·n) within the ball, or all of them without one. */
@@ -412,7 +450,7 @@ async function benchSet(set: string, quality: Quality, workRoot: string, flags: 
       result.surface = surfaceAccuracy(aligned, gt, sim.inlierCount);
       result.surfaceHalf = surfaceAccuracy(aligned, gt, sim.inlierCount, 0.005);
       const onMesh = meshAccuracy(meshed.mesh, gt, sim);
-      result.mesh = onMesh && { surface: onMesh.surface, surfaceHalf: onMesh.surfaceHalf };
+      result.mesh = onMesh && { surface: onMesh.surface, surfaceHalf: onMesh.surfaceHalf, seenHalf: onMesh.seenHalf };
       if (flags.keepDir && gt.surface) {
         await mkdir(flags.keepDir, { recursive: true });
         const base = path.join(flags.keepDir, set.replace(/\//g, "_"));
@@ -496,6 +534,7 @@ function printTable(results: SetResult[], quality: Quality): void {
     if (tc) console.log(`  ${r.set} dense on TRUE cameras: ${tc.points} points, acc ${tc.surface ? fmt((100 * tc.surface.accuracyMedian) / radius, 3) : "-"} %r, prec ${fmt(tc.surface?.precision, 3)}, compl ${fmt(tc.surface?.completeness, 3)}, F ${fmt(tc.surface?.fScore, 3)}; at 0.5 %: prec ${fmt(tc.surfaceHalf?.precision, 3)}, compl ${fmt(tc.surfaceHalf?.completeness, 3)}, F ${fmt(tc.surfaceHalf?.fScore, 3)}; ${fmt(tc.seconds, 1)} s`);
     const m = r.mesh;
     if (m) console.log(`  ${r.set} mesh (${m.surface.totalPoints} faces): prec ${fmt(m.surface.precision, 3)}, compl ${fmt(m.surface.completeness, 3)}, F ${fmt(m.surface.fScore, 3)}; at 0.5 %: prec ${fmt(m.surfaceHalf.precision, 3)}, compl ${fmt(m.surfaceHalf.completeness, 3)}, F ${fmt(m.surfaceHalf.fScore, 3)}`);
+    if (m?.seenHalf) console.log(`  ${r.set} mesh at 0.5 %, over the ${fmt(100 * m.seenHalf.seenShare, 1)} % of its samples a true camera sees: prec ${fmt(m.seenHalf.precision, 3)}, F ${fmt(m.seenHalf.fScore, 3)}`);
     if (s) console.log(`  ${r.set}: accuracy and precision over the ${s.scoredPoints} of ${s.totalPoints} points inside the truth's evaluation ball`);
     if (r.error) console.log(`  ${r.set}: failed: ${r.error}`);
     const c = r.colmap;
