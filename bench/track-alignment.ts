@@ -25,6 +25,14 @@ export interface ReferenceCamera {
   radial?: [number, number];
 }
 
+/** K with `pixelCentreOffset` added to its principal point: corner-origin pixels for a set that publishes OpenCV's integer centres (0.5). */
+export function cornerOriginK(K: number[][], pixelCentreOffset: number): number[][] {
+  const out = K.map((row) => [...row]);
+  out[0][2] += pixelCentreOffset;
+  out[1][2] += pixelCentreOffset;
+  return out;
+}
+
 /** One sparse point: where the reconstruction has it, and the reference cameras that see it with the pixel (corner origin) each saw it at. */
 export interface Track {
   xyz: ArrayLike<number>;

@@ -15,7 +15,7 @@
 import { unzipSync } from "fflate";
 import type { RobustSimilarity } from "../compute/geometry/similarity.js";
 import { parseImagesTxt } from "./colmap.js";
-import { fitOnTracks, type ReferenceCamera, type Track } from "./track-alignment.js";
+import { cornerOriginK, fitOnTracks, type ReferenceCamera, type Track } from "./track-alignment.js";
 import type { TrueCamera } from "./views-reference.js";
 
 interface ModelImage {
@@ -46,10 +46,7 @@ function parseObservations(text: string): Map<string, ModelImage> {
 
 /** A reference camera with its principal point in corner-origin pixels (`pixelCentreOffset` added). */
 function reference(cam: TrueCamera, pixelCentreOffset: number): ReferenceCamera {
-  const K = cam.K.map((row) => [...row]);
-  K[0][2] += pixelCentreOffset;
-  K[1][2] += pixelCentreOffset;
-  return { K, pose: { R: Float64Array.from(cam.R), t: Float64Array.from(cam.t) }, radial: cam.radial };
+  return { K: cornerOriginK(cam.K, pixelCentreOffset), pose: { R: Float64Array.from(cam.R), t: Float64Array.from(cam.t) }, radial: cam.radial };
 }
 
 /**
