@@ -31,7 +31,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Quality } from "../shared/jobs.js";
-import { robustSimilarity, type RobustSimilarity, type Similarity } from "../compute/geometry/similarity.js";
+import { robustSimilarity, type Similarity } from "../compute/geometry/similarity.js";
 import { KdTree } from "../compute/math/kdtree.js";
 import { faceBudgetFor, QUALITY_PRESETS } from "../compute/pipeline/presets.js";
 import * as texture from "../compute/stages/texture/index.js";
@@ -152,18 +152,19 @@ function readPlyVertices(bytes: Buffer): { points: Float32Array; normals: Float3
   return { points, normals };
 }
 
+/** The similarity mapping the model onto the truth, the cameras it rests on (those with truth; the centres' inliers), and what it was fitted on. */
+type TruthAlignment = Similarity & { alignedCameras: number; fit: "scene" | "centres" };
+
 /**
  * The similarity mapping the model onto the truth, fitted on the scene (track-alignment.ts: the
  * model's sparse points against their tracks triangulated through the true cameras); the camera
  * centres' when too few points are seen well. Centres alone carry their own error into the gauge:
  * on smoke the two fits put the scene 0.21 % of its radius apart on average (0.42 τ at 0.5 %).
  */
-export function alignToTruth(model: SparseModel, gt: GroundTruth, features: ImageFeatures[], images: ImageRef[]): (RobustSimilarity & { fit: "scene" | "centres" }) | null {
+export function alignToTruth(model: SparseModel, gt: GroundTruth, features: ImageFeatures[], images: ImageRef[]): TruthAlignment | null {
   // The scene's fit maps the true frame into the model's; the cloud goes the other way.
   const byScene = fitOnTracks(trueTracks(model, gt, features, images));
-  // Its inlier count becomes the cameras with truth, the figure the report prints as aligned cameras.
-  const withTruth = model.views.filter((v) => gt.centres.has(v.name)).length;
-  if (byScene) return { ...byScene, ...inverse(byScene), inliers: new Uint8Array(withTruth).fill(1), inlierCount: withTruth, threshold: byScene.threshold / byScene.s, fit: "scene" };
+  if (byScene) return { ...inverse(byScene), alignedCameras: model.views.filter((v) => gt.centres.has(v.name)).length, fit: "scene" };
   const src: number[] = [];
   const dst: number[] = [];
   for (const view of model.views) {
@@ -173,7 +174,7 @@ export function alignToTruth(model: SparseModel, gt: GroundTruth, features: Imag
     dst.push(...truth);
   }
   const byCentres = robustSimilarity(src, dst, src.length / 3);
-  return byCentres && { ...byCentres, fit: "centres" };
+  return byCentres && { R: byCentres.R, t: byCentres.t, s: byCentres.s, scale: byCentres.scale, alignedCameras: byCentres.inlierCount, fit: "centres" };
 }
 
 /** x_a = s·R·x_b + t turned into x_b = (1/s)·Rᵀ·x_a − (1/s)·Rᵀ·t. */
@@ -273,7 +274,7 @@ const MESH_SAMPLES = 400_000;
  * by area, completeness as the share of true samples within τ of its nearest face, at 1 % and
  * 0.5 % of the radius.
  */
-export function meshAccuracy(meshed: Mesh, gt: GroundTruth, sim: RobustSimilarity): { surface: SurfaceAccuracy; surfaceHalf: SurfaceAccuracy; seenHalf: SeenPrecision | null; truthToMesh: Float64Array; samples: Float64Array } | null {
+export function meshAccuracy(meshed: Mesh, gt: GroundTruth, sim: TruthAlignment): { surface: SurfaceAccuracy; surfaceHalf: SurfaceAccuracy; seenHalf: SeenPrecision | null; truthToMesh: Float64Array; samples: Float64Array } | null {
   if (!gt.surface || meshed.faceCount === 0) return null;
   const positions = transformCloud({ count: meshed.vertexCount, positions: meshed.positions, normals: meshed.normals, colors: meshed.colors }, sim);
   const samples = samplesByArea(positions, meshed.indices, MESH_SAMPLES);
@@ -285,9 +286,9 @@ export function meshAccuracy(meshed: Mesh, gt: GroundTruth, sim: RobustSimilarit
   const truth = gt.surface.points;
   const toMesh = new Float64Array(truth.length / 3);
   for (let i = 0; i < toMesh.length; i++) toMesh[i] = grid.nearest(truth.subarray(3 * i, 3 * i + 3), tau);
-  const surfaceHalf = scored(tau / 2, toTruthHalf, toMesh, sim.inlierCount, meshed.faceCount);
+  const surfaceHalf = scored(tau / 2, toTruthHalf, toMesh, sim.alignedCameras, meshed.faceCount);
   return {
-    surface: scored(tau, toTruth, toMesh, sim.inlierCount, meshed.faceCount),
+    surface: scored(tau, toTruth, toMesh, sim.alignedCameras, meshed.faceCount),
     surfaceHalf,
     seenHalf: seenPrecision(insideBall(samples, gt.evalBall), toTruthHalf, gt, tau / 2, surfaceHalf.completeness),
     truthToMesh: toMesh,
@@ -442,8 +443,8 @@ async function benchSet(set: string, quality: Quality, workRoot: string, flags: 
     if (gt && sim) {
       const aligned = transformCloud(densified.cloud, sim);
       result.alignedOn = sim.fit;
-      result.surface = surfaceAccuracy(aligned, gt, sim.inlierCount);
-      result.surfaceHalf = surfaceAccuracy(aligned, gt, sim.inlierCount, 0.005);
+      result.surface = surfaceAccuracy(aligned, gt, sim.alignedCameras);
+      result.surfaceHalf = surfaceAccuracy(aligned, gt, sim.alignedCameras, 0.005);
       const onMesh = meshAccuracy(meshed.mesh, gt, sim);
       result.mesh = onMesh && { surface: onMesh.surface, surfaceHalf: onMesh.surfaceHalf, seenHalf: onMesh.seenHalf };
       if (flags.keepDir && gt.surface) {

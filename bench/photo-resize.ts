@@ -73,7 +73,7 @@ export function enlarge(pixels: Uint8Array, width: number, height: number, chann
 /** The photo at `path` as RGB at width × height, pixel centres aligned whether it is enlarged or reduced. */
 export async function photoAtSize(path: string, width: number, height: number): Promise<Uint8Array> {
   const image = sharp(path).removeAlpha().toColourspace("srgb");
-  const { width: sourceWidth = 0, height: sourceHeight = 0 } = await sharp(path).metadata();
+  const { width: sourceWidth = 0, height: sourceHeight = 0 } = await image.metadata();
   if (width > sourceWidth || height > sourceHeight) {
     const { data, info } = await image.raw().toBuffer({ resolveWithObject: true });
     return enlarge(new Uint8Array(data), info.width, info.height, info.channels, width, height);

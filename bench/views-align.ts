@@ -14,9 +14,8 @@
  */
 import { unzipSync } from "fflate";
 import type { RobustSimilarity } from "../compute/geometry/similarity.js";
-import { parseImagesTxt } from "./colmap.js";
 import { cornerOriginK, fitOnTracks, type ReferenceCamera, type Track } from "./track-alignment.js";
-import type { TrueCamera } from "./views-reference.js";
+import { parseCamerasTxt, type TrueCamera } from "./views-reference.js";
 
 interface ModelImage {
   name: string;
@@ -57,14 +56,9 @@ function reference(cam: TrueCamera, pixelCentreOffset: number): ReferenceCamera 
 export function structureAlignment(colmapZip: Uint8Array, cameras: TrueCamera[], pixelCentreOffset: number): (RobustSimilarity & { points: number }) | null {
   const zip = unzipSync(colmapZip);
   const text = (name: string) => new TextDecoder().decode(zip[name]);
-  const widths = new Map<string, number>();
-  for (const line of text("cameras.txt").split("\n")) {
-    if (line.length === 0 || line.startsWith("#")) continue;
-    const f = line.trim().split(/\s+/);
-    widths.set(f[0], Number(f[2]));
-  }
+  const modelCameras = parseCamerasTxt(text("cameras.txt"));
+  // images.txt lists the registered images only: each has its pose.
   const images = parseObservations(text("images.txt"));
-  const posed = new Set(parseImagesTxt(text("images.txt")).map((p) => p.name));
   const byName = new Map(cameras.map((c) => [c.file, { cam: c, ref: reference(c, pixelCentreOffset) }]));
   const tracks: Track[] = [];
   for (const line of text("points3D.txt").split("\n")) {
@@ -73,10 +67,10 @@ export function structureAlignment(colmapZip: Uint8Array, cameras: TrueCamera[],
     const track: Track = { xyz: [f[1], f[2], f[3]], cameras: [], pixels: [] };
     for (let k = 8; k + 1 < f.length; k += 2) {
       const image = images.get(String(f[k]));
-      const seen = image && posed.has(image.name) ? byName.get(image.name) : undefined;
+      const seen = image && byName.get(image.name);
       if (!image || !seen) continue;
       // The model's keypoints, in the reference camera's pixels (both corner-origin).
-      const s = seen.cam.width / (widths.get(image.cameraId) ?? seen.cam.width);
+      const s = seen.cam.width / (modelCameras.get(image.cameraId)?.width ?? seen.cam.width);
       track.pixels.push(s * image.xy[2 * f[k + 1]], s * image.xy[2 * f[k + 1] + 1]);
       track.cameras.push(seen.ref);
     }

@@ -35,7 +35,7 @@ interface ColmapCamera {
 }
 
 /** cameras.txt of a COLMAP export: id → size and parameters (SIMPLE_RADIAL, RADIAL, PINHOLE, SIMPLE_PINHOLE). */
-function parseCamerasTxt(text: string): Map<string, ColmapCamera & { model: string }> {
+export function parseCamerasTxt(text: string): Map<string, ColmapCamera & { model: string }> {
   const cameras = new Map<string, ColmapCamera & { model: string }>();
   for (const line of text.split("\n")) {
     if (line.length === 0 || line.startsWith("#")) continue;
