@@ -9,7 +9,7 @@
  */
 import { robustSimilarity, type RobustSimilarity } from "../compute/geometry/similarity.js";
 import { triangulateMultiView, triangulationAngleDeg } from "../compute/geometry/triangulation.js";
-import type { RigidTransform } from "../compute/scene/index.js";
+import { cameraCenter, type RigidTransform } from "../compute/scene/index.js";
 
 /** Points seen at a smaller angle than this are left out: their depth is mostly noise. */
 const MIN_TRIANGULATION_DEG = 2;
@@ -58,11 +58,6 @@ function normalised(cam: ReferenceCamera, u: number, v: number): [number, number
   return [x, y];
 }
 
-function centre(p: RigidTransform): number[] {
-  const { R, t } = p;
-  return [0, 1, 2].map((k) => -(R[k] * t[0] + R[3 + k] * t[1] + R[6 + k] * t[2]));
-}
-
 /**
  * The similarity x_reconstruction = s·R·x_reference + t fitted on the tracks (LMedS + Umeyama
  * over the points the reference cameras triangulate well); null when fewer than 20 are.
@@ -91,7 +86,7 @@ export function fitOnTracks(tracks: Track[]): (RobustSimilarity & { points: numb
 /** In front of every camera, within MAX_REPROJECTION_PX of each observation, and seen from two directions at least MIN_TRIANGULATION_DEG apart. */
 function wellSeen(X: Float64Array, cameras: ReferenceCamera[], obs: Float64Array): boolean {
   let widest = 0;
-  const centres = cameras.map((c) => centre(c.pose));
+  const centres = cameras.map((c) => cameraCenter(c.pose));
   for (let i = 0; i < cameras.length; i++) {
     const { R, t } = cameras[i].pose;
     const z = R[6] * X[0] + R[7] * X[1] + R[8] * X[2] + t[2];
