@@ -1,6 +1,7 @@
 /** @module Shared helpers for edge tests (inside workerd): accounts, keys, authenticated fetches. */
 import { env as workerEnv, exports } from "cloudflare:workers";
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { expect } from "vitest";
 import { createApp } from "../../edge/app.js";
 import type { Env } from "../../edge/env.js";
 
@@ -30,9 +31,29 @@ export function keyHeaders(apiKey: string, extra: Record<string, string> = {}): 
   return { Authorization: `Bearer ${apiKey}`, ...extra };
 }
 
+/**
+ * The client address of the running test file's requests when they name none: one per file, in
+ * the benchmarking range 198.18.0.0/15. The files share one workerd and its storage
+ * (vitest.edge.config.ts, `isolate: false`), so without it every file's operator calls and
+ * unauthenticated requests would spend one "local" rate-limit budget together.
+ */
+function fileAddress(): string {
+  const file = expect.getState().testPath ?? "";
+  let hash = 2166136261;
+  for (let i = 0; i < file.length; i++) hash = Math.imul(hash ^ file.charCodeAt(i), 16777619);
+  return `198.${18 + ((hash >>> 16) & 1)}.${(hash >>> 8) & 255}.${hash & 255}`;
+}
+
+/** `init` with the file's client address (fileAddress) unless it names one. */
+function fromFileAddress(init: RequestInit): RequestInit {
+  const headers = new Headers(init.headers);
+  if (!headers.has("CF-Connecting-IP") && !headers.has("X-Forwarded-For")) headers.set("CF-Connecting-IP", fileAddress());
+  return { ...init, headers };
+}
+
 /** Calls the Worker as a client would (the real `fetch` export, real bindings). */
 export function request(path: string, init: RequestInit = {}): Promise<Response> {
-  return exports.default.fetch(new Request(`${BASE}${path}`, init));
+  return exports.default.fetch(new Request(`${BASE}${path}`, fromFileAddress(init)));
 }
 
 /**
@@ -60,7 +81,7 @@ export function accountStub(accountId: string) {
  */
 export async function requestWithVars(path: string, vars: Partial<Record<keyof Env, string>>, init: RequestInit = {}): Promise<Response> {
   const ctx = createExecutionContext();
-  const res = await createApp().fetch(new Request(`${BASE}${path}`, init), { ...env, ...vars } as unknown as Env, ctx);
+  const res = await createApp().fetch(new Request(`${BASE}${path}`, fromFileAddress(init)), { ...env, ...vars } as unknown as Env, ctx);
   await waitOnExecutionContext(ctx);
   return res;
 }
