@@ -20,7 +20,7 @@ import { renderDefinedView, type SceneDef } from "../../support/render.js";
 import { SURVEY_FOCAL_35MM, SURVEY_FOCAL_WIDTHS, SURVEY_METRES_PER_UNIT, SURVEY_ORIGIN, surveyCapture, surveyGps } from "../../support/survey-scene.js";
 import { geographicOf, surveyControlPoints, surveyTargets, targetMarks, targetPrimitives, type SurveyTarget } from "../../support/survey-targets.js";
 
-const PHOTOS = 30;
+const PHOTOS = 20;
 const SEED = 21;
 const WIDTH = 400;
 const HEIGHT = 300;
