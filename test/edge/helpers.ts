@@ -31,17 +31,24 @@ export function keyHeaders(apiKey: string, extra: Record<string, string> = {}): 
   return { Authorization: `Bearer ${apiKey}`, ...extra };
 }
 
+/** Test files in the order this worker first sent a request for them (fileAddress). */
+const addressOfFile = new Map<string, string>();
+
 /**
  * The client address of the running test file's requests when they name none: one per file, in
- * the benchmarking range 198.18.0.0/15. The files share one workerd and its storage
- * (vitest.edge.config.ts, `isolate: false`), so without it every file's operator calls and
- * unauthenticated requests would spend one "local" rate-limit budget together.
+ * the benchmarking range 198.18.0.0/15. The files a vitest worker runs share its workerd and
+ * storage (vitest.edge.config.ts, `isolate: false`), and this module, so without it every file's
+ * operator calls and unauthenticated requests would spend one "local" rate-limit budget together.
  */
 function fileAddress(): string {
   const file = expect.getState().testPath ?? "";
-  let hash = 2166136261;
-  for (let i = 0; i < file.length; i++) hash = Math.imul(hash ^ file.charCodeAt(i), 16777619);
-  return `198.${18 + ((hash >>> 16) & 1)}.${(hash >>> 8) & 255}.${hash & 255}`;
+  let address = addressOfFile.get(file);
+  if (address === undefined) {
+    const n = addressOfFile.size + 1;
+    address = `198.18.${(n >> 8) & 255}.${n & 255}`;
+    addressOfFile.set(file, address);
+  }
+  return address;
 }
 
 /** `init` with the file's client address (fileAddress) unless it names one. */
