@@ -5,7 +5,7 @@
  * Seeded: FUZZ_SEED reproduces a run (the seed is in the failure message).
  */
 import { describe, expect, it } from "vitest";
-import { accountStub, createAccount, env, requestWithVars } from "./helpers.js";
+import { accountStub, createAccount, keysAddedSince, requestWithVars, storedKeys } from "./helpers.js";
 import { CREATE_GENERATORS, FUZZ_LIMITS } from "./fuzz/create-cases.js";
 import { runFuzz } from "./fuzz/runner.js";
 
@@ -13,21 +13,10 @@ const SEED = Number(globalThis.process?.env?.FUZZ_SEED ?? 20261125);
 const CASES = 1050;
 const VARS = { ...FUZZ_LIMITS, RATE_LIMIT_REQUESTS: "1000000", RATE_LIMIT_CREATES: "1000000" };
 
-async function storedInputs(): Promise<string[]> {
-  const listing = await env.BUCKET.list({ prefix: "inputs/", limit: 1000 });
-  return listing.objects.map((o) => o.key);
-}
-
-/** The keys of `now` that were not there `before`: what this file's requests stored (files run before it in the same workerd share its R2). */
-function added(now: string[], before: string[]): string[] {
-  const old = new Set(before);
-  return now.filter((key) => !old.has(key));
-}
-
 describe("fuzz: POST /v1/reconstruction", () => {
   it(`answers ${CASES} malformed requests with 4xx envelopes, takes no credit, stores nothing (seed ${SEED})`, async () => {
     const account = await createAccount(5);
-    const before = await storedInputs();
+    const before = await storedKeys("inputs/");
     const run = await runFuzz({
       seed: SEED,
       count: CASES,
@@ -38,7 +27,7 @@ describe("fuzz: POST /v1/reconstruction", () => {
       checkpoint: {
         every: 100,
         run: async () => {
-          const left = added(await storedInputs(), before);
+          const left = await keysAddedSince(before, "inputs/");
           return left.length ? `objects left in R2: ${left.slice(0, 5).join(", ")}` : undefined;
         },
       },
@@ -46,7 +35,7 @@ describe("fuzz: POST /v1/reconstruction", () => {
     console.log(`fuzz seed ${SEED}: ${run.sent} requests`, run.tally);
     expect(run.failures.slice(0, 10), `seed ${SEED}`).toEqual([]);
     expect(run.sent).toBeGreaterThanOrEqual(1000);
-    expect(added(await storedInputs(), before)).toEqual([]);
+    expect(await keysAddedSince(before, "inputs/")).toEqual([]);
     expect((await accountStub(account.accountId).ledger()).filter((row) => row.kind === "debit")).toEqual([]);
     expect(await accountStub(account.accountId).balance()).toBe(5);
   }, 240_000);

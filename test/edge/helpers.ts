@@ -77,6 +77,21 @@ export async function createAccount(credits?: number, options: { email?: string;
   return { accountId: created.account_id, apiKey: created.api_key, keyId: created.key_id, balance: created.balance };
 }
 
+/**
+ * The keys of R2 under `prefix` now that are not in `before` (a list of this function's or a
+ * snapshot): what a test stored since. Files run earlier in the same workerd share its R2
+ * (vitest.edge.config.ts), so a test asks this to be empty, not the bucket.
+ */
+export async function keysAddedSince(before: Iterable<string>, prefix = ""): Promise<string[]> {
+  const old = new Set(before);
+  return (await storedKeys(prefix)).filter((key) => !old.has(key));
+}
+
+/** The keys of R2 under `prefix` (the first 1000). */
+export async function storedKeys(prefix = ""): Promise<string[]> {
+  return (await env.BUCKET.list({ prefix, limit: 1000 })).objects.map((o) => o.key);
+}
+
 /** The account's Durable Object, for reading the ledger (`await accountStub(id).ledger()`). */
 export function accountStub(accountId: string) {
   return env.ACCOUNTS.get(env.ACCOUNTS.idFromName(accountId));
