@@ -1,5 +1,6 @@
 /** @module Ingest, features, matching and keypoint refinement the way compute/pipeline runs them, for the benches that time the stages one by one. */
-import { FRESH_FRONT, type FrontLease } from "../compute/pipeline/front-pool.js";
+import { FRESH_FRONT, type FrontLease, type FrontWorkers } from "../compute/pipeline/front-pool.js";
+import { placeCameras, WIDE_BASELINE_MAX_IMAGES, type PlacedCameras } from "../compute/pipeline/place-cameras.js";
 import type { StagePresets } from "../compute/pipeline/presets.js";
 import type { ImageFeatures, ImageRef } from "../compute/scene/index.js";
 import * as features from "../compute/stages/features/index.js";
@@ -26,21 +27,55 @@ export interface FrontResult {
 export async function runFront(files: Array<{ path: string; name: string }>, workDir: string, preset: StagePresets, seconds: Record<string, number>, lease: FrontLease = FRESH_FRONT): Promise<FrontResult> {
   const front = lease.acquire(preset.features.workers ?? features.DEFAULTS.workers);
   try {
-    let started = performance.now();
-    const lap = (stage: string): void => {
-      seconds[stage] = (performance.now() - started) / 1000;
-      started = performance.now();
-    };
-    const { images } = await ingest.run({ files, workDir }, preset.ingest);
-    lap("ingest");
-    const detected = await features.run({ images }, preset.features, undefined, front.features);
-    lap("features");
-    const matched = await matching.run({ images, features: detected.features }, preset.matching, undefined, front.matching);
-    lap("matching");
-    const refined = await keypoints.run({ images, features: detected.features, tracks: matched.tracks }, preset.keypoints);
-    lap("keypoints");
-    return { images, detected: { ...detected, features: refined.features }, matched, refined: refined.report, unrefined: detected.features };
+    return await frontStages(files, workDir, preset, seconds, front);
   } finally {
     await lease.release(front);
   }
+}
+
+/**
+ * The front, then camera placement, as compute/pipeline/index.ts runs them: a small upload's
+ * front workers stay loaded for placeCameras' second matching. `seconds.sfm` is placement alone
+ * (both SfM tries and the second matching), recorded also when placement refuses (and throws).
+ */
+export async function placeAsPipeline(files: Array<{ path: string; name: string }>, workDir: string, preset: StagePresets, seconds: Record<string, number>, lease: FrontLease = FRESH_FRONT): Promise<FrontResult & { placed: PlacedCameras }> {
+  const front = lease.acquire(preset.features.workers ?? features.DEFAULTS.workers);
+  let leased = true;
+  const giveBack = async (): Promise<void> => {
+    if (!leased) return;
+    leased = false;
+    await lease.release(front);
+  };
+  try {
+    const result = await frontStages(files, workDir, preset, seconds, front);
+    const small = result.images.length <= WIDE_BASELINE_MAX_IMAGES;
+    if (!small) await giveBack();
+    const started = performance.now();
+    try {
+      const { images, detected, matched, unrefined } = result;
+      const placed = await placeCameras({ images, refined: detected.features, unrefined: small ? unrefined : null, pairs: matched.pairs, tracks: matched.tracks, ...(leased ? { front } : {}) }, preset);
+      return { ...result, placed };
+    } finally {
+      seconds.sfm = (performance.now() - started) / 1000;
+    }
+  } finally {
+    await giveBack();
+  }
+}
+
+async function frontStages(files: Array<{ path: string; name: string }>, workDir: string, preset: StagePresets, seconds: Record<string, number>, front: FrontWorkers): Promise<FrontResult> {
+  let started = performance.now();
+  const lap = (stage: string): void => {
+    seconds[stage] = (performance.now() - started) / 1000;
+    started = performance.now();
+  };
+  const { images } = await ingest.run({ files, workDir }, preset.ingest);
+  lap("ingest");
+  const detected = await features.run({ images }, preset.features, undefined, front.features);
+  lap("features");
+  const matched = await matching.run({ images, features: detected.features }, preset.matching, undefined, front.matching);
+  lap("matching");
+  const refined = await keypoints.run({ images, features: detected.features, tracks: matched.tracks }, preset.keypoints);
+  lap("keypoints");
+  return { images, detected: { ...detected, features: refined.features }, matched, refined: refined.report, unrefined: detected.features };
 }

@@ -17,13 +17,12 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { FRESH_FRONT, KeptFrontWorkers, type FrontLease } from "../compute/pipeline/front-pool.js";
 import { QUALITY_PRESETS, type StagePresets } from "../compute/pipeline/presets.js";
-import { placeCameras, WIDE_BASELINE_MAX_IMAGES } from "../compute/pipeline/place-cameras.js";
 import * as features from "../compute/stages/features/index.js";
 import type { RigidTransform } from "../compute/scene/index.js";
 import { cameraAccuracy, type CameraAccuracy, type NamedPose } from "../compute/stages/sfm/accuracy.js";
 import { ensureColmap, runColmap } from "./colmap.js";
 import { datasetInputs, datasetsRoot, listDatasets, repoRoot } from "./datasets.js";
-import { runFront } from "./pipeline-front.js";
+import { placeAsPipeline } from "./pipeline-front.js";
 
 
 export interface GroundTruth {
@@ -70,13 +69,6 @@ export async function loadGroundTruth(setDir: string): Promise<GroundTruth | nul
   return { radius: gt.scene.radius, cameras, outliers: (gt.images ?? []).filter((i) => i.outlier).map((i) => i.file) };
 }
 
-async function timed<T>(seconds: Record<string, number>, stage: string, work: () => Promise<T> | T): Promise<T> {
-  const started = performance.now();
-  const result = await work();
-  seconds[stage] = (performance.now() - started) / 1000;
-  return result;
-}
-
 /** Focal and principal point x of a published K.txt (3×3, row-major), if the set has one. */
 async function loadPublishedK(setDir: string): Promise<{ focal: number; cx: number } | null> {
   const file = path.join(setDir, "K.txt");
@@ -92,10 +84,9 @@ async function benchSet(set: string, setDir: string, workRoot: string, preset: S
   const started = performance.now();
   const result: SetResult = { set, images: 0, registered: 0, outliersRegistered: [], accuracy: null, meanReprojectionErrorPx: 0, stageSeconds: seconds, totalSeconds: 0, peakRssMiB: 0 };
   try {
-    const { images, detected, matched, unrefined } = await runFront(files, path.join(workRoot, set.replace(/\//g, "_")), preset, seconds, front);
-    result.images = images.length;
     // As the pipeline places them: matched again against simulated oblique views when photos are left out.
-    const placed = await timed(seconds, "sfm", () => placeCameras({ images, refined: detected.features, unrefined: images.length <= WIDE_BASELINE_MAX_IMAGES ? unrefined : null, pairs: matched.pairs, tracks: matched.tracks }, preset));
+    const { images, placed } = await placeAsPipeline(files, path.join(workRoot, set.replace(/\//g, "_")), preset, seconds, front);
+    result.images = images.length;
     const { model, report } = placed.sfm;
     const publishedK = await loadPublishedK(setDir);
     if (publishedK && model.views.length > 0) {

@@ -20,10 +20,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { FRESH_FRONT } from "../compute/pipeline/front-pool.js";
 import { QUALITY_PRESETS } from "../compute/pipeline/presets.js";
-import { placeCameras, WIDE_BASELINE_MAX_IMAGES } from "../compute/pipeline/place-cameras.js";
 import { cameraAccuracy, type CameraAccuracy } from "../compute/stages/sfm/accuracy.js";
 import { datasetInputs, datasetsRoot, listDatasets, repoRoot } from "./datasets.js";
-import { runFront } from "./pipeline-front.js";
+import { placeAsPipeline } from "./pipeline-front.js";
 import { observationsOptimum, type ObservationsOptimum } from "./optimum.js";
 import { loadPublished, publishedCamera, type PublishedSet } from "./published.js";
 import { ensureColmap, runColmap } from "./colmap.js";
@@ -67,13 +66,11 @@ function subsetsOf(files: Subset["files"], ks: number[], keeps: number[]): Subse
 async function runOurs(subset: Subset, workDir: string, truth: NonNullable<Awaited<ReturnType<typeof loadGroundTruth>>>, published: PublishedSet | null): Promise<SubsetResult["ours"]> {
   const started = performance.now();
   const preset = QUALITY_PRESETS.standard;
-  let placing: number | null = null;
-  const sfmSeconds = () => (placing === null ? null : (performance.now() - placing) / 1000);
+  const stageSeconds: Record<string, number> = {};
+  const sfmSeconds = () => stageSeconds.sfm ?? null;
   try {
-    const { images, detected, matched, unrefined } = await runFront(subset.files, workDir, preset, {}, FRESH_FRONT);
-    placing = performance.now();
     // As the pipeline places them: matched again against simulated oblique views when photos are left out.
-    const placed = await placeCameras({ images, refined: detected.features, unrefined: images.length <= WIDE_BASELINE_MAX_IMAGES ? unrefined : null, pairs: matched.pairs, tracks: matched.tracks }, preset);
+    const { placed } = await placeAsPipeline(subset.files, workDir, preset, stageSeconds, FRESH_FRONT);
     const { model } = placed.sfm;
     const estimated = model.views.map((v) => ({ name: v.name, camFromWorld: v.camFromWorld }));
     const placedIn = sfmSeconds();

@@ -142,14 +142,23 @@ interface RunState {
 async function sparseStages(input: PipelineInput, timeline: Timeline, run: RunState): Promise<{ images: ImageRef[]; model: SparseModel }> {
   const preset = QUALITY_PRESETS[input.quality];
   // Front workers load OpenCV.js while ingest decodes the uploads (or were kept loaded from an
-  // earlier job), then serve features and matching; given back once matching is done.
+  // earlier job), then serve features and matching; given back once matching is done, or for a
+  // small upload once its cameras are placed, since a second matching may need them
+  // (place-cameras.ts).
   const lease = input.front ?? FRESH_FRONT;
   const front = lease.acquire(preset.features.workers ?? features.DEFAULTS.workers);
+  let leased = true;
+  const giveBack = async (): Promise<void> => {
+    if (!leased) return;
+    leased = false;
+    await lease.release(front);
+  };
   let images: ImageRef[];
   let detected: features.Output;
   let matched: matching.Output;
   // The second matching of a small upload (place-cameras.ts) adds to the unrefined keypoints.
   let unrefined: features.Output["features"] | null = null;
+  let placed: Awaited<ReturnType<typeof placeCameras>>;
   try {
     const ingested = await stage(timeline, "ingest", (p) => ingest.run({ files: input.files, workDir: input.workDir }, preset.ingest, p), input.files.length);
     timeline.reports.push(ingested.report);
@@ -184,12 +193,14 @@ async function sparseStages(input: PipelineInput, timeline: Timeline, run: RunSt
     });
     timeline.reports.push(matched.report, refined!.report);
     detected = { ...detected, features: refined!.features };
+    if (unrefined === null) await giveBack();
+    run.control = input.control_points ? controlSetup(input.control_points, images, outputEpsgOf(input.output_crs)) : null;
+    const placement = run.control ? { ...preset, sfm: { ...preset.sfm, controlPoints: run.control.targets } } : preset;
+    const inputs = { images, refined: detected.features, unrefined, pairs: matched.pairs, tracks: matched.tracks, ...(leased ? { front } : {}) };
+    placed = await stage(timeline, "sfm", (p) => placeCameras(inputs, placement, p));
   } finally {
-    await lease.release(front);
+    await giveBack();
   }
-  run.control = input.control_points ? controlSetup(input.control_points, images, outputEpsgOf(input.output_crs)) : null;
-  const placement = run.control ? { ...preset, sfm: { ...preset.sfm, controlPoints: run.control.targets } } : preset;
-  const placed = await stage(timeline, "sfm", (p) => placeCameras({ images, refined: detected.features, unrefined, pairs: matched.pairs, tracks: matched.tracks }, placement, p));
   const sparse = placed.sfm;
   timeline.reports.push(...placed.reports, sparse.report);
   run.model = sparse.model;

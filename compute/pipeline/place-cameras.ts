@@ -20,7 +20,7 @@ import * as features from "../stages/features/index.js";
 import * as keypoints from "../stages/keypoints/index.js";
 import * as matching from "../stages/matching/index.js";
 import * as sfm from "../stages/sfm/index.js";
-import { startFrontWorkers } from "./front-pool.js";
+import { startFrontWorkers, type FrontWorkers } from "./front-pool.js";
 import type { StagePresets } from "./presets.js";
 
 /** Uploads of at most this many photos are matched again when most photos are left out. */
@@ -61,6 +61,11 @@ export interface SparseInputs {
   unrefined: ImageFeatures[] | null;
   pairs: VerifiedPair[];
   tracks: Tracks;
+  /**
+   * The front's workers, still loaded, for the second matching; without them it starts its own,
+   * which costs each thread about half a second of CPU before its first task (front-pool.ts).
+   */
+  front?: FrontWorkers;
 }
 
 /** What SfM gave, and the reports of the second matching when it ran. */
@@ -89,8 +94,8 @@ export async function placeCameras(input: SparseInputs, preset: PlacementOptions
     throw rematchable ? wellMatchedRefusal(firstTry.refusal!, weakestLink) : firstTry.refusal!;
   }
   const started = performance.now();
-  // One set of worker threads for the views and the matchings (the front's were given back).
-  const front = startFrontWorkers(preset.features.workers ?? features.DEFAULTS.workers);
+  // One set of worker threads for the views and the matchings: the front's when still loaded.
+  const front = input.front ?? startFrontWorkers(preset.features.workers ?? features.DEFAULTS.workers);
   let viewsMs = 0;
   let rematched: Awaited<ReturnType<typeof matching.rematchWideBaseline>>;
   try {
@@ -101,7 +106,7 @@ export async function placeCameras(input: SparseInputs, preset: PlacementOptions
     // new matches; re-matching only the left-out photos' pairs kept it, and one came out 120° off.
     rematched = await matching.rematchWideBaseline({ images, features: unrefined, views, pairs: input.pairs, targets: images.map((_, i) => i) }, preset.matching, matching.WIDE_BASELINE_DEFAULTS, front.viewPairs);
   } finally {
-    await front.close();
+    if (!input.front) await front.close();
   }
   const matchedMs = performance.now() - started;
   const refined = await keypoints.run({ images, features: rematched.features, tracks: rematched.tracks }, preset.keypoints);
