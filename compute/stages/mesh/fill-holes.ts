@@ -119,22 +119,37 @@ function solve3(m: number[], b: number[]): number[] {
   });
 }
 
-/** The mesh with its small flat holes closed, and how many were closed. */
+/**
+ * The mesh with its small flat holes closed, and how many were closed. The fills are found
+ * first and the arrays written once at their final size: copying the whole mesh into JS arrays
+ * and back took ~0.45 s of the mesh stage on an 830k-face mesh (synthetic smoke).
+ */
 export function fillSmallHoles(mesh: RawMesh, options: HoleOptions): { mesh: RawMesh; filled: number; fillFaces: number } {
-  const loops = boundaryLoops(mesh.indices, mesh.positions.length / 3);
-  const positions: number[] = Array.from(mesh.positions);
-  const indices: number[] = Array.from(mesh.indices);
-  let filled = 0, fillFaces = 0;
-  for (const loop of loops) {
+  const fills: Array<{ loop: number[]; centroid: number[] }> = [];
+  let fillFaces = 0;
+  for (const loop of boundaryLoops(mesh.indices, mesh.positions.length / 3)) {
     if (loop.length > options.maxEdges) continue;
     const shape = loopShape(mesh.positions, loop);
     if (!(shape.flatness <= options.maxFlatness)) continue;
-    const centre = positions.length / 3;
-    positions.push(...shape.centroid);
-    // Boundary edge a→b runs along its face's winding; the fill face runs the other way.
-    for (let i = 0; i < loop.length; i++) indices.push(loop[(i + 1) % loop.length], loop[i], centre);
-    filled++;
+    fills.push({ loop, centroid: shape.centroid });
     fillFaces += loop.length;
   }
-  return { mesh: { positions: new Float32Array(positions), indices: new Uint32Array(indices) }, filled, fillFaces };
+  if (fills.length === 0) return { mesh, filled: 0, fillFaces: 0 };
+  const positions = new Float32Array(mesh.positions.length + 3 * fills.length);
+  positions.set(mesh.positions);
+  const indices = new Uint32Array(mesh.indices.length + 3 * fillFaces);
+  indices.set(mesh.indices);
+  let vertex = mesh.positions.length / 3;
+  let at = mesh.indices.length;
+  for (const { loop, centroid } of fills) {
+    positions.set(centroid, 3 * vertex);
+    // Boundary edge a→b runs along its face's winding; the fill face runs the other way.
+    for (let i = 0; i < loop.length; i++) {
+      indices[at++] = loop[(i + 1) % loop.length];
+      indices[at++] = loop[i];
+      indices[at++] = vertex;
+    }
+    vertex++;
+  }
+  return { mesh: { positions, indices }, filled: fills.length, fillFaces };
 }
