@@ -356,11 +356,12 @@ function spansScene(positions: Float32Array, inliers: Uint32Array, cloud: { posi
   const { u, v } = planeAxes(normal);
   const origin = normal.map((x) => x * d);
   const whole = footprint(cloud.positions, cloud.count, centres, origin, u, v);
-  const us: number[] = [], vs: number[] = [];
-  for (const i of inliers) {
-    const x = [0, 1, 2].map((a) => positions[3 * i + a]! - origin[a]!);
-    us.push(x[0] * u[0] + x[1] * u[1] + x[2] * u[2]);
-    vs.push(x[0] * v[0] + x[1] * v[1] + x[2] * v[2]);
+  const us = new Float64Array(inliers.length), vs = new Float64Array(inliers.length);
+  for (let k = 0; k < inliers.length; k++) {
+    const i = inliers[k];
+    const x0 = positions[3 * i] - origin[0], x1 = positions[3 * i + 1] - origin[1], x2 = positions[3 * i + 2] - origin[2];
+    us[k] = x0 * u[0] + x1 * u[1] + x2 * u[2];
+    vs[k] = x0 * v[0] + x1 * v[1] + x2 * v[2];
   }
   const [u0, u1] = percentiles(us, 0.05), [v0, v1] = percentiles(vs, 0.05);
   return u1 - u0 >= share * (whole.maxU - whole.minU) && v1 - v0 >= share * (whole.maxV - whole.minV);
@@ -369,10 +370,13 @@ function spansScene(positions: Float32Array, inliers: Uint32Array, cloud: { posi
 /** Distinct cells of side `cell` on the plane that the inliers fall in. */
 function footprintCells(positions: Float32Array, inliers: Uint32Array, normal: number[], cell: number): number {
   const { u, v } = planeAxes(normal);
-  const cells = new Set<string>();
+  // A cell as one number (exact below 2^53: |column| < 2^21 here, far beyond any grid's side).
+  const cells = new Set<number>();
   for (const i of inliers) {
-    const x = positions.subarray(3 * i, 3 * i + 3);
-    cells.add(`${Math.floor((x[0] * u[0] + x[1] * u[1] + x[2] * u[2]) / cell)},${Math.floor((x[0] * v[0] + x[1] * v[1] + x[2] * v[2]) / cell)}`);
+    const x0 = positions[3 * i], x1 = positions[3 * i + 1], x2 = positions[3 * i + 2];
+    const row = Math.floor((x0 * u[0] + x1 * u[1] + x2 * u[2]) / cell);
+    const column = Math.floor((x0 * v[0] + x1 * v[1] + x2 * v[2]) / cell);
+    cells.add(row * 4_194_304 + column);
   }
   return cells.size;
 }
@@ -395,20 +399,29 @@ function footprint(positions: Float32Array, count: number, centres: Float64Array
 }
 
 /** The `tail` and 1 − `tail` quantiles. */
-function percentiles(values: number[], tail = 0.02): [number, number] {
-  const sorted = Float64Array.from(values).sort();
+function percentiles(values: number[] | Float64Array, tail = 0.02): [number, number] {
+  const sorted = (values instanceof Float64Array ? values : Float64Array.from(values)).sort();
   return [sorted[Math.floor(tail * (sorted.length - 1))]!, sorted[Math.ceil((1 - tail) * (sorted.length - 1))]!];
 }
 
 /** The ground's points' median colour for every added point (the texture stage paints the surface from the photos; this is the vertex colour where no photo does). */
 function groundColours(cloud: { positions: Float32Array; colors: Uint8Array; count: number }, ground: Ground, voxel: number, count: number): Uint8Array {
-  const channels: number[][] = [[], [], []];
+  // Per channel, a histogram of the byte values: its median is the sorted values' middle one.
+  const histograms = [new Uint32Array(256), new Uint32Array(256), new Uint32Array(256)];
+  const [nx, ny, nz] = ground.normal;
+  let near = 0;
   for (let i = 0; i < cloud.count; i++) {
-    const x = cloud.positions.subarray(3 * i, 3 * i + 3);
-    if (Math.abs(ground.normal[0] * x[0] + ground.normal[1] * x[1] + ground.normal[2] * x[2] - ground.d) > 2 * voxel) continue;
-    for (let a = 0; a < 3; a++) channels[a].push(cloud.colors[3 * i + a]);
+    if (Math.abs(nx * cloud.positions[3 * i] + ny * cloud.positions[3 * i + 1] + nz * cloud.positions[3 * i + 2] - ground.d) > 2 * voxel) continue;
+    for (let a = 0; a < 3; a++) histograms[a][cloud.colors[3 * i + a]]++;
+    near++;
   }
-  const median = channels.map((c) => (c.length ? c.sort((a, b) => a - b)[c.length >> 1]! : 128));
+  const median = histograms.map((histogram) => {
+    if (near === 0) return 128;
+    // The value at rank ⌊near / 2⌋ (0-based) of the sorted values.
+    let below = 0;
+    for (let value = 0; value < 256; value++) if ((below += histogram[value]) > near >> 1) return value;
+    return 255;
+  });
   const colors = new Uint8Array(3 * count);
   for (let i = 0; i < count; i++) colors.set(median, 3 * i);
   return colors;
