@@ -1,5 +1,5 @@
 /** @module Ingest, features, matching and keypoint refinement the way compute/pipeline runs them, for the benches that time the stages one by one. */
-import { FRESH_FRONT, type FrontLease, type FrontWorkers } from "../compute/pipeline/front-pool.js";
+import { FRESH_FRONT, holdFront, type FrontLease, type FrontWorkers } from "../compute/pipeline/front-pool.js";
 import { placeCameras, WIDE_BASELINE_MAX_IMAGES, type PlacedCameras } from "../compute/pipeline/place-cameras.js";
 import type { StagePresets } from "../compute/pipeline/presets.js";
 import type { ImageFeatures, ImageRef } from "../compute/scene/index.js";
@@ -39,27 +39,21 @@ export async function runFront(files: Array<{ path: string; name: string }>, wor
  * (both SfM tries and the second matching), recorded also when placement refuses (and throws).
  */
 export async function placeAsPipeline(files: Array<{ path: string; name: string }>, workDir: string, preset: StagePresets, seconds: Record<string, number>, lease: FrontLease = FRESH_FRONT): Promise<FrontResult & { placed: PlacedCameras }> {
-  const front = lease.acquire(preset.features.workers ?? features.DEFAULTS.workers);
-  let leased = true;
-  const giveBack = async (): Promise<void> => {
-    if (!leased) return;
-    leased = false;
-    await lease.release(front);
-  };
+  const held = holdFront(lease, preset.features.workers ?? features.DEFAULTS.workers);
   try {
-    const result = await frontStages(files, workDir, preset, seconds, front);
+    const result = await frontStages(files, workDir, preset, seconds, held.workers);
     const small = result.images.length <= WIDE_BASELINE_MAX_IMAGES;
-    if (!small) await giveBack();
+    if (!small) await held.giveBack();
     const started = performance.now();
     try {
       const { images, detected, matched, unrefined } = result;
-      const placed = await placeCameras({ images, refined: detected.features, unrefined: small ? unrefined : null, pairs: matched.pairs, tracks: matched.tracks, ...(leased ? { front } : {}) }, preset);
+      const placed = await placeCameras({ images, refined: detected.features, unrefined: small ? unrefined : null, pairs: matched.pairs, tracks: matched.tracks, ...(held.held ? { front: held.workers } : {}) }, preset);
       return { ...result, placed };
     } finally {
       seconds.sfm = (performance.now() - started) / 1000;
     }
   } finally {
-    await giveBack();
+    await held.giveBack();
   }
 }
 

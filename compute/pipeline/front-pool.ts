@@ -49,6 +49,30 @@ export interface FrontLease {
   release(front: FrontWorkers): Promise<void>;
 }
 
+/** Workers taken from a lease, given back once by whichever of the holder's paths comes first. */
+export interface HeldFront {
+  workers: FrontWorkers;
+  /** Whether they have not been given back yet. */
+  readonly held: boolean;
+  giveBack(): Promise<void>;
+}
+
+export function holdFront(lease: FrontLease, count: number): HeldFront {
+  const workers = lease.acquire(count);
+  let held = true;
+  return {
+    workers,
+    get held() {
+      return held;
+    },
+    async giveBack() {
+      if (!held) return;
+      held = false;
+      await lease.release(workers);
+    },
+  };
+}
+
 /** A job of its own (the CLI, the benches' cold runs): start the workers, close them after matching. */
 export const FRESH_FRONT: FrontLease = {
   acquire: (count) => startFrontWorkers(count),

@@ -22,7 +22,7 @@ import * as keypoints from "../stages/keypoints/index.js";
 import * as matching from "../stages/matching/index.js";
 import * as mesh from "../stages/mesh/index.js";
 import * as texture from "../stages/texture/index.js";
-import { FRESH_FRONT, type FrontLease } from "./front-pool.js";
+import { FRESH_FRONT, holdFront, type FrontLease } from "./front-pool.js";
 import { faceBudgetFor, QUALITY_PRESETS } from "./presets.js";
 import { FIXED_FULL_WEIGHTS, FIXED_SPARSE_WEIGHTS, ProgressTracker, type ProgressEvent, type StageWeights } from "./progress.js";
 import { costOptions, jobWeights } from "./stage-costs.js";
@@ -145,14 +145,8 @@ async function sparseStages(input: PipelineInput, timeline: Timeline, run: RunSt
   // earlier job), then serve features and matching; given back once matching is done, or for a
   // small upload once its cameras are placed, since a second matching may need them
   // (place-cameras.ts).
-  const lease = input.front ?? FRESH_FRONT;
-  const front = lease.acquire(preset.features.workers ?? features.DEFAULTS.workers);
-  let leased = true;
-  const giveBack = async (): Promise<void> => {
-    if (!leased) return;
-    leased = false;
-    await lease.release(front);
-  };
+  const held = holdFront(input.front ?? FRESH_FRONT, preset.features.workers ?? features.DEFAULTS.workers);
+  const front = held.workers;
   let images: ImageRef[];
   let detected: features.Output;
   let matched: matching.Output;
@@ -193,13 +187,13 @@ async function sparseStages(input: PipelineInput, timeline: Timeline, run: RunSt
     });
     timeline.reports.push(matched.report, refined!.report);
     detected = { ...detected, features: refined!.features };
-    if (unrefined === null) await giveBack();
+    if (unrefined === null) await held.giveBack();
     run.control = input.control_points ? controlSetup(input.control_points, images, outputEpsgOf(input.output_crs)) : null;
     const placement = run.control ? { ...preset, sfm: { ...preset.sfm, controlPoints: run.control.targets } } : preset;
-    const inputs = { images, refined: detected.features, unrefined, pairs: matched.pairs, tracks: matched.tracks, ...(leased ? { front } : {}) };
+    const inputs = { images, refined: detected.features, unrefined, pairs: matched.pairs, tracks: matched.tracks, ...(held.held ? { front } : {}) };
     placed = await stage(timeline, "sfm", (p) => placeCameras(inputs, placement, p));
   } finally {
-    await giveBack();
+    await held.giveBack();
   }
   const sparse = placed.sfm;
   timeline.reports.push(...placed.reports, sparse.report);
