@@ -370,14 +370,20 @@ function spansScene(positions: Float32Array, inliers: Uint32Array, cloud: { posi
 /** Distinct cells of side `cell` on the plane that the inliers fall in. */
 function footprintCells(positions: Float32Array, inliers: Uint32Array, normal: number[], cell: number): number {
   const { u, v } = planeAxes(normal);
-  // A cell as one number (exact below 2^53: |column| < 2^21 here, far beyond any grid's side).
-  const cells = new Set<number>();
-  for (const i of inliers) {
+  const rows = new Float64Array(inliers.length), columns = new Float64Array(inliers.length);
+  let minColumn = Infinity, maxColumn = -Infinity;
+  for (let k = 0; k < inliers.length; k++) {
+    const i = inliers[k];
     const x0 = positions[3 * i], x1 = positions[3 * i + 1], x2 = positions[3 * i + 2];
-    const row = Math.floor((x0 * u[0] + x1 * u[1] + x2 * u[2]) / cell);
-    const column = Math.floor((x0 * v[0] + x1 * v[1] + x2 * v[2]) / cell);
-    cells.add(row * 4_194_304 + column);
+    rows[k] = Math.floor((x0 * u[0] + x1 * u[1] + x2 * u[2]) / cell);
+    columns[k] = Math.floor((x0 * v[0] + x1 * v[1] + x2 * v[2]) / cell);
+    minColumn = Math.min(minColumn, columns[k]);
+    maxColumn = Math.max(maxColumn, columns[k]);
   }
+  // A cell as one number, row-major over the columns' span (exact while rows × span < 2^53).
+  const span = maxColumn - minColumn + 1;
+  const cells = new Set<number>();
+  for (let k = 0; k < inliers.length; k++) cells.add(rows[k] * span + (columns[k] - minColumn));
   return cells.size;
 }
 
