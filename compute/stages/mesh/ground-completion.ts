@@ -404,7 +404,7 @@ function footprint(positions: Float32Array, count: number, centres: Float64Array
   return { minU: Math.min(cloudU[0], ...us), maxU: Math.max(cloudU[1], ...us), minV: Math.min(cloudV[0], ...vs), maxV: Math.max(cloudV[1], ...vs) };
 }
 
-/** The `tail` and 1 − `tail` quantiles. */
+/** The `tail` and 1 − `tail` quantiles; a Float64Array is sorted in place (the callers' own scratch). */
 function percentiles(values: number[] | Float64Array, tail = 0.02): [number, number] {
   const sorted = (values instanceof Float64Array ? values : Float64Array.from(values)).sort();
   return [sorted[Math.floor(tail * (sorted.length - 1))]!, sorted[Math.ceil((1 - tail) * (sorted.length - 1))]!];
