@@ -23,7 +23,8 @@
  */
 import type { ImageRef, RegisteredView } from "../../scene/index.js";
 import { cameraCenter } from "../../scene/index.js";
-import { sweepGround, type GroundPlane, type GroundSweepOptions } from "./ground-sweep.js";
+import type { TaskRunner } from "../../util/pool.js";
+import { sweepGround, type GroundPlane, type GroundSweepOptions, type GroundSweepTask } from "./ground-sweep.js";
 import { loadGreyPhotos, type GreyPhoto } from "./photo-texture.js";
 import { cameraVerdict, reliefNear, type CompletionPoints } from "./plane-completion.js";
 import { groundHull, insideHull, type Hull } from "./ground-extent.js";
@@ -152,7 +153,8 @@ interface KeptCell {
  * are plane-completion's (over this cloud), so that walls meeting the ground are not relief.
  * With `photos`, the plane is then placed by them (ground-sweep.ts) before the points are made.
  * `known` are depth images of the cloud's first points (plane completion's), which are grown (and
- * changed) here instead of projecting every point again.
+ * changed) here instead of projecting every point again. `helper` (the stage's worker) scores half
+ * of the sweep's planes.
  */
 export async function completeGround(
   cloud: { positions: Float32Array; normals: Float32Array; colors: Uint8Array; count: number },
@@ -163,6 +165,7 @@ export async function completeGround(
   options: GroundCompletionOptions = GROUND_DEFAULTS,
   photos?: GroundPhotos,
   known: CloudDepthImages | null = null,
+  helper?: TaskRunner<GroundSweepTask, Float64Array>,
 ): Promise<GroundCompletion> {
   const report: GroundCompletionReport = { groundFound: 0, groundInliers: 0, groundCameraHeightVoxels: 0, groundCellsTried: 0, groundCellsAdded: 0, groundCellsSeenThrough: 0, groundCellsUnseen: 0, groundCellsNearRelief: 0, groundCellsBeyond: 0, groundPointsAdded: 0, groundSweepPatches: 0, groundSweepScoreBefore: 0, groundSweepScoreAfter: 0, groundSweepShiftVoxels: 0, groundSweepTurnDeg: 0 };
   const empty = { count: 0, positions: new Float32Array(0), normals: new Float32Array(0), colors: new Uint8Array(0) };
@@ -182,7 +185,7 @@ export async function completeGround(
   let ground: GroundPlane = { normal: found.normal, d: found.d };
   let grey: Array<GreyPhoto | null> = [];
   if (photos && kept.length > 0) {
-    const swept = await placeByPhotos(ground, kept, at, views, voxel, photos);
+    const swept = await placeByPhotos(ground, kept, at, views, voxel, photos, helper);
     ground = swept.plane;
     grey = swept.grey;
     Object.assign(report, { groundSweepPatches: swept.patches, groundSweepScoreBefore: swept.scoreBefore, groundSweepScoreAfter: swept.scoreAfter, groundSweepShiftVoxels: swept.shiftVoxels, groundSweepTurnDeg: swept.turnDeg });
@@ -288,7 +291,7 @@ function onto(plane: GroundPlane, along: number[], p: number[]): number[] {
 }
 
 /** The plane swept against the photos over patches at (up to maxPatches of) the kept cells. */
-async function placeByPhotos(plane: GroundPlane, kept: KeptCell[], at: (u: number, v: number) => number[], views: RegisteredView[], voxel: number, photos: GroundPhotos) {
+async function placeByPhotos(plane: GroundPlane, kept: KeptCell[], at: (u: number, v: number) => number[], views: RegisteredView[], voxel: number, photos: GroundPhotos, helper?: TaskRunner<GroundSweepTask, Float64Array>) {
   const step = Math.max(1, Math.ceil(kept.length / photos.sweep.maxPatches));
   const chosen = kept.filter((_, i) => i % step === 0);
   const anchors = new Float32Array(3 * chosen.length);
@@ -298,7 +301,7 @@ async function placeByPhotos(plane: GroundPlane, kept: KeptCell[], at: (u: numbe
   for (const c of chosen) for (const view of c.seenBy) patchesSeen.set(view, (patchesSeen.get(view) ?? 0) + 1);
   const wanted = new Set([...patchesSeen.entries()].sort((a, b) => b[1] - a[1]).slice(0, photos.sweep.maxPhotos).map(([view]) => view));
   const grey = await loadGreyPhotos(views, photos.images, photos.sweep.imageSize, wanted);
-  return { ...sweepGround(plane, anchors, chosen.map((c) => c.seenBy.filter((view) => wanted.has(view))), grey, voxel, photos.sweep), grey };
+  return { ...(await sweepGround(plane, anchors, chosen.map((c) => c.seenBy.filter((view) => wanted.has(view))), grey, voxel, photos.sweep, helper)), grey };
 }
 
 /** The cameras' mean up (the photos' −y axis in the world), and how well they agree (the mean's length). */

@@ -1,19 +1,22 @@
-/** @module Worker thread of the mesh stage: the second half of the signed distance's sums (signed-distance.ts) and of the vertex colours' (project-colors.ts). */
+/** @module Worker thread of the mesh stage: the second half of the signed distance's sums (signed-distance.ts), of the ground sweep's planes (ground-sweep.ts) and of the vertex colours' (project-colors.ts). */
 import { serveTasks } from "../../util/pool.js";
+import { scoreSweepTask, type GroundSweepTask } from "./ground-sweep.js";
 import { colorSums, type ColorSums, type ColorTask } from "./project-colors.js";
 import { latticeSums, scatterSums, type LatticeSums, type SignedDistanceTask } from "./signed-distance.js";
 
 /** What the mesh stage's worker is asked for. */
-export type MeshTask = SignedDistanceTask | ColorTask;
-export type MeshResult = LatticeSums | ColorSums;
-
-const isColors = (task: MeshTask): task is ColorTask => "kind" in task;
+export type MeshTask = SignedDistanceTask | ColorTask | GroundSweepTask;
+export type MeshResult = LatticeSums | ColorSums | Float64Array;
 
 serveTasks<MeshTask, MeshResult>(async (task) => {
-  if (isColors(task)) {
-    const sums = await colorSums({ positions: task.positions, indices: task.indices }, task.normals, task.views, task.images, task.options);
-    return { value: sums, transfer: [sums.sum.buffer as ArrayBuffer, sums.weight.buffer as ArrayBuffer] };
+  if (!("kind" in task)) {
+    const sums = latticeSums(scatterSums(task.positions, task.normals, task.count, task.origin, task.options));
+    return { value: sums, transfer: [sums.ii, sums.jj, sums.kk, sums.value, sums.weight].map((array) => array.buffer as ArrayBuffer) };
   }
-  const sums = latticeSums(scatterSums(task.positions, task.normals, task.count, task.origin, task.options));
-  return { value: sums, transfer: [sums.ii, sums.jj, sums.kk, sums.value, sums.weight].map((array) => array.buffer as ArrayBuffer) };
+  if (task.kind === "groundSweep") {
+    const scores = scoreSweepTask(task);
+    return { value: scores, transfer: [scores.buffer as ArrayBuffer] };
+  }
+  const sums = await colorSums({ positions: task.positions, indices: task.indices }, task.normals, task.views, task.images, task.options);
+  return { value: sums, transfer: [sums.sum.buffer as ArrayBuffer, sums.weight.buffer as ArrayBuffer] };
 });

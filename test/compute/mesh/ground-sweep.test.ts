@@ -5,7 +5,9 @@
  * plane from the patches' agreement alone.
  */
 import { describe, expect, it } from "vitest";
-import { sweepGround, GROUND_SWEEP_DEFAULTS } from "../../../compute/stages/mesh/ground-sweep.js";
+import { sweepGround, GROUND_SWEEP_DEFAULTS, type GroundSweepTask } from "../../../compute/stages/mesh/ground-sweep.js";
+import type { MeshResult, MeshTask } from "../../../compute/stages/mesh/worker.js";
+import { WorkerPool } from "../../../compute/util/pool.js";
 import type { GreyPhoto } from "../../../compute/stages/mesh/photo-texture.js";
 import type { RegisteredView } from "../../../compute/scene/index.js";
 
@@ -59,11 +61,11 @@ function startPlane(tiltDeg: number, heightVoxels: number) {
 }
 
 describe("mesh/ground-sweep", () => {
-  it("finds the ground's height and tilt from a plane 2.7 voxels too high and 1.3° off", () => {
+  it("finds the ground's height and tilt from a plane 2.7 voxels too high and 1.3° off", async () => {
     const photos = [-0.6, 0, 0.6].map((x) => photographed(x));
     const { start, anchors } = startPlane(1.3, 2.7);
     const seenBy = Array.from({ length: anchors.length / 3 }, () => [0, 1, 2]);
-    const result = sweepGround(start, anchors, seenBy, photos, VOXEL, GROUND_SWEEP_DEFAULTS);
+    const result = await sweepGround(start, anchors, seenBy, photos, VOXEL, GROUND_SWEEP_DEFAULTS);
     expect(result.scoreAfter).toBeGreaterThan(result.scoreBefore + 0.2);
     const n = result.plane.normal;
     expect(Math.acos(n[1]) * (180 / Math.PI)).toBeLessThan(0.3);
@@ -72,7 +74,7 @@ describe("mesh/ground-sweep", () => {
     expect(Math.abs(heightAtMiddle) / VOXEL).toBeLessThan(0.3);
   });
 
-  it("climbs the ridge where height and tilt must change together (patches seen on the near part only)", () => {
+  it("climbs the ridge where height and tilt must change together (patches seen on the near part only)", async () => {
     // Patches are seen only nearer than z = 5.25 while the plane turns about the middle of them all
     // (z = 5): a tilt then moves the seen patches' height, and a search along one axis at a time
     // stops on a tilted plane that fits the near strip almost as well. The joint search is not a
@@ -81,43 +83,63 @@ describe("mesh/ground-sweep", () => {
     const photos = [-0.6, 0, 0.6].map((x) => photographed(x));
     const { start, anchors } = startPlane(2.5, 2);
     const seenBy = Array.from({ length: anchors.length / 3 }, (_, k) => (anchors[3 * k + 2]! < 5.25 ? [0, 1, 2] : []));
-    const found = (options: typeof GROUND_SWEEP_DEFAULTS) => {
-      const { plane } = sweepGround(start, anchors, seenBy, photos, VOXEL, options);
+    const found = async (options: typeof GROUND_SWEEP_DEFAULTS) => {
+      const { plane } = await sweepGround(start, anchors, seenBy, photos, VOXEL, options);
       const n = plane.normal;
       return { tiltDeg: Math.acos(n[1]) * (180 / Math.PI), heightVoxels: Math.abs((plane.d - n[2] * 5) / n[1]) / VOXEL };
     };
-    const alongAxes = found({ ...GROUND_SWEEP_DEFAULTS, maxJointMoves: 0 });
+    const alongAxes = await found({ ...GROUND_SWEEP_DEFAULTS, maxJointMoves: 0 });
     expect(alongAxes.tiltDeg).toBeGreaterThan(0.9);
-    const joint = found(GROUND_SWEEP_DEFAULTS);
+    const joint = await found(GROUND_SWEEP_DEFAULTS);
     expect(joint.tiltDeg).toBeLessThan(0.3);
     expect(joint.heightVoxels).toBeLessThan(0.3);
   });
 
-  it("keeps the points' plane when no other height or tilt is clearly better (a flat score)", () => {
+  it("keeps the points' plane when no other height or tilt is clearly better (a flat score)", async () => {
     const photos = [-0.6, 0, 0.6].map((x) => photographed(x, plainFloor, 6));
     const { start, anchors } = startPlane(1.3, 2.7);
     const seenBy = Array.from({ length: anchors.length / 3 }, () => [0, 1, 2]);
-    const anyGain = sweepGround(start, anchors, seenBy, photos, VOXEL, { ...GROUND_SWEEP_DEFAULTS, minGain: 0 });
+    const anyGain = await sweepGround(start, anchors, seenBy, photos, VOXEL, { ...GROUND_SWEEP_DEFAULTS, minGain: 0 });
     // Some plane scores a little better: without the rule the sweep moves to it.
     expect(anyGain.scoreAfter).toBeGreaterThan(anyGain.scoreBefore);
     expect(Math.abs(anyGain.shiftVoxels) + anyGain.turnDeg).toBeGreaterThan(0.1);
     expect(1 - anyGain.scoreAfter).toBeGreaterThan((1 - GROUND_SWEEP_DEFAULTS.minGain) * (1 - anyGain.scoreBefore));
-    const result = sweepGround(start, anchors, seenBy, photos, VOXEL, GROUND_SWEEP_DEFAULTS);
+    const result = await sweepGround(start, anchors, seenBy, photos, VOXEL, GROUND_SWEEP_DEFAULTS);
     expect(result.plane).toEqual(start);
     expect(result.shiftVoxels).toBe(0);
     expect(result.turnDeg).toBe(0);
     expect(result.scoreAfter).toBe(result.scoreBefore);
   });
 
-  it("keeps the points' plane when the photos agree best beyond the tilts it searches", () => {
+  it("keeps the points' plane when the photos agree best beyond the tilts it searches", async () => {
     const photos = [-0.6, 0, 0.6].map((x) => photographed(x));
     // The points' plane is 4.5° off: the true ground lies beyond the ±3° searched.
     const { start, anchors } = startPlane(4.5, 0);
     const seenBy = Array.from({ length: anchors.length / 3 }, () => [0, 1, 2]);
-    const wider = sweepGround(start, anchors, seenBy, photos, VOXEL, { ...GROUND_SWEEP_DEFAULTS, tiltDeg: 6 });
+    const wider = await sweepGround(start, anchors, seenBy, photos, VOXEL, { ...GROUND_SWEEP_DEFAULTS, tiltDeg: 6 });
     expect(Math.acos(wider.plane.normal[1]) * (180 / Math.PI)).toBeLessThan(0.3);
-    const result = sweepGround(start, anchors, seenBy, photos, VOXEL, GROUND_SWEEP_DEFAULTS);
+    const result = await sweepGround(start, anchors, seenBy, photos, VOXEL, GROUND_SWEEP_DEFAULTS);
     expect(result.plane).toEqual(start);
     expect(result.turnDeg).toBe(0);
   });
+
+  it("scores half of each batch of planes on the mesh stage's worker and keeps the same plane to the bit", async () => {
+    const photos = [-0.6, 0, 0.6].map((x) => photographed(x, groundTexture, 4));
+    const { start, anchors } = startPlane(1.3, 2.7);
+    // Patches seen by different views, so the flat lists the worker reads are not all alike.
+    const seenBy = Array.from({ length: anchors.length / 3 }, (_, k) => (k % 3 === 0 ? [0, 1, 2] : k % 3 === 1 ? [1, 2] : [2, 0]));
+    const alone = await sweepGround(start, anchors, seenBy, photos, VOXEL, GROUND_SWEEP_DEFAULTS);
+    const pool = new WorkerPool<MeshTask, MeshResult>(new URL("../../../compute/stages/mesh/worker.ts", import.meta.url), { size: 1 });
+    let planesAway = 0;
+    try {
+      const helper = { size: 1, run: (task: GroundSweepTask) => { planesAway += task.planes.length / 4; return pool.run(task) as Promise<Float64Array>; } };
+      const helped = await sweepGround(start, anchors, seenBy, photos, VOXEL, GROUND_SWEEP_DEFAULTS, helper);
+      expect(helped).toEqual(alone);
+    } finally {
+      await pool.close();
+    }
+    expect(alone.scoreAfter).toBeGreaterThan(alone.scoreBefore + 0.1);
+    // Every batch of two or more planes sends its first half: well over a hundred planes in a sweep.
+    expect(planesAway).toBeGreaterThan(50);
+  }, 60_000);
 });
