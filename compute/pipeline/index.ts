@@ -225,17 +225,20 @@ async function execute(input: PipelineInput, timeline: Timeline, run: RunState):
     cloud = densified.cloud;
     // The texture's threads start on the core the mesh stage leaves free (it runs at ~1.2 cores).
     const textureWorkers = texture.startWorkers(preset.texture.workers ?? texture.DEFAULTS.workers, model.views.length);
+    // …and its photos are decoded on that core too, one at a time (texture/photo-store.ts).
+    const texturePhotos = texture.decodePhotosAhead(model.views, images, preset.texture);
     try {
       const meshed = await stage(timeline, "mesh", (p) => mesh.run({ cloud, views: model.views, images }, { ...preset.mesh, faceBudget: faceBudgetFor(input.quality, model.views.map((v) => v.intrinsics)) }, p));
       timeline.reports.push(meshed.report);
       surface = meshed.mesh;
       const meshDone = meshed.mesh;
       if (meshDone.faceCount > 0) {
-        const textured = await stage(timeline, "texture", (p) => texture.run({ mesh: meshDone, views: model.views, images }, preset.texture, p, textureWorkers));
+        const textured = await stage(timeline, "texture", (p) => texture.run({ mesh: meshDone, views: model.views, images }, preset.texture, p, textureWorkers, texturePhotos));
         timeline.reports.push(textured.report);
         atlas = textured.textured;
       }
     } finally {
+      texturePhotos.close();
       await textureWorkers.close();
     }
   }

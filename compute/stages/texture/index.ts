@@ -12,7 +12,8 @@
  *    correction interpolated across each face (paint.ts).
  *
  * The work on each photo (the scan, the levelling's samples, the painting) runs as one task per
- * photo on worker threads (view-task.ts, threads.ts).
+ * photo on worker threads (view-task.ts, threads.ts). Each photo is decoded once, into shared
+ * memory, ahead of the stage where the pipeline allows (photo-store.ts; up to decodeAheadBytes).
  *
  * Faces that no photo sees keep the mesh's vertex colours and no texture.
  * Not done (yet): the local Poisson blending of a strip along each seam (Waechter et al. §5.2)
@@ -26,11 +27,25 @@ import { layoutAtlas } from "./atlas-layout.js";
 import { buildCharts, splitVertices, type ChartedMesh } from "./charts.js";
 import type { ChartFaces } from "./paint.js";
 import { faceAdjacency, gatherCandidates, mergeRegions, rejectInconsistent, selectViews, UNSEEN } from "./select-views.js";
-import { UNREADABLE_PHOTO, type PaintTask, type ViewTask, type ViewTaskResult } from "./view-task.js";
+import { UNREADABLE_PHOTO, type PaintTask, type PhotoOf, type ViewTask, type ViewTaskResult } from "./view-task.js";
 import { dropGrazing, faceGeometry, type ScanOptions, type ViewObservations } from "./view-scan.js";
 import { shared, solveChannels, startWorkers, type TextureWorkers } from "./threads.js";
+import { decodeAhead, type PhotoStore } from "./photo-store.js";
+import { photoSize } from "./photo.js";
 
 export { startWorkers, type TextureWorkers } from "./threads.js";
+export type { PhotoStore } from "./photo-store.js";
+
+/** The scale of a view's intrinsics its photo is read at (photoMaxSide). */
+function photoScale(view: RegisteredView, photoMaxSide: number): number {
+  return photoMaxSide > 0 ? Math.min(1, photoMaxSide / Math.max(view.intrinsics.width, view.intrinsics.height)) : 1;
+}
+
+/** Starts decoding the photos the stage will read (at the size its scan reads them), for `run` to take. */
+export function decodePhotosAhead(views: RegisteredView[], images: ImageRef[], options?: Partial<Options>): PhotoStore {
+  const opts: Options = { ...DEFAULTS, ...options };
+  return decodeAhead(views, images, (view) => photoScale(view, opts.photoMaxSide), opts.decodeAheadBytes);
+}
 
 export const NAME = "texture";
 
@@ -64,6 +79,11 @@ export interface Options {
   levellingEdgeWeight: number;
   /** Worker threads for the photos' scan, sampling and painting (1: all on the calling thread). */
   workers: number;
+  /**
+   * Most bytes of photos decoded ahead while the mesh is made (photo-store.ts; 0: none); the
+   * others are decoded by each task that reads them. 512 MiB holds 28 photos of 6 MP.
+   */
+  decodeAheadBytes: number;
 }
 
 export const DEFAULTS: Options = {
@@ -81,6 +101,7 @@ export const DEFAULTS: Options = {
   levelling: true,
   levellingEdgeWeight: 1,
   workers: availableParallelism(),
+  decodeAheadBytes: 512 * 2 ** 20,
 };
 
 export interface Input {
@@ -172,7 +193,7 @@ function levellingGraph(mesh: Mesh, charted: ChartedMesh): { seamPairs: Uint32Ar
 }
 
 /** Each textured chart vertex's photo colour (3×3 box mean at its atlas-scale pixel; NaN for the others), one task per photo. */
-async function sampleChartVertices(charted: ChartedMesh, chartsByView: Map<number, number[]>, atlasPixels: Float32Array, atlasPhoto: (view: number) => { path: string; view: RegisteredView; scale: number }, runner: TaskRunner<ViewTask, ViewTaskResult>): Promise<Float32Array> {
+async function sampleChartVertices(charted: ChartedMesh, chartsByView: Map<number, number[]>, atlasPixels: Float32Array, atlasPhoto: (view: number) => Promise<PhotoOf>, runner: TaskRunner<ViewTask, ViewTaskResult>): Promise<Float32Array> {
   const vertexCount = charted.sourceVertex.length;
   const colours = new Float32Array(3 * vertexCount).fill(NaN);
   const viewOfChart = new Int32Array(charted.charts.length).fill(-1);
@@ -187,7 +208,7 @@ async function sampleChartVertices(charted: ChartedMesh, chartsByView: Map<numbe
   await Promise.all([...verticesOf].map(async ([view, vertices]) => {
     const pixels = new Float32Array(2 * vertices.length);
     vertices.forEach((v, k) => { pixels[2 * k] = atlasPixels[2 * v]; pixels[2 * k + 1] = atlasPixels[2 * v + 1]; });
-    const sampled = (await runner.run({ kind: "sample", ...atlasPhoto(view), pixels })) as Float32Array;
+    const sampled = (await runner.run({ kind: "sample", ...(await atlasPhoto(view)), pixels })) as Float32Array;
     vertices.forEach((v, k) => colours.set(sampled.subarray(3 * k, 3 * k + 3), 3 * v));
   }));
   return colours;
@@ -218,18 +239,21 @@ function chartFacesOf(mesh: Mesh, charted: ChartedMesh, faceChart: Uint32Array |
 }
 
 /** The texture; on `workers` when given (the caller closes them), else on threads of its own (opts.workers). */
-export async function run(input: Input, options?: Partial<Options>, progress?: ProgressFn, workers?: TextureWorkers): Promise<Output> {
+export async function run(input: Input, options?: Partial<Options>, progress?: ProgressFn, workers?: TextureWorkers, photos?: PhotoStore): Promise<Output> {
   const opts: Options = { ...DEFAULTS, ...options };
   const own = workers ? null : startWorkers(opts.workers, input.mesh.faceCount > 0 ? input.views.length : 0);
+  // Without photos decoded ahead (the pipeline starts them during the mesh), each is still decoded once here rather than by each of its tasks.
+  const store = photos ?? (input.mesh.faceCount > 0 ? decodePhotosAhead(input.views, input.images, opts) : undefined);
   try {
-    return await texture(input, opts, (workers ?? own!).runner, progress);
+    return await texture(input, opts, (workers ?? own!).runner, progress, store);
   } finally {
+    if (!photos) store?.close();
     await own?.close();
   }
 }
 
 /** What each photo sees (view-scan.ts), in the views' order; the names of the photos that could not be read. */
-async function scanPhotos(input: Input, imageByIndex: Map<number, ImageRef>, baseScale: number[], scan: ScanOptions, runner: TaskRunner<ViewTask, ViewTaskResult>, progress?: ProgressFn): Promise<{ observations: ViewObservations[]; unreadable: string[] }> {
+async function scanPhotos(input: Input, imageByIndex: Map<number, ImageRef>, photoOf: (view: number, scale: number) => Promise<PhotoOf>, baseScale: number[], scan: ScanOptions, runner: TaskRunner<ViewTask, ViewTaskResult>, progress?: ProgressFn): Promise<{ observations: ViewObservations[]; unreadable: string[] }> {
   const { mesh, views } = input;
   const sharedMesh = { positions: shared(mesh.positions), indices: shared(mesh.indices), faceCount: mesh.faceCount };
   const geometry = faceGeometry(mesh);
@@ -238,7 +262,7 @@ async function scanPhotos(input: Input, imageByIndex: Map<number, ImageRef>, bas
   const scanned = views.map((_, v) => v).filter((v) => imageByIndex.has(views[v].imageIndex));
   const results = await Promise.all(scanned.map(async (v) => {
     try {
-      return (await runner.run({ kind: "scan", path: imageByIndex.get(views[v].imageIndex)!.path, view: views[v], scale: baseScale[v], mesh: sharedMesh, faces, viewIndex: v, options: scan })) as ViewObservations;
+      return (await runner.run({ kind: "scan", ...(await photoOf(v, baseScale[v])), mesh: sharedMesh, faces, viewIndex: v, options: scan })) as ViewObservations;
     } catch (error) {
       // A photo is one colour source among several: one that cannot be decoded is left out.
       if (error instanceof Error && error.message.startsWith(UNREADABLE_PHOTO)) return null;
@@ -253,7 +277,7 @@ async function scanPhotos(input: Input, imageByIndex: Map<number, ImageRef>, bas
   };
 }
 
-async function texture(input: Input, opts: Options, runner: TaskRunner<ViewTask, ViewTaskResult>, progress?: ProgressFn): Promise<Output> {
+async function texture(input: Input, opts: Options, runner: TaskRunner<ViewTask, ViewTaskResult>, progress?: ProgressFn, photos?: PhotoStore): Promise<Output> {
   const started = performance.now();
   const { mesh, views } = input;
   const counts: Record<string, number> = { faces: mesh.faceCount, views: views.length };
@@ -265,9 +289,18 @@ async function texture(input: Input, opts: Options, runner: TaskRunner<ViewTask,
   if (mesh.faceCount === 0 || views.length === 0) return { textured: null, report: report() };
 
   // 1. What each photo sees.
-  const baseScale = views.map((view) => (opts.photoMaxSide > 0 ? Math.min(1, opts.photoMaxSide / Math.max(view.intrinsics.width, view.intrinsics.height)) : 1));
+  const baseScale = views.map((view) => photoScale(view, opts.photoMaxSide));
+  // A view's photo at a scale: decoded already when the store holds it at that size.
+  let fromStore = 0;
+  const photoOf = async (v: number, scale: number): Promise<PhotoOf> => {
+    const path = imageByIndex.get(views[v].imageIndex)!.path;
+    const { width, height } = photoSize(views[v].intrinsics, scale);
+    const photo = photos ? await photos.get(path, width, height) : null;
+    if (photo) fromStore++;
+    return { path, view: views[v], scale, ...(photo ? { photo } : {}) };
+  };
   const scan: ScanOptions = { depthTolerance: opts.depthToleranceEdges * medianEdgeLength(mesh), minCosine: opts.minCosine, grazingMinCosine: opts.grazingMinCosine, borderPixels: opts.padding + 1 };
-  const scanned = await scanPhotos(input, imageByIndex, baseScale, scan, runner, progress);
+  const scanned = await scanPhotos(input, imageByIndex, photoOf, baseScale, scan, runner, progress);
   if (scanned.unreadable.length > 0) warnings.push(`could not read ${scanned.unreadable.join(", ")}; not used for the texture`);
   const grazing = dropGrazing(scanned.observations, mesh.faceCount);
   const observations = grazing.observations;
@@ -310,7 +343,7 @@ async function texture(input: Input, opts: Options, runner: TaskRunner<ViewTask,
   const vertexCount = charted.sourceVertex.length;
   const atlasPixels = new Float32Array(2 * vertexCount);
   for (let i = 0; i < atlasPixels.length; i++) atlasPixels[i] = basePixels[i] * layout.scale;
-  const atlasPhoto = (view: number) => ({ path: imageByIndex.get(views[view].imageIndex)!.path, view: views[view], scale: baseScale[view] * layout.scale });
+  const atlasPhoto = (view: number) => photoOf(view, baseScale[view] * layout.scale);
 
   // 4. Seam levelling.
   let corrections: Float32Array = new Float32Array(3 * vertexCount);
@@ -331,10 +364,11 @@ async function texture(input: Input, opts: Options, runner: TaskRunner<ViewTask,
   // 5. Paint the pages: shared, so that each photo's task paints its charts in place.
   const pages: TexturePage[] = layout.pageSizes.map(({ width, height }) => ({ width, height, rgb: new Uint8Array(new SharedArrayBuffer(3 * width * height)).fill(128) }));
   const chartFaces = chartFacesOf(mesh, charted, faceChart, atlasPixels, corrections);
-  await Promise.all([...chartsByView].map(([view, list]) => {
-    const task: PaintTask = { kind: "paint", ...atlasPhoto(view), pages, charts: list.map((c) => ({ placement: layout.placements[c]!, faces: chartFaces(c, layout.placements[c]!) })), spreadPasses: opts.padding + 2 };
+  await Promise.all([...chartsByView].map(async ([view, list]) => {
+    const task: PaintTask = { kind: "paint", ...(await atlasPhoto(view)), pages, charts: list.map((c) => ({ placement: layout.placements[c]!, faces: chartFaces(c, layout.placements[c]!) })), spreadPasses: opts.padding + 2 };
     return runner.run(task);
   }));
+  counts.photoReadsDecodedAhead = fromStore;
   lap("paint");
   progress?.(0.95);
 

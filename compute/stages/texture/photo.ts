@@ -3,11 +3,17 @@ import sharp from "sharp";
 import type { Intrinsics } from "../../scene/index.js";
 import type { LoadedPhoto } from "./view-scan.js";
 
-/** The photo at `path` at `scale` × its intrinsics' size. */
-export async function loadPhoto(path: string, intrinsics: Pick<Intrinsics, "width" | "height">, scale: number): Promise<LoadedPhoto> {
-  const width = Math.max(1, Math.round(intrinsics.width * scale));
-  const height = Math.max(1, Math.round(intrinsics.height * scale));
-  const rgb = new Uint8Array(await sharp(path).removeAlpha().resize(width, height, { fit: "fill", kernel: "lanczos3" }).raw().toBuffer());
+/** The pixel size of a photo read at `scale` × its intrinsics' size. */
+export function photoSize(intrinsics: Pick<Intrinsics, "width" | "height">, scale: number): { width: number; height: number } {
+  return { width: Math.max(1, Math.round(intrinsics.width * scale)), height: Math.max(1, Math.round(intrinsics.height * scale)) };
+}
+
+/** The photo at `path` at `scale` × its intrinsics' size; its pixels in shared memory when `shared` (threads then read them without a copy). */
+export async function loadPhoto(path: string, intrinsics: Pick<Intrinsics, "width" | "height">, scale: number, shared = false): Promise<LoadedPhoto> {
+  const { width, height } = photoSize(intrinsics, scale);
+  const decoded = await sharp(path).removeAlpha().resize(width, height, { fit: "fill", kernel: "lanczos3" }).raw().toBuffer();
+  const rgb = shared ? new Uint8Array(new SharedArrayBuffer(decoded.length)) : new Uint8Array(decoded.length);
+  rgb.set(decoded);
   return { rgb, width, height, scale: width / intrinsics.width };
 }
 

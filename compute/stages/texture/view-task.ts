@@ -2,8 +2,8 @@
  * @module The texture stage's work on one photo, on a worker thread (worker.ts) or the calling
  * one: scanning what the photo sees (view-scan.ts), sampling its colours at the chart vertices
  * for the seam levelling, and painting its charts into the pages (paint.ts); and one colour
- * channel of the levelling's solve. Each task decodes
- * its photo itself, so photos are decoded where they are used and never cross threads. The
+ * channel of the levelling's solve. A task decodes its photo itself, unless the photo was decoded
+ * ahead into shared memory (photo-store.ts): photos never cross threads as copies. The
  * mesh and the pages are shared (SharedArrayBuffer), not copied: the charts of different photos
  * cover disjoint rectangles of the pages, so painters never write the same texel.
  */
@@ -12,13 +12,14 @@ import type { ChartPlacement } from "./atlas-layout.js";
 import { solveLevellingChannel, type LevellingOptions, type LevellingProblem } from "./levelling.js";
 import { paintChart, type ChartFaces } from "./paint.js";
 import { boxMean, loadPhoto } from "./photo.js";
-import { scanView, type ScanOptions, type ViewObservations } from "./view-scan.js";
+import { scanView, type LoadedPhoto, type ScanOptions, type ViewObservations } from "./view-scan.js";
 
-/** The photo a task reads: its file, its view, and the scale of the view's intrinsics to decode it at. */
-interface PhotoOf {
+/** The photo a task reads: its file, its view, and the scale of the view's intrinsics to decode it at; already decoded (in shared memory) when `photo` is given. */
+export interface PhotoOf {
   path: string;
   view: RegisteredView;
   scale: number;
+  photo?: LoadedPhoto;
 }
 
 export interface ScanTask extends PhotoOf {
@@ -63,9 +64,9 @@ export async function runViewTask(task: ViewTask): Promise<{ value: ViewTaskResu
     const solved = solveLevellingChannel(task.problem, task.options, task.channel);
     return { value: solved, transfer: [solved.corrections.buffer as ArrayBuffer] };
   }
-  let photo: Awaited<ReturnType<typeof loadPhoto>>;
+  let photo: LoadedPhoto;
   try {
-    photo = await loadPhoto(task.path, task.view.intrinsics, task.scale);
+    photo = task.photo ?? (await loadPhoto(task.path, task.view.intrinsics, task.scale));
   } catch (error) {
     throw new Error(`${UNREADABLE_PHOTO}: ${task.path}: ${error instanceof Error ? error.message : String(error)}`);
   }
