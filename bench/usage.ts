@@ -100,7 +100,7 @@ export const BENCHES = {
     args: "[scene...]",
     summary: "the camera stress scenes of test/compute/sfm/stress.test.ts with every camera's error",
     options: [
-      { name: "width", form: "value", arg: "W", help: "rendered photo width (default 400)" },
+      { name: "width", form: "value", arg: "W", help: "rendered photo width (default: the size each scene's bounds were recorded at, 400; the courtyard 640)" },
       { name: "optimum", form: "flag", help: "also adjust from the true cameras: the best any pipeline could do (default off)" },
     ],
   },
@@ -179,7 +179,7 @@ export const BENCHES = {
     summary: "a rendered survey with gcp_list.txt through the API on the loopback stack: LAS, GLB, ortho, DSM and report checked against the status record's georeference, and by gdalinfo",
     options: [
       { name: "photos", form: "value", arg: "N", help: "photos in the flight (default 30)" },
-      { name: "width", form: "value", arg: "W", help: "rendered photo width (default 400)" },
+      { name: "width", form: "value", arg: "W", help: "rendered photo width (default: the size each scene's bounds were recorded at, 400; the courtyard 640)" },
       { name: "quality", form: "value", arg: "Q", help: `${QUALITY} (default standard)` },
       { name: "tus", form: "flag", help: "upload with tus and the control points in the creation's body (default: one multipart request)" },
     ],

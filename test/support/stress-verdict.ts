@@ -18,7 +18,14 @@ export interface StressRecord {
   photos: number;
   /** Runs on every `npm test`; the others run in `npm run bench -- stress`, which checks the same bounds. */
   inTests: boolean;
+  /** Photo width the record holds at (default STRESS_WIDTH; the height is ¾ of it). */
+  width?: number;
+  /** Largest rotation error allowed, degrees (default MAX_ROTATION_ERROR_DEG). */
+  maxRotationDeg?: number;
 }
+
+/** The suite's photo width (400 × 300). */
+export const STRESS_WIDTH = 400;
 
 export const MAX_ROTATION_ERROR_DEG = 1;
 export const MAX_CENTER_ERROR_PERCENT = 1;
@@ -38,10 +45,12 @@ export const STRESS_RECORDED: StressRecord[] = [
   { scene: "tiled", registered: 10, photos: 10, inTests: true },
   { scene: "twoFocal", registered: 12, photos: 12, inTests: false },
   { scene: "mixed", registered: 8, photos: 11, inTests: true },
-  // The courtyard seen from its middle with a phone's wide lens and no EXIF is not here: the
-  // default focal guess registered 10/16 with rotations off by 150°+, and the second guess
-  // (focal-guess.ts) places all 16. sparse-courtyard.test.ts checks the same scene at a larger
-  // size against a tighter bound (0.2°).
+  // The courtyard seen from its middle with a phone's wide lens and no EXIF: the default focal
+  // guess registered 10/16 with rotations off by 150°+, and the second guess (focal-guess.ts)
+  // places all 16. Issue 19's bound, 0.2°, at 640 × 480, where the photos fix the cameras to
+  // 0.092° (`-- stress courtyard --optimum`); sparse-courtyard.test.ts checks it at 400 × 300
+  // against 0.35° (the photos' optimum there: 0.295°).
+  { scene: "courtyard", registered: 16, photos: 16, inTests: false, width: 640, maxRotationDeg: 0.2 },
   // One flat wall and nothing else, no EXIF: every pair is a homography. The essential-matrix
   // seed was 21.6° off and grew cameras 3–26° off; the homography seed (planar-seed.ts) placed
   // 9 within 0.09°, the tenth left out because its own focal was not fixed by the photos; on
@@ -62,7 +71,7 @@ export function stressVerdict(record: StressRecord, outcome: unknown): string[] 
   const broken: string[] = [];
   if (registeredWithoutTruth.length > 0) broken.push(`registered photos of another scene: ${registeredWithoutTruth.join(", ")}`);
   if (result.model.views.length < record.registered) broken.push(`${result.model.views.length} registered, fewer than the ${record.registered} recorded`);
-  if (accuracy.matched >= 3 && accuracy.maxRotationErrorDeg >= MAX_ROTATION_ERROR_DEG) broken.push(`a camera ${accuracy.maxRotationErrorDeg.toFixed(3)}° off`);
+  if (accuracy.matched >= 3 && accuracy.maxRotationErrorDeg >= (record.maxRotationDeg ?? MAX_ROTATION_ERROR_DEG)) broken.push(`a camera ${accuracy.maxRotationErrorDeg.toFixed(3)}° off`);
   if (accuracy.matched >= 3 && accuracy.maxCenterErrorPercent >= MAX_CENTER_ERROR_PERCENT) broken.push(`a camera ${accuracy.maxCenterErrorPercent.toFixed(3)} % of the radius off`);
   // The report describes the kept model, also when other focal guesses built others.
   if (result.report.counts.mergedIntrinsicsGroups >= result.model.views.length) broken.push(`${result.report.counts.mergedIntrinsicsGroups} intrinsics groups for ${result.model.views.length} cameras`);

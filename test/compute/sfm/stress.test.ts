@@ -18,13 +18,14 @@ import { describe, expect, it } from "vitest";
 import { PipelineError } from "../../../compute/scene/index.js";
 import { runSfmOnViews, type SfmRun } from "../../support/sfm-run.js";
 import { renderStressScene } from "../../support/stress-scenes.js";
-import { MAX_CENTER_ERROR_PERCENT, MAX_ROTATION_ERROR_DEG, STRESS_RECORDED, stressVerdict } from "../../support/stress-verdict.js";
+import { MAX_CENTER_ERROR_PERCENT, MAX_ROTATION_ERROR_DEG, STRESS_RECORDED, STRESS_WIDTH, stressVerdict } from "../../support/stress-verdict.js";
 
 describe("camera stress suite", () => {
   for (const record of STRESS_RECORDED.filter((r) => r.inTests)) {
     const { scene: name, registered, photos } = record;
     it(`${name}: ≥ ${registered}/${photos} registered (or refused when 0), none off by more than ${MAX_ROTATION_ERROR_DEG}° or ${MAX_CENTER_ERROR_PERCENT} % of the radius`, async () => {
-      const scene = renderStressScene(name, { width: 400, height: 300, seed: 5 });
+      const width = record.width ?? STRESS_WIDTH;
+      const scene = renderStressScene(name, { width, height: (width * 3) / 4, seed: 5 });
       expect(scene.views.length).toBe(photos);
       const outcome = await runSfmOnViews(scene.views, scene.truthNames, scene.sceneRadius).catch((err: unknown) => err);
       expect(stressVerdict(record, outcome)).toEqual([]);
