@@ -123,13 +123,16 @@ async function addTexturedMesh(doc: Document, textured: TexturedMesh): Promise<R
   const normal = vec3(doc, buffer, "normal", unitNormals(mesh.normals.subarray(0, 3 * mesh.vertexCount)));
   const uv = doc.createAccessor("uv").setType(Accessor.Type.VEC2).setArray(textured.uvs.subarray(0, 2 * mesh.vertexCount)).setBuffer(buffer);
   const gltfMesh = doc.createMesh("mesh");
+  // Every page's JPEG started at once (sharp encodes them on threads of its own), awaited in turn below.
+  const encoding = textured.pages.map((page) => pageJpeg(page));
+  for (const jpeg of encoding) jpeg.catch(() => undefined);
   for (let page = 0; page <= textured.pages.length; page++) {
     const indices = pageIndices(textured, page);
     if (indices.length === 0) continue;
     const primitive = doc.createPrimitive().setAttribute("POSITION", position).setAttribute("NORMAL", normal)
       .setIndices(doc.createAccessor(`indices ${page}`).setType(Accessor.Type.SCALAR).setArray(indices).setBuffer(buffer));
     if (page < textured.pages.length) {
-      const jpeg = await pageJpeg(textured.pages[page]);
+      const jpeg = await encoding[page];
       const texture = doc.createTexture(`page ${page}`).setImage(jpeg).setMimeType("image/jpeg").setURI(`texture_${page}.jpg`);
       const material = unlitMaterial(doc, `photo texture ${page}`).setBaseColorTexture(texture);
       material.getBaseColorTextureInfo()!.setMinFilter(TextureInfo.MinFilter.LINEAR_MIPMAP_LINEAR).setMagFilter(TextureInfo.MagFilter.LINEAR)

@@ -126,8 +126,10 @@ const DEFLATE_WINDOW_BYTES = 32 << 10;
 export async function* objZipChunks(mesh: Mesh, textured: TexturedMesh | null, chunkBytes = DEFLATE_PIECE_BYTES, sidecars: Array<{ name: string; text: string }> = []): AsyncGenerator<Uint8Array> {
   const useTexture = textured && textured.mesh.faceCount > 0 ? textured : null;
   const shown = useTexture ? useTexture.mesh : mesh;
-  const pages: Uint8Array[] = [];
-  if (useTexture) for (const page of useTexture.pages) pages.push(await pageJpeg(page));
+  // The pages are encoded (sharp, off this thread) while the OBJ text is written and deflated: they
+  // go into the zip after it. A failure is raised where they are awaited.
+  const encoding = useTexture ? useTexture.pages.map((page) => pageJpeg(page)) : [];
+  for (const jpeg of encoding) jpeg.catch(() => undefined);
   const ready: Uint8Array[] = [];
   const zip = new Zip((error, data) => {
     if (error) throw error;
@@ -139,6 +141,7 @@ export async function* objZipChunks(mesh: Mesh, textured: TexturedMesh | null, c
   zip.add(mtl);
   mtl.push(new TextEncoder().encode(writeMtl(useTexture ? useTexture.pages.length : 0)), true);
   // JPEGs are stored as they are (deflating them gains nothing).
+  const pages = await Promise.all(encoding);
   pages.forEach((jpeg, page) => {
     const entry = new ZipPassThrough(`texture_${page}.jpg`);
     zip.add(entry);
