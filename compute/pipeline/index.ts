@@ -223,7 +223,7 @@ async function execute(input: PipelineInput, timeline: Timeline, run: RunState):
     const densified = await stage(timeline, "dense", (p) => dense.run({ images, model }, denseOptions, p, input.denseRunner));
     timeline.reports.push(densified.report);
     cloud = densified.cloud;
-    // The texture's threads start on the core the mesh stage leaves free (it runs at ~1.2 cores).
+    // The texture's threads start on the core the mesh stage leaves free (it runs at ~1.5 cores).
     const textureWorkers = texture.startWorkers(preset.texture.workers ?? texture.DEFAULTS.workers, model.views.length);
     // …and its photos are decoded on that core too, one at a time (texture/photo-store.ts).
     const texturePhotos = texture.decodePhotosAhead(model.views, images, preset.texture);

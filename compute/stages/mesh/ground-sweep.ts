@@ -11,6 +11,7 @@
  * patches over the whole ground decide height and tilt far better than the points do.
  */
 import type { TaskRunner } from "../../util/pool.js";
+import { shared } from "../../util/shared-memory.js";
 import { bilinear, type GreyPhoto } from "./photo-texture.js";
 import { planeAxes } from "./plane-fill.js";
 
@@ -172,11 +173,10 @@ interface SeenBy {
   views: Uint32Array;
 }
 
-/** `seenBy` flat, in shared memory when `shared` (a worker then reads it without a copy). */
-function flatSeenBy(seenBy: number[][], shared: boolean): SeenBy {
-  const total = seenBy.reduce((sum, views) => sum + views.length, 0);
-  const start = shared ? new Uint32Array(new SharedArrayBuffer(4 * (seenBy.length + 1))) : new Uint32Array(seenBy.length + 1);
-  const views = shared ? new Uint32Array(new SharedArrayBuffer(4 * Math.max(1, total))) : new Uint32Array(total);
+/** `seenBy` flat. */
+function flatSeenBy(seenBy: number[][]): SeenBy {
+  const start = new Uint32Array(seenBy.length + 1);
+  const views = new Uint32Array(seenBy.reduce((sum, list) => sum + list.length, 0));
   let at = 0;
   seenBy.forEach((list, k) => {
     start[k] = at;
@@ -184,13 +184,6 @@ function flatSeenBy(seenBy: number[][], shared: boolean): SeenBy {
   });
   start[seenBy.length] = at;
   return { start, views };
-}
-
-/** A copy of `array` in shared memory. */
-function inShared<T extends Float32Array | Uint8Array>(array: T): T {
-  const copy = new (array.constructor as new (buffer: SharedArrayBuffer) => T)(new SharedArrayBuffer(array.byteLength));
-  copy.set(array);
-  return copy;
 }
 
 /** Candidate planes scored by the mesh stage's worker (worker.ts): the patches and photos in shared memory, 4 numbers per plane (normal, d). */
@@ -223,11 +216,11 @@ export function scoreSweepTask(task: GroundSweepTask): Float64Array {
  * SceauxCastle's 11 photos. A helper that fails leaves its half to this thread.
  */
 function candidateScorer(anchors: Float32Array, seenBy: number[][], photos: Array<GreyPhoto | null>, step: number, side: number, helper?: TaskRunner<GroundSweepTask, Float64Array>) {
-  const flat = flatSeenBy(seenBy, helper !== undefined);
+  const flat = flatSeenBy(seenBy);
   const scorer = patchScorer(anchors, flat, photos, step, side);
   const here = (planes: GroundPlane[]) => planes.map((plane) => scorer(plane));
   if (!helper) return async (planes: GroundPlane[]) => here(planes);
-  const task = { kind: "groundSweep" as const, anchors: inShared(anchors), seenBy: flat, photos: photos.map((photo) => photo && { ...photo, grey: inShared(photo.grey) }), step, side };
+  const task = { kind: "groundSweep" as const, anchors: shared(anchors), seenBy: { start: shared(flat.start), views: shared(flat.views) }, photos: photos.map((photo) => photo && { ...photo, grey: shared(photo.grey) }), step, side };
   let helping = true;
   return async (planes: GroundPlane[]): Promise<number[]> => {
     const away = helping ? Math.floor(planes.length / 2) : 0;

@@ -29,7 +29,8 @@ import type { ChartFaces } from "./paint.js";
 import { faceAdjacency, gatherCandidates, mergeRegions, rejectInconsistent, selectViews, UNSEEN } from "./select-views.js";
 import { UNREADABLE_PHOTO, type PaintTask, type PhotoOf, type ViewTask, type ViewTaskResult } from "./view-task.js";
 import { dropGrazing, faceGeometry, type ScanOptions, type ViewObservations } from "./view-scan.js";
-import { shared, solveChannels, startWorkers, type TextureWorkers } from "./threads.js";
+import { solveChannels, startWorkers, type TextureWorkers } from "./threads.js";
+import { shared } from "../../util/shared-memory.js";
 import { decodeAhead, type PhotoStore } from "./photo-store.js";
 import { photoSize } from "./photo.js";
 

@@ -12,14 +12,8 @@ import type { ImageRef, RegisteredView } from "../../scene/index.js";
 import { loadPhoto, photoSize } from "./photo.js";
 import type { LoadedPhoto } from "./view-scan.js";
 
-/** One photo the store decodes: its file and its size. */
+/** One photo the store decodes: `start` begins its decode once and gives it (null when the photo could not be read: its tasks then report it). */
 interface Entry {
-  path: string;
-  width: number;
-  height: number;
-  bytes: number;
-  /** The decode, once started; null when the photo could not be read (its tasks then report it). */
-  decoded: Promise<LoadedPhoto | null> | null;
   start: () => Promise<LoadedPhoto | null>;
 }
 
@@ -52,10 +46,8 @@ export function decodeAhead(views: RegisteredView[], images: ImageRef[], scaleOf
     const key = keyOf(path, width, height);
     if (entries.has(key) || bytes + 3 * width * height > maxBytes) continue;
     bytes += 3 * width * height;
-    const entry: Entry = {
-      path, width, height, bytes: 3 * width * height, decoded: null,
-      start: () => (entry.decoded ??= loadPhoto(path, view.intrinsics, scale, true).catch(() => null)),
-    };
+    let decoded: Promise<LoadedPhoto | null> | null = null;
+    const entry: Entry = { start: () => (decoded ??= loadPhoto(path, view.intrinsics, scale, true).catch(() => null)) };
     entries.set(key, entry);
     queue.push(entry);
   }

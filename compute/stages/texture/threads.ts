@@ -3,6 +3,7 @@
  * the calling thread alone, and the levelling's channels solved side by side on them.
  */
 import { callingThread, WorkerPool, type TaskRunner } from "../../util/pool.js";
+import { shared } from "../../util/shared-memory.js";
 import { interleaveChannels, solveLevellingChannel, type LevellingOptions, type LevellingProblem } from "./levelling.js";
 import { runViewTask, type ViewTask, type ViewTaskResult } from "./view-task.js";
 
@@ -39,11 +40,4 @@ export async function solveChannels(problem: LevellingProblem, options: Levellin
   for (const solving of away) solving.catch(() => undefined);
   const here = solveLevellingChannel(problem, options, 2);
   return interleaveChannels([...(await Promise.all(away)), here]);
-}
-
-/** A copy of `array` in shared memory, which tasks on worker threads read without a copy of their own. */
-export function shared<T extends Float32Array | Uint32Array>(array: T): T {
-  const copy = new (array.constructor as new (buffer: SharedArrayBuffer) => T)(new SharedArrayBuffer(array.byteLength));
-  copy.set(array);
-  return copy;
 }
