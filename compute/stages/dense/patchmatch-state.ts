@@ -8,6 +8,7 @@ import { createKernel, MAX_COST, type CostKernel } from "./kernel.js";
 import type { PatchMatchInput, PatchMatchOutput, SourceCamera } from "./patchmatch-types.js";
 import { agreesWithPrior, priorDepthAt, priorPenalty, type PriorRaster } from "./planar-prior.js";
 import type { PinholeGrey } from "./undistort.js";
+import { windowOffsets } from "./window.js";
 
 /** Cost (1 − NCC) above which a pixel of a seeded level is searched as on the coarsest level. */
 const RESEARCH_COST = 0.3;
@@ -63,17 +64,18 @@ export class PatchMatchState {
     this.normal = new Float32Array(3 * n);
     this.photo = new Float32Array(n).fill(MAX_COST);
     this.cost = new Float32Array(n).fill(MAX_COST);
-    const side = 2 * params.windowRadius + 1;
-    const length = Math.ceil((side * side) / 4) * 4;
-    this.sampleCount = side * side;
+    const offsets = windowOffsets(params.windowRadius, params.windowStep, params.windowPattern);
+    // The kernel scores samples four at a time; the padding's weight stays 0.
+    const length = Math.ceil(offsets.dx.length / 4) * 4;
+    this.sampleCount = offsets.dx.length;
     this.reach = params.windowRadius * params.windowStep;
     this.colourScale = 1 / (2 * params.sigmaColor ** 2);
     this.spatialWeight = new Float32Array(length);
     this.baseDx = new Float32Array(length);
     this.baseDy = new Float32Array(length);
-    for (let i = 0; i < side * side; i++) {
-      const dx = ((i % side) - params.windowRadius) * params.windowStep;
-      const dy = (Math.floor(i / side) - params.windowRadius) * params.windowStep;
+    for (let i = 0; i < this.sampleCount; i++) {
+      const dx = offsets.dx[i];
+      const dy = offsets.dy[i];
       this.baseDx[i] = dx;
       this.baseDy[i] = dy;
       this.spatialWeight[i] = Math.exp(-(dx * dx + dy * dy) / (2 * params.sigmaSpatial * params.sigmaSpatial));

@@ -1,5 +1,6 @@
 /** @module The types of PatchMatch's input and output (patchmatch.ts solves, patchmatch-state.ts holds one level's planes). */
 import type { CostKernel } from "./kernel.js";
+import type { WindowPattern } from "./window.js";
 import type { PlanarPriorParams } from "./planar-prior.js";
 import type { PinholeGrey } from "./undistort.js";
 
@@ -9,6 +10,10 @@ export interface PatchMatchParams {
   windowRadius: number;
   /** Pixels between window samples (2 → a 7×7 window covers 13×13 pixels). */
   windowStep: number;
+  /** Which of the window's samples are scored: all, or those of one checkerboard colour (window.ts). */
+  windowPattern?: WindowPattern;
+  /** The pattern of the levels solved before this one (pyramid.ts); absent: windowPattern. */
+  coarseWindowPattern?: WindowPattern;
   /** Number of best source costs averaged per hypothesis. */
   bestK: number;
   /** Bilateral weight scales: grey difference (0..1) and distance in pixels. */

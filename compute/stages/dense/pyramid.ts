@@ -1,5 +1,6 @@
 /** @module The image pyramid of PatchMatch's coarse-to-fine solve (patchmatch.ts): a view and its sources at half size. */
 import type { PinholeGrey } from "./undistort.js";
+import type { WindowPattern } from "./window.js";
 
 /** What a pyramid level carries: the reference view, its sources, and how many coarser levels remain. */
 interface Level<S extends PinholeGrey> extends PinholeGrey {
@@ -14,8 +15,9 @@ export function halveInput<S extends PinholeGrey, L extends Level<S>>(input: L):
 }
 
 /** A level's parameters one level down: one coarser level fewer to go. */
-export function coarserParams<P extends { pyramidLevels: number; coarseLevels?: number }>(params: P): P {
-  return { ...params, pyramidLevels: params.pyramidLevels - 1, ...(params.coarseLevels !== undefined ? { coarseLevels: params.coarseLevels - 1 } : {}) };
+export function coarserParams<P extends { pyramidLevels: number; coarseLevels?: number; windowPattern?: WindowPattern; coarseWindowPattern?: WindowPattern }>(params: P): P {
+  const windowPattern = params.coarseWindowPattern ?? params.windowPattern;
+  return { ...params, pyramidLevels: params.pyramidLevels - 1, ...(params.coarseLevels !== undefined ? { coarseLevels: params.coarseLevels - 1 } : {}), ...(windowPattern !== undefined ? { windowPattern } : {}) };
 }
 
 /**

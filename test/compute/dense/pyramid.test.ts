@@ -15,12 +15,14 @@ describe("dense with a one-level pyramid", () => {
   let fixture: DenseFixture;
   let pyramid: DenseOutput;
   let single: DenseOutput;
+  let checkerCoarse: DenseOutput;
 
   beforeAll(async () => {
     fixture = await denseFixture({ scene: "object", views: 4, width: 320, height: 240, seed: 5 });
-    const common = { keepDepthMaps: true, workers: 2, iterations: 3, windowStep: 1, minFusedViews: 2 };
+    const common = { keepDepthMaps: true, workers: 2, iterations: 3, windowStep: 1, minFusedViews: 2, coarseWindowPattern: "square" as const };
     pyramid = await run({ images: fixture.images, model: fixture.model }, { ...common, pyramidLevels: 1, refineIterations: 1 });
     single = await run({ images: fixture.images, model: fixture.model }, { ...common, pyramidLevels: 0 });
+    checkerCoarse = await run({ images: fixture.images, model: fixture.model }, { ...common, pyramidLevels: 1, refineIterations: 1, windowPattern: "square", coarseWindowPattern: "checker" });
   });
 
   afterAll(async () => {
@@ -41,5 +43,15 @@ describe("dense with a one-level pyramid", () => {
     console.log(`pyramid / single scale: hypotheses ${ratio.toFixed(3)}, points ${pyramid.cloud.count} / ${single.cloud.count}`);
     expect(ratio).toBeLessThan(0.7);
     expect(pyramid.cloud.count).toBeGreaterThan(0.9 * single.cloud.count);
+  });
+
+  it("with a checkerboard window on the coarse level only, recovers depth within the same bounds and fuses a comparable cloud", () => {
+    for (const map of checkerCoarse.depthMaps!) {
+      const figures = depthMapFigures(map, fixture.scene.views);
+      console.log(`checkerboard coarse level, view ${map.viewIndex}: valid ${figures.validFraction.toFixed(3)} of ${figures.matchable}, median rel error ${figures.medianRelError.toFixed(5)}`);
+      expect(figures.medianRelError).toBeLessThan(0.003);
+      expect(figures.validFraction).toBeGreaterThan(0.75);
+    }
+    expect(checkerCoarse.cloud.count).toBeGreaterThan(0.9 * pyramid.cloud.count);
   });
 });
