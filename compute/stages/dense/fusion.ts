@@ -8,6 +8,10 @@
  * no surface point is emitted twice. The fused point, colour and normal are cluster means.
  * Across dense clusters (clusters.ts) the same holds through `yieldTo`: a point that a view of
  * an earlier cluster joins is that cluster's to emit.
+ *
+ * The loop visits every valid pixel once as a seed and projects it into every other map, so it
+ * reads each map's camera from one flat array (CAMERA) and sums into fixed scratch instead of a
+ * new array per seed; the arithmetic is the same, operation for operation.
  */
 import type { PointCloud } from "../../scene/index.js";
 import type { DenseView } from "./views.js";
@@ -34,101 +38,173 @@ export interface FusionMap {
   normal: Float32Array;
 }
 
-/** World point and world normal of pixel p of map m. */
-function pixelToWorld(m: FusionMap, p: number, outX: Float64Array, outN: Float64Array): void {
-  const { view, depth, normal } = m;
-  const col = p % view.width;
-  const row = (p - col) / view.width;
+/** A map's camera in `cameras`: R (9, row-major camFromWorld), t (3), focal, cx, cy, width. */
+const CAMERA = 16;
+
+function packCameras(maps: FusionMap[]): Float64Array {
+  const cameras = new Float64Array(CAMERA * maps.length);
+  maps.forEach(({ view }, m) => {
+    const o = CAMERA * m;
+    cameras.set(view.R.subarray(0, 9), o);
+    cameras.set(view.t.subarray(0, 3), o + 9);
+    cameras[o + 12] = view.focal;
+    cameras[o + 13] = view.cx;
+    cameras[o + 14] = view.cy;
+    cameras[o + 15] = view.width;
+  });
+  return cameras;
+}
+
+/** World point and world normal of pixel p of map m into out (x, y, z, nx, ny, nz from `at`). */
+function pixelToWorld(cameras: Float64Array, m: number, depth: Float32Array, normal: Float32Array, p: number, out: Float64Array, at: number): void {
+  const o = CAMERA * m;
+  const width = cameras[o + 15];
+  const col = p % width;
+  const row = (p - col) / width;
   const d = depth[p];
-  const xc = (d * (col + 0.5 - view.cx)) / view.focal - view.t[0];
-  const yc = (d * (row + 0.5 - view.cy)) / view.focal - view.t[1];
-  const zc = d - view.t[2];
-  const R = view.R;
+  const xc = (d * (col + 0.5 - cameras[o + 13])) / cameras[o + 12] - cameras[o + 9];
+  const yc = (d * (row + 0.5 - cameras[o + 14])) / cameras[o + 12] - cameras[o + 10];
+  const zc = d - cameras[o + 11];
   // worldFromCam: X = Rᵀ(x − t); normals rotate by Rᵀ.
-  outX[0] = R[0] * xc + R[3] * yc + R[6] * zc;
-  outX[1] = R[1] * xc + R[4] * yc + R[7] * zc;
-  outX[2] = R[2] * xc + R[5] * yc + R[8] * zc;
+  out[at] = cameras[o] * xc + cameras[o + 3] * yc + cameras[o + 6] * zc;
+  out[at + 1] = cameras[o + 1] * xc + cameras[o + 4] * yc + cameras[o + 7] * zc;
+  out[at + 2] = cameras[o + 2] * xc + cameras[o + 5] * yc + cameras[o + 8] * zc;
   const nx = normal[3 * p];
   const ny = normal[3 * p + 1];
   const nz = normal[3 * p + 2];
-  outN[0] = R[0] * nx + R[3] * ny + R[6] * nz;
-  outN[1] = R[1] * nx + R[4] * ny + R[7] * nz;
-  outN[2] = R[2] * nx + R[5] * ny + R[8] * nz;
+  out[at + 3] = cameras[o] * nx + cameras[o + 3] * ny + cameras[o + 6] * nz;
+  out[at + 4] = cameras[o + 1] * nx + cameras[o + 4] * ny + cameras[o + 7] * nz;
+  out[at + 5] = cameras[o + 2] * nx + cameras[o + 5] * ny + cameras[o + 8] * nz;
+}
+
+/** Growable output columns of the cloud. */
+class CloudBuilder {
+  count = 0;
+  private positions = new Float32Array(3 * 4096);
+  private normals = new Float32Array(3 * 4096);
+  private colors = new Uint8Array(3 * 4096);
+
+  add(x: number, y: number, z: number, nx: number, ny: number, nz: number, r: number, g: number, b: number): void {
+    if (3 * (this.count + 1) > this.positions.length) this.grow();
+    const at = 3 * this.count++;
+    this.positions[at] = x;
+    this.positions[at + 1] = y;
+    this.positions[at + 2] = z;
+    this.normals[at] = nx;
+    this.normals[at + 1] = ny;
+    this.normals[at + 2] = nz;
+    this.colors[at] = r;
+    this.colors[at + 1] = g;
+    this.colors[at + 2] = b;
+  }
+
+  cloud(): PointCloud {
+    const n = 3 * this.count;
+    return { count: this.count, positions: this.positions.slice(0, n), colors: this.colors.slice(0, n), normals: this.normals.slice(0, n) };
+  }
+
+  private grow(): void {
+    const size = 2 * this.positions.length;
+    const positions = new Float32Array(size);
+    const normals = new Float32Array(size);
+    const colors = new Uint8Array(size);
+    positions.set(this.positions);
+    normals.set(this.normals);
+    colors.set(this.colors);
+    this.positions = positions;
+    this.normals = normals;
+    this.colors = colors;
+  }
 }
 
 export function fuse(maps: FusionMap[], options: FusionOptions): PointCloud {
   const used = maps.map((m) => new Uint8Array(m.depth.length));
-  const positions: number[] = [];
-  const colors: number[] = [];
-  const normals: number[] = [];
+  const cameras = packCameras(maps);
+  const out = new CloudBuilder();
   const cosMax = Math.cos((options.maxNormalAngleDeg * Math.PI) / 180);
-  const seedX = new Float64Array(3);
-  const seedN = new Float64Array(3);
-  const X = new Float64Array(3);
-  const N = new Float64Array(3);
+  const maxPx = options.maxReprojectionPx;
+  const yieldTo = options.yieldTo;
+  // The seed's point and normal (0–5), then a candidate's (6–11).
+  const points = new Float64Array(12);
+  // Sums of the cluster's points, normals and colours.
+  const sum = new Float64Array(9);
   const seedMaps = Math.min(maps.length, options.seedMaps ?? maps.length);
   for (let i = 0; i < seedMaps; i++) {
-    const seedMap = maps[i];
-    for (let p = 0; p < seedMap.depth.length; p++) {
-      if (!(seedMap.depth[p] > 0) || used[i][p]) continue;
-      pixelToWorld(seedMap, p, seedX, seedN);
-      const sum = [seedX[0], seedX[1], seedX[2], seedN[0], seedN[1], seedN[2], seedMap.view.rgb[3 * p], seedMap.view.rgb[3 * p + 1], seedMap.view.rgb[3 * p + 2]];
+    const { depth: seedDepth, normal: seedNormal, view: seedView } = maps[i];
+    const seedUsed = used[i];
+    const rgb = seedView.rgb;
+    for (let p = 0; p < seedDepth.length; p++) {
+      if (!(seedDepth[p] > 0) || seedUsed[p]) continue;
+      pixelToWorld(cameras, i, seedDepth, seedNormal, p, points, 0);
+      for (let k = 0; k < 6; k++) sum[k] = points[k];
+      sum[6] = rgb[3 * p];
+      sum[7] = rgb[3 * p + 1];
+      sum[8] = rgb[3 * p + 2];
       let members = 1;
       let yielded = false;
-      used[i][p] = 1;
+      seedUsed[p] = 1;
       for (let j = 0; j < maps.length; j++) {
         if (j === i) continue;
-        const q = matchingPixel(maps[j], seedX, seedN, used[j], options, cosMax, X, N);
-        if (q >= 0 && !reprojectsNear(seedMap.view, X, p, options.maxReprojectionPx)) continue;
-        if (q < 0) continue;
+        const q = matchingPixel(cameras, j, maps[j], used[j], points, options.maxRelativeDepthError, cosMax);
+        if (q < 0 || !reprojectsNear(cameras, i, points, p, maxPx)) continue;
         used[j][q] = 1;
         members++;
-        if (options.yieldTo?.[j] === 1) yielded = true;
+        if (yieldTo?.[j] === 1) yielded = true;
+        const joined = maps[j].view.rgb;
         for (let k = 0; k < 3; k++) {
-          sum[k] += X[k];
-          sum[3 + k] += N[k];
-          sum[6 + k] += maps[j].view.rgb[3 * q + k];
+          sum[k] += points[6 + k];
+          sum[3 + k] += points[9 + k];
+          sum[6 + k] += joined[3 * q + k];
         }
       }
       if (members < options.minFusedViews || yielded) continue;
       const nLen = Math.hypot(sum[3], sum[4], sum[5]) || 1;
-      for (let k = 0; k < 3; k++) {
-        positions.push(sum[k] / members);
-        normals.push(sum[3 + k] / nLen);
-        colors.push(Math.round(sum[6 + k] / members));
-      }
+      out.add(sum[0] / members, sum[1] / members, sum[2] / members, sum[3] / nLen, sum[4] / nLen, sum[5] / nLen, Math.round(sum[6] / members), Math.round(sum[7] / members), Math.round(sum[8] / members));
     }
   }
-  return { count: positions.length / 3, positions: new Float32Array(positions), colors: new Uint8Array(colors), normals: new Float32Array(normals) };
+  return out.cloud();
 }
 
-/** The unused pixel of map m that agrees with the world point X (normal N), or −1. Writes its point and normal. */
-function matchingPixel(m: FusionMap, X: Float64Array, N: Float64Array, used: Uint8Array, options: FusionOptions, cosMax: number, outX: Float64Array, outN: Float64Array): number {
-  const { R, t, focal, cx, cy, width, height } = m.view;
-  const xc = R[0] * X[0] + R[1] * X[1] + R[2] * X[2] + t[0];
-  const yc = R[3] * X[0] + R[4] * X[1] + R[5] * X[2] + t[1];
-  const zc = R[6] * X[0] + R[7] * X[1] + R[8] * X[2] + t[2];
+/**
+ * The unused pixel of map m that agrees with the seed's point and normal (points 0–5), or −1.
+ * Writes its own point and normal into points 6–11.
+ */
+function matchingPixel(cameras: Float64Array, m: number, map: FusionMap, used: Uint8Array, points: Float64Array, maxRelativeDepthError: number, cosMax: number): number {
+  const o = CAMERA * m;
+  const x = points[0];
+  const y = points[1];
+  const z = points[2];
+  const zc = cameras[o + 6] * x + cameras[o + 7] * y + cameras[o + 8] * z + cameras[o + 11];
   if (!(zc > 0)) return -1;
-  const col = Math.floor((focal * xc) / zc + cx);
-  const row = Math.floor((focal * yc) / zc + cy);
-  if (col < 0 || row < 0 || col >= width || row >= height) return -1;
+  const xc = cameras[o] * x + cameras[o + 1] * y + cameras[o + 2] * z + cameras[o + 9];
+  const yc = cameras[o + 3] * x + cameras[o + 4] * y + cameras[o + 5] * z + cameras[o + 10];
+  const focal = cameras[o + 12];
+  const width = cameras[o + 15];
+  const col = Math.floor((focal * xc) / zc + cameras[o + 13]);
+  const row = Math.floor((focal * yc) / zc + cameras[o + 14]);
+  if (col < 0 || row < 0 || col >= width || row >= map.view.height) return -1;
   const q = row * width + col;
-  const d = m.depth[q];
+  const d = map.depth[q];
   if (!(d > 0) || used[q]) return -1;
-  if (Math.abs(d - zc) > options.maxRelativeDepthError * zc) return -1;
-  pixelToWorld(m, q, outX, outN);
-  if (outN[0] * N[0] + outN[1] * N[1] + outN[2] * N[2] < cosMax) return -1;
+  if (Math.abs(d - zc) > maxRelativeDepthError * zc) return -1;
+  pixelToWorld(cameras, m, map.depth, map.normal, q, points, 6);
+  if (points[9] * points[3] + points[10] * points[4] + points[11] * points[5] < cosMax) return -1;
   return q;
 }
 
-/** Whether world point X projects into `view` within maxPx of the centre of pixel p. */
-function reprojectsNear(view: DenseView, X: Float64Array, p: number, maxPx: number): boolean {
-  const { R, t, focal, cx, cy, width } = view;
-  const zc = R[6] * X[0] + R[7] * X[1] + R[8] * X[2] + t[2];
+/** Whether the candidate's point (points 6–8) projects into map m within maxPx of the centre of pixel p. */
+function reprojectsNear(cameras: Float64Array, m: number, points: Float64Array, p: number, maxPx: number): boolean {
+  const o = CAMERA * m;
+  const x = points[6];
+  const y = points[7];
+  const z = points[8];
+  const zc = cameras[o + 6] * x + cameras[o + 7] * y + cameras[o + 8] * z + cameras[o + 11];
   if (!(zc > 0)) return false;
+  const width = cameras[o + 15];
   const col = p % width;
   const row = (p - col) / width;
-  const du = (focal * (R[0] * X[0] + R[1] * X[1] + R[2] * X[2] + t[0])) / zc + cx - (col + 0.5);
-  const dv = (focal * (R[3] * X[0] + R[4] * X[1] + R[5] * X[2] + t[1])) / zc + cy - (row + 0.5);
+  const focal = cameras[o + 12];
+  const du = (focal * (cameras[o] * x + cameras[o + 1] * y + cameras[o + 2] * z + cameras[o + 9])) / zc + cameras[o + 13] - (col + 0.5);
+  const dv = (focal * (cameras[o + 3] * x + cameras[o + 4] * y + cameras[o + 5] * z + cameras[o + 10])) / zc + cameras[o + 14] - (row + 0.5);
   return du * du + dv * dv <= maxPx * maxPx;
 }
