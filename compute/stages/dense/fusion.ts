@@ -14,6 +14,7 @@
  * new array per seed; the arithmetic is the same, operation for operation.
  */
 import type { PointCloud } from "../../scene/index.js";
+import { GrowableFloat32, GrowableUint8 } from "../../util/growable.js";
 import type { DenseView } from "./views.js";
 
 export interface FusionOptions {
@@ -77,50 +78,12 @@ function pixelToWorld(cameras: Float64Array, m: number, depth: Float32Array, nor
   out[at + 5] = cameras[o + 2] * nx + cameras[o + 5] * ny + cameras[o + 8] * nz;
 }
 
-/** Growable output columns of the cloud. */
-class CloudBuilder {
-  count = 0;
-  private positions = new Float32Array(3 * 4096);
-  private normals = new Float32Array(3 * 4096);
-  private colors = new Uint8Array(3 * 4096);
-
-  add(x: number, y: number, z: number, nx: number, ny: number, nz: number, r: number, g: number, b: number): void {
-    if (3 * (this.count + 1) > this.positions.length) this.grow();
-    const at = 3 * this.count++;
-    this.positions[at] = x;
-    this.positions[at + 1] = y;
-    this.positions[at + 2] = z;
-    this.normals[at] = nx;
-    this.normals[at + 1] = ny;
-    this.normals[at + 2] = nz;
-    this.colors[at] = r;
-    this.colors[at + 1] = g;
-    this.colors[at + 2] = b;
-  }
-
-  cloud(): PointCloud {
-    const n = 3 * this.count;
-    return { count: this.count, positions: this.positions.slice(0, n), colors: this.colors.slice(0, n), normals: this.normals.slice(0, n) };
-  }
-
-  private grow(): void {
-    const size = 2 * this.positions.length;
-    const positions = new Float32Array(size);
-    const normals = new Float32Array(size);
-    const colors = new Uint8Array(size);
-    positions.set(this.positions);
-    normals.set(this.normals);
-    colors.set(this.colors);
-    this.positions = positions;
-    this.normals = normals;
-    this.colors = colors;
-  }
-}
-
 export function fuse(maps: FusionMap[], options: FusionOptions): PointCloud {
   const used = maps.map((m) => new Uint8Array(m.depth.length));
   const cameras = packCameras(maps);
-  const out = new CloudBuilder();
+  const positions = new GrowableFloat32(3 * 4096);
+  const normals = new GrowableFloat32(3 * 4096);
+  const colors = new GrowableUint8(3 * 4096);
   const cosMax = Math.cos((options.maxNormalAngleDeg * Math.PI) / 180);
   const maxPx = options.maxReprojectionPx;
   const yieldTo = options.yieldTo;
@@ -159,10 +122,12 @@ export function fuse(maps: FusionMap[], options: FusionOptions): PointCloud {
       }
       if (members < options.minFusedViews || yielded) continue;
       const nLen = Math.hypot(sum[3], sum[4], sum[5]) || 1;
-      out.add(sum[0] / members, sum[1] / members, sum[2] / members, sum[3] / nLen, sum[4] / nLen, sum[5] / nLen, Math.round(sum[6] / members), Math.round(sum[7] / members), Math.round(sum[8] / members));
+      positions.push3(sum[0] / members, sum[1] / members, sum[2] / members);
+      normals.push3(sum[3] / nLen, sum[4] / nLen, sum[5] / nLen);
+      colors.push3(Math.round(sum[6] / members), Math.round(sum[7] / members), Math.round(sum[8] / members));
     }
   }
-  return out.cloud();
+  return { count: positions.length / 3, positions: positions.toArray(), colors: colors.toArray(), normals: normals.toArray() };
 }
 
 /**

@@ -12,7 +12,7 @@
  * when all four cells exist, so the surface stops where the data stops.
  */
 import type { BrickLattice } from "./brick-lattice.js";
-import { GrowableFloat32, GrowableUint32 } from "./growable.js";
+import { GrowableFloat32, GrowableUint32 } from "../../util/growable.js";
 
 export interface RawMesh {
   positions: Float32Array;

@@ -1,4 +1,7 @@
-/** @module Append-only typed arrays that double when full, for outputs of unknown size. */
+/**
+ * @module Append-only typed arrays that double when full, for outputs of unknown size (the mesh's
+ * vertices and faces, the dense cloud). One class per element type, so each push stays monomorphic.
+ */
 
 export class GrowableFloat32 {
   data: Float32Array;
@@ -40,6 +43,28 @@ export class GrowableUint32 {
     this.data = next;
   }
   toArray(): Uint32Array {
+    return this.data.slice(0, this.length);
+  }
+}
+
+export class GrowableUint8 {
+  data: Uint8Array;
+  length = 0;
+  constructor(capacity = 1024) {
+    this.data = new Uint8Array(Math.max(16, capacity));
+  }
+  push3(a: number, b: number, c: number): void {
+    if (this.length + 3 > this.data.length) this.grow();
+    this.data[this.length++] = a;
+    this.data[this.length++] = b;
+    this.data[this.length++] = c;
+  }
+  private grow(): void {
+    const next = new Uint8Array(this.data.length * 2);
+    next.set(this.data);
+    this.data = next;
+  }
+  toArray(): Uint8Array {
     return this.data.slice(0, this.length);
   }
 }
