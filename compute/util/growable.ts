@@ -1,35 +1,18 @@
 /**
  * @module Append-only typed arrays that double when full, for outputs of unknown size (the mesh's
- * vertices and faces, the dense cloud). One class per element type, so each push stays monomorphic.
+ * vertices and faces, the dense cloud's points, normals and colours).
  */
 
-export class GrowableFloat32 {
-  data: Float32Array;
-  length = 0;
-  constructor(capacity = 1024) {
-    this.data = new Float32Array(Math.max(16, capacity));
-  }
-  push3(x: number, y: number, z: number): void {
-    if (this.length + 3 > this.data.length) this.grow();
-    this.data[this.length++] = x;
-    this.data[this.length++] = y;
-    this.data[this.length++] = z;
-  }
-  private grow(): void {
-    const next = new Float32Array(this.data.length * 2);
-    next.set(this.data);
-    this.data = next;
-  }
-  toArray(): Float32Array {
-    return this.data.slice(0, this.length);
-  }
-}
+type Elements = Float32Array | Uint32Array | Uint8Array;
 
-export class GrowableUint32 {
-  data: Uint32Array;
+class Growable<T extends Elements> {
+  data: T;
   length = 0;
-  constructor(capacity = 1024) {
-    this.data = new Uint32Array(Math.max(16, capacity));
+  constructor(
+    private readonly make: (size: number) => T,
+    capacity: number,
+  ) {
+    this.data = make(Math.max(16, capacity));
   }
   push3(a: number, b: number, c: number): void {
     if (this.length + 3 > this.data.length) this.grow();
@@ -38,33 +21,29 @@ export class GrowableUint32 {
     this.data[this.length++] = c;
   }
   private grow(): void {
-    const next = new Uint32Array(this.data.length * 2);
+    const next = this.make(this.data.length * 2);
     next.set(this.data);
     this.data = next;
   }
-  toArray(): Uint32Array {
-    return this.data.slice(0, this.length);
+  toArray(): T {
+    return this.data.slice(0, this.length) as T;
   }
 }
 
-export class GrowableUint8 {
-  data: Uint8Array;
-  length = 0;
+export class GrowableFloat32 extends Growable<Float32Array> {
   constructor(capacity = 1024) {
-    this.data = new Uint8Array(Math.max(16, capacity));
+    super((size) => new Float32Array(size), capacity);
   }
-  push3(a: number, b: number, c: number): void {
-    if (this.length + 3 > this.data.length) this.grow();
-    this.data[this.length++] = a;
-    this.data[this.length++] = b;
-    this.data[this.length++] = c;
+}
+
+export class GrowableUint32 extends Growable<Uint32Array> {
+  constructor(capacity = 1024) {
+    super((size) => new Uint32Array(size), capacity);
   }
-  private grow(): void {
-    const next = new Uint8Array(this.data.length * 2);
-    next.set(this.data);
-    this.data = next;
-  }
-  toArray(): Uint8Array {
-    return this.data.slice(0, this.length);
+}
+
+export class GrowableUint8 extends Growable<Uint8Array> {
+  constructor(capacity = 1024) {
+    super((size) => new Uint8Array(size), capacity);
   }
 }
