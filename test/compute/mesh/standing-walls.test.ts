@@ -6,7 +6,9 @@
  * its plane; the same wall textured in the photos is not (stereo would have matched it: the hole
  * is not the wall's); a rail 1 m high with the ground seen behind it is not either. A wall whose
  * upper part plane completion found as a plane is carried down to the ground the same way, and a
- * wall whose points stop short of its end is carried on to its end, not past it.
+ * wall whose points stop short of its end is carried on to its end, not past it. Where stereo
+ * matched a band lower on the wall instead of its top edge, over less than maxGapVoxels, the wall
+ * is still filled to its top edge there.
  */
 import { describe, expect, it } from "vitest";
 import type { ImageRef, RegisteredView } from "../../../compute/scene/index.js";
@@ -42,13 +44,18 @@ interface Scene {
   solid: boolean;
   /** Where the top edge's points end along x (the wall itself ends at x = 3). */
   edgeTo?: number;
+  /** Over x in [from, to] stereo matched a band at height y instead of the top edge (a mark on the wall, its top unmatched there). */
+  band?: { from: number; to: number; y: number };
 }
 
 /** The cloud dense stereo leaves: the wall's top edge (its top 0.1 m) and scattered ground. */
 function cloud(scene: Scene) {
   const rng = createRng(11);
   const positions: number[] = [];
-  for (let x = -3; x <= (scene.edgeTo ?? 3); x += 0.02) for (let y = scene.wallTop - 0.1; y <= scene.wallTop; y += 0.02) positions.push(x, y, WALL_Z);
+  for (let x = -3; x <= (scene.edgeTo ?? 3); x += 0.02) {
+    const top = scene.band && x >= scene.band.from && x <= scene.band.to ? scene.band.y : scene.wallTop;
+    for (let y = top - 0.1; y <= top; y += 0.02) positions.push(x, y, WALL_Z);
+  }
   for (let i = 0; i < 600; i++) positions.push(-3 + 6 * rng(), (rng() - 0.5) * 0.01, 2 + (scene.groundTo - 2) * rng());
   const count = positions.length / 3;
   return { positions: new Float32Array(positions), colors: new Uint8Array(3 * count).fill(150), count };
@@ -111,6 +118,19 @@ describe("mesh/standing-walls", () => {
     expect(belowEdge).toBe(points.count);
     // The cameras see x within about ±3 m at the wall: most of its 24 × 12 quarter-metre squares below the edge get points.
     expect(covered.size).toBeGreaterThan(0.8 * 24 * 11);
+  });
+
+  it("fills the wall to its top edge over a stretch where stereo matched only a band lower down", async () => {
+    // 0.5 m of the wall's 6 m (maxGapVoxels: 0.8 m) with points only at 1.2–1.3 m.
+    const { points } = await complete({ wallTop: 3, groundTo: WALL_Z - 0.1, wallTexture: 0, solid: true, band: { from: -0.3, to: 0.2, y: 1.3 } });
+    let highInBand = 0;
+    for (let i = 0; i < points.count; i++) {
+      const x = points.positions[3 * i], y = points.positions[3 * i + 1];
+      expect(y).toBeLessThan(3 + 2 * VOXEL);
+      if (x > -0.25 && x < 0.15 && y > 1.5) highInBand++;
+    }
+    // 0.4 m × 1.4 m (1.5 m up to the edge's band, which has its own points) at 2 cm: 1,400 points when every cell is filled.
+    expect(highInBand).toBeGreaterThan(0.7 * 1_400);
   });
 
   it("carries an upright plane found only in a wall's upper part down to the ground", async () => {
