@@ -107,3 +107,23 @@ export function interleaveChannels(channels: Array<{ corrections: Float32Array; 
 export function solveLevelling(problem: LevellingProblem, options: LevellingOptions): { corrections: Float32Array; iterations: number[] } {
   return interleaveChannels([0, 1, 2].map((channel) => solveLevellingChannel(problem, options, channel)));
 }
+
+/**
+ * The seam pairs whose two colours agree within `maxDifference` grey levels in every channel (and
+ * are both known). A seam joins two photos' views of one surface point, so its colours differ by
+ * the photos' exposure and white balance, which levelling is for; a pair whose colours differ by
+ * far more sees two different surfaces (a vertex on a depth edge, or a mesh a little off the true
+ * surface, lands on the wall in one photo and on the stone before it in the other), and its
+ * difference, spread by the chart's smoothness term, shifts the colour of whole faces.
+ */
+export function consistentSeams(seamPairs: Uint32Array, colours: Float32Array, maxDifference: number): Uint32Array {
+  if (!(maxDifference < Infinity)) return seamPairs;
+  const kept: number[] = [];
+  for (let k = 0; k < seamPairs.length; k += 2) {
+    const i = seamPairs[k], j = seamPairs[k + 1];
+    let agree = true;
+    for (let ch = 0; ch < 3 && agree; ch++) agree = Math.abs(colours[3 * i + ch] - colours[3 * j + ch]) <= maxDifference;
+    if (agree) kept.push(i, j);
+  }
+  return Uint32Array.from(kept);
+}
