@@ -62,6 +62,7 @@ import type { ColorSums, ColorTask } from "./project-colors.js";
 import type { MeshResult, MeshTask } from "./worker.js";
 import { simplifyToBudget } from "./simplify.js";
 import { loadGreyPhotos } from "./photo-texture.js";
+import { BACKDROP_DEFAULTS, backdropMasks, type BackdropOptions } from "./backdrop.js";
 import { completeStandingWalls, STANDING_WALL_DEFAULTS, type StandingWallOptions } from "./standing-walls.js";
 import { extractSurfaceNets } from "./surface-nets.js";
 import type { RawMesh } from "./surface-nets.js";
@@ -100,6 +101,8 @@ export interface Options {
   standingWalls: StandingWallOptions | null;
   /** The ground's plane placed by the photos (ground-sweep.ts) when they are given; null: by its points only. */
   groundSweep: GroundSweepOptions | null;
+  /** Depthless pixels where the photos show a dark, smooth backdrop count as seen-through space for the completions (backdrop.ts); null: off. */
+  backdrop: BackdropOptions | null;
   /** How many times the budget the extraction may produce before simplification. */
   oversample: number;
   /**
@@ -149,6 +152,7 @@ export const DEFAULTS: Options = {
   },
   groundCompletion: GROUND_DEFAULTS,
   groundSweep: GROUND_SWEEP_DEFAULTS,
+  backdrop: BACKDROP_DEFAULTS,
   standingWalls: STANDING_WALL_DEFAULTS,
   oversample: 2,
   colorImageSize: 1024,
@@ -299,9 +303,10 @@ async function meshCloud(input: Input, opts: Options, progress: ProgressFn | und
     // At most maxPhotos photos, spread evenly over the capture's order (a cell no read photo sees is filled from its points alone).
     const every = texture ? Math.ceil(input.views.length / texture.maxPhotos) : 1;
     const grey = texture && input.images?.length ? await loadGreyPhotos(input.views, input.images, texture.imageSize, new Set(input.views.map((_, i) => i).filter((i) => i % every === 0))) : null;
-    const completion = completePlanes({ ...cloud, normals: oriented.normals }, input.views, h, spacing, opts.planeCompletion, grey);
+    const backdrop = opts.backdrop && input.images?.length ? await backdropMasks(input.views, input.images, opts.backdrop) : null;
+    const completion = completePlanes({ ...cloud, normals: oriented.normals }, input.views, h, spacing, opts.planeCompletion, grey, backdrop);
     const r = completion.report;
-    Object.assign(counts, { planesFound: r.planes, plainPlanes: r.plainPlanes, planesNotPlain: r.planesNotPlain, planeLayers: r.planeLayers, planesTooSmall: r.planesTooSmall, planeCellsAdded: r.cellsAdded, planeCellsSeenThrough: r.cellsSeenThrough, planeCellsUnseen: r.cellsUnseen, planeCellsNearRelief: r.cellsNearRelief, planeCellsTextured: r.cellsTextured, planePointsAdded: r.pointsAdded });
+    Object.assign(counts, { planesFound: r.planes, plainPlanes: r.plainPlanes, planesNotPlain: r.planesNotPlain, planeLayers: r.planeLayers, planesTooSmall: r.planesTooSmall, planeCellsAdded: r.cellsAdded, planeCellsSeenThrough: r.cellsSeenThrough, backdropPixels: r.backdropPixels, planeCellsUnseen: r.cellsUnseen, planeCellsNearRelief: r.cellsNearRelief, planeCellsTextured: r.cellsTextured, planePointsAdded: r.pointsAdded });
     // From here on the added points are part of the cloud: the surface, its trimming and its colours use them.
     cloud = withPoints(cloud, oriented, completion.points);
     lap("planeCompletion");

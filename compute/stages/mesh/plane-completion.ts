@@ -25,6 +25,7 @@ import { planeAxes } from "./plane-fill.js";
 import { PointGrid } from "./point-grid.js";
 import { findPlanes, type Plane, type PlaneFitOptions } from "./planes.js";
 import { firstVariation, rayCosine, type GreyPhoto } from "./photo-texture.js";
+import { markBackdrop } from "./backdrop.js";
 import { cloudDepthImages, depthPixelOf, type CloudDepthImages, type DepthImage } from "./see-through.js";
 
 export interface PlaneCompletionOptions {
@@ -105,6 +106,8 @@ export interface PlaneCompletionReport {
   cellsTried: number;
   cellsAdded: number;
   cellsSeenThrough: number;
+  /** Depthless depth-image pixels read as a backdrop, infinitely far (backdrop.ts). */
+  backdropPixels: number;
   cellsUnseen: number;
   /** Cells left empty because relief or an object stands within offPlaneClearanceVoxels of them. */
   cellsNearRelief: number;
@@ -143,8 +146,9 @@ export function completePlanes(
   spacing: number,
   options: PlaneCompletionOptions,
   grey: Array<GreyPhoto | null> | null = null,
+  backdrop: Array<Uint8Array | null> | null = null,
 ): PlaneCompletion {
-  const report: PlaneCompletionReport = { planes: 0, plainPlanes: 0, planesNotPlain: 0, planeLayers: 0, planesTooSmall: 0, cellsTried: 0, cellsAdded: 0, cellsSeenThrough: 0, cellsUnseen: 0, cellsNearRelief: 0, cellsTextured: 0, pointsAdded: 0 };
+  const report: PlaneCompletionReport = { planes: 0, plainPlanes: 0, planesNotPlain: 0, planeLayers: 0, planesTooSmall: 0, cellsTried: 0, cellsAdded: 0, cellsSeenThrough: 0, backdropPixels: 0, cellsUnseen: 0, cellsNearRelief: 0, cellsTextured: 0, pointsAdded: 0 };
   const empty = { count: 0, positions: new Float32Array(0), normals: new Float32Array(0), colors: new Uint8Array(0) };
   if (views.length < options.minViews || cloud.count < 100) return { points: empty, report, planes: [], planeOf: new Int16Array(cloud.count).fill(-1), depthImages: null };
   const coversEnough = (plane: Plane) => coveredArea(occupancyGrid(cloud.positions, plane, facingSide(plane, cloud.normals), voxel * options.cellVoxels, options.maxGridSide)) >= (options.minSideVoxels * voxel) ** 2;
@@ -152,6 +156,7 @@ export function completePlanes(
   report.planes = planes.length;
   if (planes.length === 0) return { points: empty, report, planes, planeOf: new Int16Array(cloud.count).fill(-1), depthImages: null };
   const images = cloudDepthImages(cloud.positions, cloud.count, views);
+  if (backdrop) report.backdropPixels = markBackdrop(images, backdrop);
   const clearance = options.clearanceVoxels * voxel;
   const offPlaneClearance = options.offPlaneClearanceVoxels * voxel;
   const dense = new PointGrid(cloud.positions, cloud.count, Math.max(clearance, 2 * voxel));

@@ -22,7 +22,7 @@ export interface DepthImage {
   height: number;
   /** Image pixels per depth pixel. */
   scale: number;
-  /** Nearest point's depth per pixel; 0 where no point projects. */
+  /** Nearest point's depth per pixel; 0 where no point projects, Infinity where the photo shows a backdrop and no point projects (backdrop.ts). */
   depth: Float32Array;
 }
 
@@ -54,11 +54,15 @@ export function withMorePoints(images: DepthImage[], positions: Float32Array, fr
   return images;
 }
 
-function emptyDepthImage(view: RegisteredView, size: number): DepthImage {
+/** The size of a view's depth image and its image pixels per depth pixel. */
+export function depthImageShape(view: RegisteredView, size = DEPTH_IMAGE_SIZE): { width: number; height: number; scale: number } {
   const k = view.intrinsics;
   const scale = Math.max(k.width, k.height) / size;
-  const width = Math.max(1, Math.ceil(k.width / scale));
-  const height = Math.max(1, Math.ceil(k.height / scale));
+  return { width: Math.max(1, Math.ceil(k.width / scale)), height: Math.max(1, Math.ceil(k.height / scale)), scale };
+}
+
+function emptyDepthImage(view: RegisteredView, size: number): DepthImage {
+  const { width, height, scale } = depthImageShape(view, size);
   return { view, width, height, scale, depth: new Float32Array(width * height) };
 }
 

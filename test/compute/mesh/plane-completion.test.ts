@@ -14,6 +14,8 @@ import { DEFAULTS } from "../../../compute/stages/mesh/index.js";
 import { completePlanes, PLANE_TEXTURE_TEST, type PlaneCompletionOptions } from "../../../compute/stages/mesh/plane-completion.js";
 import type { RegisteredView } from "../../../compute/scene/index.js";
 import type { GreyPhoto } from "../../../compute/stages/mesh/photo-texture.js";
+import { BACKDROP_DEFAULTS, darkSmooth } from "../../../compute/stages/mesh/backdrop.js";
+import { depthImageShape } from "../../../compute/stages/mesh/see-through.js";
 
 const OPTIONS: PlaneCompletionOptions = DEFAULTS.planeCompletion;
 const SPACING = 0.01;
@@ -163,6 +165,46 @@ describe("mesh/plane-completion", () => {
     // (Its interior: near the ends of the stripe the rays pass beyond the lower level's edge, no evidence there;
     // the cells along its sides are half over the floor.)
     expect(addedAt(points.positions, (x, y, z) => x > 0.37 && x < 0.53 && Math.abs(y) < 0.7 && Math.abs(z) < 1e-3)).toBe(0);
+  });
+
+  it("leaves a gap open where the photos show a dark, smooth backdrop through it and no point lies behind", () => {
+    const views = [overhead(-0.4), overhead(0.4)];
+    // Each photo (at its depth image's size) black and even where the rays through z = 0 pass x in
+    // (0.3, 0.6): what a studio's backdrop seen through an opening looks like.
+    const masks = views.map((view) => {
+      const { width, height, scale } = depthImageShape(view);
+      const mask = new Uint8Array(width * height);
+      const x0 = -view.camFromWorld.t[0]!;
+      for (let v = 0; v < height; v++) for (let u = 0; u < width; u++) {
+        const x = x0 + (((u + 0.5) * scale - view.intrinsics.cx) * 3) / view.intrinsics.focal;
+        if (x > 0.3 && x < 0.6) mask[v * width + u] = 1;
+      }
+      return mask;
+    });
+    const without = completePlanes(stripedFloor(false), views, VOXEL, SPACING, OPTIONS);
+    const { points, report } = completePlanes(stripedFloor(false), views, VOXEL, SPACING, OPTIONS, null, masks);
+    expect(report.backdropPixels).toBeGreaterThan(0);
+    expect(report.cellsSeenThrough).toBeGreaterThan(without.report.cellsSeenThrough);
+    const rightInterior = (x: number, y: number, z: number) => x > 0.37 && x < 0.53 && Math.abs(y) < 0.7 && Math.abs(z) < 1e-3;
+    expect(addedAt(without.points.positions, rightInterior)).toBeGreaterThan(1000);
+    expect(addedAt(points.positions, rightInterior)).toBe(0);
+    // The left stripe, plain but not backdrop, is filled as before.
+    const left = (x: number, _y: number, z: number) => x > -0.6 && x < -0.3 && Math.abs(z) < 1e-3;
+    expect(addedAt(points.positions, left)).toBe(addedAt(without.points.positions, left));
+  });
+
+  it("reads a backdrop only where the photo is dark and smooth", () => {
+    const width = 30, height = 10;
+    const grey = new Uint8Array(width * height);
+    for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) {
+      // Columns 0–9: black with faint noise; 10–19: dark but textured; 20–29: plain white.
+      grey[y * width + x] = x < 10 ? 8 + ((x + y) % 2) : x < 20 ? ((x + y) % 2 ? 2 : 26) : 230;
+    }
+    const mask = darkSmooth(grey, width, height, BACKDROP_DEFAULTS);
+    const at = (x: number, y: number) => mask[y * width + x];
+    expect(at(4, 5)).toBe(1);
+    expect(at(14, 5)).toBe(0);
+    expect(at(25, 5)).toBe(0);
   });
 
   it("with the photo texture test on, fills a gap the photos show plain and leaves one they show textured", () => {

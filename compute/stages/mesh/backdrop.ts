@@ -1,0 +1,97 @@
+/**
+ * @module A studio's dark backdrop as free space for the completions' camera verdict.
+ *
+ * The verdict (plane-completion.ts `cameraVerdict`) reads free space from the depth images of the
+ * fused cloud (see-through.ts): a ray that meets points well behind a candidate cell has seen
+ * through it. A ray that meets no point is no evidence, and an object photographed against a
+ * black backdrop is seen through its openings (between columns, under an arch, through a handle)
+ * onto exactly such rays: the backdrop has no texture to match, so it has no depth. The planes
+ * of the object's faces then close over its openings, and the delivered model shows a wall where
+ * every photo shows the backdrop.
+ *
+ * So a depthless pixel of a depth image whose photo is dark and smooth there reads as infinitely
+ * far: a ray into a black, featureless background has met nothing up to it. The rule is kept to
+ * dark pixels because a bright plain region without depth is what completion exists for (white
+ * plaster, a pale floor), while a surface that photographs near-black and flat is either a
+ * backdrop, a shadowed opening, or a surface that no photo shows texture on, which completion
+ * could only paint black. A completion's own points, splatted in later (withMorePoints), replace
+ * the mark as any nearer point does.
+ */
+import sharp from "sharp";
+import type { ImageRef, RegisteredView } from "../../scene/index.js";
+import { depthImageShape, type DepthImage } from "./see-through.js";
+
+export interface BackdropOptions {
+  /** Greatest grey (0..1, the photo read in greyscale) of a backdrop pixel: a black cloth under studio light reads below a tenth. */
+  maxGrey: number;
+  /** Greatest standard deviation of grey (0..1) over the pixel's 3 × 3 neighbours in the depth image's resolution. */
+  maxStd: number;
+}
+
+export const BACKDROP_DEFAULTS: BackdropOptions = { maxGrey: 0.11, maxStd: 0.012 };
+
+/**
+ * Per view, 1 where its photo shows a dark, smooth backdrop, at the size of the view's depth
+ * image (see-through.ts); null for a view whose photo is not given or cannot be read.
+ */
+export async function backdropMasks(views: RegisteredView[], refs: ImageRef[], options: BackdropOptions): Promise<Array<Uint8Array | null>> {
+  const byIndex = new Map(refs.map((ref) => [ref.index, ref]));
+  return Promise.all(
+    views.map(async (view) => {
+      const ref = byIndex.get(view.imageIndex);
+      if (!ref) return null;
+      const { width, height } = depthImageShape(view);
+      try {
+        const grey = await sharp(ref.path).greyscale().resize(width, height, { fit: "fill" }).raw().toBuffer();
+        return darkSmooth(grey, width, height, options);
+      } catch {
+        return null;
+      }
+    }),
+  );
+}
+
+/** 1 where the grey image (one byte per pixel) is at most maxGrey and its 3 × 3 neighbourhood varies by at most maxStd. */
+export function darkSmooth(grey: Uint8Array, width: number, height: number, options: BackdropOptions): Uint8Array {
+  const mask = new Uint8Array(width * height);
+  const maxGrey = options.maxGrey * 255;
+  const maxVariance = (options.maxStd * 255) ** 2;
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      if (grey[y * width + x]! > maxGrey) continue;
+      let sum = 0, sumSquares = 0, count = 0;
+      for (let dy = -1; dy <= 1; dy++) {
+        const yy = y + dy;
+        if (yy < 0 || yy >= height) continue;
+        for (let dx = -1; dx <= 1; dx++) {
+          const xx = x + dx;
+          if (xx < 0 || xx >= width) continue;
+          const g = grey[yy * width + xx]!;
+          sum += g;
+          sumSquares += g * g;
+          count++;
+        }
+      }
+      const mean = sum / count;
+      if (sumSquares / count - mean * mean <= maxVariance) mask[y * width + x] = 1;
+    }
+  }
+  return mask;
+}
+
+/** Marks, in place, the depthless pixels of each depth image that its mask calls backdrop as infinitely far; returns how many. */
+export function markBackdrop(images: DepthImage[], masks: Array<Uint8Array | null>): number {
+  let marked = 0;
+  images.forEach((image, i) => {
+    const mask = masks[i];
+    if (!mask) return;
+    const { depth } = image;
+    for (let p = 0; p < depth.length; p++) {
+      if (depth[p] === 0 && mask[p]) {
+        depth[p] = Infinity;
+        marked++;
+      }
+    }
+  });
+  return marked;
+}
