@@ -62,7 +62,8 @@ import type { ColorSums, ColorTask } from "./project-colors.js";
 import type { MeshResult, MeshTask } from "./worker.js";
 import { simplifyToBudget } from "./simplify.js";
 import { loadGreyPhotos } from "./photo-texture.js";
-import { BACKDROP_DEFAULTS, backdropMasks, type BackdropOptions } from "./backdrop.js";
+import { BACKDROP_DEFAULTS, backdropMasks, markBackdrop, type BackdropOptions } from "./backdrop.js";
+import { cloudDepthImages } from "./see-through.js";
 import { completeStandingWalls, STANDING_WALL_DEFAULTS, type StandingWallOptions } from "./standing-walls.js";
 import { extractSurfaceNets } from "./surface-nets.js";
 import type { RawMesh } from "./surface-nets.js";
@@ -312,7 +313,10 @@ async function meshCloud(input: Input, opts: Options, progress: ProgressFn | und
     lap("planeCompletion");
     if (opts.groundCompletion) {
       const photos = opts.groundSweep && input.images?.length ? { images: input.images, sweep: opts.groundSweep } : undefined;
-      const ground = await completeGround({ ...cloud, normals: oriented.normals }, input.views, h, completion.planes, completion.planeOf, opts.groundCompletion, photos, completion.depthImages, helpers?.groundSweep);
+      // Without planes there are no depth images yet: the ground's are made here, so they read the backdrop too.
+      const depthImages = completion.depthImages ?? (backdrop ? { images: cloudDepthImages(cloud.positions, cloud.count, input.views), count: cloud.count } : null);
+      if (depthImages && !completion.depthImages && backdrop) counts.backdropPixels = markBackdrop(depthImages.images, backdrop);
+      const ground = await completeGround({ ...cloud, normals: oriented.normals }, input.views, h, completion.planes, completion.planeOf, opts.groundCompletion, photos, depthImages, helpers?.groundSweep);
       Object.assign(counts, ground.report);
       const denseAndPlanes = cloud;
       cloud = withPoints(cloud, oriented, ground.points);
