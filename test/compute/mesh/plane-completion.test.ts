@@ -14,7 +14,7 @@ import { DEFAULTS } from "../../../compute/stages/mesh/index.js";
 import { completePlanes, PLANE_TEXTURE_TEST, type PlaneCompletionOptions } from "../../../compute/stages/mesh/plane-completion.js";
 import type { RegisteredView } from "../../../compute/scene/index.js";
 import type { GreyPhoto } from "../../../compute/stages/mesh/photo-texture.js";
-import { BACKDROP_DEFAULTS, darkSmooth } from "../../../compute/stages/mesh/backdrop.js";
+import { BACKDROP_DEFAULTS, backdropOf, darkSmooth } from "../../../compute/stages/mesh/backdrop.js";
 import { depthImageShape } from "../../../compute/stages/mesh/see-through.js";
 
 const OPTIONS: PlaneCompletionOptions = DEFAULTS.planeCompletion;
@@ -193,7 +193,7 @@ describe("mesh/plane-completion", () => {
     expect(addedAt(points.positions, left)).toBe(addedAt(without.points.positions, left));
   });
 
-  it("reads a backdrop only where the photo is dark and smooth", () => {
+  it("reads a backdrop only where the photo is dark and smooth, and only in a photo taken against one", () => {
     const width = 30, height = 10;
     const grey = new Uint8Array(width * height);
     for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) {
@@ -205,6 +205,14 @@ describe("mesh/plane-completion", () => {
     expect(at(4, 5)).toBe(1);
     expect(at(14, 5)).toBe(0);
     expect(at(25, 5)).toBe(0);
+    // A third of this photo's border is backdrop: no backdrop photo (a shadow on a floor looks the
+    // same); a photo whose border is all black is one.
+    expect(backdropOf(grey, width, height, BACKDROP_DEFAULTS)).toBeNull();
+    const studio = new Uint8Array(width * height).fill(9);
+    for (let y = 3; y < 7; y++) for (let x = 10; x < 20; x++) studio[y * width + x] = 200;
+    const backdrop = backdropOf(studio, width, height, BACKDROP_DEFAULTS);
+    expect(backdrop?.[0]).toBe(1);
+    expect(backdrop?.[5 * width + 15]).toBe(0);
   });
 
   it("with the photo texture test on, fills a gap the photos show plain and leaves one they show textured", () => {
