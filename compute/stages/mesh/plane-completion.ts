@@ -419,7 +419,9 @@ export function cameraVerdict(x: number[], normal: number[], images: DepthImage[
     const zc = pixel.depth;
     const depth = image.depth[pixel.index];
     const margin = Math.max(tolerance, 0.05 * zc);
-    if (depth !== 0 && depth < zc - margin) return; // occluded
+    // Occluded when the depth image holds a point more than two of its pixels' footprints in front.
+    const occlusionMargin = Math.max(tolerance, (2 * zc * image.scale) / image.view.intrinsics.focal);
+    if (depth !== 0 && depth < zc - occlusionMargin) return; // occluded
     seenBy.push(index);
     let beyond = 0;
     if (grazingHeight !== undefined) {
