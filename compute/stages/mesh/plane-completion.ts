@@ -419,7 +419,9 @@ export function cameraVerdict(x: number[], normal: number[], images: DepthImage[
     const zc = pixel.depth;
     const depth = image.depth[pixel.index];
     const margin = Math.max(tolerance, 0.05 * zc);
-    // Occluded when the depth image holds a point more than two of its pixels' footprints in front.
+    // Occluded when the depth image holds a point more than two of its pixels' footprints in
+    // front: 5 % of the depth let a cornice 0.34 units before a facade at 20 leave the wall behind
+    // it "seen", and the closing filled a band there (docs/decisions.md, "A cell behind relief is occluded").
     const occlusionMargin = Math.max(tolerance, (2 * zc * image.scale) / image.view.intrinsics.focal);
     if (depth !== 0 && depth < zc - occlusionMargin) return; // occluded
     seenBy.push(index);

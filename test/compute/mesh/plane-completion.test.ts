@@ -167,6 +167,37 @@ describe("mesh/plane-completion", () => {
     expect(addedAt(points.positions, (x, y, z) => x > 0.37 && x < 0.53 && Math.abs(y) < 0.7 && Math.abs(z) < 1e-3)).toBe(0);
   });
 
+  it("does not fill a wall's band hidden behind a ledge that stands out by less than 5 % of the cameras' distance", () => {
+    // Three cameras 10 units before the wall x = 1, at eye height 0.5, looking along +x.
+    const far = (y: number): RegisteredView => ({
+      imageIndex: 0,
+      name: `far-${y}.jpg`,
+      intrinsics: { width: 800, height: 800, focal: 500, cx: 400, cy: 400, k1: 0, k2: 0 },
+      camFromWorld: { R: new Float64Array([0, -1, 0, 0, 0, -1, 1, 0, 0]), t: new Float64Array([y, 0.5, 9]) },
+    });
+    const views = [far(-0.5), far(0), far(0.5)];
+    // The wall (y in [-1, 1], z in [0, 1]) without its band z in (0.6, 0.75); with `ledge`, a
+    // ledge's face 0.3 in front of the band (3 % of the depth; 16 depth-image pixels), which hides
+    // the band from every camera, as a cornice hides the wall behind it.
+    const wall = (ledge: boolean) => {
+      const positions: number[] = [];
+      for (let y = -1; y <= 1 + 1e-9; y += SPACING) for (let z = 0; z <= 1 + 1e-9; z += SPACING) {
+        if (!(z > 0.6 && z < 0.75)) positions.push(1, y, z);
+        if (ledge && z >= 0.6 && z <= 0.75) positions.push(0.7, y, z);
+      }
+      const count = positions.length / 3;
+      const normals = new Float32Array(3 * count);
+      for (let i = 0; i < count; i++) normals[3 * i] = -1;
+      return { positions: new Float32Array(positions), normals, colors: new Uint8Array(3 * count).fill(200), count };
+    };
+    const inBand = (x: number, y: number, z: number) => Math.abs(x - 1) < 1e-3 && Math.abs(y) < 0.8 && z > 0.62 && z < 0.73;
+    const open = completePlanes(wall(false), views, VOXEL, SPACING, OPTIONS);
+    expect(addedAt(open.points.positions, inBand)).toBeGreaterThan(500);
+    const hidden = completePlanes(wall(true), views, VOXEL, SPACING, OPTIONS);
+    expect(hidden.report.cellsUnseen).toBeGreaterThan(0);
+    expect(addedAt(hidden.points.positions, inBand)).toBe(0);
+  });
+
   it("leaves a gap open where the photos show a dark, smooth backdrop through it and no point lies behind", () => {
     const views = [overhead(-0.4), overhead(0.4)];
     // Each photo (at its depth image's size) black and even where the rays through z = 0 pass x in
