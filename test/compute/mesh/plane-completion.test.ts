@@ -5,7 +5,8 @@
  * gap through which the cameras see a lower level does not; the floor is not grown past its
  * outline. A wall with far fewer points than the floor (a plain wall seen at an angle) is
  * completed when its points are of one plain colour, and not when they are textured or lie
- * just over a larger plane. With the photo texture test on (off by default), a gap is filled only
+ * just over a larger plane. A wall's band hidden behind a ledge is not filled, nor a gap through
+ * which the photos show a studio's dark backdrop. With the photo texture test on (off by default), a gap is filled only
  * where the photo that sees it most squarely shows it plain: a gap in a floor that the photos show textured is no plain
  * surface stereo could not decide (it would have matched that texture), so it stays open.
  */
