@@ -421,10 +421,11 @@ export function cameraVerdict(x: number[], normal: number[], images: DepthImage[
     const margin = Math.max(tolerance, 0.05 * zc);
     const sinElevation = along / Math.hypot(toCamera[0], toCamera[1], toCamera[2]);
     // Occluded when the depth image holds a point in front by more than two of its pixels'
-    // footprints on the plane (a footprint over sin e along the ray), and never by less than 5 %
-    // of the depth: 5 % alone let a cornice 0.34 units before a facade 20 away leave the wall
-    // behind it "seen", and the closing filled a band there (docs/decisions.md, "A cell behind
-    // relief is occluded"), while at grazing angles the plane's own points share its pixel.
+    // footprints on the plane (a footprint over sin e along the ray), or by more than 5 % of the
+    // depth, the whole rule before: 5 % alone let a cornice 0.34 units before a facade 20 away
+    // leave the wall behind it "seen", and the closing filled a band there (docs/decisions.md, "A
+    // cell behind relief is occluded"); over sin e, because at grazing angles the plane's own
+    // points share the cell's pixel.
     const occlusionMargin = Math.max(tolerance, Math.min(margin, (2 * zc * image.scale) / (image.view.intrinsics.focal * sinElevation)));
     if (depth !== 0 && depth < zc - occlusionMargin) return; // occluded
     seenBy.push(index);
