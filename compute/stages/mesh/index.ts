@@ -314,8 +314,11 @@ async function meshCloud(input: Input, opts: Options, progress: ProgressFn | und
     if (opts.groundCompletion) {
       const photos = opts.groundSweep && input.images?.length ? { images: input.images, sweep: opts.groundSweep } : undefined;
       // Without planes there are no depth images yet: the ground's are made here, so they read the backdrop too.
-      const depthImages = completion.depthImages ?? (backdrop ? { images: cloudDepthImages(cloud.positions, cloud.count, input.views), count: cloud.count } : null);
-      if (depthImages && !completion.depthImages && backdrop) counts.backdropPixels = markBackdrop(depthImages.images, backdrop);
+      let depthImages = completion.depthImages;
+      if (!depthImages && backdrop) {
+        depthImages = { images: cloudDepthImages(cloud.positions, cloud.count, input.views), count: cloud.count };
+        counts.backdropPixels = markBackdrop(depthImages.images, backdrop);
+      }
       const ground = await completeGround({ ...cloud, normals: oriented.normals }, input.views, h, completion.planes, completion.planeOf, opts.groundCompletion, photos, depthImages, helpers?.groundSweep);
       Object.assign(counts, ground.report);
       const denseAndPlanes = cloud;
