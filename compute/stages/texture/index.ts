@@ -72,6 +72,14 @@ export interface Options {
    * the vertex colour of its points, a flat grey.
    */
   grazingMinCosine: number;
+  /**
+   * Power of |cos θ| (face normal against the ray) the data term is weighed by: 2 ranks views by
+   * the resolution along the face's worst direction (view-scan.ts); 0 is Waechter et al.'s plain
+   * gradient magnitude integral. `npm run bench -- views`, 0 → 2: fountain-P11 27.53 → 27.88 dB,
+   * object-ring 28.05 → 28.38, the plain room 29.88 → 30.15, the synthetic facade 29.34 → 29.14
+   * (docs/decisions.md, "The texture's data term prefers frontal views").
+   */
+  frontalPower: number;
   /** Visibility tolerance against the z-buffer, in median mesh edge lengths. */
   depthToleranceEdges: number;
   /** Long side the photos are read at (0: as stored by ingest). */
@@ -103,6 +111,7 @@ export const DEFAULTS: Options = {
   consistencyRadius: 48,
   minCosine: 0.1,
   grazingMinCosine: 0.02,
+  frontalPower: 2,
   depthToleranceEdges: 2,
   photoMaxSide: 0,
   levelling: true,
@@ -312,7 +321,7 @@ async function texture(input: Input, opts: Options, runner: TaskRunner<ViewTask,
     if (photo) fromStore++;
     return { path, view: views[v], scale, ...(photo ? { photo } : {}) };
   };
-  const scan: ScanOptions = { depthTolerance: opts.depthToleranceEdges * medianEdgeLength(mesh), minCosine: opts.minCosine, grazingMinCosine: opts.grazingMinCosine, borderPixels: opts.padding + 1 };
+  const scan: ScanOptions = { depthTolerance: opts.depthToleranceEdges * medianEdgeLength(mesh), minCosine: opts.minCosine, grazingMinCosine: opts.grazingMinCosine, borderPixels: opts.padding + 1, frontalPower: opts.frontalPower };
   const scanned = await scanPhotos(input, imageByIndex, photoOf, baseScale, scan, runner, progress);
   if (scanned.unreadable.length > 0) warnings.push(`could not read ${scanned.unreadable.join(", ")}; not used for the texture`);
   const grazing = dropGrazing(scanned.observations, mesh.faceCount);

@@ -7,7 +7,13 @@
  * projection. It grows with the face's projected size (close, frontal views) and with the
  * photo's sharpness there (a blurred or downscaled view has weaker gradients). We approximate
  * the integral by projected area × the mean gradient magnitude at the corners and centroid,
- * plus a small floor so that a textureless face still prefers its largest projection.
+ * plus a small floor so that a textureless face still prefers its largest projection, and
+ * weigh it by |cos θ|² between the face's normal and the ray (Options.frontalPower): the integral
+ * alone barely falls as a surface turns away from a view, because foreshortening packs its texture
+ * into fewer pixels and raises their gradients by about 1 / cos θ while the area shrinks by cos θ.
+ * One cos θ undoes that rise; the other turns the projected area (σ_max·σ_min of the face's
+ * projection) into σ_min², the resolution along the face's worst direction, which is what a view
+ * from elsewhere sees of it (docs/decisions.md, "The texture's data term prefers frontal views").
  */
 import type { Mesh, RegisteredView } from "../../scene/index.js";
 import { projectVertices, rasterizeDepth, sampleRgb, type VertexProjection } from "../../geometry/mesh-raster.js";
@@ -34,6 +40,8 @@ export interface ScanOptions {
   grazingMinCosine: number;
   /** Pixels kept clear of the image border (bilinear taps and padding stay inside). */
   borderPixels: number;
+  /** The data term is multiplied by |cos θ| to this power (the texture stage's Options.frontalPower). */
+  frontalPower: number;
 }
 
 /** Per-face unit normal (unnormalised winding ignored: |cos| is used) and centroid. */
@@ -115,7 +123,7 @@ export function scanView(mesh: Pick<Mesh, "positions" | "indices" | "faceCount">
     const sharpness = (at(gx, gy) + at(proj.px[a], proj.py[a]) + at(proj.px[b], proj.py[b]) + at(proj.px[c], proj.py[c])) / 4;
     seen[count] = f;
     grazing[count] = cosine < options.minCosine ? 1 : 0;
-    quality[count] = Math.max(area, 0.25) * (sharpness + GRADIENT_FLOOR);
+    quality[count] = Math.max(area, 0.25) * (sharpness + GRADIENT_FLOOR) * cosine ** options.frontalPower;
     // Mean colour: centroid and the three points halfway to the corners.
     sampleRgb(rgb, width, height, gx, gy, texel);
     let r = texel[0], g = texel[1], bl = texel[2];
