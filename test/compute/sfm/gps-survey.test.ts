@@ -60,8 +60,8 @@ function surveyPhotos(): NonNullable<typeof rendered> {
 
 /** The rendered survey through ingest and SfM, its photos carrying the fixes of `receiver`. */
 async function surveyRun(label: string, receiver: Parameters<typeof surveyGps>[3], photos = PHOTOS): Promise<SurveyRun> {
-  const { capture } = surveyPhotos();
-  const views = surveyPhotos().views.slice(0, photos);
+  const { capture, views: flown } = surveyPhotos();
+  const views = flown.slice(0, photos);
   const exif = (_: unknown, i: number) => ({ make: "Test", model: "Drone", focalLength35mm: SURVEY_FOCAL_35MM, ...surveyGps(capture.def.cameras[i].eye, i, SEED, receiver) });
   const run = await runSfmOnViews(views, new Set(views.map((v) => v.name)), capture.sceneRadius, {}, exif);
   const { counts, finalBundleAdjustment } = run.result.report as unknown as { counts: Record<string, number>; finalBundleAdjustment: { gps?: SurveyRun["gps"] } };
