@@ -104,10 +104,10 @@ export function backgroundMask(rgb: Uint8Array, width: number, height: number): 
   return mask;
 }
 
-/** WINDOW_RADIUS steps of 8-neighbour growth of the mask into dark pixels. */
+/** WINDOW_RADIUS steps of 8-neighbour growth of the mask's dark part into dark pixels (a dark edge against the sky stays surface). */
 function growThroughDark(mask: Uint8Array, luma: Float32Array, width: number, height: number): void {
   let front: number[] = [];
-  for (let i = 0; i < mask.length; i++) if (mask[i]) front.push(i);
+  for (let i = 0; i < mask.length; i++) if (mask[i] && luma[i] <= DARK_LUMA) front.push(i);
   for (let step = 0; step < WINDOW_RADIUS && front.length > 0; step++) {
     const next: number[] = [];
     for (const i of front) {
