@@ -10,7 +10,7 @@
  * fill from the border). A smooth white wall inside the picture is therefore surface: it is
  * what issue 40 asks the model to close. Trees and far houses are textured and stay surface.
  *
- * The mask then grows up to WINDOW_RADIUS pixels through dark pixels: a dark backdrop pixel that
+ * The mask's dark part then grows up to WINDOW_RADIUS pixels through dark pixels: a dark backdrop pixel that
  * close to a bright silhouette has the silhouette in its smoothness window, so the fill stops
  * short of it, and a band of backdrop as wide as the window's radius was counted as surface
  * around every dark-backdrop silhouette (templeSparseRing's held-back photos: 8 and 10 % of
