@@ -1,5 +1,5 @@
 /**
- * @module `npm run bench -- <name...>`: runs the named benchmarks (edge, sfm, precision, dense, ba, front, views, stress, subsets, scale, load, ann, keypoints, eta, export, burst, survey, kernels, speed), or all.
+ * @module `npm run bench -- <name...>`: runs the named benchmarks (edge, sfm, precision, dense, ba, front, views, stress, subsets, scale, load, ann, keypoints, eta, export, burst, survey, kernels, detect, speed), or all.
  * Each benchmark is a module `bench/<name>.ts` exporting `run(args: string[]): Promise<void>`.
  * `--help` prints their arguments and options (bench/usage.ts); an option that none of the
  * named benchmarks reads is refused before any runs.

@@ -190,6 +190,15 @@ export const BENCHES = {
       { name: "width", form: "value", arg: "PX", help: "rendered view width (default 800)" },
     ],
   },
+  detect: {
+    args: "[set-filter...]",
+    summary: "the features stage's AKAZE (OpenCV.js) against native OpenCV's (python3-opencv, one thread and every core) on each set's first photos as the stage decodes them: ms per image, keypoints, the ratio",
+    options: [
+      { name: "images", form: "value", arg: "N", help: "photos per set (default 1)" },
+      { name: "side", form: "value", arg: "PX", help: "detection side (default 2000, the standard preset's)" },
+      { name: "rounds", form: "value", arg: "N", help: "calls per image and detector; the fastest counts (default 3)" },
+    ],
+  },
   speed: {
     args: "[set-filter...]",
     summary: "the whole pipeline on every dataset, each in a process of its own, and COLMAP's sparse run beside it: wall, CPU, cores and peak memory per stage, and the ratio to COLMAP",
