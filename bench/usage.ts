@@ -94,6 +94,7 @@ export const BENCHES = {
       { name: "docs", form: "flag", help: "also write fountain-P11's and facade's side-by-side pictures to docs/views/ (default off)" },
       { name: "keep", form: "value", arg: "DIR", help: "keep each set's model in DIR (default: a temporary folder)" },
       { name: "own-cameras", form: "flag", help: "real sets with published poses: also score each held-back photo from the pipeline's own camera for it (a sparse run on every photo; default off)" },
+      { name: "in-model", form: "value", arg: "PHOTOS", help: "comma-separated names of uploaded (not held-back) photos also scored, outside the mean: the model against a photo it was built from (default none)" },
     ],
   },
   stress: {

@@ -39,6 +39,9 @@
  * ones included), as a user who added the photo would see the model: the published camera tests
  * the model and the pipeline's self-calibration together (a principal point 3–4 px from the
  * published one moves the whole render by about a pixel at 768 px), the own camera the model.
+ * With --in-model=<photo,...>, those photos of the upload (not held back) are scored too, from the
+ * reference camera in the same way, marked "(in the model)" and left out of the mean: how well the
+ * model reproduces a photo it was built from, against a new viewpoint's figure.
  * With --keep=<dir>, each set's pipeline output stays in <dir>, and beside it the exact pixels
  * that were scored (view-<photo>-render.png with the render's alpha, view-<photo>-photo.png).
  * Side-by-side pictures (photo | render | |difference|) go to bench/out/views/; with --docs
@@ -83,6 +86,8 @@ interface ViewScore {
   untextured: number;
   /** With --own-cameras, real sets with published poses: the same figures from the pipeline's own camera for the photo. */
   own?: { coverage: number; psnr: number; ssim: number };
+  /** With --in-model: a photo the model was built from, scored as a held-back one is (not in the set's mean). */
+  inModel?: boolean;
 }
 
 interface SetScore {
@@ -307,7 +312,7 @@ async function ownView(glb: string, renderer: ThreeRenderer, photoPath: string, 
   return { coverage, psnr, ssim };
 }
 
-async function benchSet(set: string, renderer: ThreeRenderer, root: string, commit: string, quality: string, keepDir: string | null, docs: boolean, ownCameras: boolean): Promise<SetScore | null> {
+async function benchSet(set: string, renderer: ThreeRenderer, root: string, commit: string, quality: string, keepDir: string | null, docs: boolean, ownCameras: boolean, inModel: string[]): Promise<SetScore | null> {
   const setDir = RENDERED_SETS[set] ? await RENDERED_SETS[set]() : path.join(datasetsRoot, set);
   if (!existsSync(path.join(setDir, "images"))) return null;
   const sparseRun = (files: string[], out: string) => reconstruct(root, files, out, quality, ["--sparse-only"]);
@@ -337,7 +342,8 @@ async function benchSet(set: string, renderer: ThreeRenderer, root: string, comm
     const mesh = path.join(setDir, "gt/mesh.ply");
     const marked = path.join(outDir, "untextured-marked.glb");
     await untexturedMarked(glb, marked);
-    for (const photo of held) {
+    const fromModel = new Set(kept.filter((k) => inModel.includes(k.name)));
+    for (const photo of [...held, ...fromModel]) {
       const cam = intoModel(byFile.get(photo.name)!, sim, truth.pixelCentreOffset, RENDER_WIDTH);
       const render = await renderer.render(glb, cam, 0.005 * spread, 200 * spread);
       const resized = await photoAtSize(photo.path, cam.width, cam.height);
@@ -364,7 +370,7 @@ async function benchSet(set: string, renderer: ThreeRenderer, root: string, comm
       const picture = path.join(pictures, `${set.replace("/", "_")}-${path.parse(photo.name).name}-${commit}.jpg`);
       const ownCam = ownByFile?.get(photo.name);
       const ownScore = ownCam && ownSim ? await ownView(glb, renderer, photo.path, ownCam, ownSim, spread, picture.replace(/\.jpg$/, "-own.jpg")) : undefined;
-      result.views.push({ photo: photo.name, coverage: s.coverage, coverageAll, background: background ? background.reduce((sum, b) => sum + b, 0) / background.length : 0, psnr: s.psnr, ssim: s.ssim, untextured, own: ownScore });
+      result.views.push({ photo: photo.name, coverage: s.coverage, coverageAll, background: background ? background.reduce((sum, b) => sum + b, 0) / background.length : 0, psnr: s.psnr, ssim: s.ssim, untextured, own: ownScore, ...(fromModel.has(photo) ? { inModel: true } : {}) });
       await sideBySide(pixels, render, s.covered, picture);
       if (keepDir) {
         // The exact pixels that were scored, for looking closer than the side-by-side JPEG allows.
@@ -398,6 +404,7 @@ export async function run(args: string[]): Promise<void> {
   const keep = keepArg ? path.resolve(keepArg) : null;
   const docs = args.includes("--docs");
   const ownCameras = args.includes("--own-cameras");
+  const inModel = args.find((a) => a.startsWith("--in-model="))?.split("=")[1]?.split(",").filter(Boolean) ?? [];
   const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root }).toString().trim();
   const filters = args.filter((a) => !a.startsWith("--"));
   const rendered = Object.keys(RENDERED_SETS).filter((s) => filters.length === 0 || filters.some((f) => s.includes(f)));
@@ -407,7 +414,7 @@ export async function run(args: string[]): Promise<void> {
   try {
     for (const set of sets) {
       console.log(`views: ${set} (pipeline of ${root} at ${commit}, ${quality})…`);
-      const result = await benchSet(set, renderer, root, commit, quality, keep, docs, ownCameras);
+      const result = await benchSet(set, renderer, root, commit, quality, keep, docs, ownCameras, inModel);
       if (result) results.push(result);
     }
   } finally {
@@ -418,10 +425,11 @@ export async function run(args: string[]): Promise<void> {
   for (const r of results) {
     if (r.error) console.log(`${r.set} | ${r.uploaded} | ${r.registered} | failed: ${r.error.split("\n")[0]}`);
     const ownColumns = (own: ViewScore["own"]): string[] => (ownCameras ? (own ? [fmt(own.coverage, 3), fmt(own.psnr, 2), fmt(own.ssim, 3)] : ["-", "-", "-"]) : []);
-    for (const v of r.views) console.log([r.set, r.uploaded, r.registered, v.photo, fmt(v.coverage, 3), fmt(v.coverageAll, 3), fmt(v.background, 3), fmt(v.psnr, 2), fmt(v.ssim, 3), fmt(v.untextured, 3), fmt(r.seconds, 1), fmt(r.peakRssMiB, 0), ...ownColumns(v.own)].join(" | "));
-    if (r.views.length > 1) {
-      const mean = (f: (v: ViewScore) => number): number => r.views.reduce((s, v) => s + f(v), 0) / r.views.length;
-      const ownMean = r.views.every((v) => v.own) ? { coverage: mean((v) => v.own!.coverage), psnr: mean((v) => v.own!.psnr), ssim: mean((v) => v.own!.ssim) } : undefined;
+    for (const v of r.views) console.log([r.set, r.uploaded, r.registered, v.inModel ? `${v.photo} (in the model)` : v.photo, fmt(v.coverage, 3), fmt(v.coverageAll, 3), fmt(v.background, 3), fmt(v.psnr, 2), fmt(v.ssim, 3), fmt(v.untextured, 3), fmt(r.seconds, 1), fmt(r.peakRssMiB, 0), ...ownColumns(v.own)].join(" | "));
+    const heldViews = r.views.filter((v) => !v.inModel);
+    if (heldViews.length > 1) {
+      const mean = (f: (v: ViewScore) => number): number => heldViews.reduce((s, v) => s + f(v), 0) / heldViews.length;
+      const ownMean = heldViews.every((v) => v.own) ? { coverage: mean((v) => v.own!.coverage), psnr: mean((v) => v.own!.psnr), ssim: mean((v) => v.own!.ssim) } : undefined;
       console.log([r.set, "", "", "mean", fmt(mean((v) => v.coverage), 3), fmt(mean((v) => v.coverageAll), 3), fmt(mean((v) => v.background), 3), fmt(mean((v) => v.psnr), 2), fmt(mean((v) => v.ssim), 3), fmt(mean((v) => v.untextured), 3), "", "", ...ownColumns(ownMean)].join(" | "));
     }
   }
