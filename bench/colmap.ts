@@ -12,24 +12,18 @@ import path from "node:path";
 import { promisify } from "node:util";
 import type { NamedPose } from "../compute/stages/sfm/accuracy.js";
 import { measuredChildren } from "./child-usage.js";
+import { ensureDebianTool, runs } from "./debian-tool.js";
 
 const exec = promisify(execFile);
-let colmapChecked: boolean | null = null;
+/** The n/a notice is printed once. */
+let colmapReported = false;
 
 /** True when `colmap` runs; installs Debian's package first when root and apt-get can. */
 export async function ensureColmap(): Promise<boolean> {
-  if (colmapChecked !== null) return colmapChecked;
-  const works = async () => exec("colmap", ["help"], { maxBuffer: 1 << 24 }).then(() => true, () => false);
-  colmapChecked = await works();
-  if (!colmapChecked && process.getuid?.() === 0 && existsSync("/usr/bin/apt-get")) {
-    console.log("bench: colmap not on PATH; trying apt-get install -y colmap");
-    await exec("apt-get", ["install", "-y", "colmap"], { maxBuffer: 1 << 26, env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } }).catch((e: unknown) => {
-      console.log(`bench: apt-get install colmap failed: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}`);
-    });
-    colmapChecked = await works();
-  }
-  if (!colmapChecked) console.log("bench: colmap not available; COLMAP columns are n/a");
-  return colmapChecked;
+  const found = await ensureDebianTool("colmap", runs("colmap", ["help"]));
+  if (!found && !colmapReported) console.log("bench: colmap not available; COLMAP columns are n/a");
+  colmapReported = true;
+  return found;
 }
 
 /** One COLMAP command: wall seconds from spawn to exit, CPU seconds (user + system, every thread), peak resident MiB (GNU time's %M; undefined without /usr/bin/time). */

@@ -16,7 +16,6 @@
  * other benches install COLMAP; without it the native columns print n/a.
  */
 import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -27,6 +26,7 @@ import { detectionGray } from "../compute/stages/features/detect.js";
 import { loadOpenCV } from "../compute/stages/features/opencv.js";
 import { DEFAULTS as FEATURE_DEFAULTS } from "../compute/stages/features/options.js";
 import { datasetInputs, datasetsRoot, listDatasets, repoRoot } from "./datasets.js";
+import { ensureDebianTool, runs } from "./debian-tool.js";
 
 const exec = promisify(execFile);
 const PYTHON = "/usr/bin/python3";
@@ -44,22 +44,11 @@ interface Row {
   nativeAll?: { keypoints: number; ms: number; threads: number };
 }
 
-let nativeChecked: boolean | null = null;
-
 /** True when /usr/bin/python3 imports cv2; installs Debian's python3-opencv first when root and apt-get can. */
 async function ensureNativeOpenCV(): Promise<boolean> {
-  if (nativeChecked !== null) return nativeChecked;
-  const works = () => exec(PYTHON, ["-c", "import cv2"]).then(() => true, () => false);
-  nativeChecked = await works();
-  if (!nativeChecked && process.getuid?.() === 0 && existsSync("/usr/bin/apt-get")) {
-    console.log("bench: python3-opencv missing; trying apt-get install -y python3-opencv");
-    await exec("apt-get", ["install", "-y", "python3-opencv"], { maxBuffer: 1 << 26, env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } }).catch((e: unknown) => {
-      console.log(`bench: apt-get install python3-opencv failed: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}`);
-    });
-    nativeChecked = await works();
-  }
-  if (!nativeChecked) console.log("bench: native OpenCV not available; its columns are n/a");
-  return nativeChecked;
+  const found = await ensureDebianTool("python3-opencv", runs(PYTHON, ["-c", "import cv2"]));
+  if (!found) console.log("bench: native OpenCV not available; its columns are n/a");
+  return found;
 }
 
 /** Binary PGM (P5) of an 8-bit grey image. */

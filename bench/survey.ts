@@ -15,7 +15,6 @@
  * bench/out/survey.json.
  */
 import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -28,6 +27,7 @@ import { createAccount } from "../test/e2e/client.js";
 import { startSystem } from "../test/e2e/system.js";
 import { encodeJpeg } from "../test/support/fixtures.js";
 import { renderDefinedView } from "../test/support/render.js";
+import { ensureDebianTool, runs } from "./debian-tool.js";
 import { SURVEY_FOCAL_35MM, SURVEY_FOCAL_WIDTHS, SURVEY_METRES_PER_UNIT, surveyCapture, surveyGps } from "../test/support/survey-scene.js";
 import { geographicOf, surveyTargets, targetMarks, targetPrimitives } from "../test/support/survey-targets.js";
 
@@ -86,12 +86,7 @@ function lasFacts(bytes: Buffer): { wkt: string | null; min: [number, number, nu
 
 /** `gdalinfo` when it runs, after apt-get installs gdal-bin when root; null when it cannot. */
 async function gdalinfo(): Promise<string | null> {
-  const found = await run$("gdalinfo", ["--version"]).then(() => true, () => false);
-  if (found) return "gdalinfo";
-  if (process.getuid?.() !== 0 || !existsSync("/usr/bin/apt-get")) return null;
-  console.log("bench: gdalinfo not on PATH; trying apt-get install -y gdal-bin");
-  await run$("apt-get", ["install", "-y", "gdal-bin"], { maxBuffer: 1 << 26, env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } }).catch((e: unknown) => console.log(`bench: apt-get install gdal-bin failed: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}`));
-  return (await run$("gdalinfo", ["--version"]).then(() => true, () => false)) ? "gdalinfo" : null;
+  return (await ensureDebianTool("gdal-bin", runs("gdalinfo", ["--version"]))) ? "gdalinfo" : null;
 }
 
 /**
