@@ -27,9 +27,9 @@ import { createAccount } from "../test/e2e/client.js";
 import { startSystem } from "../test/e2e/system.js";
 import { encodeJpeg } from "../test/support/fixtures.js";
 import { renderDefinedView } from "../test/support/render.js";
-import { ensureDebianTool, runs } from "./debian-tool.js";
 import { SURVEY_FOCAL_35MM, SURVEY_FOCAL_WIDTHS, SURVEY_METRES_PER_UNIT, surveyCapture, surveyGps } from "../test/support/survey-scene.js";
 import { geographicOf, surveyTargets, targetMarks, targetPrimitives } from "../test/support/survey-targets.js";
+import { ensureDebianTool, runs } from "./debian-tool.js";
 
 const run$ = promisify(execFile);
 const repoRoot = path.resolve(fileURLToPath(import.meta.url), "../..");
