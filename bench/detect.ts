@@ -6,11 +6,12 @@
  *
  * Each set's first N photos are decoded as the stage decodes them (decode.ts, at the standard
  * preset's 2000-px detection side, or --side; small photos upsampled 2×, detect.ts
- * `detectionGray`), written as PGM, and detected ROUNDS times by each detector; the fastest call
- * counts, over three turns each (the detectors alternate). OpenCV.js runs on this process's main thread; native OpenCV on one thread (the per-thread
- * speed, since the stage runs one photo per worker) and on every core. The keypoint counts show
- * that both detectors do the same work (OpenCV.js 4.12 against Debian's 4.6: AKAZE's code did not
- * change between them in what it detects, so the counts should agree within a few per cent).
+ * `detectionGray`), written as PGM, and detected ROUNDS times by each detector in each of three
+ * turns (the detectors alternate, as this machine has slow spells); the fastest call counts.
+ * OpenCV.js runs on this process's main thread; native OpenCV on one thread (the per-thread speed,
+ * since the stage runs one photo per worker) and on every core. The keypoint counts show whether
+ * both do the same work: OpenCV.js 4.12 against Debian's 4.6 found the same counts, to one
+ * keypoint, on 14 photos of the seven sets (2026-12-02).
  *
  * Needs /usr/bin/python3 with cv2: apt-get installs python3-opencv when run as root, as the
  * other benches install COLMAP; without it the native columns print n/a.

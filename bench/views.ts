@@ -343,6 +343,8 @@ async function benchSet(set: string, renderer: ThreeRenderer, root: string, comm
     const marked = path.join(outDir, "untextured-marked.glb");
     await untexturedMarked(glb, marked);
     const fromModel = new Set(kept.filter((k) => inModel.includes(k.name)));
+    const unknown = inModel.filter((name) => !kept.some((k) => k.name === name));
+    if (unknown.length > 0) console.log(`views: ${set}: --in-model names no uploaded photo of this set: ${unknown.join(", ")}`);
     for (const photo of [...held, ...fromModel]) {
       const cam = intoModel(byFile.get(photo.name)!, sim, truth.pixelCentreOffset, RENDER_WIDTH);
       const render = await renderer.render(glb, cam, 0.005 * spread, 200 * spread);
