@@ -90,82 +90,62 @@ export function backgroundMask(rgb: Uint8Array, width: number, height: number): 
     candidate[i] = dark || sky ? 1 : 0;
   }
   const mask = new Uint8Array(n);
-  const queue = new Int32Array(n);
-  let head = 0;
-  let tail = 0;
-  const seed = (i: number) => {
-    if (candidate[i] && !mask[i]) {
-      mask[i] = 1;
-      queue[tail++] = i;
-    }
-  };
-  for (let x = 0; x < width; x++) {
-    seed(x);
-    seed((height - 1) * width + x);
-  }
-  for (let y = 0; y < height; y++) {
-    seed(y * width);
-    seed(y * width + width - 1);
-  }
-  while (head < tail) {
-    const i = queue[head++];
-    const x = i % width;
-    if (x > 0) seed(i - 1);
-    if (x < width - 1) seed(i + 1);
-    if (i >= width) seed(i - width);
-    if (i < n - width) seed(i + width);
-  }
+  fill4(borderPixels(width, height), (j) => candidate[j] === 1 && !mask[j], (j) => (mask[j] = 1), width, height);
   if (isStudio(mask, luma, width, height)) maskOpenings(mask, candidate, luma, width, height);
   growThroughDark(mask, luma, width, height);
   return mask;
 }
 
+/** Each pixel of the image's border once: top and bottom rows, then the side columns between them. */
+function borderPixels(width: number, height: number): number[] {
+  const pixels: number[] = [];
+  for (let x = 0; x < width; x++) pixels.push(x, (height - 1) * width + x);
+  for (let y = 1; y < height - 1; y++) pixels.push(y * width, y * width + width - 1);
+  return pixels;
+}
+
+/**
+ * 4-neighbour flood fill from `starts`: each pixel `accept` takes is visited once (`visit`, which
+ * must make `accept` refuse it from then on) and spreads to its neighbours; returns the visited,
+ * a view into `queue` (one pixel's room per image pixel, reusable between fills).
+ */
+function fill4(starts: Iterable<number>, accept: (j: number) => boolean, visit: (j: number) => void, width: number, height: number, queue = new Int32Array(width * height)): Int32Array {
+  const n = width * height;
+  let tail = 0;
+  const take = (j: number) => {
+    if (!accept(j)) return;
+    visit(j);
+    queue[tail++] = j;
+  };
+  for (const j of starts) take(j);
+  for (let head = 0; head < tail; head++) {
+    const i = queue[head];
+    const x = i % width;
+    if (x > 0) take(i - 1);
+    if (x < width - 1) take(i + 1);
+    if (i >= width) take(i - width);
+    if (i < n - width) take(i + width);
+  }
+  return queue.subarray(0, tail);
+}
+
 /** Whether the border-joined background is a dark backdrop around the whole photo. */
 function isStudio(mask: Uint8Array, luma: Float32Array, width: number, height: number): boolean {
-  let border = 0;
-  let masked = 0;
-  let dark = 0;
-  const visit = (i: number) => {
-    border++;
-    if (!mask[i]) return;
-    masked++;
-    if (luma[i] <= DARK_LUMA) dark++;
-  };
-  for (let x = 0; x < width; x++) {
-    visit(x);
-    visit((height - 1) * width + x);
-  }
-  for (let y = 1; y < height - 1; y++) {
-    visit(y * width);
-    visit(y * width + width - 1);
-  }
-  return masked >= STUDIO_BORDER_SHARE * border && dark >= STUDIO_DARK_SHARE * masked;
+  const border = borderPixels(width, height);
+  const masked = border.filter((i) => mask[i]);
+  const dark = masked.filter((i) => luma[i] <= DARK_LUMA).length;
+  return masked.length >= STUDIO_BORDER_SHARE * border.length && dark >= STUDIO_DARK_SHARE * masked.length;
 }
 
 /** Adds to the mask every dark smooth candidate region of at least MIN_OPENING_PIXELS that the border fill did not reach. */
 function maskOpenings(mask: Uint8Array, candidate: Uint8Array, luma: Float32Array, width: number, height: number): void {
-  const n = width * height;
-  const seen = new Uint8Array(n);
-  const region = new Int32Array(n);
-  for (let start = 0; start < n; start++) {
-    if (seen[start] || mask[start] || !candidate[start] || luma[start] > DARK_LUMA) continue;
-    let count = 0;
-    seen[start] = 1;
-    region[count++] = start;
-    for (let head = 0; head < count; head++) {
-      const i = region[head];
-      const x = i % width;
-      const visit = (j: number) => {
-        if (seen[j] || mask[j] || !candidate[j] || luma[j] > DARK_LUMA) return;
-        seen[j] = 1;
-        region[count++] = j;
-      };
-      if (x > 0) visit(i - 1);
-      if (x < width - 1) visit(i + 1);
-      if (i >= width) visit(i - width);
-      if (i < n - width) visit(i + width);
-    }
-    if (count >= MIN_OPENING_PIXELS) for (let k = 0; k < count; k++) mask[region[k]] = 1;
+  const seen = new Uint8Array(width * height);
+  const queue = new Int32Array(width * height);
+  const opening = (j: number) => !seen[j] && !mask[j] && candidate[j] === 1 && luma[j] <= DARK_LUMA;
+  for (let start = 0; start < seen.length; start++) {
+    if (!opening(start)) continue;
+    const region = fill4([start], opening, (j) => (seen[j] = 1), width, height, queue);
+    if (region.length >= MIN_OPENING_PIXELS) for (const j of region) mask[j] = 1;
   }
 }
 
