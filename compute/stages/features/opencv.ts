@@ -1,13 +1,15 @@
 /**
- * @module Load opencv-js (WebAssembly) once per thread. The Emscripten module object is a
- * thenable whose `then` calls back with itself, so it must never be passed to `resolve` or
- * returned from an async function (the promise would adopt it in an endless microtask loop
- * that blocks the thread): it travels inside a box, up to the caller.
+ * @module Load OpenCV.js once per thread: the SIMD build committed in ./opencv-simd (OpenCV 4.6,
+ * Emscripten with WebAssembly SIMD; its README says how it is built). Its AKAZE gives the same
+ * keypoints and descriptors as npm's @techstark/opencv-js 4.12 in 0.34–0.47 of the time, which
+ * still provides the typings. The module object travels inside a box, up to the caller: an
+ * Emscripten module may be a thenable whose `then` calls back with itself, and a promise that
+ * adopted it would loop in microtasks forever.
  */
 import { createRequire } from "node:module";
 import type * as OpenCV from "@techstark/opencv-js";
 
-/** opencv-js 4.12 exports AKAZE at runtime, but its typings omit it. */
+/** OpenCV.js exports AKAZE at runtime, but the typings omit it. */
 export interface AKAZEDetector {
   setThreshold(threshold: number): void;
   setNOctaveLayers(layers: number): void;
@@ -20,10 +22,10 @@ export type CV = typeof OpenCV & { AKAZE: new () => AKAZEDetector };
 let loading: Promise<{ cv: CV }> | undefined;
 
 export function loadOpenCV(): Promise<{ cv: CV }> {
-  loading ??= new Promise<{ cv: CV }>((resolve) => {
-    const cv = createRequire(import.meta.url)("@techstark/opencv-js") as CV & { onRuntimeInitialized?: () => void };
-    if (typeof cv.Mat === "function") resolve({ cv });
-    else cv.onRuntimeInitialized = () => resolve({ cv });
+  // The build's export is Emscripten's ready promise (MODULARIZE); it resolves to the module.
+  loading ??= (createRequire(import.meta.url)("./opencv-simd/opencv.cjs") as Promise<CV & { then?: unknown }>).then((cv) => {
+    delete cv.then;
+    return { cv };
   });
   return loading;
 }
