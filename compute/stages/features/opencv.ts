@@ -1,10 +1,15 @@
 /**
- * @module Load OpenCV.js once per thread: the SIMD build committed in ./opencv-simd (OpenCV 4.6,
- * Emscripten with WebAssembly SIMD; its README says how it is built). Its AKAZE gives the same
- * keypoints and descriptors as npm's @techstark/opencv-js 4.12 in 0.34–0.47 of the time, which
- * still provides the typings. The module object travels inside a box, up to the caller: an
- * Emscripten module may be a thenable whose `then` calls back with itself, and a promise that
- * adopted it would loop in microtasks forever.
+ * @module Load OpenCV.js once per thread: npm's @techstark/opencv-js 4.12 by default, or, with
+ * OPENCV_SIMD=1 in the environment, the SIMD build committed in ./opencv-simd (OpenCV 4.6,
+ * Emscripten with WebAssembly SIMD; its README says how it is built). The SIMD build's AKAZE finds
+ * the same keypoints in 0.34–0.47 of the time, but a few orientations and descriptors differ
+ * from npm's, and on templeSparseRing SfM then placed 13 of 16 photos instead of 16: not the
+ * default until the benches are run on it (docs/decisions.md, "Detection stays on OpenCV.js, at
+ * 2.2× native's time").
+ *
+ * The module object travels inside a box, up to the caller: an Emscripten module may be a
+ * thenable whose `then` calls back with itself, and a promise that adopted it would loop in
+ * microtasks forever.
  */
 import { createRequire } from "node:module";
 import type * as OpenCV from "@techstark/opencv-js";
@@ -22,10 +27,22 @@ export type CV = typeof OpenCV & { AKAZE: new () => AKAZEDetector };
 let loading: Promise<{ cv: CV }> | undefined;
 
 export function loadOpenCV(): Promise<{ cv: CV }> {
-  // The build's export is Emscripten's ready promise (MODULARIZE); it resolves to the module.
-  loading ??= (createRequire(import.meta.url)("./opencv-simd/opencv.cjs") as Promise<CV & { then?: unknown }>).then((cv) => {
+  loading ??= process.env.OPENCV_SIMD === "1" ? loadSimdBuild() : loadNpmBuild();
+  return loading;
+}
+
+function loadNpmBuild(): Promise<{ cv: CV }> {
+  return new Promise<{ cv: CV }>((resolve) => {
+    const cv = createRequire(import.meta.url)("@techstark/opencv-js") as CV & { onRuntimeInitialized?: () => void };
+    if (typeof cv.Mat === "function") resolve({ cv });
+    else cv.onRuntimeInitialized = () => resolve({ cv });
+  });
+}
+
+/** The SIMD build's export is Emscripten's ready promise (MODULARIZE), resolving to the module. */
+function loadSimdBuild(): Promise<{ cv: CV }> {
+  return (createRequire(import.meta.url)("./opencv-simd/opencv.cjs") as Promise<CV & { then?: unknown }>).then((cv) => {
     delete cv.then;
     return { cv };
   });
-  return loading;
 }
