@@ -31,7 +31,8 @@ export function loadOpenCV(): Promise<{ cv: CV }> {
   return loading;
 }
 
-function loadNpmBuild(): Promise<{ cv: CV }> {
+/** npm's @techstark/opencv-js, the default (also for the test that compares the two builds). */
+export function loadNpmBuild(): Promise<{ cv: CV }> {
   return new Promise<{ cv: CV }>((resolve) => {
     const cv = createRequire(import.meta.url)("@techstark/opencv-js") as CV & { onRuntimeInitialized?: () => void };
     if (typeof cv.Mat === "function") resolve({ cv });
@@ -39,8 +40,8 @@ function loadNpmBuild(): Promise<{ cv: CV }> {
   });
 }
 
-/** The SIMD build's export is Emscripten's ready promise (MODULARIZE), resolving to the module. */
-function loadSimdBuild(): Promise<{ cv: CV }> {
+/** The committed SIMD build; its export is Emscripten's ready promise (MODULARIZE), resolving to the module. */
+export function loadSimdBuild(): Promise<{ cv: CV }> {
   return (createRequire(import.meta.url)("./opencv-simd/opencv.cjs") as Promise<CV & { then?: unknown }>).then((cv) => {
     delete cv.then;
     return { cv };
