@@ -25,4 +25,6 @@ NODE_PATH=/usr/share/nodejs python3 platforms/js/build_js.py "$work/build" --bui
   --cmake_option=-DWITH_PROTOBUF=OFF --cmake_option=-DBUILD_PROTOBUF=OFF \
   --cmake_option=-DWITH_QUIRC=OFF --cmake_option=-DWITH_ADE=OFF
 cp "$work/build/bin/opencv.js" "$here/opencv.cjs"
+# The build tree's paths (source file names in error messages, the host's Python) out of the module.
+python3 "$here/strip-paths.py" "$here/opencv.cjs" "$work"
 sha256sum "$here/opencv.cjs"
