@@ -73,6 +73,25 @@ describe("sfm.run without EXIF focal", () => {
   });
 });
 
+describe("sfm.run's focal starts without EXIF", () => {
+  // Two starts that agree end the search only on a model of 8 photos or more: a few photos fix
+  // the focal loosely, and the two shorter guesses can share a wrong basin (templeSparseRing's
+  // second half, compute/stages/sfm/index.ts AGREEING_STARTS_MIN_PHOTOS).
+  const startsFor = (cameras: number) => {
+    const scene = makeSyntheticScene({ cameras, points: 300, noisePx: 0.5, outlierShare: 0.05, outlierImage: false, seed: 5, defaultFocalPrior: 1.1 * SYNTHETIC_FOCAL });
+    const { model, report } = run({ images: scene.images, features: scene.features, pairs: scene.pairs, tracks: scene.tracks });
+    return { placed: model.views.length, attempts: report.counts.focalGuessAttempts };
+  };
+
+  it("tries every focal guess on a model of a few photos, although the first two agree", () => {
+    expect(startsFor(6)).toEqual({ placed: 6, attempts: 2 });
+  });
+
+  it("stops at the second start when it confirms the first on 8 photos", () => {
+    expect(startsFor(8)).toEqual({ placed: 8, attempts: 1 });
+  });
+});
+
 describe("sfm.run progress", () => {
   it("gives each focal start of an upload without EXIF its share, so the first start's registrations are not most of the stage", () => {
     const scene = makeSyntheticScene({ cameras: 8, points: 400, noisePx: 0.5, outlierShare: 0.05, outlierImage: false, seed: 5, defaultFocalPrior: 1.1 * SYNTHETIC_FOCAL });
