@@ -1,11 +1,12 @@
 /**
- * @module Load OpenCV.js once per thread: npm's @techstark/opencv-js 4.12 by default, or, with
- * OPENCV_SIMD=1 in the environment, the SIMD build committed in ./opencv-simd (OpenCV 4.6,
- * Emscripten with WebAssembly SIMD; its README says how it is built). The SIMD build's AKAZE finds
- * the same keypoints in 0.34–0.47 of the time, but a few orientations and descriptors differ
- * from npm's, and on templeSparseRing SfM then placed 13 of 16 photos instead of 16: not the
- * default until the benches are run on it (docs/decisions.md, "Detection stays on OpenCV.js, at
- * 2.2× native's time").
+ * @module Load OpenCV.js once per thread: the build committed in ./opencv-simd by default (OpenCV
+ * 4.6 compiled by Emscripten with `-msimd128`: the compiler vectorises loops, OpenCV's own SIMD
+ * intrinsics stay off; its README says how it is built), or, with OPENCV_NPM=1 in the
+ * environment, npm's @techstark/opencv-js 4.12. The committed build's AKAZE gives the same
+ * keypoints and bit-identical descriptors as npm's in 0.6–0.7 of the time; a build with OpenCV's
+ * intrinsics on took half the time but moved a few descriptor bits, and SfM on photos detected
+ * upsampled was worse at every seed (docs/decisions.md, "Detection runs on a vectorised build of
+ * OpenCV.js").
  *
  * The module object travels inside a box, up to the caller: an Emscripten module may be a
  * thenable whose `then` calls back with itself, and a promise that adopted it would loop in
@@ -27,11 +28,11 @@ export type CV = typeof OpenCV & { AKAZE: new () => AKAZEDetector };
 let loading: Promise<{ cv: CV }> | undefined;
 
 export function loadOpenCV(): Promise<{ cv: CV }> {
-  loading ??= process.env.OPENCV_SIMD === "1" ? loadSimdBuild() : loadNpmBuild();
+  loading ??= process.env.OPENCV_NPM === "1" ? loadNpmBuild() : loadSimdBuild();
   return loading;
 }
 
-/** npm's @techstark/opencv-js, the default (also for the test that compares the two builds). */
+/** npm's @techstark/opencv-js (OPENCV_NPM=1, and the test that compares the two builds). */
 export function loadNpmBuild(): Promise<{ cv: CV }> {
   return new Promise<{ cv: CV }>((resolve) => {
     const cv = createRequire(import.meta.url)("@techstark/opencv-js") as CV & { onRuntimeInitialized?: () => void };
@@ -40,7 +41,7 @@ export function loadNpmBuild(): Promise<{ cv: CV }> {
   });
 }
 
-/** The committed SIMD build; its export is Emscripten's ready promise (MODULARIZE), resolving to the module. */
+/** The committed build, the default; its export is Emscripten's ready promise (MODULARIZE), resolving to the module. */
 export function loadSimdBuild(): Promise<{ cv: CV }> {
   return (createRequire(import.meta.url)("./opencv-simd/opencv.cjs") as Promise<CV & { then?: unknown }>).then((cv) => {
     delete cv.then;
