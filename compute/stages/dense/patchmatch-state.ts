@@ -52,6 +52,13 @@ export class PatchMatchState {
    * backdrop and an overexposed sky are mostly flat.
    */
   private flatWindow = false;
+  /**
+   * Per checkerboard colour: its pixels' planes were set (initialize, initializeFrom) but not yet
+   * scored. The first sweep of that colour scores each plane with the window it loads anyway, so
+   * every pixel's window is built once less per level (its bilateral weights are 49 exp each);
+   * nothing reads another pixel's cost, so the costs and the planes come out the same.
+   */
+  private readonly unscored = [false, false];
 
   constructor(private readonly input: PatchMatchInput) {
     const { width, height, params } = input;
@@ -89,16 +96,29 @@ export class PatchMatchState {
   initialize(): void {
     for (let row = this.margin; row < this.height - this.margin; row++) {
       for (let col = this.margin; col < this.width - this.margin; col++) {
-        const p = row * this.width + col;
-        this.loadWindow(col, row);
-        this.randomHypothesis(col, row, p);
-        this.score(col, row, p);
+        this.randomHypothesis(col, row, row * this.width + col);
       }
     }
+    this.unscored.fill(true);
+  }
+
+  /** Score the planes no sweep has scored yet (a level left without sweeps). */
+  private scoreUnscored(): void {
+    if (!this.unscored[0] && !this.unscored[1]) return;
+    const { margin, width, height } = this;
+    for (let row = margin; row < height - margin; row++) {
+      for (let col = margin; col < width - margin; col++) {
+        if (!this.unscored[(row + col) & 1]) continue;
+        this.loadWindow(col, row);
+        this.score(col, row, row * width + col);
+      }
+    }
+    this.unscored.fill(false);
   }
 
   /** Use a prior from now on: the current planes are scored again with its share. */
   setPrior(raster: PriorRaster): void {
+    this.scoreUnscored();
     this.prior = raster;
     const { width, height } = this;
     for (let p = 0; p < width * height; p++) {
@@ -147,7 +167,6 @@ export class PatchMatchState {
         const rho = dq * (nx * ((cc + 0.5 - coarseView.cx) / coarseView.focal) + ny * ((cr + 0.5 - coarseView.cy) / coarseView.focal) + nz);
         const denom = nx * ((col + 0.5 - cx) / focal) + ny * ((row + 0.5 - cy) / focal) + nz;
         const d = rho / denom;
-        this.loadWindow(col, row);
         if (dq > 0 && denom < -1e-6 && d > 0.5 * depthMin && d < 2 * depthMax) {
           this.depth[p] = d;
           this.normal[3 * p] = nx;
@@ -156,9 +175,9 @@ export class PatchMatchState {
         } else {
           this.randomHypothesis(col, row, p);
         }
-        this.score(col, row, p);
       }
     }
+    this.unscored.fill(true);
   }
 
   /**
@@ -171,6 +190,8 @@ export class PatchMatchState {
     const { margin, width, height } = this;
     const depthScale = 0.1 * 0.5 ** iteration;
     const normalScale = 0.35 * 0.5 ** iteration;
+    const unscored = this.unscored[colour];
+    this.unscored[colour] = false;
     for (let row = margin; row < height - margin; row++) {
       for (let col = margin + ((row + colour + margin) & 1); col < width - margin; col += 2) {
         // A seeded pixel whose plane still matches badly gets the full search: the coarse level
@@ -178,8 +199,9 @@ export class PatchMatchState {
         // coarse pixels). Herz-Jesus-P8 at standard: filled depth per view +3–6 points (single
         // scale gains +7–9 at 3.5× the time), for 16 % more hypotheses (36.0 M → 41.7 M) and
         // 6 % more geometrically consistent pixels.
-        const full = !seeded || this.photo[row * width + col] > RESEARCH_COST;
         this.loadWindow(col, row);
+        if (unscored) this.score(col, row, row * width + col);
+        const full = !seeded || this.photo[row * width + col] > RESEARCH_COST;
         this.propagate(col, row, full ? NEIGHBOURS.length : 4);
         if (this.prior) this.tryPrior(col, row);
         this.refine(col, row, depthScale, normalScale, full);
@@ -386,6 +408,7 @@ export class PatchMatchState {
   }
 
   output(): PatchMatchOutput {
+    this.scoreUnscored();
     const out: PatchMatchOutput = { depth: this.depth, normal: this.normal, cost: this.photo, kernel: this.kernel.name, evaluations: this.evaluations };
     if (this.prior) Object.assign(out, this.priorFigures(this.prior));
     return out;

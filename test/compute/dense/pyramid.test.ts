@@ -16,6 +16,7 @@ describe("dense with a one-level pyramid", () => {
   let pyramid: DenseOutput;
   let single: DenseOutput;
   let checkerCoarse: DenseOutput;
+  let unswept: DenseOutput;
 
   beforeAll(async () => {
     fixture = await denseFixture({ scene: "object", views: 4, width: 320, height: 240, seed: 5 });
@@ -23,6 +24,7 @@ describe("dense with a one-level pyramid", () => {
     pyramid = await run({ images: fixture.images, model: fixture.model }, { ...common, pyramidLevels: 1, refineIterations: 1 });
     single = await run({ images: fixture.images, model: fixture.model }, { ...common, pyramidLevels: 0 });
     checkerCoarse = await run({ images: fixture.images, model: fixture.model }, { ...common, pyramidLevels: 1, refineIterations: 1, windowPattern: "square", coarseWindowPattern: "checker" });
+    unswept = await run({ images: fixture.images, model: fixture.model }, { ...common, pyramidLevels: 1, refineIterations: 0 });
   });
 
   afterAll(async () => {
@@ -53,5 +55,16 @@ describe("dense with a one-level pyramid", () => {
       expect(figures.validFraction).toBeGreaterThan(0.75);
     }
     expect(checkerCoarse.cloud.count).toBeGreaterThan(0.9 * pyramid.cloud.count);
+  });
+
+  // A level's planes are scored by its first sweep (patchmatch-state.ts, `unscored`); a level left
+  // without sweeps must still score them, or every pixel keeps the "no plane" cost and is dropped.
+  it("scores the fine level's seeded planes when the fine level runs no sweep", () => {
+    for (const map of unswept.depthMaps!) {
+      const figures = depthMapFigures(map, fixture.scene.views);
+      console.log(`fine level without sweeps, view ${map.viewIndex}: valid ${figures.validFraction.toFixed(3)}, median rel error ${figures.medianRelError.toFixed(5)}`);
+      expect(figures.validFraction).toBeGreaterThan(0.5);
+      expect(figures.medianRelError).toBeLessThan(0.01);
+    }
   });
 });
