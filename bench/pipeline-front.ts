@@ -69,7 +69,7 @@ async function frontStages(files: Array<{ path: string; name: string }>, workDir
   lap("features");
   const matched = await matching.run({ images, features: detected.features }, preset.matching, undefined, front.matching);
   lap("matching");
-  const refined = await keypoints.run({ images, features: detected.features, tracks: matched.tracks }, preset.keypoints);
+  const refined = await keypoints.run({ images, features: detected.features, tracks: matched.tracks }, preset.keypoints, undefined, front.keypoints);
   lap("keypoints");
   return { images, detected: { ...detected, features: refined.features }, matched, refined: refined.report, unrefined: detected.features };
 }

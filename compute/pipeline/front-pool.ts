@@ -1,5 +1,6 @@
 /**
- * @module The worker threads of the front of the pipeline, features then matching.
+ * @module The worker threads of the front of the pipeline: features, matching, then the
+ * keypoints' refinement.
  *
  * Why one pool for two stages: a worker thread spends about half a second of CPU before its
  * first task (the TypeScript loader, then OpenCV.js's 10 MB of JavaScript and WebAssembly).
@@ -11,10 +12,11 @@ import type { FeatureResult, FeatureTask } from "../stages/features/detect.js";
 import type { ViewsResult, ViewsTask } from "../stages/features/views.js";
 import type { PairResult, PairTask } from "../stages/matching/pair.js";
 import type { ViewPairResult, ViewPairTask } from "../stages/matching/view-matches.js";
+import type { ImageTask, ImageTaskResult } from "../stages/keypoints/image-task.js";
 import { type TaskRunner, WorkerPool } from "../util/pool.js";
 
-export type FrontTask = { stage: "features"; task: FeatureTask } | { stage: "views"; task: ViewsTask } | { stage: "matching"; task: PairTask } | { stage: "viewPairs"; task: ViewPairTask } | { stage: "ping" };
-export type FrontResult = FeatureResult | ViewsResult | PairResult | ViewPairResult;
+export type FrontTask = { stage: "features"; task: FeatureTask } | { stage: "views"; task: ViewsTask } | { stage: "matching"; task: PairTask } | { stage: "viewPairs"; task: ViewPairTask } | { stage: "keypoints"; task: ImageTask } | { stage: "ping" };
+export type FrontResult = FeatureResult | ViewsResult | PairResult | ViewPairResult | ImageTaskResult;
 
 export interface FrontWorkers {
   features: TaskRunner<FeatureTask, FeatureResult>;
@@ -23,6 +25,12 @@ export interface FrontWorkers {
   matching: TaskRunner<PairTask, PairResult>;
   /** A pair matched view by view against simulated oblique views (matching/view-matches.ts). */
   viewPairs: TaskRunner<ViewPairTask, ViewPairResult>;
+  /**
+   * One image's keypoint patches (keypoints/image-task.ts). Loaded threads: the stage's own pool
+   * cost each thread its start, so a job under 20,000 observations refined on one thread
+   * (keypoints/index.ts OBSERVATIONS_PER_WORKER).
+   */
+  keypoints: TaskRunner<ImageTask, ImageTaskResult>;
   /** Resolves once every worker has loaded, with each one's OpenCV.js heap size in bytes. */
   heapBytes(): Promise<number[]>;
   close(): Promise<void>;
@@ -36,6 +44,7 @@ export function startFrontWorkers(count: number): FrontWorkers {
     views: { size: pool.size, run: (task, transfer) => pool.run({ stage: "views", task }, transfer) as Promise<ViewsResult> },
     matching: { size: pool.size, run: (task, transfer) => pool.run({ stage: "matching", task }, transfer) as Promise<PairResult> },
     viewPairs: { size: pool.size, run: (task, transfer) => pool.run({ stage: "viewPairs", task }, transfer) as Promise<ViewPairResult> },
+    keypoints: { size: pool.size, run: (task, transfer) => pool.run({ stage: "keypoints", task }, transfer) as Promise<ImageTaskResult> },
     // Pings sent together while the pool is idle go to different workers (one task per idle worker).
     heapBytes: () => Promise.all(Array.from({ length: pool.size }, () => pool.run({ stage: "ping" }) as Promise<number>)),
     close: () => pool.close(),

@@ -182,7 +182,7 @@ async function sparseStages(input: PipelineInput, timeline: Timeline, run: RunSt
     let refined: keypoints.Output | undefined;
     matched = await stage(timeline, "matching", async (p) => {
       const result = await matching.run({ images: ready, features: found }, preset.matching, (f, done) => p(0.9 * f, done), front.matching, input.pairRunner);
-      refined = await keypoints.run({ images: ready, features: found, tracks: result.tracks }, preset.keypoints, (f) => p(0.9 + 0.1 * f));
+      refined = await keypoints.run({ images: ready, features: found, tracks: result.tracks }, preset.keypoints, (f) => p(0.9 + 0.1 * f), front.keypoints);
       return result;
     });
     timeline.reports.push(matched.report, refined!.report);

@@ -94,10 +94,12 @@ export async function placeCameras(input: SparseInputs, preset: PlacementOptions
     throw rematchable ? wellMatchedRefusal(firstTry.refusal!, weakestLink) : firstTry.refusal!;
   }
   const started = performance.now();
-  // One set of worker threads for the views and the matchings: the front's when still loaded.
+  // One set of worker threads for the views, the matchings and the keypoints: the front's when still loaded.
   const front = input.front ?? startFrontWorkers(preset.features.workers ?? features.DEFAULTS.workers);
   let viewsMs = 0;
   let rematched: Awaited<ReturnType<typeof matching.rematchWideBaseline>>;
+  let refined: Awaited<ReturnType<typeof keypoints.run>>;
+  let matchedMs = 0;
   try {
     const views = await features.simulateViews(images, { ...features.DEFAULTS, ...preset.features }, features.VIEW_DEFAULTS, front.views);
     viewsMs = performance.now() - started;
@@ -105,11 +107,11 @@ export async function placeCameras(input: SparseInputs, preset: PlacementOptions
     // (the object ring with every 5th photo: one 31 % of the radius off) is placed again from its
     // new matches; re-matching only the left-out photos' pairs kept it, and one came out 120° off.
     rematched = await matching.rematchWideBaseline({ images, features: unrefined, views, pairs: input.pairs, targets: images.map((_, i) => i) }, preset.matching, matching.WIDE_BASELINE_DEFAULTS, front.viewPairs);
+    matchedMs = performance.now() - started;
+    refined = await keypoints.run({ images, features: rematched.features, tracks: rematched.tracks }, preset.keypoints, undefined, front.keypoints);
   } finally {
     if (!input.front) await front.close();
   }
-  const matchedMs = performance.now() - started;
-  const refined = await keypoints.run({ images, features: rematched.features, tracks: rematched.tracks }, preset.keypoints);
   const secondTry = trySfm({ images, features: refined.features, pairs: rematched.pairs, tracks: rematched.tracks }, preset, progress);
   const second = secondTry.output;
   const placedAgain = second?.model.views.length ?? 0;

@@ -18,7 +18,7 @@ import type { ImageFeatures } from "../../scene/features.js";
 import type { ImageRef } from "../../scene/images.js";
 import type { Tracks } from "../../scene/matches.js";
 import type { ProgressFn, StageReport } from "../../scene/report.js";
-import { callingThread, WorkerPool } from "../../util/pool.js";
+import { callingThread, WorkerPool, type TaskRunner } from "../../util/pool.js";
 import type { AlignOptions } from "./align.js";
 import { OUTCOMES, runImageTask, type ImageTask, type ImageTaskResult, type Outcome } from "./image-task.js";
 
@@ -101,7 +101,12 @@ function observationsByImage(tracks: Tracks, imageCount: number): { byImage: num
 /** Observations per worker thread: fewer (about two seconds of alignment) are done on the calling thread. */
 const OBSERVATIONS_PER_WORKER = 20_000;
 
-export async function run(input: Input, options: Partial<Options> = {}, progress?: ProgressFn): Promise<Output> {
+/**
+ * `runner`: threads already loaded (the pipeline's front workers, which serve image-task.ts's
+ * tasks too); without it the stage starts its own for a large job, and a small one runs on the
+ * calling thread. The result is the same on any threads: each task writes its own observations.
+ */
+export async function run(input: Input, options: Partial<Options> = {}, progress?: ProgressFn, runner?: TaskRunner<ImageTask, ImageTaskResult>): Promise<Output> {
   const started = performance.now();
   const opts: Options = { ...DEFAULTS, ...options };
   const { images, tracks } = input;
@@ -145,10 +150,10 @@ export async function run(input: Input, options: Partial<Options> = {}, progress
 
   // A worker thread costs its start (tsx loader, sharp) of some tenths of a second: a small job
   // aligns faster on the calling thread than it starts two.
-  const poolSize = Math.max(1, Math.min(opts.workers, images.length, Math.ceil(tracks.trackImages.length / OBSERVATIONS_PER_WORKER)));
+  const poolSize = runner ? 0 : Math.max(1, Math.min(opts.workers, images.length, Math.ceil(tracks.trackImages.length / OBSERVATIONS_PER_WORKER)));
   const own = poolSize > 1 ? new WorkerPool<ImageTask, ImageTaskResult>(new URL("./worker.ts", import.meta.url), { size: poolSize }) : null;
   // The calling thread: one task at a time, so one image is decoded at a time.
-  const pool = own ?? callingThread<ImageTask, ImageTaskResult>(runImageTask);
+  const pool = runner ?? own ?? callingThread<ImageTask, ImageTaskResult>(runImageTask);
   const hasPatch = new Uint8Array(tracks.count);
   const refined = features.map((f) => ({ ...f, xy: f.xy.slice() }));
   const shifts: number[] = [];

@@ -11,6 +11,7 @@ import * as features from "../../../compute/stages/features/index.js";
 import * as ingest from "../../../compute/stages/ingest/index.js";
 import * as keypoints from "../../../compute/stages/keypoints/index.js";
 import * as matching from "../../../compute/stages/matching/index.js";
+import { startFrontWorkers } from "../../../compute/pipeline/front-pool.js";
 import { encodeJpeg } from "../../support/fixtures.js";
 import { renderScene, type RenderedScene } from "../../support/render.js";
 import { trackAgreement } from "../../support/track-agreement.js";
@@ -25,6 +26,7 @@ describe("keypoint refinement along tracks", () => {
   let after = 0;
   let output: keypoints.Output;
   let detectedFeatures: ImageFeatures[] = [];
+  let onFrontWorkers: keypoints.Output;
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), "keypoints-"));
@@ -41,6 +43,14 @@ describe("keypoint refinement along tracks", () => {
     detectedFeatures = detected.features;
     const matched = await matching.run({ images, features: detected.features });
     output = await keypoints.run({ images, features: detected.features, tracks: matched.tracks });
+    // The pipeline runs the stage on its front workers (front-pool.ts); this upload is small
+    // enough that the stage on its own runs on the calling thread.
+    const front = startFrontWorkers(2);
+    try {
+      onFrontWorkers = await keypoints.run({ images, features: detected.features, tracks: matched.tracks }, {}, undefined, front.keypoints);
+    } finally {
+      await front.close();
+    }
     const cameras = order.map((v) => {
       const { K, R, t } = scene.views[v];
       return { camFromWorld: { R, t }, fx: K[0], fy: K[4], skew: K[1], cx: K[2], cy: K[5] };
@@ -65,6 +75,11 @@ describe("keypoint refinement along tracks", () => {
     expect(output.features.map((f) => f.imageIndex)).toEqual(detectedFeatures.map((f) => f.imageIndex));
     const moved = output.features.some((f, i) => f.xy.some((v, k) => v !== detectedFeatures[i].xy[k]));
     expect(moved).toBe(true);
+  });
+
+  it("gives the same keypoints and counts on the pipeline's front workers as on the calling thread", () => {
+    expect(onFrontWorkers.report.counts).toEqual(output.report.counts);
+    onFrontWorkers.features.forEach((f, i) => expect(Array.from(f.xy)).toEqual(Array.from(output.features[i].xy)));
   });
 
   it("hands the features on unchanged when disabled", async () => {
