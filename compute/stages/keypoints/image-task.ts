@@ -7,7 +7,7 @@
 import sharp from "sharp";
 import type { TransferListItem } from "node:worker_threads";
 import { alignPatch, alignScratch, patchOffsets, referencePatch, type AlignOptions, type AlignOutcome } from "./align.js";
-import { buildPyramid, withGradients, type Pyramid } from "./pyramid.js";
+import { buildPyramid, releasePyramid, withGradients, type Pyramid } from "./pyramid.js";
 
 export interface ImageTaskBase {
   path: string;
@@ -100,7 +100,12 @@ function scaleKept(warp: Float64Array, ratio: number, maxChange: number): boolea
 export async function runImageTask(task: ImageTask): Promise<{ value: ImageTaskResult; transfer: TransferListItem[] }> {
   const pyramid = await loadPyramid(task);
   const result: ImageTaskResult = { xy: task.xy.slice(), outcome: new Uint8Array(task.tracks.length) };
-  if (task.kind === "references") cutReferences(task, pyramid, result);
-  else alignObservations(task, pyramid, result);
+  try {
+    if (task.kind === "references") cutReferences(task, pyramid, result);
+    else alignObservations(task, pyramid, result);
+  } finally {
+    // Its arrays serve this thread's next image (see pyramid.ts).
+    releasePyramid(pyramid);
+  }
   return { value: result, transfer: [result.xy.buffer, result.outcome.buffer] as ArrayBuffer[] };
 }

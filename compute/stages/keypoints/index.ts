@@ -20,6 +20,7 @@ import type { Tracks } from "../../scene/matches.js";
 import type { ProgressFn, StageReport } from "../../scene/report.js";
 import { callingThread, WorkerPool, type TaskRunner } from "../../util/pool.js";
 import type { AlignOptions } from "./align.js";
+import { dropSpareArrays } from "./pyramid.js";
 import { OUTCOMES, runImageTask, type ImageTask, type ImageTaskResult, type Outcome } from "./image-task.js";
 
 export const NAME = "keypoints";
@@ -198,6 +199,8 @@ export async function run(input: Input, options: Partial<Options> = {}, progress
     }));
   } finally {
     await own?.close();
+    // On the calling thread the pyramids' spare arrays would outlive the stage.
+    if (pool !== runner && pool !== own) dropSpareArrays();
   }
   const byImageIndex = new Map(refined.map((f) => [f.imageIndex, f]));
   return { features: input.features.map((f) => byImageIndex.get(f.imageIndex)!), report: report(counts, shifts, performance.now() - started, true) };

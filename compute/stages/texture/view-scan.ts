@@ -61,19 +61,22 @@ export function faceGeometry(mesh: Mesh): { normals: Float32Array; centroids: Fl
   return { normals, centroids };
 }
 
-/** Gradient magnitude (central differences on luma, 0–255 scale) of an RGB image. */
-export function gradientMagnitude(rgb: Uint8Array, width: number, height: number): Float32Array {
-  const luma = new Float32Array(width * height);
-  for (let i = 0; i < width * height; i++) luma[i] = 0.299 * rgb[3 * i] + 0.587 * rgb[3 * i + 1] + 0.114 * rgb[3 * i + 2];
-  const out = new Float32Array(width * height);
-  for (let y = 1; y < height - 1; y++) {
-    for (let x = 1; x < width - 1; x++) {
-      const i = y * width + x;
-      const gx = (luma[i + 1] - luma[i - 1]) / 2, gy = (luma[i + width] - luma[i - width]) / 2;
-      out[i] = Math.hypot(gx, gy);
-    }
-  }
-  return out;
+/** Luma of pixel i of an RGB image (0–255), as a float32. */
+function lumaAt(rgb: Uint8Array, i: number): number {
+  return Math.fround(0.299 * rgb[3 * i] + 0.587 * rgb[3 * i + 1] + 0.114 * rgb[3 * i + 2]);
+}
+
+/**
+ * Gradient magnitude (central differences on luma, 0–255 scale) at pixel (x, y) of an RGB image,
+ * 0 on the image's border, as a float32. Read where the scan samples it (four points per face)
+ * rather than made for every pixel: a map of a 6-MP photo cost two fresh 25-MB arrays and a
+ * pass over every pixel per view, for some 800,000 reads at 200,000 faces.
+ */
+export function gradientAt(rgb: Uint8Array, width: number, height: number, x: number, y: number): number {
+  if (x < 1 || y < 1 || x >= width - 1 || y >= height - 1) return 0;
+  const i = y * width + x;
+  const gx = (lumaAt(rgb, i + 1) - lumaAt(rgb, i - 1)) / 2, gy = (lumaAt(rgb, i + width) - lumaAt(rgb, i - width)) / 2;
+  return Math.fround(Math.hypot(gx, gy));
 }
 
 /** A photo decoded at the texture stage's working scale. */
@@ -97,7 +100,6 @@ export function scanView(mesh: Pick<Mesh, "positions" | "indices" | "faceCount">
   const { width, height, rgb } = photo;
   const proj = projectVertices(mesh.positions, view.camFromWorld, view.intrinsics, photo.scale);
   const zbuf = rasterizeDepth(mesh.indices, proj, width, height);
-  const gradient = gradientMagnitude(rgb, width, height);
   const { R, t } = view.camFromWorld;
   const centre = [-(R[0] * t[0] + R[3] * t[1] + R[6] * t[2]), -(R[1] * t[0] + R[4] * t[1] + R[7] * t[2]), -(R[2] * t[0] + R[5] * t[1] + R[8] * t[2])];
   // Typed scratch of the largest possible size, trimmed at the end: per candidate 20 bytes
@@ -109,7 +111,7 @@ export function scanView(mesh: Pick<Mesh, "positions" | "indices" | "faceCount">
   let count = 0;
   const texel = new Float64Array(3);
   const visibleAt = (x: number, y: number, z: number): boolean => z <= zbuf[Math.min(height - 1, Math.floor(y)) * width + Math.min(width - 1, Math.floor(x))] + options.depthTolerance;
-  const at = (x: number, y: number): number => gradient[Math.floor(y) * width + Math.floor(x)];
+  const at = (x: number, y: number): number => gradientAt(rgb, width, height, Math.floor(x), Math.floor(y));
   for (let f = 0; f < mesh.faceCount; f++) {
     const a = mesh.indices[3 * f], b = mesh.indices[3 * f + 1], c = mesh.indices[3 * f + 2];
     if (!inside(proj, a, width, height, options.borderPixels) || !inside(proj, b, width, height, options.borderPixels) || !inside(proj, c, width, height, options.borderPixels)) continue;
