@@ -116,6 +116,12 @@ export interface Options {
    */
   focalGuessFactors: number[];
   /**
+   * Where several starts are sure to run (a small upload without EXIF, and the one-camera
+   * fallback), one of them runs on a thread of its own beside the calling thread's
+   * (start-thread.ts), from the same inputs and seed: the same models as in turn, in less time.
+   */
+  parallelStarts: boolean;
+  /**
    * Photos' GPS positions (EXIF) as priors on their camera centres in every global bundle
    * adjustment (georeference.ts), when they are spread widely enough to mean something.
    */
@@ -185,6 +191,7 @@ export const DEFAULTS: Options = {
   // A phone's or drone's wide lens (~65° across the long side) and a short telephoto (~28°),
   // either side of the ingest prior's 1.2 (~45°, a normal lens).
   focalGuessFactors: [0.8, 2.0],
+  parallelStarts: true,
   gpsPriors: true,
   gpsSigmaM: 2,
   gpsVerticalSigmaM: 4,
