@@ -40,11 +40,18 @@ function fromWire(wire: Extract<WireAnswer, { ok: true }>): StartAnswer {
 /** How long past the caller's own start an answer is waited for: the thread's start-up, and a start slowed by sharing the cores. */
 const MIN_WAIT_MS = 60_000;
 const WAIT_FACTOR = 10;
+/** A thread that has not loaded its module this long after it was made never will (it loads in about a second). */
+const STARTUP_MS = 20_000;
+
+/** The shared words: the answer's flag, and the thread's, raised once its module has loaded. */
+export const ANSWERED = 0;
+export const LOADED = 1;
 
 export class StartThread {
   private readonly worker: Worker;
-  /** Word 0: 1 once the thread has posted its answer to `port`. */
-  private readonly answered = new Int32Array(new SharedArrayBuffer(4));
+  /** ANSWERED: 1 once the thread has posted its answer to `port`; LOADED: 1 once its module runs. */
+  private readonly flags = new Int32Array(new SharedArrayBuffer(8));
+  private readonly madeAt = performance.now();
   private readonly port: MessagePort;
   private running = false;
 
@@ -54,7 +61,7 @@ export class StartThread {
     this.port = channel.port1;
     this.worker = new Worker(new URL("./start-worker.ts", import.meta.url), {
       execArgv: ["--import", "tsx"],
-      workerData: { answered: this.answered, port: channel.port2 },
+      workerData: { flags: this.flags, port: channel.port2 },
       transferList: [channel.port2],
     });
     // Its failures show as a missing answer (finish); an 'error' event must not end the process.
@@ -64,7 +71,7 @@ export class StartThread {
 
   /** Starts `task` on the thread. */
   begin(task: StartTask): void {
-    Atomics.store(this.answered, 0, 0);
+    Atomics.store(this.flags, ANSWERED, 0);
     this.worker.postMessage(task);
     this.running = true;
   }
@@ -82,10 +89,12 @@ export class StartThread {
     if (!this.running) return null;
     this.running = false;
     const deadline = performance.now() + MIN_WAIT_MS + WAIT_FACTOR * ownMs;
-    while (Atomics.load(this.answered, 0) === 0) {
-      const left = deadline - performance.now();
+    while (Atomics.load(this.flags, ANSWERED) === 0) {
+      // A thread that never loaded (its 'error' cannot reach this blocked thread) is not waited for.
+      const notLoaded = Atomics.load(this.flags, LOADED) === 0;
+      const left = (notLoaded ? Math.min(deadline, this.madeAt + STARTUP_MS) : deadline) - performance.now();
       if (left <= 0) return null;
-      Atomics.wait(this.answered, 0, 0, left);
+      Atomics.wait(this.flags, ANSWERED, 0, Math.min(left, notLoaded ? 100 : left));
     }
     const received = receiveMessageOnPort(this.port)?.message as WireAnswer | undefined;
     return received?.ok ? fromWire(received) : null;

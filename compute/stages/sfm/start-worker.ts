@@ -3,10 +3,11 @@
  * posts the answer to its port, then raises the answered flag the caller waits on.
  */
 import { parentPort, workerData, type MessagePort } from "node:worker_threads";
-import { toWire, type WireAnswer } from "./start-thread.js";
+import { ANSWERED, LOADED, toWire, type WireAnswer } from "./start-thread.js";
 import { runStart, type StartTask } from "./starts.js";
 
-const { answered, port } = workerData as { answered: Int32Array; port: MessagePort };
+const { flags, port } = workerData as { flags: Int32Array; port: MessagePort };
+Atomics.store(flags, LOADED, 1);
 
 parentPort!.on("message", (task: StartTask) => {
   let wire: WireAnswer;
@@ -16,6 +17,6 @@ parentPort!.on("message", (task: StartTask) => {
     wire = { ok: false, error: error instanceof Error ? error.stack ?? error.message : String(error) };
   }
   port.postMessage(wire);
-  Atomics.store(answered, 0, 1);
-  Atomics.notify(answered, 0);
+  Atomics.store(flags, ANSWERED, 1);
+  Atomics.notify(flags, ANSWERED);
 });
