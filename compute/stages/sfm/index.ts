@@ -68,6 +68,12 @@ function crossCheckable(images: ImageRef[]): boolean {
 /** The thread a second start may run on, and the start it was given. */
 interface Helper {
   thread: StartThread | null;
+  /**
+   * The options of the starts that may run on the thread, wherever they run: their adjustments
+   * on one thread. The others (the prior's first) keep the team, so a model they make is the
+   * one they made before the thread existed, to the bit.
+   */
+  asideOptions: Options | null;
   begin: (initial: IntrinsicsGroups) => void;
   /** How long the last start on the calling thread took (bounds the wait for the thread's). */
   ownMs: number;
@@ -87,16 +93,22 @@ function startsAside(images: ImageRef[], options: Options): boolean {
   return options.parallelStarts && options.focalGuessFactors.length > 0 && crossCheckable(images) && hasGuessedFocal(images);
 }
 
-/** The start thread when `aside`, else none. */
+/**
+ * The start thread when `aside`, else none. A start on it adjusts on one thread: beside a team of
+ * two on two cores, another team waited on the first's descheduled threads at every pass
+ * (templeSparseRing's SfM 10.3–12.8 s with a team on each start, against 11.7–12.6 s in turn).
+ */
 function startHelper(aside: boolean, input: Input, options: Options, components: Components, answered: Helper["answered"]): Helper {
   const thread = aside ? new StartThread() : null;
-  return { thread, ownMs: 0, answered, used: 0, errorsPx: [], begin: (initial) => thread?.begin({ input, options, initial, components }) };
+  const asideOptions: Options | null = aside ? { ...options, baThreads: 1 } : null;
+  return { thread, asideOptions, ownMs: 0, answered, used: 0, errorsPx: [], begin: (initial) => thread?.begin({ input, options: asideOptions!, initial, components }) };
 }
 
 /**
  * A start from `initial` and the seed: the helper thread's answer when it ran this one
- * (`onThread`), else run here. Every start begins from the same random state, so what a start places does not
- * depend on which thread ran it, nor on the draws of the starts before it.
+ * (`onThread`), else run here, with the thread's options if it was meant for the thread. Every
+ * start begins from the same random state, so what a start places does not depend on which
+ * thread ran it, nor on the draws of the starts before it.
  */
 function startFrom(ctx: GrowContext, base: SfmState, initial: IntrinsicsGroups, pairs: VerifiedPair[], components: Components, helper: Helper, onThread: boolean): Outcome {
   const { images } = base;
@@ -109,9 +121,15 @@ function startFrom(ctx: GrowContext, base: SfmState, initial: IntrinsicsGroups, 
     ctx.bundles.push(...answer.bundles);
     outcome = answer.outcome;
   } else {
+    const own = ctx.options;
+    if (onThread && helper.asideOptions) ctx.options = helper.asideOptions;
     ctx.rng = createRng(ctx.options.seed);
     const started = performance.now();
-    outcome = finishLargest(reconstructModels(ctx, pairs, initial, components, base), images, pairs, components);
+    try {
+      outcome = finishLargest(reconstructModels(ctx, pairs, initial, components, base), images, pairs, components);
+    } finally {
+      ctx.options = own;
+    }
     helper.ownMs = performance.now() - started;
   }
   helper.errorsPx.push(outcome.best ? meanReprojectionErrorPx(outcome.best.model) : NaN);
@@ -287,19 +305,14 @@ export function run(input: Input, options: Partial<Options> = {}, progress: Prog
   checkControlTargets(opts.controlPoints);
   const groups = assignIntrinsicsGroups(images);
   const progressOf = startsProgress(images.length, crossCheckable(images) ? 1 + opts.focalGuessFactors.length : 1, progress);
-  const aside = startsAside(images, opts);
-  // Two starts side by side each adjust on one thread: two teams of two on two cores waited on
-  // each other's descheduled threads at every pass (templeSparseRing's SfM 10.3–12.8 s against
-  // 9.6–9.8 s, 11.7–12.6 s in turn with the team). Every start then does, for the same models.
-  const startOptions: Options = aside ? { ...opts, baThreads: 1 } : opts;
-  const ctx: GrowContext = newContext(input, groups, startOptions, {
+  const ctx: GrowContext = newContext(input, groups, opts, {
     onRegistered: () => progressOf.registered(ctx.state.order.length),
     onStartBegun: () => progressOf.startBegun(),
   });
   const state = ctx.state;
   const components = componentSizes(images.length, pairs);
   let chosen: ReturnType<typeof tryOtherFocalGuesses>;
-  const helper = startHelper(aside, input, startOptions, components, (photos) => {
+  const helper = startHelper(startsAside(images, opts), input, opts, components, (photos) => {
     progressOf.startBegun();
     progressOf.registered(photos);
   });
