@@ -99,9 +99,17 @@ function startsAside(images: ImageRef[], options: Options): boolean {
  * (templeSparseRing's SfM 10.3–12.8 s with a team on each start, against 11.7–12.6 s in turn).
  */
 function startHelper(aside: boolean, input: Input, options: Options, components: Components, answered: Helper["answered"]): Helper {
-  const thread = aside ? new StartThread() : null;
   const asideOptions: Options | null = aside ? { ...options, baThreads: 1 } : null;
-  return { thread, asideOptions, ownMs: 0, answered, used: 0, errorsPx: [], begin: (initial) => thread?.begin({ input, options: asideOptions!, initial, components }) };
+  const helper: Helper = {
+    thread: null, asideOptions, ownMs: 0, answered, used: 0, errorsPx: [],
+    // The thread is made at its first start: an upload refused at its first start never pays for it.
+    begin: (initial) => {
+      if (!asideOptions) return;
+      helper.thread ??= new StartThread();
+      helper.thread.begin({ input, options: asideOptions, initial, components });
+    },
+  };
+  return helper;
 }
 
 /**
@@ -211,7 +219,7 @@ function oneCameraFallback(ctx: GrowContext, base: SfmState, groups: IntrinsicsG
   const initialOf = (factor: number | null) => (factor === null ? shared : withFocalGuess(shared, images, factor));
   // The second start on the helper thread, the others here meanwhile; kept in the starts' order.
   const aside = starts.length > 1 ? 1 : -1;
-  if (aside >= 0 && helper.thread) helper.begin(initialOf(starts[aside]));
+  if (aside >= 0) helper.begin(initialOf(starts[aside]));
   const outcomes: Array<{ outcome: Outcome; factor: number | null }> = new Array(starts.length);
   for (const k of [...starts.keys()].filter((k) => k !== aside).concat(aside >= 0 ? [aside] : [])) {
     outcomes[k] = { outcome: startFrom(ctx, base, initialOf(starts[k]), pairs, components, helper, k === aside), factor: starts[k] };
@@ -305,8 +313,13 @@ export function run(input: Input, options: Partial<Options> = {}, progress: Prog
   checkControlTargets(opts.controlPoints);
   const groups = assignIntrinsicsGroups(images);
   const progressOf = startsProgress(images.length, crossCheckable(images) ? 1 + opts.focalGuessFactors.length : 1, progress);
+  /** Begins the first guess's start on the thread; set only while the prior's start runs. */
+  let beginAside: (() => void) | null = null;
   const ctx: GrowContext = newContext(input, groups, opts, {
-    onRegistered: () => progressOf.registered(ctx.state.order.length),
+    onRegistered: () => {
+      progressOf.registered(ctx.state.order.length);
+      if (ctx.state.order.length >= 3) beginAside?.();
+    },
     onStartBegun: () => progressOf.startBegun(),
   });
   const state = ctx.state;
@@ -317,10 +330,14 @@ export function run(input: Input, options: Partial<Options> = {}, progress: Prog
     progressOf.registered(photos);
   });
   try {
-    // Such an upload runs the first focal guess's start as soon as the prior's places 3 photos
-    // or more: it begins now, beside the prior's (start-thread.ts).
-    if (helper.thread) helper.begin(withFocalGuess(groups, images, opts.focalGuessFactors[0]));
+    // Such an upload runs the first focal guess's start once the prior's places 3 photos or
+    // more: it begins as soon as the prior's model holds 3, beside the rest of it (start-thread.ts).
+    beginAside = () => {
+      beginAside = null;
+      helper.begin(withFocalGuess(groups, images, opts.focalGuessFactors[0]));
+    };
     const prior = startFrom(ctx, state, groups, pairs, components, helper, false);
+    beginAside = null;
     chosen = tryOtherFocalGuesses(ctx, state, prior, groups, pairs, components, helper);
   } finally {
     // A long-lived service must not keep the team's shared memory (about 1 GB at 800 photos) between jobs.
