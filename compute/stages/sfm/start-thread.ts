@@ -54,6 +54,8 @@ export class StartThread {
   private readonly madeAt = performance.now();
   private readonly port: MessagePort;
   private running = false;
+  /** Set when an answer did not come in time: a late one must not pass for a later start's. */
+  private broken = false;
 
   constructor() {
     useCompileCache();
@@ -69,8 +71,9 @@ export class StartThread {
     this.worker.unref();
   }
 
-  /** Starts `task` on the thread. */
+  /** Starts `task` on the thread; a thread that failed to answer before takes no more (the caller runs them). */
   begin(task: StartTask): void {
+    if (this.broken) return;
     Atomics.store(this.flags, ANSWERED, 0);
     this.worker.postMessage(task);
     this.running = true;
@@ -93,7 +96,11 @@ export class StartThread {
       // A thread that never loaded (its 'error' cannot reach this blocked thread) is not waited for.
       const notLoaded = Atomics.load(this.flags, LOADED) === 0;
       const left = (notLoaded ? Math.min(deadline, this.madeAt + STARTUP_MS) : deadline) - performance.now();
-      if (left <= 0) return null;
+      if (left <= 0) {
+        this.broken = true;
+        void this.worker.terminate();
+        return null;
+      }
       Atomics.wait(this.flags, ANSWERED, 0, Math.min(left, notLoaded ? 100 : left));
     }
     const received = receiveMessageOnPort(this.port)?.message as WireAnswer | undefined;
