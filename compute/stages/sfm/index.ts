@@ -65,13 +65,13 @@ function crossCheckable(images: ImageRef[]): boolean {
   return images.length <= CROSS_CHECK_MAX_IMAGES && images.some((image) => image.focalPriorSource === "default" && !image.video);
 }
 
-/** The thread a second start may run on, and the start it was given. */
+/** The thread a second start may run on (made at its first start), and what the starts left for the report. */
 interface Helper {
   thread: StartThread | null;
   /**
-   * The options of the starts that may run on the thread, wherever they run: their adjustments
-   * on one thread. The others (the prior's first) keep the team, so a model they make is the
-   * one they made before the thread existed, to the bit.
+   * The options of the starts meant for the thread, wherever they run: their adjustments on one
+   * thread. The others (the prior's start first) keep the team, so a model they make is the one
+   * they made before the thread existed, to the bit. Null when no start is meant for a thread.
    */
   asideOptions: Options | null;
   begin: (initial: IntrinsicsGroups) => void;
@@ -94,7 +94,7 @@ function startsAside(images: ImageRef[], options: Options): boolean {
 }
 
 /**
- * The start thread when `aside`, else none. A start on it adjusts on one thread: beside a team of
+ * The helper: when `aside`, its thread is made at the first start given to it. A start on it adjusts on one thread: beside a team of
  * two on two cores, another team waited on the first's descheduled threads at every pass
  * (templeSparseRing's SfM 10.3–12.8 s with a team on each start, against 11.7–12.6 s in turn).
  */
