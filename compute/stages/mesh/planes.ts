@@ -97,7 +97,7 @@ function bestHypothesis(positions: Float32Array, normals: Float32Array, pool: Ui
   for (let it = 0; it < options.iterations; it++) {
     const plane = (it & 1) === 0 ? planeAt(poolPositions, poolNormals, draw()) : planeThrough(poolPositions, draw(), draw(), draw());
     if (!plane) continue;
-    const score = inlierCount(poolPositions, poolNormals, n, plane, options);
+    const score = inlierCount(poolPositions, poolNormals, n, plane, options, bestScore);
     if (score > bestScore) {
       bestScore = score;
       best = plane;
@@ -106,15 +106,27 @@ function bestHypothesis(positions: Float32Array, normals: Float32Array, pool: Ui
   return best;
 }
 
-/** isInlier over the first `n` points, inlined: the hypotheses' scoring is most of findPlanes' time. */
-function inlierCount(positions: Float32Array, normals: Float32Array, n: number, plane: PlaneEq, options: PlaneFitOptions): number {
+/** Points counted between the checks whether a hypothesis can still beat the best one. */
+const COUNT_BLOCK = 2048;
+
+/**
+ * The inliers among the first `n` points (the test of inliersOf): the hypotheses' scoring is
+ * most of findPlanes' time. A hypothesis stops being counted once even all the points left could
+ * not lift it above `toBeat` (the best so far), and a count no higher than `toBeat` is returned:
+ * only "higher than the best" is asked of it, so the planes found are the same.
+ */
+function inlierCount(positions: Float32Array, normals: Float32Array, n: number, plane: PlaneEq, options: PlaneFitOptions, toBeat: number): number {
   const [nx, ny, nz] = plane.normal;
   const { d } = plane;
   const { inlierDistance, minNormalCosine } = options;
   let count = 0;
-  for (let o = 0; o < 3 * n; o += 3) {
-    if (Math.abs(nx * positions[o]! + ny * positions[o + 1]! + nz * positions[o + 2]! - d) > inlierDistance) continue;
-    if (Math.abs(nx * normals[o]! + ny * normals[o + 1]! + nz * normals[o + 2]!) >= minNormalCosine) count++;
+  for (let blockStart = 0; blockStart < n; blockStart += COUNT_BLOCK) {
+    const blockEnd = Math.min(n, blockStart + COUNT_BLOCK);
+    for (let o = 3 * blockStart; o < 3 * blockEnd; o += 3) {
+      if (Math.abs(nx * positions[o]! + ny * positions[o + 1]! + nz * positions[o + 2]! - d) > inlierDistance) continue;
+      if (Math.abs(nx * normals[o]! + ny * normals[o + 1]! + nz * normals[o + 2]!) >= minNormalCosine) count++;
+    }
+    if (count + (n - blockEnd) <= toBeat) return count;
   }
   return count;
 }
@@ -138,31 +150,49 @@ function planeAt(positions: Float32Array, normals: Float32Array, a: number): Pla
   return { normal: n, d: n[0] * positions[3 * a] + n[1] * positions[3 * a + 1] + n[2] * positions[3 * a + 2] };
 }
 
-function isInlier(positions: Float32Array, normals: Float32Array, i: number, plane: PlaneEq, options: PlaneFitOptions): boolean {
-  const n = plane.normal;
-  const distance = n[0] * positions[3 * i] + n[1] * positions[3 * i + 1] + n[2] * positions[3 * i + 2] - plane.d;
-  if (Math.abs(distance) > options.inlierDistance) return false;
-  const cosine = n[0] * normals[3 * i] + n[1] * normals[3 * i + 1] + n[2] * normals[3 * i + 2];
-  return Math.abs(cosine) >= options.minNormalCosine;
-}
-
+/** The inliers among the points no plane has taken: a whole-cloud pass, twice per plane. */
 function inliersOf(positions: Float32Array, normals: Float32Array, taken: Uint8Array, count: number, plane: PlaneEq, options: PlaneFitOptions): Uint32Array {
-  const out: number[] = [];
-  for (let i = 0; i < count; i++) if (!taken[i] && isInlier(positions, normals, i, plane, options)) out.push(i);
-  return Uint32Array.from(out);
+  const [n0, n1, n2] = plane.normal;
+  const { d } = plane;
+  const { inlierDistance, minNormalCosine } = options;
+  let out = new Uint32Array(1024);
+  let found = 0;
+  for (let i = 0; i < count; i++) {
+    if (taken[i]) continue;
+    const o = 3 * i;
+    if (Math.abs(n0 * positions[o]! + n1 * positions[o + 1]! + n2 * positions[o + 2]! - d) > inlierDistance) continue;
+    if (!(Math.abs(n0 * normals[o]! + n1 * normals[o + 1]! + n2 * normals[o + 2]!) >= minNormalCosine)) continue;
+    if (found === out.length) {
+      const grown = new Uint32Array(2 * out.length);
+      grown.set(out);
+      out = grown;
+    }
+    out[found++] = i;
+  }
+  return out.slice(0, found);
 }
 
 /** Least-squares plane of the points: through their centroid, normal along the covariance's least eigenvector. */
 function refine(positions: Float32Array, indices: Uint32Array): PlaneEq {
-  const c = [0, 0, 0];
-  for (const i of indices) for (let k = 0; k < 3; k++) c[k] += positions[3 * i + k] / indices.length;
-  const cov = new Float64Array(9);
-  for (const i of indices) {
-    const d = [0, 1, 2].map((k) => positions[3 * i + k] - c[k]);
-    for (let r = 0; r < 3; r++) for (let s = 0; s < 3; s++) cov[3 * r + s] += d[r] * d[s];
+  const count = indices.length;
+  let c0 = 0, c1 = 0, c2 = 0;
+  for (let k = 0; k < count; k++) {
+    const o = 3 * indices[k]!;
+    c0 += positions[o]! / count;
+    c1 += positions[o + 1]! / count;
+    c2 += positions[o + 2]! / count;
   }
+  let xx = 0, xy = 0, xz = 0, yx = 0, yy = 0, yz = 0, zx = 0, zy = 0, zz = 0;
+  for (let k = 0; k < count; k++) {
+    const o = 3 * indices[k]!;
+    const dx = positions[o]! - c0, dy = positions[o + 1]! - c1, dz = positions[o + 2]! - c2;
+    xx += dx * dx; xy += dx * dy; xz += dx * dz;
+    yx += dy * dx; yy += dy * dy; yz += dy * dz;
+    zx += dz * dx; zy += dz * dy; zz += dz * dz;
+  }
+  const cov = Float64Array.of(xx, xy, xz, yx, yy, yz, zx, zy, zz);
   // The normal: the eigenvector of the least eigenvalue (column 0, values ascending).
   const { vectors } = symmetricEigen(cov, 3);
   const n: [number, number, number] = [vectors[0]!, vectors[3]!, vectors[6]!];
-  return { normal: n, d: n[0] * c[0] + n[1] * c[1] + n[2] * c[2] };
+  return { normal: n, d: n[0] * c0 + n[1] * c1 + n[2] * c2 };
 }
