@@ -166,7 +166,7 @@ export async function completeGround(
   options: GroundCompletionOptions = GROUND_DEFAULTS,
   photos?: GroundPhotos,
   known: CloudDepthImages | null = null,
-  helper?: TaskRunner<GroundSweepTask, Float64Array>,
+  helper?: TaskRunner<GroundSweepTask, number>,
 ): Promise<GroundCompletion> {
   const report: GroundCompletionReport = { groundFound: 0, groundInliers: 0, groundCameraHeightVoxels: 0, groundCellsTried: 0, groundCellsAdded: 0, groundCellsSeenThrough: 0, groundCellsUnseen: 0, groundCellsNearRelief: 0, groundCellsBeyond: 0, groundPointsAdded: 0, groundSweepPatches: 0, groundSweepScoreBefore: 0, groundSweepScoreAfter: 0, groundSweepShiftVoxels: 0, groundSweepTurnDeg: 0 };
   const empty = { count: 0, positions: new Float32Array(0), normals: new Float32Array(0), colors: new Uint8Array(0) };
@@ -181,12 +181,18 @@ export async function completeGround(
   const at = (pu: number, pv: number): number[] => [0, 1, 2].map((a) => origin[a]! + pu * u[a]! + pv * v[a]!);
   const dense = new PointGrid(cloud.positions, cloud.count, Math.max(options.clearanceVoxels * voxel, 2 * voxel));
   const images = known && known.count <= cloud.count ? withMorePoints(known.images, cloud.positions, known.count, cloud.count) : cloudDepthImages(cloud.positions, cloud.count, views);
-  const { kept, cell } = keptCells(cloud, views, images, centres, voxel, found, at, dense, planes, planeOf, options, report);
+  // Every view's photo in grey, decoded from the first cell kept on (sharp's threads, on the core
+  // this thread leaves free) while the other cells are chosen, not once the sweep wants them:
+  // SceauxCastle's 11 photos at 1,024 px were 0.4–0.56 s of waiting. All of them: the sweep reads
+  // those that see its patches, every view unless there are more than it reads.
+  let ahead: Promise<Array<GreyPhoto | null>> | undefined;
+  const readAhead = photos && views.length <= photos.sweep.maxPhotos ? () => (ahead ??= loadGreyPhotos(views, photos.images, photos.sweep.imageSize, new Set(views.keys()))) : undefined;
+  const { kept, cell } = keptCells(cloud, views, images, centres, voxel, found, at, dense, planes, planeOf, options, report, readAhead);
   report.groundCellsAdded = kept.length;
   let ground: GroundPlane = { normal: found.normal, d: found.d };
   let grey: Array<GreyPhoto | null> = [];
   if (photos && kept.length > 0) {
-    const swept = await placeByPhotos(ground, kept, at, views, voxel, photos, helper);
+    const swept = await placeByPhotos(ground, kept, at, views, voxel, photos, helper, ahead);
     ground = swept.plane;
     grey = swept.grey;
     Object.assign(report, { groundSweepPatches: swept.patches, groundSweepScoreBefore: swept.scoreBefore, groundSweepScoreAfter: swept.scoreAfter, groundSweepShiftVoxels: swept.shiftVoxels, groundSweepTurnDeg: swept.turnDeg });
@@ -209,7 +215,7 @@ export async function completeGround(
   return { points: { count, positions: new Float32Array(out), normals, colors: groundColours(cloud, found, voxel, count) }, report, plane: ground, images, grey };
 }
 
-/** The cells of a grid on the ground, over the cloud's and the cameras' extent, that the cameras keep and no relief stands near. */
+/** The cells of a grid on the ground, over the cloud's and the cameras' extent, that the cameras keep and no relief stands near (`onKept` is called at each). */
 function keptCells(
   cloud: { positions: Float32Array; count: number },
   views: RegisteredView[],
@@ -223,6 +229,7 @@ function keptCells(
   planeOf: Int16Array,
   options: GroundCompletionOptions,
   report: GroundCompletionReport,
+  onKept?: () => void,
 ): { kept: KeptCell[]; cell: number } {
   const { u, v } = planeAxes(found.normal);
   const extent = footprint(cloud.positions, cloud.count, centres, at(0, 0), u, v);
@@ -258,6 +265,7 @@ function keptCells(
         continue;
       }
       kept.push({ u: cu, v: cv, seenBy: verdict.seenBy });
+      onKept?.();
     }
   }
   return { kept, cell };
@@ -292,7 +300,8 @@ function onto(plane: GroundPlane, along: number[], p: number[]): number[] {
 }
 
 /** The plane swept against the photos over patches at (up to maxPatches of) the kept cells. */
-async function placeByPhotos(plane: GroundPlane, kept: KeptCell[], at: (u: number, v: number) => number[], views: RegisteredView[], voxel: number, photos: GroundPhotos, helper?: TaskRunner<GroundSweepTask, Float64Array>) {
+/** `ahead`: every view's photo, decoded already; else those the sweep wants are decoded here. */
+async function placeByPhotos(plane: GroundPlane, kept: KeptCell[], at: (u: number, v: number) => number[], views: RegisteredView[], voxel: number, photos: GroundPhotos, helper?: TaskRunner<GroundSweepTask, number>, ahead?: Promise<Array<GreyPhoto | null>>) {
   const step = Math.max(1, Math.ceil(kept.length / photos.sweep.maxPatches));
   const chosen = kept.filter((_, i) => i % step === 0);
   const anchors = new Float32Array(3 * chosen.length);
@@ -301,7 +310,7 @@ async function placeByPhotos(plane: GroundPlane, kept: KeptCell[], at: (u: numbe
   const patchesSeen = new Map<number, number>();
   for (const c of chosen) for (const view of c.seenBy) patchesSeen.set(view, (patchesSeen.get(view) ?? 0) + 1);
   const wanted = new Set([...patchesSeen.entries()].sort((a, b) => b[1] - a[1]).slice(0, photos.sweep.maxPhotos).map(([view]) => view));
-  const grey = await loadGreyPhotos(views, photos.images, photos.sweep.imageSize, wanted);
+  const grey = ahead ? (await ahead).map((photo, view) => (wanted.has(view) ? photo : null)) : await loadGreyPhotos(views, photos.images, photos.sweep.imageSize, wanted);
   return { ...(await sweepGround(plane, anchors, chosen.map((c) => c.seenBy.filter((view) => wanted.has(view))), grey, voxel, photos.sweep, helper)), grey };
 }
 

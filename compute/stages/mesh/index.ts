@@ -253,7 +253,7 @@ export async function run(input: Input, options?: Partial<Options>, progress?: P
   const helpers: Helpers | null = pool && {
     signedDistance: { size: 1, run: (task) => pool.run(task) as Promise<LatticeSums> },
     colors: { size: 1, run: (task) => pool.run(task) as Promise<ColorSums> },
-    groundSweep: { size: 1, run: (task) => pool.run(task) as Promise<Float64Array> },
+    groundSweep: { size: 1, run: (task) => pool.run(task) as Promise<number> },
   };
   try {
     return await meshCloud(input, opts, progress, helpers);
@@ -266,7 +266,7 @@ export async function run(input: Input, options?: Partial<Options>, progress?: P
 interface Helpers {
   signedDistance: TaskRunner<SignedDistanceTask, LatticeSums>;
   colors: TaskRunner<ColorTask, ColorSums>;
-  groundSweep: TaskRunner<GroundSweepTask, Float64Array>;
+  groundSweep: TaskRunner<GroundSweepTask, number>;
 }
 
 async function meshCloud(input: Input, opts: Options, progress: ProgressFn | undefined, helpers: Helpers | null): Promise<{ mesh: Mesh; report: StageReport }> {
@@ -282,6 +282,10 @@ async function meshCloud(input: Input, opts: Options, progress: ProgressFn | und
     lapStart = now;
   };
   const report = (): StageReport => ({ stage: NAME, wallMs: performance.now() - started, counts, warnings });
+
+  // The photos of the backdrop test are decoded from here on (sharp's threads, on the core this
+  // thread leaves free) while the points' spacing is measured, not when the planes need them.
+  const backdropRead = opts.planeCompletion.planes.maxPlanes > 0 && opts.backdrop && input.images?.length ? backdropMasks(input.views, input.images, opts.backdrop) : null;
 
   const spacing = medianSpacing(cloud.positions, cloud.count);
   if (cloud.count < 16 || !(spacing > 0)) {
@@ -304,7 +308,7 @@ async function meshCloud(input: Input, opts: Options, progress: ProgressFn | und
     // At most maxPhotos photos, spread evenly over the capture's order (a cell no read photo sees is filled from its points alone).
     const every = texture ? Math.ceil(input.views.length / texture.maxPhotos) : 1;
     const grey = texture && input.images?.length ? await loadGreyPhotos(input.views, input.images, texture.imageSize, new Set(input.views.map((_, i) => i).filter((i) => i % every === 0))) : null;
-    const backdrop = opts.backdrop && input.images?.length ? await backdropMasks(input.views, input.images, opts.backdrop) : null;
+    const backdrop = backdropRead ? await backdropRead : null;
     const completion = completePlanes({ ...cloud, normals: oriented.normals }, input.views, h, spacing, opts.planeCompletion, grey, backdrop);
     const r = completion.report;
     Object.assign(counts, { planesFound: r.planes, plainPlanes: r.plainPlanes, planesNotPlain: r.planesNotPlain, planeLayers: r.planeLayers, planesTooSmall: r.planesTooSmall, planeCellsAdded: r.cellsAdded, planeCellsSeenThrough: r.cellsSeenThrough, backdropPixels: r.backdropPixels, planeCellsUnseen: r.cellsUnseen, planeCellsNearRelief: r.cellsNearRelief, planeCellsTextured: r.cellsTextured, planePointsAdded: r.pointsAdded });

@@ -1,4 +1,4 @@
-/** @module Worker thread of the mesh stage: the second half of the signed distance's sums (signed-distance.ts), of the ground sweep's planes (ground-sweep.ts) and of the vertex colours' (project-colors.ts). */
+/** @module Worker thread of the mesh stage: the second half of the signed distance's sums (signed-distance.ts), its share of the ground sweep's planes (ground-sweep.ts) and of the vertex colours' (project-colors.ts). */
 import { serveTasks } from "../../util/pool.js";
 import { scoreSweepTask, type GroundSweepTask } from "./ground-sweep.js";
 import { colorSums, type ColorSums, type ColorTask } from "./project-colors.js";
@@ -6,7 +6,7 @@ import { latticeSums, scatterSums, type LatticeSums, type SignedDistanceTask } f
 
 /** What the mesh stage's worker is asked for. */
 export type MeshTask = SignedDistanceTask | ColorTask | GroundSweepTask;
-export type MeshResult = LatticeSums | ColorSums | Float64Array;
+export type MeshResult = LatticeSums | ColorSums | number;
 
 serveTasks<MeshTask, MeshResult>(async (task) => {
   if (!("kind" in task)) {
@@ -14,8 +14,8 @@ serveTasks<MeshTask, MeshResult>(async (task) => {
     return { value: sums, transfer: [sums.ii, sums.jj, sums.kk, sums.value, sums.weight].map((array) => array.buffer as ArrayBuffer) };
   }
   if (task.kind === "groundSweep") {
-    const scores = scoreSweepTask(task);
-    return { value: scores, transfer: [scores.buffer as ArrayBuffer] };
+    // The scores are written into the task's shared array; the count says the work is done.
+    return { value: scoreSweepTask(task) };
   }
   const sums = await colorSums({ positions: task.positions, indices: task.indices }, task.normals, task.views, task.images, task.options);
   return { value: sums, transfer: [sums.sum.buffer as ArrayBuffer, sums.weight.buffer as ArrayBuffer] };

@@ -5,7 +5,7 @@
  * plane from the patches' agreement alone.
  */
 import { describe, expect, it } from "vitest";
-import { sweepGround, GROUND_SWEEP_DEFAULTS, type GroundSweepTask } from "../../../compute/stages/mesh/ground-sweep.js";
+import { sweepGround, scoreSweepTask, GROUND_SWEEP_DEFAULTS, type GroundSweepTask } from "../../../compute/stages/mesh/ground-sweep.js";
 import type { MeshResult, MeshTask } from "../../../compute/stages/mesh/worker.js";
 import { WorkerPool } from "../../../compute/util/pool.js";
 import type { GreyPhoto } from "../../../compute/stages/mesh/photo-texture.js";
@@ -123,23 +123,48 @@ describe("mesh/ground-sweep", () => {
     expect(result.turnDeg).toBe(0);
   });
 
-  it("scores half of each batch of planes on the mesh stage's worker and keeps the same plane to the bit", async () => {
+  it("shares each batch of planes with the mesh stage's worker and keeps the same plane to the bit", async () => {
     const photos = [-0.6, 0, 0.6].map((x) => photographed(x, groundTexture, 4));
     const { start, anchors } = startPlane(1.3, 2.7);
     // Patches seen by different views, so the flat lists the worker reads are not all alike.
     const seenBy = Array.from({ length: anchors.length / 3 }, (_, k) => (k % 3 === 0 ? [0, 1, 2] : k % 3 === 1 ? [1, 2] : [2, 0]));
     const alone = await sweepGround(start, anchors, seenBy, photos, VOXEL, GROUND_SWEEP_DEFAULTS);
     const pool = new WorkerPool<MeshTask, MeshResult>(new URL("../../../compute/stages/mesh/worker.ts", import.meta.url), { size: 1 });
-    let planesAway = 0;
+    let scoredAway = 0;
+    let batches = 0;
     try {
-      const helper = { size: 1, run: (task: GroundSweepTask) => { planesAway += task.planes.length / 4; return pool.run(task) as Promise<Float64Array>; } };
+      const helper = { size: 1, run: async (task: GroundSweepTask) => { batches++; const scored = (await pool.run(task)) as number; scoredAway += scored; return scored; } };
       const helped = await sweepGround(start, anchors, seenBy, photos, VOXEL, GROUND_SWEEP_DEFAULTS, helper);
       expect(helped).toEqual(alone);
     } finally {
       await pool.close();
     }
     expect(alone.scoreAfter).toBeGreaterThan(alone.scoreBefore + 0.1);
-    // Every batch of two or more planes sends its first half: well over a hundred planes in a sweep.
-    expect(planesAway).toBeGreaterThan(50);
+    // Every batch of two or more planes is shared, and the worker takes a part of them.
+    expect(batches).toBeGreaterThan(5);
+    expect(scoredAway).toBeGreaterThan(20);
+  }, 60_000);
+
+  it("scores on this thread what a failing worker leaves", async () => {
+    const photos = [-0.6, 0, 0.6].map((x) => photographed(x, groundTexture, 4));
+    const { start, anchors } = startPlane(1.3, 2.7);
+    const seenBy = Array.from({ length: anchors.length / 3 }, () => [0, 1, 2]);
+    const alone = await sweepGround(start, anchors, seenBy, photos, VOXEL, GROUND_SWEEP_DEFAULTS);
+    // A stand-in worker on this thread: it takes and scores every plane of a batch.
+    let batches = 0;
+    const counting = { size: 1, run: async (task: GroundSweepTask) => { batches++; return scoreSweepTask(task); } };
+    expect(await sweepGround(start, anchors, seenBy, photos, VOXEL, GROUND_SWEEP_DEFAULTS, counting)).toEqual(alone);
+    // The last batch (the fine height steps, which set the plane's last quarter step) is taken
+    // whole by a worker that then dies without scoring it.
+    let call = 0;
+    const failingLast = { size: 1, run: async (task: GroundSweepTask) => {
+      if (++call < batches) return scoreSweepTask(task);
+      Atomics.store(task.next, 0, task.planes.length / 4);
+      throw new Error("worker lost");
+    } };
+    expect(await sweepGround(start, anchors, seenBy, photos, VOXEL, GROUND_SWEEP_DEFAULTS, failingLast)).toEqual(alone);
+    expect(call).toBe(batches);
+    // The fine steps moved the plane off the half-voxel grid of the coarse search.
+    expect(Math.abs(alone.shiftVoxels * 2 - Math.round(alone.shiftVoxels * 2))).toBeGreaterThan(0.1);
   }, 60_000);
 });
