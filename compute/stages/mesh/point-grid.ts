@@ -137,8 +137,15 @@ function robustExtent(positions: Float32Array, count: number, sampleSize: number
 
 /**
  * Median distance from a point to its nearest neighbour, over an evenly strided sample of
- * up to `sampleSize` points. The search grid's bucket size assumes the points cover a surface
- * of about the area of their (outlier-robust) bounding box.
+ * up to `sampleSize` points. Neighbours farther than 4 × √(area / count) (the points spread
+ * over a surface of about their outlier-robust bounding box's area) do not count: an isolated
+ * point says nothing about the sampling density.
+ *
+ * Only the points near the sample are gathered, in cells of the search radius around it (±2
+ * cells, a margin over rounding), and each sampled point's nearest is the least distance over
+ * them: the same distances as a grid over every point (PointGrid.nearestDistance2) for a small
+ * fraction of its cost, since the cloud's points are only looked up, not sorted into buckets
+ * (object-ring's 1.5 M points: the grid took 0.8 s).
  */
 export function medianSpacing(positions: Float32Array, count: number, sampleSize = 2000): number {
   if (count < 2) return 0;
@@ -147,14 +154,43 @@ export function medianSpacing(positions: Float32Array, count: number, sampleSize
   if (diagonal === 0) return 0;
   const area = 2 * (ex * ey + ey * ez + ez * ex) || diagonal * diagonal;
   const cellSize = Math.max(Math.sqrt(area / count), diagonal * 1e-6);
-  const grid = new PointGrid(positions, count, cellSize);
-  // Isolated points (no neighbour within a few buckets) say nothing about the sampling density.
   const searchRadius = 4 * cellSize;
   const step = Math.max(1, Math.floor(count / sampleSize));
+  const cellOf = (value: number) => Math.floor(value / searchRadius);
+  // The cells around the sampled points, then the points that fall in them, bucketed.
+  const near = new VoxelHash(Math.max(1024, 125 * Math.ceil(count / step)));
+  for (let i = 0; i < count; i += step) {
+    const ci = cellOf(positions[3 * i]), cj = cellOf(positions[3 * i + 1]), ck = cellOf(positions[3 * i + 2]);
+    for (let di = -2; di <= 2; di++) for (let dj = -2; dj <= 2; dj++) for (let dk = -2; dk <= 2; dk++) near.insert(ci + di, cj + dj, ck + dk);
+  }
+  const bucketOf = new Int32Array(count);
+  const start = new Uint32Array(near.count + 1);
+  for (let i = 0; i < count; i++) {
+    const b = near.find(cellOf(positions[3 * i]), cellOf(positions[3 * i + 1]), cellOf(positions[3 * i + 2]));
+    bucketOf[i] = b;
+    if (b >= 0) start[b + 1]++;
+  }
+  for (let b = 0; b < near.count; b++) start[b + 1] += start[b];
+  const fill = start.slice(0, near.count);
+  const order = new Uint32Array(start[near.count]);
+  for (let i = 0; i < count; i++) if (bucketOf[i] >= 0) order[fill[bucketOf[i]]++] = i;
+  const r2 = searchRadius * searchRadius;
   const distances: number[] = [];
   for (let i = 0; i < count; i += step) {
-    const d2 = grid.nearestDistance2(positions[3 * i], positions[3 * i + 1], positions[3 * i + 2], searchRadius, i);
-    if (Number.isFinite(d2) && d2 > 0) distances.push(Math.sqrt(d2));
+    const x = positions[3 * i], y = positions[3 * i + 1], z = positions[3 * i + 2];
+    const ci = cellOf(x), cj = cellOf(y), ck = cellOf(z);
+    let best = Infinity;
+    for (let di = -2; di <= 2; di++) for (let dj = -2; dj <= 2; dj++) for (let dk = -2; dk <= 2; dk++) {
+      const b = near.find(ci + di, cj + dj, ck + dk);
+      for (let s = start[b]; s < start[b + 1]; s++) {
+        const idx = order[s];
+        if (idx === i) continue;
+        const dx = positions[3 * idx] - x, dy = positions[3 * idx + 1] - y, dz = positions[3 * idx + 2] - z;
+        const d2 = dx * dx + dy * dy + dz * dz;
+        if (d2 < best) best = d2;
+      }
+    }
+    if (best <= r2 && best > 0) distances.push(Math.sqrt(best));
   }
   if (distances.length === 0) return 0;
   distances.sort((a, b) => a - b);

@@ -4,6 +4,7 @@ import { BrickLattice } from "../../../compute/stages/mesh/brick-lattice.js";
 import { chooseVoxelSize, DEFAULTS, run } from "../../../compute/stages/mesh/index.js";
 import { orientTowardCameras } from "../../../compute/stages/mesh/orient.js";
 import { medianSpacing, occupiedCells, PointGrid } from "../../../compute/stages/mesh/point-grid.js";
+import { createRng } from "../../../compute/math/random.js";
 import { cloudDepthImages, withMorePoints } from "../../../compute/stages/mesh/see-through.js";
 import { VoxelHash } from "../../../compute/stages/mesh/voxel-hash.js";
 import { planePoints, rng, spherePoints } from "./fixtures.js";
@@ -85,6 +86,41 @@ describe("mesh/point-grid", () => {
     for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) positions.set([i * 0.1, 2, j * 0.1], 3 * (i * n + j));
     positions.set([1e4, 0, 0, -1e4, 5e3, 0, 0, 0, 1e4], 3 * n * n);
     expect(medianSpacing(positions, n * n + 3)).toBeCloseTo(0.1, 5);
+  });
+
+  it("takes the median of the sampled points' nearest-neighbour distances exactly, as a brute-force search finds them", () => {
+    // An uneven cloud: a noisy sheet, a dense blob, exact duplicates (distance 0, left out) and strays.
+    const rng = createRng(11);
+    const count = 9_000;
+    const positions = new Float32Array(3 * count);
+    for (let i = 0; i < count; i++) {
+      const kind = i % 10;
+      const x = kind < 6 ? rng() * 4 : kind < 9 ? 1 + rng() * 0.2 : rng() * 40 - 20;
+      const y = kind < 6 ? 0.01 * rng() : kind < 9 ? 1 + rng() * 0.2 : rng() * 40 - 20;
+      const z = kind < 6 ? rng() * 4 : kind < 9 ? 1 + rng() * 0.2 : rng() * 40 - 20;
+      positions.set([x, y, z], 3 * i);
+    }
+    for (let i = 0; i < 300; i++) positions.copyWithin(3 * (count - 1 - i), 3 * i, 3 * i + 3);
+    // The definition, by brute force: the sample of every step-th point, neighbours within 4 × √(area / count) of the robust box.
+    const sampleSize = 500;
+    const step = Math.max(1, Math.floor(count / sampleSize));
+    const sampled = Array.from({ length: Math.ceil(count / step) }, (_, k) => k * step);
+    const extent = [0, 1, 2].map((a) => {
+      const values = Array.from({ length: Math.ceil(count / Math.max(1, Math.floor(count / (4 * sampleSize)))) }, (_, k) => positions[3 * k * Math.max(1, Math.floor(count / (4 * sampleSize))) + a]).sort((p, q) => p - q);
+      return values[Math.floor(0.98 * (values.length - 1))] - values[Math.floor(0.02 * (values.length - 1))];
+    });
+    const area = 2 * (extent[0] * extent[1] + extent[1] * extent[2] + extent[2] * extent[0]);
+    const radius = 4 * Math.sqrt(area / count);
+    const distances = sampled.flatMap((i) => {
+      let best = Infinity;
+      for (let j = 0; j < count; j++) {
+        if (j === i) continue;
+        const dx = positions[3 * j] - positions[3 * i], dy = positions[3 * j + 1] - positions[3 * i + 1], dz = positions[3 * j + 2] - positions[3 * i + 2];
+        best = Math.min(best, dx * dx + dy * dy + dz * dz);
+      }
+      return best <= radius * radius && best > 0 ? [Math.sqrt(best)] : [];
+    }).sort((p, q) => p - q);
+    expect(medianSpacing(positions, count, sampleSize)).toBe(distances[distances.length >> 1]);
   });
 });
 
