@@ -53,7 +53,7 @@ import { closeEnclosedHoles, type EnclosedHoleOptions } from "./close-holes.js";
 import { fillSmallHoles } from "./fill-holes.js";
 import { completeGround, GROUND_DEFAULTS, type GroundCompletionOptions } from "./ground-completion.js";
 import { GROUND_SWEEP_DEFAULTS, type GroundSweepOptions, type GroundSweepTask } from "./ground-sweep.js";
-import { completePlanes, type CompletionPoints, type PlaneCompletionOptions } from "./plane-completion.js";
+import { completePlanes, PLANE_COMPLETION_MIN_POINTS, type CompletionPoints, type PlaneCompletionOptions } from "./plane-completion.js";
 import { orientTowardCameras } from "./orient.js";
 import { colorFromImages } from "./project-colors.js";
 import { medianSpacing, occupiedCells, PointGrid } from "./point-grid.js";
@@ -63,7 +63,7 @@ import type { MeshResult, MeshTask } from "./worker.js";
 import { simplifyToBudget } from "./simplify.js";
 import { loadGreyPhotos } from "./photo-texture.js";
 import { BACKDROP_DEFAULTS, backdropMasks, markBackdrop, type BackdropOptions } from "./backdrop.js";
-import { cloudDepthImages } from "./see-through.js";
+import { cloudDepthImages, cloudDepthImagesOn, type DepthImageTask } from "./see-through.js";
 import { completeStandingWalls, STANDING_WALL_DEFAULTS, type StandingWallOptions } from "./standing-walls.js";
 import { extractSurfaceNets } from "./surface-nets.js";
 import type { RawMesh } from "./surface-nets.js";
@@ -254,6 +254,7 @@ export async function run(input: Input, options?: Partial<Options>, progress?: P
     signedDistance: { size: 1, run: (task) => pool.run(task) as Promise<LatticeSums> },
     colors: { size: 1, run: (task) => pool.run(task) as Promise<ColorSums> },
     groundSweep: { size: 1, run: (task) => pool.run(task) as Promise<number> },
+    depthImages: { size: 1, run: (task) => pool.run(task) as Promise<Float32Array[]> },
   };
   try {
     return await meshCloud(input, opts, progress, helpers);
@@ -262,11 +263,17 @@ export async function run(input: Input, options?: Partial<Options>, progress?: P
   }
 }
 
-/** The stage's worker, as the three phases that hand it half of their work see it. */
+/** The stage's worker, as the phases that hand it half of their work, or all of it, see it. */
 interface Helpers {
   signedDistance: TaskRunner<SignedDistanceTask, LatticeSums>;
   colors: TaskRunner<ColorTask, ColorSums>;
   groundSweep: TaskRunner<GroundSweepTask, number>;
+  depthImages: TaskRunner<DepthImageTask, Float32Array[]>;
+}
+
+/** Whether completePlanes() gets as far as the depth images' use: enough views and points to seek planes in. */
+function planeCompletionRuns(options: Options["planeCompletion"], views: number, points: number): boolean {
+  return options.planes.maxPlanes > 0 && views >= options.minViews && points >= PLANE_COMPLETION_MIN_POINTS;
 }
 
 async function meshCloud(input: Input, opts: Options, progress: ProgressFn | undefined, helpers: Helpers | null): Promise<{ mesh: Mesh; report: StageReport }> {
@@ -287,6 +294,8 @@ async function meshCloud(input: Input, opts: Options, progress: ProgressFn | und
   // thread leaves free) while the points' spacing is measured, not when the planes need them.
   const backdropRead = opts.planeCompletion.planes.maxPlanes > 0 && opts.backdrop && input.images?.length ? backdropMasks(input.views, input.images, opts.backdrop) : null;
 
+  // The dense cloud's depth images, on the worker while this thread measures the spacing and seeks the planes.
+  const depthImagesAhead = helpers && planeCompletionRuns(opts.planeCompletion, input.views.length, cloud.count) ? cloudDepthImagesOn(helpers.depthImages, cloud.positions, cloud.count, input.views) : null;
   const spacing = medianSpacing(cloud.positions, cloud.count);
   if (cloud.count < 16 || !(spacing > 0)) {
     warnings.push(`too few distinct points to mesh (${cloud.count})`);
@@ -309,7 +318,7 @@ async function meshCloud(input: Input, opts: Options, progress: ProgressFn | und
     const every = texture ? Math.ceil(input.views.length / texture.maxPhotos) : 1;
     const grey = texture && input.images?.length ? await loadGreyPhotos(input.views, input.images, texture.imageSize, new Set(input.views.map((_, i) => i).filter((i) => i % every === 0))) : null;
     const backdrop = backdropRead ? await backdropRead : null;
-    const completion = completePlanes({ ...cloud, normals: oriented.normals }, input.views, h, spacing, opts.planeCompletion, grey, backdrop);
+    const completion = await completePlanes({ ...cloud, normals: oriented.normals }, input.views, h, spacing, opts.planeCompletion, grey, backdrop, depthImagesAhead);
     const r = completion.report;
     Object.assign(counts, { planesFound: r.planes, plainPlanes: r.plainPlanes, planesNotPlain: r.planesNotPlain, planeLayers: r.planeLayers, planesTooSmall: r.planesTooSmall, planeCellsAdded: r.cellsAdded, planeCellsSeenThrough: r.cellsSeenThrough, backdropPixels: r.backdropPixels, planeCellsUnseen: r.cellsUnseen, planeCellsNearRelief: r.cellsNearRelief, planeCellsTextured: r.cellsTextured, planePointsAdded: r.pointsAdded });
     // From here on the added points are part of the cloud: the surface, its trimming and its colours use them.
@@ -317,11 +326,13 @@ async function meshCloud(input: Input, opts: Options, progress: ProgressFn | und
     lap("planeCompletion");
     if (opts.groundCompletion) {
       const photos = opts.groundSweep && input.images?.length ? { images: input.images, sweep: opts.groundSweep } : undefined;
-      // Without planes there are no depth images yet: the ground's are made here, so they read the backdrop too.
+      // Without planes the depth images made ahead have not been used yet (and no point was added
+      // to the cloud they were made of): the ground's are these, and they read the backdrop too.
       let depthImages = completion.depthImages;
-      if (!depthImages && backdrop) {
-        depthImages = { images: cloudDepthImages(cloud.positions, cloud.count, input.views), count: cloud.count };
-        counts.backdropPixels = markBackdrop(depthImages.images, backdrop);
+      if (!depthImages) {
+        const ahead = await depthImagesAhead;
+        if (ahead || backdrop) depthImages = { images: ahead ?? cloudDepthImages(cloud.positions, cloud.count, input.views), count: cloud.count };
+        if (depthImages && backdrop) counts.backdropPixels = markBackdrop(depthImages.images, backdrop);
       }
       const ground = await completeGround({ ...cloud, normals: oriented.normals }, input.views, h, completion.planes, completion.planeOf, opts.groundCompletion, photos, depthImages, helpers?.groundSweep);
       Object.assign(counts, ground.report);

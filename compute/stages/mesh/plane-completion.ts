@@ -128,6 +128,9 @@ interface Grid {
   occupied: Uint8Array;
 }
 
+/** Fewer dense points than this are not searched for planes. */
+export const PLANE_COMPLETION_MIN_POINTS = 100;
+
 /** The added points, and the planes found with each point's plane (-1: none) over the cloud followed by the added points. */
 export interface PlaneCompletion {
   points: CompletionPoints;
@@ -138,8 +141,12 @@ export interface PlaneCompletion {
   depthImages: CloudDepthImages | null;
 }
 
-/** Points that fill the plain planes' holes (none when no plane qualifies). */
-export function completePlanes(
+/**
+ * Points that fill the plain planes' holes (none when no plane qualifies). `depthImagesAhead`:
+ * the cloud's depth images, made on another thread while the planes are sought (null, or a
+ * promise of null: made here).
+ */
+export async function completePlanes(
   cloud: { positions: Float32Array; normals: Float32Array; colors: Uint8Array; count: number },
   views: RegisteredView[],
   voxel: number,
@@ -147,15 +154,16 @@ export function completePlanes(
   options: PlaneCompletionOptions,
   grey: Array<GreyPhoto | null> | null = null,
   backdrop: Array<Uint8Array | null> | null = null,
-): PlaneCompletion {
+  depthImagesAhead: Promise<DepthImage[] | null> | null = null,
+): Promise<PlaneCompletion> {
   const report: PlaneCompletionReport = { planes: 0, plainPlanes: 0, planesNotPlain: 0, planeLayers: 0, planesTooSmall: 0, cellsTried: 0, cellsAdded: 0, cellsSeenThrough: 0, backdropPixels: 0, cellsUnseen: 0, cellsNearRelief: 0, cellsTextured: 0, pointsAdded: 0 };
   const empty = { count: 0, positions: new Float32Array(0), normals: new Float32Array(0), colors: new Uint8Array(0) };
-  if (views.length < options.minViews || cloud.count < 100) return { points: empty, report, planes: [], planeOf: new Int16Array(cloud.count).fill(-1), depthImages: null };
+  if (views.length < options.minViews || cloud.count < PLANE_COMPLETION_MIN_POINTS) return { points: empty, report, planes: [], planeOf: new Int16Array(cloud.count).fill(-1), depthImages: null };
   const coversEnough = (plane: Plane) => coveredArea(occupancyGrid(cloud.positions, plane, facingSide(plane, cloud.normals), voxel * options.cellVoxels, options.maxGridSide)) >= (options.minSideVoxels * voxel) ** 2;
   const planes = plainPlanes(cloud, { ...options.planes, inlierDistance: options.inlierVoxels * voxel }, options.plainPlanes, options.offPlaneClearanceVoxels * voxel, coversEnough, report);
   report.planes = planes.length;
   if (planes.length === 0) return { points: empty, report, planes, planeOf: new Int16Array(cloud.count).fill(-1), depthImages: null };
-  const images = cloudDepthImages(cloud.positions, cloud.count, views);
+  const images = (await depthImagesAhead) ?? cloudDepthImages(cloud.positions, cloud.count, views);
   if (backdrop) report.backdropPixels = markBackdrop(images, backdrop);
   const clearance = options.clearanceVoxels * voxel;
   const offPlaneClearance = options.offPlaneClearanceVoxels * voxel;

@@ -16,7 +16,8 @@ import { completePlanes, PLANE_TEXTURE_TEST, type PlaneCompletionOptions } from 
 import type { RegisteredView } from "../../../compute/scene/index.js";
 import type { GreyPhoto } from "../../../compute/stages/mesh/photo-texture.js";
 import { BACKDROP_DEFAULTS, backdropOf, darkSmooth } from "../../../compute/stages/mesh/backdrop.js";
-import { depthImageShape } from "../../../compute/stages/mesh/see-through.js";
+import { cloudDepthImages, cloudDepthImagesOn, depthImageShape, type DepthImageTask } from "../../../compute/stages/mesh/see-through.js";
+import { WorkerPool } from "../../../compute/util/pool.js";
 
 const OPTIONS: PlaneCompletionOptions = DEFAULTS.planeCompletion;
 const SPACING = 0.01;
@@ -82,8 +83,8 @@ function floorAndWall(textured: boolean, layer: boolean) {
 }
 
 describe("mesh/plane-completion", () => {
-  it("fills the gaps between a plain floor's islands, on its plane, with its normal, and not past its outline", () => {
-    const { points, report } = completePlanes(stripedFloor(false), [overhead(-0.4), overhead(0.4)], VOXEL, SPACING, OPTIONS);
+  it("fills the gaps between a plain floor's islands, on its plane, with its normal, and not past its outline", async () => {
+    const { points, report } = await completePlanes(stripedFloor(false), [overhead(-0.4), overhead(0.4)], VOXEL, SPACING, OPTIONS);
     expect(report.planes).toBeGreaterThanOrEqual(1);
     expect(points.count).toBeGreaterThan(0);
     // Both stripes are covered: every 0.05 × 0.05 patch of them has an added point.
@@ -102,7 +103,7 @@ describe("mesh/plane-completion", () => {
     }
   });
 
-  it("keeps five voxels clear of an object standing in a gap, so its surface is not dragged to the floor", () => {
+  it("keeps five voxels clear of an object standing in a gap, so its surface is not dragged to the floor", async () => {
     const floor = stripedFloor(false);
     // A ball of radius 0.12 above the left stripe, its bottom 0.08 above the floor.
     const ball: number[] = [];
@@ -118,7 +119,7 @@ describe("mesh/plane-completion", () => {
     normals.set(floor.normals);
     for (let i = floor.count; i < count; i++) for (let a = 0; a < 3; a++) normals[3 * i + a] = (positions[3 * i + a] - [-0.45, 0, 0.2][a]!) / 0.12;
     const cloud = { positions, normals, colors: new Uint8Array(3 * count), count };
-    const { points, report } = completePlanes(cloud, [overhead(-0.4), overhead(0.4)], VOXEL, SPACING, OPTIONS);
+    const { points, report } = await completePlanes(cloud, [overhead(-0.4), overhead(0.4)], VOXEL, SPACING, OPTIONS);
     expect(report.cellsNearRelief).toBeGreaterThan(0);
     // Nothing within 5 voxels (0.1) of the ball, in 3D.
     expect(addedAt(points.positions, (x, y, z) => Math.hypot(x + 0.45, y, z - 0.2) - 0.12 < 5 * VOXEL)).toBe(0);
@@ -126,7 +127,7 @@ describe("mesh/plane-completion", () => {
     expect(addedAt(points.positions, (x, y) => x > -0.6 && x < -0.3 && Math.abs(y) > 0.5)).toBeGreaterThan(500);
   });
 
-  it("adds nothing to a curved surface, though a cap of it fits a plane within a voxel", () => {
+  it("adds nothing to a curved surface, though a cap of it fits a plane within a voxel", async () => {
     const positions: number[] = [], normals: number[] = [];
     for (let i = 0; i < 40_000; i++) {
       // Fibonacci sphere of radius 1 around (0, 0, 0), seen from above and the sides.
@@ -135,31 +136,59 @@ describe("mesh/plane-completion", () => {
       normals.push(r * Math.cos(phi), r * Math.sin(phi), z);
     }
     const sphere = { positions: new Float32Array(positions), normals: new Float32Array(normals), colors: new Uint8Array(positions.length), count: 40_000 };
-    const { points, report } = completePlanes(sphere, [overhead(-0.4), overhead(0.4)], VOXEL, SPACING, OPTIONS);
+    const { points, report } = await completePlanes(sphere, [overhead(-0.4), overhead(0.4)], VOXEL, SPACING, OPTIONS);
     expect(points.count).toBe(0);
     // Every plane found is too small to complete: none is tried.
     expect(report.planesTooSmall).toBeGreaterThan(0);
     expect(report.cellsTried).toBe(0);
   });
 
-  it("completes a plain wall with few points beside a large floor, but not a textured one, nor a layer over the floor", () => {
+  it("completes a plain wall with few points beside a large floor, but not a textured one, nor a layer over the floor", async () => {
     const views = [facingWall(-0.3), facingWall(0.3)];
     const inBand = (x: number, y: number, z: number) => Math.abs(x - 1) < 1e-3 && Math.abs(y) < 0.5 && z > 0.35 && z < 0.55;
-    const plain = completePlanes(floorAndWall(false, false), views, VOXEL, SPACING, OPTIONS);
+    const plain = await completePlanes(floorAndWall(false, false), views, VOXEL, SPACING, OPTIONS);
     expect(plain.report.plainPlanes).toBe(1);
     expect(addedAt(plain.points.positions, inBand)).toBeGreaterThan(300);
-    const textured = completePlanes(floorAndWall(true, false), views, VOXEL, SPACING, OPTIONS);
+    const textured = await completePlanes(floorAndWall(true, false), views, VOXEL, SPACING, OPTIONS);
     expect(textured.report.plainPlanes).toBe(0);
     expect(textured.report.planesNotPlain).toBeGreaterThanOrEqual(1);
     expect(addedAt(textured.points.positions, (x) => Math.abs(x - 1) < 1e-3)).toBe(0);
-    const layered = completePlanes(floorAndWall(false, true), views, VOXEL, SPACING, OPTIONS);
+    const layered = await completePlanes(floorAndWall(false, true), views, VOXEL, SPACING, OPTIONS);
     expect(layered.report.planeLayers).toBeGreaterThanOrEqual(1);
     expect(addedAt(layered.points.positions, (_x, _y, z) => Math.abs(z - 1.5 * VOXEL) < 1e-3)).toBe(0);
     expect(addedAt(layered.points.positions, inBand)).toBeGreaterThan(300);
   });
 
-  it("leaves a gap open where the cameras see a lower level through it", () => {
-    const { points, report } = completePlanes(stripedFloor(true), [overhead(-0.4), overhead(0.4)], VOXEL, SPACING, OPTIONS);
+  it("takes the depth images the stage's worker made, the same values as its own, and makes them itself when the worker fails", async () => {
+    const cloud = stripedFloor(true);
+    const views = [overhead(-0.4), overhead(0.4)];
+    const here = cloudDepthImages(cloud.positions, cloud.count, views);
+    const pool = new WorkerPool<DepthImageTask, Float32Array[]>(new URL("../../../compute/stages/mesh/worker.ts", import.meta.url), { size: 1 });
+    let there;
+    try {
+      there = await cloudDepthImagesOn(pool, cloud.positions, cloud.count, views);
+    } finally {
+      await pool.close();
+    }
+    expect(there).not.toBeNull();
+    expect(there!.map((image) => [image.view.name, image.width, image.height, image.scale])).toEqual(here.map((image) => [image.view.name, image.width, image.height, image.scale]));
+    there!.forEach((image, i) => expect(image.depth).toEqual(here[i].depth));
+    expect(here[0].depth.some((depth) => depth > 3.5)).toBe(true); // the lower level, seen through the gap
+    const failing = { size: 1, run: () => Promise.reject(new Error("pool: a worker thread exited (code 1) before finishing its task")) };
+    const fallen = cloudDepthImagesOn(failing, cloud.positions, cloud.count, views);
+    expect(await fallen).toBeNull();
+    const own = await completePlanes(cloud, views, VOXEL, SPACING, OPTIONS);
+    const fromWorker = await completePlanes(cloud, views, VOXEL, SPACING, OPTIONS, null, null, Promise.resolve(there));
+    const afterFailure = await completePlanes(cloud, views, VOXEL, SPACING, OPTIONS, null, null, fallen);
+    for (const other of [fromWorker, afterFailure]) {
+      expect(other.report).toEqual(own.report);
+      expect(other.points.positions).toEqual(own.points.positions);
+    }
+    expect(own.report.cellsSeenThrough).toBeGreaterThan(0);
+  });
+
+  it("leaves a gap open where the cameras see a lower level through it", async () => {
+    const { points, report } = await completePlanes(stripedFloor(true), [overhead(-0.4), overhead(0.4)], VOXEL, SPACING, OPTIONS);
     expect(report.cellsSeenThrough).toBeGreaterThan(0);
     // The left stripe is filled, the right one (over the lower level) is not.
     expect(addedAt(points.positions, (x, _y, z) => x > -0.6 && x < -0.3 && Math.abs(z) < 1e-3)).toBeGreaterThan(1000);
@@ -168,7 +197,7 @@ describe("mesh/plane-completion", () => {
     expect(addedAt(points.positions, (x, y, z) => x > 0.37 && x < 0.53 && Math.abs(y) < 0.7 && Math.abs(z) < 1e-3)).toBe(0);
   });
 
-  it("does not fill a wall's band hidden behind a ledge that stands out by less than 5 % of the cameras' distance", () => {
+  it("does not fill a wall's band hidden behind a ledge that stands out by less than 5 % of the cameras' distance", async () => {
     // Three cameras 10 units before the wall x = 1, at eye height 0.5, looking along +x.
     const far = (y: number): RegisteredView => ({
       imageIndex: 0,
@@ -192,14 +221,14 @@ describe("mesh/plane-completion", () => {
       return { positions: new Float32Array(positions), normals, colors: new Uint8Array(3 * count).fill(200), count };
     };
     const inBand = (x: number, y: number, z: number) => Math.abs(x - 1) < 1e-3 && Math.abs(y) < 0.8 && z > 0.62 && z < 0.73;
-    const open = completePlanes(wall(false), views, VOXEL, SPACING, OPTIONS);
+    const open = await completePlanes(wall(false), views, VOXEL, SPACING, OPTIONS);
     expect(addedAt(open.points.positions, inBand)).toBeGreaterThan(500);
-    const hidden = completePlanes(wall(true), views, VOXEL, SPACING, OPTIONS);
+    const hidden = await completePlanes(wall(true), views, VOXEL, SPACING, OPTIONS);
     expect(hidden.report.cellsUnseen).toBeGreaterThan(0);
     expect(addedAt(hidden.points.positions, inBand)).toBe(0);
   });
 
-  it("leaves a gap open where the photos show a dark, smooth backdrop through it and no point lies behind", () => {
+  it("leaves a gap open where the photos show a dark, smooth backdrop through it and no point lies behind", async () => {
     const views = [overhead(-0.4), overhead(0.4)];
     // Each photo (at its depth image's size) black and even where the rays through z = 0 pass x in
     // (0.3, 0.6): what a studio's backdrop seen through an opening looks like.
@@ -213,8 +242,8 @@ describe("mesh/plane-completion", () => {
       }
       return mask;
     });
-    const without = completePlanes(stripedFloor(false), views, VOXEL, SPACING, OPTIONS);
-    const { points, report } = completePlanes(stripedFloor(false), views, VOXEL, SPACING, OPTIONS, null, masks);
+    const without = await completePlanes(stripedFloor(false), views, VOXEL, SPACING, OPTIONS);
+    const { points, report } = await completePlanes(stripedFloor(false), views, VOXEL, SPACING, OPTIONS, null, masks);
     expect(report.backdropPixels).toBeGreaterThan(0);
     expect(report.cellsSeenThrough).toBeGreaterThan(without.report.cellsSeenThrough);
     const rightInterior = (x: number, y: number, z: number) => x > 0.37 && x < 0.53 && Math.abs(y) < 0.7 && Math.abs(z) < 1e-3;
@@ -225,7 +254,7 @@ describe("mesh/plane-completion", () => {
     expect(addedAt(points.positions, left)).toBe(addedAt(without.points.positions, left));
   });
 
-  it("reads a backdrop only where the photo is dark and smooth, and only in a photo taken against one", () => {
+  it("reads a backdrop only where the photo is dark and smooth, and only in a photo taken against one", async () => {
     const width = 30, height = 10;
     const grey = new Uint8Array(width * height);
     for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) {
@@ -247,7 +276,7 @@ describe("mesh/plane-completion", () => {
     expect(backdrop?.[5 * width + 15]).toBe(0);
   });
 
-  it("with the photo texture test on, fills a gap the photos show plain and leaves one they show textured", () => {
+  it("with the photo texture test on, fills a gap the photos show plain and leaves one they show textured", async () => {
     const views = [overhead(-0.4), overhead(0.4)];
     const withTest = { ...OPTIONS, texture: PLANE_TEXTURE_TEST };
     // Ray cast from each overhead camera onto z = 0: plain grey, or a 5-cm checkerboard on the right half.
@@ -261,13 +290,13 @@ describe("mesh/plane-completion", () => {
       return { view, grey, width, height, scale: 1 };
     };
     const photos = views.map((view) => photographed(view, (x) => x > 0));
-    const { points, report } = completePlanes(stripedFloor(false), views, VOXEL, SPACING, withTest, photos);
+    const { points, report } = await completePlanes(stripedFloor(false), views, VOXEL, SPACING, withTest, photos);
     expect(report.cellsTextured).toBeGreaterThan(100);
     expect(addedAt(points.positions, (x) => x > -0.6 && x < -0.3)).toBeGreaterThan(1000);
     expect(addedAt(points.positions, (x) => x > 0.3 && x < 0.6)).toBe(0);
     // Plain in every photo: both stripes filled, as from the points alone.
-    const plain = completePlanes(stripedFloor(false), views, VOXEL, SPACING, withTest, views.map((view) => photographed(view, () => false)));
-    const alone = completePlanes(stripedFloor(false), views, VOXEL, SPACING, OPTIONS);
+    const plain = await completePlanes(stripedFloor(false), views, VOXEL, SPACING, withTest, views.map((view) => photographed(view, () => false)));
+    const alone = await completePlanes(stripedFloor(false), views, VOXEL, SPACING, OPTIONS);
     expect(plain.report.cellsTextured).toBe(0);
     expect(plain.points.count).toBe(alone.points.count);
   });
