@@ -27,7 +27,7 @@ import { cameraCenter } from "../../scene/index.js";
 import type { TaskRunner } from "../../util/pool.js";
 import { sweepGround, type GroundPlane, type GroundSweepOptions, type GroundSweepTask } from "./ground-sweep.js";
 import { loadGreyPhotos, type GreyPhoto } from "./photo-texture.js";
-import { cameraVerdict, reliefNear, type CompletionPoints } from "./plane-completion.js";
+import { cameraVerdict, ReliefPoints, type CompletionPoints } from "./plane-completion.js";
 import { groundHull, insideHull, type Hull } from "./ground-extent.js";
 import { planeAxes } from "./plane-fill.js";
 import { PointGrid } from "./point-grid.js";
@@ -154,7 +154,8 @@ interface KeptCell {
  * are plane-completion's (over this cloud), so that walls meeting the ground are not relief.
  * With `photos`, the plane is then placed by them (ground-sweep.ts) before the points are made.
  * `known` are depth images of the cloud's first points (plane completion's), which are grown (and
- * changed) here instead of projecting every point again. `helper` (the stage's worker) scores half
+ * changed) here instead of projecting every point again; or a promise of them, grown to the
+ * whole cloud on another thread while the ground is sought. `helper` (the stage's worker) scores half
  * of the sweep's planes.
  */
 export async function completeGround(
@@ -165,7 +166,7 @@ export async function completeGround(
   planeOf: Int16Array,
   options: GroundCompletionOptions = GROUND_DEFAULTS,
   photos?: GroundPhotos,
-  known: CloudDepthImages | null = null,
+  known: CloudDepthImages | Promise<CloudDepthImages> | null = null,
   helper?: TaskRunner<GroundSweepTask, number>,
 ): Promise<GroundCompletion> {
   const report: GroundCompletionReport = { groundFound: 0, groundInliers: 0, groundCameraHeightVoxels: 0, groundCellsTried: 0, groundCellsAdded: 0, groundCellsSeenThrough: 0, groundCellsUnseen: 0, groundCellsNearRelief: 0, groundCellsBeyond: 0, groundPointsAdded: 0, groundSweepPatches: 0, groundSweepScoreBefore: 0, groundSweepScoreAfter: 0, groundSweepShiftVoxels: 0, groundSweepTurnDeg: 0 };
@@ -180,7 +181,8 @@ export async function completeGround(
   const origin = found.normal.map((x) => x * found.d);
   const at = (pu: number, pv: number): number[] => [0, 1, 2].map((a) => origin[a]! + pu * u[a]! + pv * v[a]!);
   const dense = new PointGrid(cloud.positions, cloud.count, Math.max(options.clearanceVoxels * voxel, 2 * voxel));
-  const images = known && known.count <= cloud.count ? withMorePoints(known.images, cloud.positions, known.count, cloud.count) : cloudDepthImages(cloud.positions, cloud.count, views);
+  const knownNow = await known;
+  const images = knownNow && knownNow.count <= cloud.count ? withMorePoints(knownNow.images, cloud.positions, knownNow.count, cloud.count) : cloudDepthImages(cloud.positions, cloud.count, views);
   // Every view's photo in grey, decoded from the first cell kept on (sharp's threads, on the core
   // this thread leaves free) while the other cells are chosen, not once the sweep wants them:
   // SceauxCastle's 11 photos at 1,024 px were 0.4–0.56 s of waiting. All of them: the sweep reads
@@ -204,7 +206,7 @@ export async function completeGround(
   for (const { u: cu, v: cv } of kept) {
     for (let a = 0; a < per; a++) for (let b = 0; b < per; b++) {
       const p = onto(ground, found.normal, at(cu + ((a + 0.5) / per - 0.5) * cell, cv + ((b + 0.5) / per - 0.5) * cell));
-      if (dense.nearestDistance2(p[0]!, p[1]!, p[2]!, clearance) < clearance * clearance) continue;
+      if (dense.hasPointNearer(p[0]!, p[1]!, p[2]!, clearance)) continue;
       out.push(p[0]!, p[1]!, p[2]!);
     }
   }
@@ -239,7 +241,10 @@ function keptCells(
   const rows = Math.max(1, Math.ceil(depth / cell));
   const asPlane: Plane = { normal: found.normal, d: found.d, inliers: new Uint32Array(0) };
   const radius = options.offPlaneClearanceVoxels * voxel + cell * Math.SQRT1_2;
-  const reliefAt = (p: number[]) => reliefNear(dense, cloud.positions, planeOf, planes, p, asPlane, 2 * options.inlierVoxels * voxel, radius, options.minReliefPoints);
+  // The relief's own grid, in buckets of the query's radius (a few per axis, where the dense grid's
+  // voxel-sized buckets were hundreds), is made when the first cell gets as far as its test.
+  let relief: ReliefPoints | undefined;
+  const reliefAt = (p: number[]) => (relief ??= new ReliefPoints(cloud.positions, cloud.count, planeOf, planes, asPlane, 2 * options.inlierVoxels * voxel, radius)).near(p, radius, options.minReliefPoints);
   const hull = extentHull(cloud.positions, cloud.count, centres, found, at(0, 0), u, v, voxel, options);
   const kept: KeptCell[] = [];
   for (let row = 0; row < rows; row++) {
@@ -251,7 +256,7 @@ function keptCells(
       }
       const centre = at(cu, cv);
       // A cell the cloud already covers keeps its own points.
-      if (dense.nearestDistance2(centre[0]!, centre[1]!, centre[2]!, cell * Math.SQRT1_2) < (cell * Math.SQRT1_2) ** 2) continue;
+      if (dense.hasPointNearer(centre[0]!, centre[1]!, centre[2]!, cell * Math.SQRT1_2)) continue;
       report.groundCellsTried++;
       const verdict = cameraVerdict(centre, found.normal, images, centres, 3 * voxel, options, 2 * options.inlierVoxels * voxel);
       if (verdict.verdict !== "keep") {

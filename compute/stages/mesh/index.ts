@@ -63,7 +63,7 @@ import type { MeshResult, MeshTask } from "./worker.js";
 import { simplifyToBudget } from "./simplify.js";
 import { loadGreyPhotos } from "./photo-texture.js";
 import { BACKDROP_DEFAULTS, backdropMasks, markBackdrop, type BackdropOptions } from "./backdrop.js";
-import { cloudDepthImages, cloudDepthImagesOn, type DepthImageTask } from "./see-through.js";
+import { cloudDepthImages, cloudDepthImagesOn, grownDepthImagesOn, type DepthImageTask } from "./see-through.js";
 import { completeStandingWalls, STANDING_WALL_DEFAULTS, type StandingWallOptions } from "./standing-walls.js";
 import { extractSurfaceNets } from "./surface-nets.js";
 import type { RawMesh } from "./surface-nets.js";
@@ -334,7 +334,9 @@ async function meshCloud(input: Input, opts: Options, progress: ProgressFn | und
         if (ahead || backdrop) depthImages = { images: ahead ?? cloudDepthImages(cloud.positions, cloud.count, input.views), count: cloud.count };
         if (depthImages && backdrop) counts.backdropPixels = markBackdrop(depthImages.images, backdrop);
       }
-      const ground = await completeGround({ ...cloud, normals: oriented.normals }, input.views, h, completion.planes, completion.planeOf, opts.groundCompletion, photos, depthImages, helpers?.groundSweep);
+      // The planes' points are splatted into their depth images on the worker while the ground is sought.
+      const known = depthImages && helpers && depthImages.count < cloud.count ? grownDepthImagesOn(helpers.depthImages, depthImages, cloud.positions, cloud.count) : depthImages;
+      const ground = await completeGround({ ...cloud, normals: oriented.normals }, input.views, h, completion.planes, completion.planeOf, opts.groundCompletion, photos, known, helpers?.groundSweep);
       Object.assign(counts, ground.report);
       const denseAndPlanes = cloud;
       cloud = withPoints(cloud, oriented, ground.points);

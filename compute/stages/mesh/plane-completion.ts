@@ -206,7 +206,7 @@ export async function completePlanes(
       const per = Math.max(1, Math.round(grid.cell / spacing));
       for (let a = 0; a < per; a++) for (let b = 0; b < per; b++) {
         const p = onPlane(grid, grid.minU + (col + (a + 0.5) / per) * grid.cell, grid.minV + (row + (b + 0.5) / per) * grid.cell);
-        if (dense.nearestDistance2(p[0], p[1], p[2], clearance) < clearance * clearance) continue;
+        if (dense.hasPointNearer(p[0], p[1], p[2], clearance)) continue;
         out.positions.push(p[0], p[1], p[2]);
         out.normals.push(normal[0], normal[1], normal[2]);
         out.colors.push(colour[0], colour[1], colour[2]);
@@ -242,6 +242,40 @@ export function reliefNear(dense: PointGrid, positions: Float32Array, planeOf: I
     return ++relief < minPoints;
   });
   return relief >= minPoints;
+}
+
+/**
+ * The points that reliefNear() counts for one plane, in a grid of their own: the same answer to
+ * "at least `minPoints` within `radius`?" for any centre (the points within a radius do not
+ * depend on the buckets, and the count only on which points qualify, not on their order), without
+ * walking past the plane's own points, and in buckets as large as the queries' radius. Around the
+ * ground those points are nearly all a cell sees, and its radius spans hundreds of the dense
+ * grid's buckets: SceauxCastle's ground cells spent 1.45 s in reliefNear.
+ */
+export class ReliefPoints {
+  private readonly grid: PointGrid;
+
+  constructor(positions: Float32Array, count: number, planeOf: Int16Array, planes: Plane[], plane: Plane, offPlane: number, cellSize: number) {
+    const n = plane.normal;
+    const kept: number[] = [];
+    for (let i = 0; i < count; i++) {
+      // The tests of reliefNear, written the same way.
+      if (Math.abs(n[0] * positions[3 * i] + n[1] * positions[3 * i + 1] + n[2] * positions[3 * i + 2] - plane.d) <= offPlane) continue;
+      const other = planeOf[i]! >= 0 ? planes[planeOf[i]!]!.normal : null;
+      if (other && Math.abs(other[0] * n[0] + other[1] * n[1] + other[2] * n[2]) < PARALLEL_COSINE) continue;
+      kept.push(i);
+    }
+    const own = new Float32Array(3 * kept.length);
+    kept.forEach((i, k) => { own[3 * k] = positions[3 * i]; own[3 * k + 1] = positions[3 * i + 1]; own[3 * k + 2] = positions[3 * i + 2]; });
+    this.grid = new PointGrid(own, kept.length, cellSize);
+  }
+
+  /** reliefNear(…, p, plane, offPlane, radius, minPoints) for this one's plane and offPlane. */
+  near(p: number[], radius: number, minPoints: number): boolean {
+    let relief = 0;
+    this.grid.forEachWithin(p[0], p[1], p[2], radius, () => ++relief < minPoints);
+    return relief >= minPoints;
+  }
 }
 
 /**

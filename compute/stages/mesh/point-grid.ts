@@ -85,6 +85,27 @@ export class PointGrid {
   }
 
   /**
+   * Whether any point lies nearer than `radius` to (x, y, z): the same answer as
+   * `nearestDistance2(x, y, z, radius) < radius²`, given at the first such point. The completions
+   * ask it of every point they would add (clear of the dense points?), where the nearest point's
+   * distance itself is never read.
+   */
+  hasPointNearer(x: number, y: number, z: number, radius: number): boolean {
+    const r2 = radius * radius;
+    // The nearest point is usually in the query's own bucket: try it before the others.
+    const b = this.buckets.find(this.cell(x, 0), this.cell(y, 1), this.cell(z, 2));
+    if (b >= 0) {
+      const p = this.positions;
+      for (let s = this.start[b]; s < this.start[b + 1]; s++) {
+        const idx = this.order[s];
+        const dx = p[3 * idx] - x, dy = p[3 * idx + 1] - y, dz = p[3 * idx + 2] - z;
+        if (dx * dx + dy * dy + dz * dz < r2) return true;
+      }
+    }
+    return !this.forEachWithin(x, y, z, radius, (_index, d2) => (d2 < r2 ? false : undefined));
+  }
+
+  /**
    * Squared distance to the nearest point within `maxRadius` (Infinity if none), searching
    * shells of buckets outwards and stopping once no nearer point can remain.
    */

@@ -122,7 +122,7 @@ export function fillCell(kept: KeptCell, cell: number, colour: number[], context
   const normal = kept.wall.normal;
   for (let a = 0; a < per; a++) for (let b = 0; b < per; b++) {
     const p = pointOn(kept.wall, kept.t + ((a + 0.5) / per - 0.5) * cell, kept.h + ((b + 0.5) / per - 0.5) * cell);
-    if (dense.nearestDistance2(p[0]!, p[1]!, p[2]!, clearance) < clearance * clearance) continue;
+    if (dense.hasPointNearer(p[0]!, p[1]!, p[2]!, clearance)) continue;
     out.positions.push(p[0]!, p[1]!, p[2]!);
     out.normals.push(normal[0]!, normal[1]!, normal[2]!);
     out.colors.push(colour[0]!, colour[1]!, colour[2]!);

@@ -4,6 +4,7 @@ import { BrickLattice } from "../../../compute/stages/mesh/brick-lattice.js";
 import { chooseVoxelSize, DEFAULTS, run } from "../../../compute/stages/mesh/index.js";
 import { orientTowardCameras } from "../../../compute/stages/mesh/orient.js";
 import { medianSpacing, occupiedCells, PointGrid } from "../../../compute/stages/mesh/point-grid.js";
+import { ReliefPoints, reliefNear } from "../../../compute/stages/mesh/plane-completion.js";
 import { createRng } from "../../../compute/math/random.js";
 import { cloudDepthImages, withMorePoints } from "../../../compute/stages/mesh/see-through.js";
 import { VoxelHash } from "../../../compute/stages/mesh/voxel-hash.js";
@@ -70,7 +71,41 @@ describe("mesh/point-grid", () => {
       grid.forEachWithin(x, y, z, 0.08, () => { counted++; });
       expect(counted).toBe(within);
       expect(grid.hasPointWithin(x, y, z, 0.08)).toBe(within > 0);
+      // The completions' clearance test: the same answer as the nearest distance's.
+      for (const radius of [0.02, 0.08, 0.2]) expect(grid.hasPointNearer(x, y, z, radius)).toBe(grid.nearestDistance2(x, y, z, radius) < radius * radius);
     }
+  });
+
+  it("counts relief in a grid of its own as reliefNear does over every point, at any radius", () => {
+    // A floor z = 0 (on a plane of its own), a wall x = 0.5 (its own plane, perpendicular), and
+    // scattered relief: boxes' points standing on the floor.
+    const random = rng(11);
+    const positions: number[] = [], planeOf: number[] = [];
+    for (let k = 0; k < 4000; k++) { positions.push(2 * random() - 1, 2 * random() - 1, 0.004 * (random() - 0.5)); planeOf.push(0); }
+    for (let k = 0; k < 1000; k++) { positions.push(0.5, 2 * random() - 1, random()); planeOf.push(1); }
+    for (let k = 0; k < 1500; k++) { positions.push(2 * random() - 1, 2 * random() - 1, 0.3 * random()); planeOf.push(-1); }
+    const count = positions.length / 3;
+    const cloud = new Float32Array(positions);
+    const of = Int16Array.from(planeOf);
+    const floor = { normal: [0, 0, 1] as [number, number, number], d: 0, inliers: new Uint32Array(0) };
+    const planes = [floor, { normal: [1, 0, 0] as [number, number, number], d: 0.5, inliers: new Uint32Array(0) }];
+    const dense = new PointGrid(cloud, count, 0.02);
+    let agreed = 0, near = 0;
+    for (const radius of [0.03, 0.1, 0.25]) {
+      const relief = new ReliefPoints(cloud, count, of, planes, floor, 0.01, radius);
+      for (let q = 0; q < 150; q++) {
+        const p = [2 * random() - 1, 2 * random() - 1, 0.2 * random()];
+        for (const minPoints of [1, 3, 12]) {
+          const expected = reliefNear(dense, cloud, of, planes, p, floor, 0.01, radius, minPoints);
+          expect(relief.near(p, radius, minPoints)).toBe(expected);
+          agreed++;
+          if (expected) near++;
+        }
+      }
+    }
+    // Both answers occur.
+    expect(near).toBeGreaterThan(0.1 * agreed);
+    expect(near).toBeLessThan(0.9 * agreed);
   });
 
   it("measures the median spacing of a regular grid of points as its pitch", () => {

@@ -16,7 +16,7 @@ import { completePlanes, PLANE_TEXTURE_TEST, type PlaneCompletionOptions } from 
 import type { RegisteredView } from "../../../compute/scene/index.js";
 import type { GreyPhoto } from "../../../compute/stages/mesh/photo-texture.js";
 import { BACKDROP_DEFAULTS, backdropOf, darkSmooth } from "../../../compute/stages/mesh/backdrop.js";
-import { cloudDepthImages, cloudDepthImagesOn, depthImageShape, type DepthImageTask } from "../../../compute/stages/mesh/see-through.js";
+import { cloudDepthImages, cloudDepthImagesOn, depthImageShape, grownDepthImagesOn, type DepthImageTask } from "../../../compute/stages/mesh/see-through.js";
 import { WorkerPool } from "../../../compute/util/pool.js";
 
 const OPTIONS: PlaneCompletionOptions = DEFAULTS.planeCompletion;
@@ -185,6 +185,31 @@ describe("mesh/plane-completion", () => {
       expect(other.points.positions).toEqual(own.points.positions);
     }
     expect(own.report.cellsSeenThrough).toBeGreaterThan(0);
+  });
+
+  it("grows depth images by more points on the stage's worker, or here when it fails, to the whole cloud's", async () => {
+    const cloud = stripedFloor(true);
+    const views = [overhead(-0.4), overhead(0.4)];
+    const whole = cloudDepthImages(cloud.positions, cloud.count, views);
+    const half = Math.floor(cloud.count / 2);
+    const pool = new WorkerPool<DepthImageTask, Float32Array[]>(new URL("../../../compute/stages/mesh/worker.ts", import.meta.url), { size: 1 });
+    const failing = { size: 1, run: () => Promise.reject(new Error("pool: a worker thread exited (code 1) before finishing its task")) };
+    try {
+      for (const helper of [pool, failing]) {
+        const known = { images: cloudDepthImages(cloud.positions, half, views), count: half };
+        const before = known.images.map((image) => image.depth.slice());
+        const grown = await grownDepthImagesOn(helper, known, cloud.positions, cloud.count);
+        expect(grown.count).toBe(cloud.count);
+        grown.images.forEach((image, i) => {
+          expect(image.view).toBe(views[i]);
+          expect(image.depth).toEqual(whole[i].depth);
+        });
+        // The images grew: the half of the cloud did not fill them.
+        expect(before.some((depth, i) => depth.some((value, k) => value !== whole[i].depth[k]))).toBe(true);
+      }
+    } finally {
+      await pool.close();
+    }
   });
 
   it("leaves a gap open where the cameras see a lower level through it", async () => {
