@@ -52,40 +52,43 @@ export function gatherCandidates(faceCount: number, observations: ViewObservatio
   return { offsets, views, cost, colours };
 }
 
-/** Marks the candidates whose colour is an outlier for their face; returns how many were dropped. */
+/**
+ * Marks the candidates whose colour is an outlier for their face; returns how many were dropped.
+ * Per face: the channels' medians, then a mean shift from there (typed scratch and scalars: the
+ * same arithmetic in the same order as with arrays, so the same marks; 0.42 s of Herz-Jesus-P8's
+ * main thread before, in a CPU profile).
+ */
 export function rejectInconsistent(candidates: FaceCandidates, consistencyRadius: number): { keep: Uint8Array; dropped: number } {
   const { offsets, colours } = candidates;
   const keep = new Uint8Array(candidates.views.length).fill(1);
   let dropped = 0;
   const faceCount = offsets.length - 1;
-  const scratch: number[] = [];
+  let widest = 0;
+  for (let f = 0; f < faceCount; f++) widest = Math.max(widest, offsets[f + 1] - offsets[f]);
+  const scratch = new Float64Array(widest);
   const sigma2 = (consistencyRadius / 2) ** 2;
   for (let f = 0; f < faceCount; f++) {
     const start = offsets[f], end = offsets[f + 1];
     if (end - start < 3) continue;
-    const mode = [0, 0, 0];
-    for (let ch = 0; ch < 3; ch++) {
-      scratch.length = 0;
-      for (let i = start; i < end; i++) scratch.push(colours[3 * i + ch]);
-      scratch.sort((x, y) => x - y);
-      mode[ch] = scratch[scratch.length >> 1];
-    }
+    let m0 = channelMedian(colours, start, end, 0, scratch);
+    let m1 = channelMedian(colours, start, end, 1, scratch);
+    let m2 = channelMedian(colours, start, end, 2, scratch);
     // Mean shift with a Gaussian kernel: converges to the densest cluster of colours.
     for (let iteration = 0; iteration < 8; iteration++) {
-      const sum = [0, 0, 0];
+      let s0 = 0, s1 = 0, s2 = 0;
       let weight = 0;
       for (let i = start; i < end; i++) {
-        const d2 = (colours[3 * i] - mode[0]) ** 2 + (colours[3 * i + 1] - mode[1]) ** 2 + (colours[3 * i + 2] - mode[2]) ** 2;
+        const d2 = (colours[3 * i] - m0) ** 2 + (colours[3 * i + 1] - m1) ** 2 + (colours[3 * i + 2] - m2) ** 2;
         const w = Math.exp(-d2 / (2 * sigma2));
         weight += w;
-        for (let ch = 0; ch < 3; ch++) sum[ch] += w * colours[3 * i + ch];
+        s0 += w * colours[3 * i]; s1 += w * colours[3 * i + 1]; s2 += w * colours[3 * i + 2];
       }
       if (weight < 1e-12) break;
-      for (let ch = 0; ch < 3; ch++) mode[ch] = sum[ch] / weight;
+      m0 = s0 / weight; m1 = s1 / weight; m2 = s2 / weight;
     }
     let kept = 0;
     for (let i = start; i < end; i++) {
-      const d = Math.hypot(colours[3 * i] - mode[0], colours[3 * i + 1] - mode[1], colours[3 * i + 2] - mode[2]);
+      const d = Math.hypot(colours[3 * i] - m0, colours[3 * i + 1] - m1, colours[3 * i + 2] - m2);
       if (d > consistencyRadius) keep[i] = 0;
       else kept++;
     }
@@ -94,6 +97,28 @@ export function rejectInconsistent(candidates: FaceCandidates, consistencyRadius
     dropped += end - start - kept;
   }
   return { keep, dropped };
+}
+
+/**
+ * The median (upper of the middle two) of one channel of candidates start..end: an insertion sort
+ * of a face's few values, the order Array.prototype.sort with (x, y) => x − y gives numbers that
+ * are not NaN (those sort as that comparator leaves them, so a face with one goes through it).
+ */
+function channelMedian(colours: Float32Array, start: number, end: number, channel: number, scratch: Float64Array): number {
+  const n = end - start;
+  for (let k = 0; k < n; k++) {
+    const value = colours[3 * (start + k) + channel];
+    if (Number.isNaN(value)) {
+      const values: number[] = [];
+      for (let i = start; i < end; i++) values.push(colours[3 * i + channel]);
+      values.sort((x, y) => x - y);
+      return values[n >> 1];
+    }
+    let at = k;
+    while (at > 0 && scratch[at - 1] > value) { scratch[at] = scratch[at - 1]; at--; }
+    scratch[at] = value;
+  }
+  return scratch[n >> 1];
 }
 
 /** Faces sharing an edge, in CSR form. */
