@@ -23,7 +23,7 @@ function plainMarks(candidates: FaceCandidates, radius: number): number[] {
   const { offsets, colours } = candidates;
   const keep: number[] = new Array(colours.length / 3).fill(1);
   for (let f = 0; f + 1 < offsets.length; f++) {
-    const list = [];
+    const list: number[][] = [];
     for (let i = offsets[f]; i < offsets[f + 1]; i++) list.push([colours[3 * i], colours[3 * i + 1], colours[3 * i + 2]]);
     if (list.length < 3) continue;
     let mode = [0, 1, 2].map((ch) => list.map((c) => c[ch]).sort((x, y) => x - y)[list.length >> 1]);
