@@ -257,17 +257,17 @@ export class ReliefPoints {
 
   constructor(positions: Float32Array, count: number, planeOf: Int16Array, planes: Plane[], plane: Plane, offPlane: number, cellSize: number) {
     const n = plane.normal;
-    const kept: number[] = [];
+    const own = new Float32Array(3 * count);
+    let kept = 0;
     for (let i = 0; i < count; i++) {
       // The tests of reliefNear, written the same way.
       if (Math.abs(n[0] * positions[3 * i] + n[1] * positions[3 * i + 1] + n[2] * positions[3 * i + 2] - plane.d) <= offPlane) continue;
       const other = planeOf[i]! >= 0 ? planes[planeOf[i]!]!.normal : null;
       if (other && Math.abs(other[0] * n[0] + other[1] * n[1] + other[2] * n[2]) < PARALLEL_COSINE) continue;
-      kept.push(i);
+      own[3 * kept] = positions[3 * i]; own[3 * kept + 1] = positions[3 * i + 1]; own[3 * kept + 2] = positions[3 * i + 2];
+      kept++;
     }
-    const own = new Float32Array(3 * kept.length);
-    kept.forEach((i, k) => { own[3 * k] = positions[3 * i]; own[3 * k + 1] = positions[3 * i + 1]; own[3 * k + 2] = positions[3 * i + 2]; });
-    this.grid = new PointGrid(own, kept.length, cellSize);
+    this.grid = new PointGrid(own.slice(0, 3 * kept), kept, cellSize);
   }
 
   /** reliefNear(…, p, plane, offPlane, radius, minPoints) for this one's plane and offPlane. */
