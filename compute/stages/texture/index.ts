@@ -26,11 +26,11 @@ import type { TaskRunner } from "../../util/pool.js";
 import { layoutAtlas } from "./atlas-layout.js";
 import { buildCharts, splitVertices, type ChartedMesh } from "./charts.js";
 import type { ChartFaces } from "./paint.js";
-import { faceAdjacency, gatherCandidates, mergeRegions, rejectInconsistent, selectViews, UNSEEN } from "./select-views.js";
+import { consensusShifts, faceAdjacency, gatherCandidates, mergeRegions, rejectInconsistent, selectViews, UNSEEN } from "./select-views.js";
 import { UNREADABLE_PHOTO, type PaintTask, type PhotoOf, type ViewTask, type ViewTaskResult } from "./view-task.js";
 import { dropGrazing, faceGeometry, type ScanOptions, type ViewObservations } from "./view-scan.js";
 import { solveChannels, startWorkers, type TextureWorkers } from "./threads.js";
-import { consistentSeams } from "./levelling.js";
+import { chartTargets, consistentSeams } from "./levelling.js";
 import { shared } from "../../util/shared-memory.js";
 import { decodeAhead, type PhotoStore } from "./photo-store.js";
 import { photoSize } from "./photo.js";
@@ -92,6 +92,17 @@ export interface Options {
    * not take part in the levelling (consistentSeams(), levelling.ts); Infinity: every pair.
    */
   levellingMaxSeamDifference: number;
+  /**
+   * Pull of each chart vertex toward the colour the photos agree on there (levelling.ts
+   * `targetWeight`, against 1 per seam pair and chart edge; 0: seams only).
+   * A face shows one photo, whose exposure and reflections differ from the others'; pulled over a
+   * few edges toward their mean, a chart keeps its photo's detail with the photos' common colour
+   * (the blending of a mosaic texture). docs/decisions.md, "The levelling pulls the charts toward
+   * the photos' mean colour".
+   */
+  levellingTargetWeight: number;
+  /** Targets farther than this from the chart's own colour (grey levels, any channel) do not pull: another surface. */
+  levellingMaxTargetDifference: number;
   /** Worker threads for the photos' scan, sampling and painting (1: all on the calling thread). */
   workers: number;
   /**
@@ -122,6 +133,8 @@ export const DEFAULTS: Options = {
   // → 0.938), SceauxCastle 20.66 → 20.90, fountain-P11 27.33 → 27.65, Herz-Jesus-P8 25.50 → 25.58;
   // without levelling at all the courtyard reached 30.77 dB but SceauxCastle's SSIM fell to 0.706.
   levellingMaxSeamDifference: 40,
+  levellingTargetWeight: 0.02,
+  levellingMaxTargetDifference: 80,
   workers: availableParallelism(),
   decodeAheadBytes: 512 * 2 ** 20,
 };
@@ -374,7 +387,8 @@ async function texture(input: Input, opts: Options, runner: TaskRunner<ViewTask,
     const graph = levellingGraph(mesh, charted);
     const seamPairs = consistentSeams(graph.seamPairs, colours, opts.levellingMaxSeamDifference);
     const solveStarted = performance.now();
-    const solved = await solveChannels({ vertexCount, colours, chartEdges: graph.chartEdges, seamPairs }, { edgeWeight: opts.levellingEdgeWeight, regularisation: 1e-3, maxIterations: 1500, tolerance: 1e-4 }, runner);
+    const targets = chartTargets(colours, charted.indices, consensusShifts(candidates, consistency.consensus, selection.labels));
+    const solved = await solveChannels({ vertexCount, colours, chartEdges: graph.chartEdges, seamPairs, targets }, { edgeWeight: opts.levellingEdgeWeight, regularisation: 1e-3, maxIterations: 1500, tolerance: 1e-4, targetWeight: opts.levellingTargetWeight, maxTargetDifference: opts.levellingMaxTargetDifference }, runner);
     corrections = solved.corrections;
     counts.ms_levellingSolve = Math.round(performance.now() - solveStarted);
     let sum = 0;

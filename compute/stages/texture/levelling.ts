@@ -5,10 +5,15 @@
  * texture maps", CVPR 2007; as used by Waechter et al., ECCV 2014, §5.1):
  *
  *   min_g  Σ_seams (f_i + g_i − f_j − g_j)²  +  w_edge · Σ_chart edges (g_i − g_j)²  +  ε · Σ g_i²
+ *          +  λ · Σ_targets (f_i + g_i − t_i)²
  *
  * where i, j are copies of one mesh vertex in two charts and f their colours in their photos.
- * Solved per channel by conjugate gradients with a Jacobi preconditioner on the normal
- * equations, which are a weighted graph Laplacian plus ε·I (symmetric positive definite).
+ * The last term pulls each chart toward t, the colour the photos that see the vertex agree on
+ * (chartTargets: the views' consensus colour of the faces around it), so a chart keeps its
+ * one photo's detail but not that photo's own exposure or reflections: the low frequencies of a
+ * blend, the high ones of the best view, as a mosaic texture has them. Solved per channel by conjugate gradients with a Jacobi
+ * preconditioner on the normal equations, which are a weighted graph Laplacian plus ε·I and λ on
+ * the targeted vertices (symmetric positive definite).
  */
 
 export interface LevellingProblem {
@@ -19,6 +24,12 @@ export interface LevellingProblem {
   seamPairs: Uint32Array;
   /** Pairs (i, j) joined by an edge inside one chart. */
   chartEdges: Uint32Array;
+  /**
+   * What each chart vertex's colour should come near, 3 per vertex (0–255; NaN: nothing): its
+   * colour moved by the mean of its chart's faces' shifts toward the colour the photos agree on
+   * (chartTargets, select-views.ts consensusShifts). With `targetWeight` > 0 a chart is pulled toward it, smoothly.
+   */
+  targets?: Float32Array;
 }
 
 export interface LevellingOptions {
@@ -27,11 +38,15 @@ export interface LevellingOptions {
   maxIterations: number;
   /** Stop when the residual norm falls below this fraction of the right-hand side's. */
   tolerance: number;
+  /** Weight λ of a vertex's pull toward its target (per vertex, against 1 per seam pair); 0: none. */
+  targetWeight?: number;
+  /** Targets farther than this from the vertex's colour (grey levels, any channel) do not pull: another surface. */
+  maxTargetDifference?: number;
 }
 
-/** y = A·x for the normal equations of the levelling problem. */
-function multiply(problem: LevellingProblem, options: LevellingOptions, x: Float64Array, y: Float64Array): void {
-  for (let i = 0; i < x.length; i++) y[i] = options.regularisation * x[i];
+/** y = A·x for the normal equations of the levelling problem; `pull`: the diagonal's part per vertex (ε, plus λ where a target pulls). */
+function multiply(problem: LevellingProblem, options: LevellingOptions, pull: Float64Array, x: Float64Array, y: Float64Array): void {
+  for (let i = 0; i < x.length; i++) y[i] = pull[i] * x[i];
   const { seamPairs, chartEdges } = problem;
   for (let k = 0; k < seamPairs.length; k += 2) {
     const i = seamPairs[k], j = seamPairs[k + 1];
@@ -46,9 +61,27 @@ function multiply(problem: LevellingProblem, options: LevellingOptions, x: Float
   }
 }
 
+/**
+ * Per vertex, the weight of its target in this channel (0 where none, or where it is farther
+ * than maxTargetDifference in any channel from the vertex's colour).
+ */
+function targetWeights(problem: LevellingProblem, options: LevellingOptions): Float64Array {
+  const weights = new Float64Array(problem.vertexCount);
+  const { targets, colours } = problem;
+  const lambda = options.targetWeight ?? 0;
+  if (!targets || !(lambda > 0)) return weights;
+  const limit = options.maxTargetDifference ?? Infinity;
+  for (let i = 0; i < problem.vertexCount; i++) {
+    let near = true;
+    for (let ch = 0; ch < 3 && near; ch++) near = Math.abs(targets[3 * i + ch] - colours[3 * i + ch]) <= limit;
+    if (near) weights[i] = lambda;
+  }
+  return weights;
+}
+
 /** The normal equations' diagonal (the Jacobi preconditioner). */
-function levellingDiagonal(problem: LevellingProblem, options: LevellingOptions): Float64Array {
-  const diagonal = new Float64Array(problem.vertexCount).fill(options.regularisation);
+function levellingDiagonal(problem: LevellingProblem, options: LevellingOptions, pull: Float64Array): Float64Array {
+  const diagonal = Float64Array.from(pull);
   for (let k = 0; k < problem.seamPairs.length; k += 2) { diagonal[problem.seamPairs[k]] += 1; diagonal[problem.seamPairs[k + 1]] += 1; }
   for (let k = 0; k < problem.chartEdges.length; k += 2) { diagonal[problem.chartEdges[k]] += options.edgeWeight; diagonal[problem.chartEdges[k + 1]] += options.edgeWeight; }
   return diagonal;
@@ -60,8 +93,12 @@ function levellingDiagonal(problem: LevellingProblem, options: LevellingOptions)
  */
 export function solveLevellingChannel(problem: LevellingProblem, options: LevellingOptions, channel: number): { corrections: Float32Array; iterations: number } {
   const n = problem.vertexCount;
-  const diagonal = levellingDiagonal(problem, options);
+  const targetWeight = targetWeights(problem, options);
+  const pull = targetWeight.map((w) => w + options.regularisation);
+  const diagonal = levellingDiagonal(problem, options, pull);
   const b = new Float64Array(n), x = new Float64Array(n), r = new Float64Array(n), z = new Float64Array(n), p = new Float64Array(n), q = new Float64Array(n);
+  // ∂/∂g_i of λ (f_i + g_i − t_i)² / 2: the right-hand side gains λ (t_i − f_i).
+  for (let i = 0; i < n; i++) if (targetWeight[i] > 0) b[i] += targetWeight[i] * (problem.targets![3 * i + channel] - problem.colours[3 * i + channel]);
   for (let k = 0; k < problem.seamPairs.length; k += 2) {
     const i = problem.seamPairs[k], j = problem.seamPairs[k + 1];
     const d = problem.colours[3 * i + channel] - problem.colours[3 * j + channel];
@@ -79,7 +116,7 @@ export function solveLevellingChannel(problem: LevellingProblem, options: Levell
   for (let i = 0; i < n; i++) rz += r[i] * z[i];
   let it = 0;
   for (; it < options.maxIterations; it++) {
-    multiply(problem, options, p, q);
+    multiply(problem, options, pull, p, q);
     let pq = 0;
     for (let i = 0; i < n; i++) pq += p[i] * q[i];
     const alpha = rz / pq;
@@ -106,6 +143,30 @@ export function interleaveChannels(channels: Array<{ corrections: Float32Array; 
 /** Corrections g (3 per vertex, added to the photo colours) and the iterations used per channel. */
 export function solveLevelling(problem: LevellingProblem, options: LevellingOptions): { corrections: Float32Array; iterations: number[] } {
   return interleaveChannels([0, 1, 2].map((channel) => solveLevellingChannel(problem, options, channel)));
+}
+
+/**
+ * Each chart vertex's target: its own colour plus the mean of `faceShifts` (3 per face, NaN: none)
+ * over the faces that hold it (`chartIndices`, 3 split vertices per face); NaN where none has one.
+ */
+export function chartTargets(colours: Float32Array, chartIndices: Uint32Array, faceShifts: Float32Array): Float32Array {
+  const vertexCount = colours.length / 3;
+  const sums = new Float64Array(3 * vertexCount);
+  const counts = new Uint32Array(vertexCount);
+  for (let f = 0; 3 * f < chartIndices.length; f++) {
+    if (Number.isNaN(faceShifts[3 * f])) continue;
+    for (let k = 0; k < 3; k++) {
+      const v = chartIndices[3 * f + k];
+      counts[v]++;
+      for (let ch = 0; ch < 3; ch++) sums[3 * v + ch] += faceShifts[3 * f + ch];
+    }
+  }
+  const targets = new Float32Array(3 * vertexCount).fill(NaN);
+  for (let v = 0; v < vertexCount; v++) {
+    if (counts[v] === 0) continue;
+    for (let ch = 0; ch < 3; ch++) targets[3 * v + ch] = colours[3 * v + ch] + sums[3 * v + ch] / counts[v];
+  }
+  return targets;
 }
 
 /**

@@ -58,17 +58,20 @@ export function gatherCandidates(faceCount: number, observations: ViewObservatio
  * same arithmetic in the same order as with arrays, so the same marks; 0.42 s of Herz-Jesus-P8's
  * main thread before, in a CPU profile).
  */
-export function rejectInconsistent(candidates: FaceCandidates, consistencyRadius: number): { keep: Uint8Array; dropped: number } {
+export function rejectInconsistent(candidates: FaceCandidates, consistencyRadius: number): { keep: Uint8Array; dropped: number; consensus: Float32Array } {
   const { offsets, colours } = candidates;
   const keep = new Uint8Array(candidates.views.length).fill(1);
   let dropped = 0;
   const faceCount = offsets.length - 1;
+  // The colour the views agree on, per face (3 each; NaN for a face of fewer than two views).
+  const consensus = new Float32Array(3 * faceCount).fill(NaN);
   let widest = 0;
   for (let f = 0; f < faceCount; f++) widest = Math.max(widest, offsets[f + 1] - offsets[f]);
   const scratch = new Float64Array(widest);
   const sigma2 = (consistencyRadius / 2) ** 2;
   for (let f = 0; f < faceCount; f++) {
     const start = offsets[f], end = offsets[f + 1];
+    if (end - start === 2) for (let ch = 0; ch < 3; ch++) consensus[3 * f + ch] = (colours[3 * start + ch] + colours[3 * start + 3 + ch]) / 2;
     if (end - start < 3) continue;
     let m0 = channelMedian(colours, start, end, 0, scratch);
     let m1 = channelMedian(colours, start, end, 1, scratch);
@@ -95,8 +98,31 @@ export function rejectInconsistent(candidates: FaceCandidates, consistencyRadius
     // Never drop every view of a face: without a mode that two views share, keep them all.
     if (kept < 2) { for (let i = start; i < end; i++) keep[i] = 1; continue; }
     dropped += end - start - kept;
+    consensus[3 * f] = m0; consensus[3 * f + 1] = m1; consensus[3 * f + 2] = m2;
   }
-  return { keep, dropped };
+  return { keep, dropped, consensus };
+}
+
+/**
+ * Per face, how far its chosen view's mean colour lies from the colour the views agree on there
+ * (`consensus`, rejectInconsistent's mode: one photo's exposure or a passer-by does not move it);
+ * 3 per face, consensus − chosen; NaN where the face has no view or no consensus. The levelling
+ * pulls each chart toward it (levelling.ts, chartTargets).
+ */
+export function consensusShifts(candidates: FaceCandidates, consensus: Float32Array, labels: Uint32Array): Float32Array {
+  const { offsets, views, colours } = candidates;
+  const faceCount = offsets.length - 1;
+  const shifts = new Float32Array(3 * faceCount).fill(NaN);
+  for (let f = 0; f < faceCount; f++) {
+    const label = labels[f];
+    if (label === UNSEEN || Number.isNaN(consensus[3 * f])) continue;
+    for (let i = offsets[f]; i < offsets[f + 1]; i++) {
+      if (views[i] !== label) continue;
+      for (let ch = 0; ch < 3; ch++) shifts[3 * f + ch] = consensus[3 * f + ch] - colours[3 * i + ch];
+      break;
+    }
+  }
+  return shifts;
 }
 
 /**

@@ -34,7 +34,7 @@ export function startWorkers(workers: number, photos: number): TextureWorkers {
  */
 export async function solveChannels(problem: LevellingProblem, options: LevellingOptions, runner: TaskRunner<ViewTask, ViewTaskResult>): Promise<{ corrections: Float32Array; iterations: number[] }> {
   if (runner.size < 2) return interleaveChannels([0, 1, 2].map((channel) => solveLevellingChannel(problem, options, channel)));
-  const inShared = { vertexCount: problem.vertexCount, colours: shared(problem.colours), seamPairs: shared(problem.seamPairs), chartEdges: shared(problem.chartEdges) };
+  const inShared = { vertexCount: problem.vertexCount, colours: shared(problem.colours), seamPairs: shared(problem.seamPairs), chartEdges: shared(problem.chartEdges), ...(problem.targets ? { targets: shared(problem.targets) } : {}) };
   const away = [0, 1].map((channel) => runner.run({ kind: "level", problem: inShared, options, channel }) as Promise<ReturnType<typeof solveLevellingChannel>>);
   // Handled in its turn below; a failure meanwhile must not count as unhandled.
   for (const solving of away) solving.catch(() => undefined);

@@ -5,7 +5,7 @@
  * eight mean-shift steps, drop beyond the radius, never leave a face fewer than two).
  */
 import { describe, expect, it } from "vitest";
-import { rejectInconsistent, type FaceCandidates } from "../../../compute/stages/texture/select-views.js";
+import { consensusShifts, rejectInconsistent, type FaceCandidates } from "../../../compute/stages/texture/select-views.js";
 import { createRng } from "../../../compute/math/random.js";
 
 function candidatesOf(faces: number[][][]): FaceCandidates {
@@ -47,9 +47,25 @@ describe("texture/photo-consistency", () => {
       [[10, 10, 10], [200, 200, 200]],
       [[0, 0, 0], [100, 100, 100], [200, 200, 200]],
     ]);
-    const { keep, dropped } = rejectInconsistent(candidates, 20);
+    const { keep, dropped, consensus } = rejectInconsistent(candidates, 20);
     expect([...keep]).toEqual([1, 1, 1, 0, 1, 1, 1, 1, 1, 1]);
     expect(dropped).toBe(1);
+    // The colour the views agree on: the first face's mode, untouched by its outlier; the mean of
+    // a face of two; none where no two views share a colour.
+    [120.5, 100, 89.75].forEach((value, ch) => expect(consensus[ch]).toBeCloseTo(value, 0));
+    expect([...consensus.subarray(3, 6)]).toEqual([105, 105, 105]);
+    expect(consensus.subarray(6, 9).every(Number.isNaN)).toBe(true);
+  });
+
+  it("gives each labelled face the shift from its view's colour to the consensus", () => {
+    const candidates = candidatesOf([[[120, 100, 90], [140, 110, 100], [121, 101, 90]], [[50, 50, 50]]]);
+    candidates.views.set([0, 1, 2, 0]);
+    const { consensus } = rejectInconsistent(candidates, 40);
+    const shifts = consensusShifts(candidates, consensus, Uint32Array.from([1, 0]));
+    // Face 0 shows view 1, the brightest: pulled down toward the others; face 1 has one view, no shift.
+    for (let ch = 0; ch < 3; ch++) expect(shifts[ch]).toBeCloseTo(consensus[ch] - [140, 110, 100][ch], 4);
+    expect(shifts[0]).toBeLessThan(-5);
+    expect(shifts.subarray(3, 6).every(Number.isNaN)).toBe(true);
   });
 
   it("marks random faces as the rule reads, to the candidate", () => {

@@ -44,6 +44,30 @@ describe("texture/levelling", () => {
     expect(Math.abs(all[3 * (N / 2 + 1)] - 10)).toBeGreaterThan(10);
   });
 
+  it("pulls the charts toward the vertices' multi-photo colours, smoothly and across the seam, but not toward another surface's", () => {
+    const input = problem();
+    const seamPairs = consistentSeams(input.seamPairs, input.colours, 40);
+    // Every vertex's colour over all photos: 130 (more photos see it as the brighter one does), but
+    // 220 along eight vertices of chart A (whose photos see another surface there: 120 levels from
+    // its own colour).
+    const targets = new Float32Array(3 * 2 * N).fill(130);
+    for (let k = 4; k < 12; k++) for (let ch = 0; ch < 3; ch++) targets[3 * k + ch] = 220;
+    const options = { ...OPTIONS, targetWeight: 0.05, maxTargetDifference: 80 };
+    const { corrections } = solveLevelling({ ...input, seamPairs, targets }, options);
+    for (let k = 0; k < N; k++) {
+      if (k === N / 2 || (k >= 4 && k < 12)) continue;
+      // Both sides land near the photos' 130 (the seams alone would meet at 110), and still meet.
+      expect(Math.abs(100 + corrections[3 * k] - 130)).toBeLessThan(3);
+      expect(Math.abs(120 + corrections[3 * (N + k)] - 130)).toBeLessThan(3);
+      expect(Math.abs(100 + corrections[3 * k] - 120 - corrections[3 * (N + k)])).toBeLessThan(0.5);
+    }
+    // The far targets pull nothing: those vertices stay with their neighbours.
+    expect(Math.abs(corrections[3 * 8] - corrections[3 * 2])).toBeLessThan(0.5);
+    // Without the limit they drag their stretch of the chart up.
+    const dragged = solveLevelling({ ...input, seamPairs, targets }, { ...options, maxTargetDifference: Infinity }).corrections;
+    expect(dragged[3 * 8] - dragged[3 * 2]).toBeGreaterThan(5);
+  });
+
   it("keeps every pair when the limit is Infinity", () => {
     const input = problem();
     expect(consistentSeams(input.seamPairs, input.colours, Infinity)).toBe(input.seamPairs);

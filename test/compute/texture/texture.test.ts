@@ -100,6 +100,24 @@ describe("texture stage", () => {
     expect(levelled).toBeLessThan(0.25 * raw);
   }, 90_000);
 
+  it("pulls a photo's own exposure toward the colour the photos agree on", async () => {
+    // The photo that sees the facade best (3) is a quarter brighter than the others, close enough
+    // that the photo-consistency check keeps it, and its sharper contrast wins it more faces. Seams
+    // alone level its charts only toward their neighbours at their edges; the views' consensus
+    // colour of each face says what the surface looks like in most photos.
+    const views = scene.views.map((view, i) => (i === 3 ? exposed(view, 1.25) : view));
+    const held: RegisteredView = registered(scene.views[HELD_BACK], HELD_BACK);
+    const score = async (targetWeight: number) => {
+      const { textured, counts } = await texture(views, { levellingTargetWeight: targetWeight });
+      expect(counts.levellingIterations).toBeGreaterThan(0);
+      return psnrOverCovered(renderTextured(textured, held), scene.views[HELD_BACK].rgb).psnr;
+    };
+    const pulled = await score(0.02);
+    const seamsOnly = await score(0);
+    // Measured when written: 34.44 dB pulled, 24.97 dB with the seams alone.
+    expect(pulled, `pulled ${pulled.toFixed(2)} dB, seams only ${seamsOnly.toFixed(2)} dB`).toBeGreaterThan(seamsOnly + 1);
+  }, 120_000);
+
   it("makes the same atlas on worker threads as on the calling thread", async () => {
     const pooled = await texture(scene.views, { workers: 2 });
     const inline = await texture(scene.views, { workers: 1 });
