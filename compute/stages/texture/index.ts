@@ -96,9 +96,9 @@ export interface Options {
    * Pull of each chart vertex toward the colour the photos agree on there (levelling.ts
    * `targetWeight`, against 1 per seam pair and chart edge; 0: seams only).
    * A face shows one photo, whose exposure and reflections differ from the others'; pulled over a
-   * few edges toward their mean, a chart keeps its photo's detail with the photos' common colour
-   * (the blending of a mosaic texture). docs/decisions.md, "The levelling pulls the charts toward
-   * the photos' mean colour".
+   * few edges toward their consensus, a chart keeps its photo's detail with the photos' common
+   * colour (the blending of a mosaic texture). docs/decisions.md, "The levelling pulls the charts
+   * toward the colour the photos agree on".
    */
   levellingTargetWeight: number;
   /** Targets farther than this from the chart's own colour (grey levels, any channel) do not pull: another surface. */
