@@ -386,8 +386,8 @@ async function texture(input: Input, opts: Options, runner: TaskRunner<ViewTask,
     const colours = await sampleChartVertices(charted, chartsByView, atlasPixels, atlasPhoto, runner);
     const graph = levellingGraph(mesh, charted);
     const seamPairs = consistentSeams(graph.seamPairs, colours, opts.levellingMaxSeamDifference);
-    const solveStarted = performance.now();
     const targets = chartTargets(colours, charted.indices, consensusShifts(candidates, consistency.consensus, selection.labels));
+    const solveStarted = performance.now();
     const solved = await solveChannels({ vertexCount, colours, chartEdges: graph.chartEdges, seamPairs, targets }, { edgeWeight: opts.levellingEdgeWeight, regularisation: 1e-3, maxIterations: 1500, tolerance: 1e-4, targetWeight: opts.levellingTargetWeight, maxTargetDifference: opts.levellingMaxTargetDifference }, runner);
     corrections = solved.corrections;
     counts.ms_levellingSolve = Math.round(performance.now() - solveStarted);

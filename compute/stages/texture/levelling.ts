@@ -9,11 +9,11 @@
  *
  * where i, j are copies of one mesh vertex in two charts and f their colours in their photos.
  * The last term pulls each chart toward t, the colour the photos that see the vertex agree on
- * (chartTargets: the views' consensus colour of the faces around it), so a chart keeps its
- * one photo's detail but not that photo's own exposure or reflections: the low frequencies of a
- * blend, the high ones of the best view, as a mosaic texture has them. Solved per channel by conjugate gradients with a Jacobi
- * preconditioner on the normal equations, which are a weighted graph Laplacian plus ε·I and λ on
- * the targeted vertices (symmetric positive definite).
+ * (chartTargets: the views' consensus colour of the faces around it), so a chart keeps its one
+ * photo's detail but not that photo's own exposure or reflections: the low frequencies of a
+ * blend, the high ones of the best view, as a mosaic texture has them. Solved per channel by
+ * conjugate gradients with a Jacobi preconditioner on the normal equations, which are a weighted
+ * graph Laplacian plus ε·I and λ on the targeted vertices (symmetric positive definite).
  */
 
 export interface LevellingProblem {
@@ -27,7 +27,8 @@ export interface LevellingProblem {
   /**
    * What each chart vertex's colour should come near, 3 per vertex (0–255; NaN: nothing): its
    * colour moved by the mean of its chart's faces' shifts toward the colour the photos agree on
-   * (chartTargets, select-views.ts consensusShifts). With `targetWeight` > 0 a chart is pulled toward it, smoothly.
+   * (chartTargets, select-views.ts consensusShifts). With `targetWeight` > 0 a chart is pulled
+   * toward it, smoothly.
    */
   targets?: Float32Array;
 }
