@@ -50,6 +50,18 @@ import { MODEL_FORMATS } from "../shared/formats.js";
 import { FaceGrid, samplesByArea } from "./mesh-truth.js";
 
 
+/**
+ * The mesh stage's ground plane in a line: whether the photos' sweep moved it off the points' plane
+ * and by how much (a wrong sweep puts the ground's extension a layer off the true ground).
+ */
+function groundLine(counts: Record<string, number>): string | undefined {
+  if (!counts.groundFound) return undefined;
+  const swept = counts.groundSweepPatches > 0
+    ? `the photos' sweep over ${counts.groundSweepPatches} patches, NCC ${fmt(counts.groundSweepScoreBefore, 3)} → ${fmt(counts.groundSweepScoreAfter, 3)}, moved it ${fmt(counts.groundSweepShiftVoxels, 2)} voxels and ${fmt(counts.groundSweepTurnDeg, 2)}°`
+    : "placed by its points";
+  return `${counts.groundInliers} inliers, ${swept}; ${counts.groundCellsAdded} cells added (voxel ${fmt(counts.voxelSize, 4)})`;
+}
+
 export interface SurfaceAccuracy {
   tau: number;
   accuracyMedian: number;
@@ -78,6 +90,8 @@ interface SetResult {
   alignedOn?: "scene" | "centres";
   /** The same at τ = 0.5 % of the radius (issue 13's targets). */
   surfaceHalf?: SurfaceAccuracy | null;
+  /** How the mesh stage placed the ground plane (groundLine), when it found one. */
+  ground?: string;
   /** The delivered mesh at τ = 1 % and 0.5 % (meshAccuracy). */
   mesh?: { surface: SurfaceAccuracy; surfaceHalf: SurfaceAccuracy; seenHalf: SeenPrecision | null } | null;
   /** Dense alone: the same sparse points, the true cameras (with --true-cameras). */
@@ -434,6 +448,7 @@ async function benchSet(set: string, quality: Quality, workRoot: string, flags: 
     const faceBudget = faceBudgetFor(quality, model.views.map((v) => v.intrinsics));
     const meshed = await timed(seconds, "mesh", () => mesh.run({ cloud: densified.cloud, views: model.views, images }, { ...preset.mesh, faceBudget }));
     result.faces = meshed.mesh.faceCount;
+    result.ground = groundLine(meshed.report.counts);
     const textured = meshed.mesh.faceCount > 0 ? (await timed(seconds, "texture", () => texture.run({ mesh: meshed.mesh, views: model.views, images }, preset.texture))).textured : null;
     const exportDir = path.join(workRoot, `${set.replace(/\//g, "_")}-export`);
     await timed(seconds, "export", () => exportStage.run({ views: model.views, cloud: densified.cloud, mesh: meshed.mesh, textured }, { formats: [...MODEL_FORMATS], outDir: exportDir, baseName: "model" }));
@@ -530,6 +545,7 @@ function printTable(results: SetResult[], quality: Quality): void {
     if (tc) console.log(`  ${r.set} dense on TRUE cameras: ${tc.points} points, acc ${tc.surface ? fmt((100 * tc.surface.accuracyMedian) / radius, 3) : "-"} %r, prec ${fmt(tc.surface?.precision, 3)}, compl ${fmt(tc.surface?.completeness, 3)}, F ${fmt(tc.surface?.fScore, 3)}; at 0.5 %: prec ${fmt(tc.surfaceHalf?.precision, 3)}, compl ${fmt(tc.surfaceHalf?.completeness, 3)}, F ${fmt(tc.surfaceHalf?.fScore, 3)}; ${fmt(tc.seconds, 1)} s`);
     const m = r.mesh;
     if (m) console.log(`  ${r.set} mesh (${m.surface.totalPoints} faces): prec ${fmt(m.surface.precision, 3)}, compl ${fmt(m.surface.completeness, 3)}, F ${fmt(m.surface.fScore, 3)}; at 0.5 %: prec ${fmt(m.surfaceHalf.precision, 3)}, compl ${fmt(m.surfaceHalf.completeness, 3)}, F ${fmt(m.surfaceHalf.fScore, 3)}`);
+    if (r.ground) console.log(`  ${r.set} mesh ground: ${r.ground}`);
     if (m?.seenHalf) console.log(`  ${r.set} mesh at 0.5 %, over the ${fmt(100 * m.seenHalf.seenShare, 1)} % of its samples a true camera sees: prec ${fmt(m.seenHalf.precision, 3)}, F ${fmt(m.seenHalf.fScore, 3)}`);
     if (s) console.log(`  ${r.set}: accuracy and precision over the ${s.scoredPoints} of ${s.totalPoints} points inside the truth's evaluation ball; aligned on the ${r.alignedOn === "scene" ? "scene's points" : "camera centres"}`);
     if (r.error) console.log(`  ${r.set}: failed: ${r.error}`);

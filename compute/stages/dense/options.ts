@@ -29,6 +29,8 @@ export interface Options {
    * default (docs/decisions.md, "The coarse levels' checkerboard window is not the default").
    */
   coarseWindowPattern: WindowPattern;
+  /** Pixels between window samples on the coarser pyramid levels; absent: windowStep. */
+  coarseWindowStep?: number;
   /** σ of the window's bilateral weight on grey-value differences (grey in 0..1). */
   sigmaColor: number;
   /** Best source costs averaged per hypothesis (at most half the view's sources, rounded up). */

@@ -14,6 +14,8 @@ export interface PatchMatchParams {
   windowPattern?: WindowPattern;
   /** The pattern of the levels solved before this one (pyramid.ts); absent: windowPattern. */
   coarseWindowPattern?: WindowPattern;
+  /** Pixels between window samples on the levels solved before this one (pyramid.ts); absent: windowStep. */
+  coarseWindowStep?: number;
   /** Number of best source costs averaged per hypothesis. */
   bestK: number;
   /** Bilateral weight scales: grey difference (0..1) and distance in pixels. */

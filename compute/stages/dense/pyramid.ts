@@ -14,10 +14,24 @@ export function halveInput<S extends PinholeGrey, L extends Level<S>>(input: L):
   return { ...input, ...halvePinhole(input), sources, params: coarserParams(input.params) };
 }
 
+/** The parameters a pyramid level changes. */
+interface CoarsenedParams {
+  pyramidLevels: number;
+  coarseLevels?: number;
+  windowPattern?: WindowPattern;
+  coarseWindowPattern?: WindowPattern;
+  windowRadius?: number;
+  windowStep?: number;
+  coarseWindowStep?: number;
+  sigmaSpatial?: number;
+}
+
 /** A level's parameters one level down: one coarser level fewer to go. */
-export function coarserParams<P extends { pyramidLevels: number; coarseLevels?: number; windowPattern?: WindowPattern; coarseWindowPattern?: WindowPattern }>(params: P): P {
+export function coarserParams<P extends CoarsenedParams>(params: P): P {
   const windowPattern = params.coarseWindowPattern ?? params.windowPattern;
-  return { ...params, pyramidLevels: params.pyramidLevels - 1, ...(params.coarseLevels !== undefined ? { coarseLevels: params.coarseLevels - 1 } : {}), ...(windowPattern !== undefined ? { windowPattern } : {}) };
+  // The spatial weight's σ follows the window's reach (solve-cluster.ts).
+  const step = params.coarseWindowStep !== undefined && params.windowRadius !== undefined ? { windowStep: params.coarseWindowStep, sigmaSpatial: params.windowRadius * params.coarseWindowStep } : {};
+  return { ...params, pyramidLevels: params.pyramidLevels - 1, ...(params.coarseLevels !== undefined ? { coarseLevels: params.coarseLevels - 1 } : {}), ...(windowPattern !== undefined ? { windowPattern } : {}), ...step };
 }
 
 /**
