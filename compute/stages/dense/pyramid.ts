@@ -29,9 +29,22 @@ interface CoarsenedParams {
 /** A level's parameters one level down: one coarser level fewer to go. */
 export function coarserParams<P extends CoarsenedParams>(params: P): P {
   const windowPattern = params.coarseWindowPattern ?? params.windowPattern;
-  // The spatial weight's σ follows the window's reach (solve-cluster.ts).
-  const step = params.coarseWindowStep !== undefined && params.windowRadius !== undefined ? { windowStep: params.coarseWindowStep, sigmaSpatial: params.windowRadius * params.coarseWindowStep } : {};
-  return { ...params, pyramidLevels: params.pyramidLevels - 1, ...(params.coarseLevels !== undefined ? { coarseLevels: params.coarseLevels - 1 } : {}), ...(windowPattern !== undefined ? { windowPattern } : {}), ...step };
+  return { ...params, pyramidLevels: params.pyramidLevels - 1, ...(params.coarseLevels !== undefined ? { coarseLevels: params.coarseLevels - 1 } : {}), ...(windowPattern !== undefined ? { windowPattern } : {}), ...coarseStep(params) };
+}
+
+/**
+ * The parameters of a level that searches the whole depth range itself (none coarser seeds it):
+ * the coarse levels' window step, since a window that only refines planes it is given is too small
+ * to find them on plain surfaces.
+ */
+export function searchParams<P extends CoarsenedParams>(params: P): P {
+  return { ...params, ...coarseStep(params) };
+}
+
+/** The coarse levels' window step, and the spatial weight's σ that follows the window's reach (solve-cluster.ts). */
+function coarseStep(params: CoarsenedParams): { windowStep?: number; sigmaSpatial?: number } {
+  if (params.coarseWindowStep === undefined || params.windowRadius === undefined) return {};
+  return { windowStep: params.coarseWindowStep, sigmaSpatial: params.windowRadius * params.coarseWindowStep };
 }
 
 /**

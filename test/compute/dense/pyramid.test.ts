@@ -31,6 +31,29 @@ describe("dense with a one-level pyramid", () => {
     if (fixture) await rm(path.dirname(fixture.images[0].path), { recursive: true, force: true });
   });
 
+  it("a fine-level window narrower than the coarse level's keeps fewer pixels at a wrong depth (edge fattening)", async () => {
+    // The wide window everywhere against a wide window on the coarse level and a narrow one on the
+    // fine level: a window that straddles a depth edge gives the background pixels within its
+    // reach the foreground's depth, and the fine level's reach bounds that band.
+    const base = { keepDepthMaps: true, workers: 2, iterations: 3, minFusedViews: 2, pyramidLevels: 1, refineIterations: 1, coarseWindowPattern: "square" as const };
+    const wide = await run({ images: fixture.images, model: fixture.model }, { ...base, windowStep: 2 });
+    const fine = await run({ images: fixture.images, model: fixture.model }, { ...base, windowStep: 1, coarseWindowStep: 2 });
+    const offShare = (out: DenseOutput) => {
+      let off = 0, valid = 0;
+      for (const map of out.depthMaps!) {
+        expect(depthMapFigures(map, fixture.scene.views).medianRelError).toBeLessThan(0.003);
+        const counts = grossCounts(map, fixture.scene.views[map.viewIndex]!.depth, 0.02);
+        off += counts.off;
+        valid += counts.valid;
+      }
+      return off / valid;
+    };
+    const [wideOff, fineOff] = [offShare(wide), offShare(fine)];
+    console.log(`valid pixels more than 2 % off: wide window ${wideOff.toFixed(4)}, fine level's window narrower ${fineOff.toFixed(4)}`);
+    expect(fineOff).toBeLessThan(0.8 * wideOff);
+    // Two dense runs: 40 s beside two benches on two cores; the limit is for a busier machine.
+  }, 400_000);
+
   it("recovers per-view depth within 0.3 % (median) with most matchable pixels valid", () => {
     for (const map of pyramid.depthMaps!) {
       const figures = depthMapFigures(map, fixture.scene.views);
@@ -68,3 +91,14 @@ describe("dense with a one-level pyramid", () => {
     }
   });
 });
+
+/** A map's depth pixels on the true surface, and how many of them are more than `relative` off the true depth. */
+function grossCounts(map: { depth: Float32Array }, truth: Float32Array, relative: number): { off: number; valid: number } {
+  let off = 0, valid = 0;
+  for (let p = 0; p < truth.length; p++) {
+    if (!(truth[p]! > 0) || !(map.depth[p]! > 0)) continue;
+    valid++;
+    if (Math.abs(map.depth[p]! - truth[p]!) > relative * truth[p]!) off++;
+  }
+  return { off, valid };
+}
