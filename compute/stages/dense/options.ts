@@ -2,6 +2,7 @@
 import { availableParallelism } from "node:os";
 import type { EdgeTrimOptions } from "./edge-trim.js";
 import { NO_PLANAR_PRIOR, type PlanarPriorParams } from "./planar-prior.js";
+import type { TexturedWindow } from "./patchmatch-types.js";
 import type { WindowPattern } from "./window.js";
 
 export interface Options {
@@ -29,8 +30,8 @@ export interface Options {
    * default (docs/decisions.md, "The coarse levels' checkerboard window is not the default").
    */
   coarseWindowPattern: WindowPattern;
-  /** Pixels between window samples on the coarser pyramid levels; absent: windowStep. */
-  coarseWindowStep?: number;
+  /** The narrower window of textured pixels on the levels seeded from a coarser one (patchmatch-types.ts TexturedWindow); null: none. */
+  texturedWindow: TexturedWindow | null;
   /** σ of the window's bilateral weight on grey-value differences (grey in 0..1). */
   sigmaColor: number;
   /** Best source costs averaged per hypothesis (at most half the view's sources, rounded up). */
@@ -96,6 +97,7 @@ export const DEFAULTS: Options = {
   windowStep: 2,
   windowPattern: "square",
   coarseWindowPattern: "square",
+  texturedWindow: null,
   sigmaColor: 0.2,
   bestK: 3,
   minAngleDeg: 5,

@@ -8,7 +8,7 @@ import { createKernel, MAX_COST, type CostKernel } from "./kernel.js";
 import type { PatchMatchInput, PatchMatchOutput, SourceCamera } from "./patchmatch-types.js";
 import { agreesWithPrior, priorDepthAt, priorPenalty, type PriorRaster } from "./planar-prior.js";
 import type { PinholeGrey } from "./undistort.js";
-import { windowOffsets } from "./window.js";
+import { windowOffsets, type WindowPattern } from "./window.js";
 
 /** Cost (1 − NCC) above which a pixel of a seeded level is searched as on the coarsest level. */
 const RESEARCH_COST = 0.3;
@@ -29,16 +29,15 @@ export class PatchMatchState {
   private readonly cost: Float32Array;
   private prior: PriorRaster | null = null;
   private readonly kernel: CostKernel;
-  /** Window samples (side²), the farthest sample's offset in pixels, and 1/(2σ_colour²) of the bilateral weight. */
-  private readonly sampleCount: number;
-  private readonly reach: number;
+  /** 1/(2σ_colour²) of the bilateral weight. */
   private readonly colourScale: number;
-  /** Whether the kernel's window offsets are the unclamped ones (so an interior pixel need not write them). */
-  private offsetsAreBase = false;
-  /** Spatial part of the bilateral weight, and the unclamped offsets, per window sample. */
-  private readonly spatialWeight: Float32Array;
-  private readonly baseDx: Float32Array;
-  private readonly baseDy: Float32Array;
+  /** The window, and the narrower one of textured pixels on a refining level (null: none; PatchMatchParams.texturedWindow). */
+  private readonly wide: WindowShape;
+  private readonly narrow: WindowShape | null;
+  /** Weighted grey variance from which a pixel takes the narrow window. */
+  private readonly minNarrowVariance: number;
+  /** The shape whose unclamped offsets the kernel's window holds (so an interior pixel need not write them). */
+  private offsetsOf: WindowShape | null = null;
   private readonly rng: Rng;
   private readonly rayScratch = new Float64Array(3);
   /** Scratch normals of randomNormal and perturbNormal (one per sweep step was most of PatchMatch's garbage). */
@@ -60,7 +59,8 @@ export class PatchMatchState {
    */
   private readonly unscored = [false, false];
 
-  constructor(private readonly input: PatchMatchInput) {
+  /** `refining`: the level is seeded from a coarser one (its textured pixels may take the narrow window). */
+  constructor(private readonly input: PatchMatchInput, refining = false) {
     const { width, height, params } = input;
     this.width = width;
     this.height = height;
@@ -71,23 +71,13 @@ export class PatchMatchState {
     this.normal = new Float32Array(3 * n);
     this.photo = new Float32Array(n).fill(MAX_COST);
     this.cost = new Float32Array(n).fill(MAX_COST);
-    const offsets = windowOffsets(params.windowRadius, params.windowStep, params.windowPattern);
-    // The kernel scores samples four at a time; the padding's weight stays 0.
-    const length = Math.ceil(offsets.dx.length / 4) * 4;
-    this.sampleCount = offsets.dx.length;
-    this.reach = params.windowRadius * params.windowStep;
     this.colourScale = 1 / (2 * params.sigmaColor ** 2);
-    this.spatialWeight = new Float32Array(length);
-    this.baseDx = new Float32Array(length);
-    this.baseDy = new Float32Array(length);
-    for (let i = 0; i < this.sampleCount; i++) {
-      const dx = offsets.dx[i];
-      const dy = offsets.dy[i];
-      this.baseDx[i] = dx;
-      this.baseDy[i] = dy;
-      this.spatialWeight[i] = Math.exp(-(dx * dx + dy * dy) / (2 * params.sigmaSpatial * params.sigmaSpatial));
-    }
-    this.kernel = createKernel(params.kernel, length);
+    this.wide = windowShape(params.windowRadius, params.windowStep, params.windowPattern, params.sigmaSpatial);
+    const textured = refining ? params.texturedWindow : undefined;
+    // The spatial weight's σ follows the window's reach, as the wide window's (solve-cluster.ts).
+    this.narrow = textured ? windowShape(params.windowRadius, textured.step, params.windowPattern, params.windowRadius * textured.step) : null;
+    this.minNarrowVariance = textured ? textured.minStd ** 2 : Infinity;
+    this.kernel = createKernel(params.kernel, this.wide.spatialWeight.length);
     input.sources.forEach((s, j) => this.kernel.setSource(j, s.grey, s.width, s.height));
     input.sources.forEach((s, j) => this.kernel.setPlaneParts(j, planeParts(input, s)));
     this.rng = createRng(params.seed);
@@ -305,8 +295,15 @@ export class PatchMatchState {
    * kernel.ts windowStatistics, so the same bits).
    */
   private loadWindow(col: number, row: number): void {
+    if (this.narrow && this.buildWindow(col, row, this.narrow) >= this.minNarrowVariance) return;
+    this.buildWindow(col, row, this.wide);
+  }
+
+  /** loadWindow with one window shape; returns the window's weighted grey variance. */
+  private buildWindow(col: number, row: number, shape: WindowShape): number {
     const { grey } = this.input;
-    const { spatialWeight, width, height, baseDx, baseDy, sampleCount, reach } = this;
+    const { width, height } = this;
+    const { spatialWeight, baseDx, baseDy, sampleCount, reach } = shape;
     const { dx, dy, ref, weight } = this.kernel.windowArrays();
     const centre = grey[row * width + col];
     const colourScale = this.colourScale;
@@ -314,11 +311,11 @@ export class PatchMatchState {
     let sumW = 0;
     let sumWR = 0;
     let sumWRR = 0;
-    if (inside && !this.offsetsAreBase) {
+    if (inside && this.offsetsOf !== shape) {
       dx.set(baseDx);
       dy.set(baseDy);
     }
-    this.offsetsAreBase = inside;
+    this.offsetsOf = inside ? shape : null;
     const centreIndex = row * width + col;
     for (let i = 0; i < sampleCount; i++) {
       let index = centreIndex + baseDy[i] * width + baseDx[i];
@@ -347,6 +344,7 @@ export class PatchMatchState {
       this.kernel.windowReady(invWeight, mean, variance, clampCol(col - reach), clampCol(col + reach), clampRow(row - reach), clampRow(row + reach));
     }
     this.flatWindow = this.kernel.windowIsFlat();
+    return variance;
   }
 
   private randomHypothesis(col: number, row: number, p: number): void {
@@ -454,4 +452,28 @@ export function planeParts(ref: PinholeGrey, s: SourceCamera): Float64Array {
   parts[10] = s.focal * s.t[1] + s.cy * s.t[2];
   parts[11] = s.t[2];
   return parts;
+}
+
+/** A window's samples: their count, the farthest one's offset in pixels, and per sample the unclamped offsets and the bilateral weight's spatial part. */
+interface WindowShape {
+  sampleCount: number;
+  reach: number;
+  spatialWeight: Float32Array;
+  baseDx: Float32Array;
+  baseDy: Float32Array;
+}
+
+function windowShape(radius: number, step: number, pattern: WindowPattern | undefined, sigmaSpatial: number): WindowShape {
+  const offsets = windowOffsets(radius, step, pattern);
+  // The kernel scores samples four at a time; the padding's weight stays 0.
+  const length = Math.ceil(offsets.dx.length / 4) * 4;
+  const shape = { sampleCount: offsets.dx.length, reach: radius * step, spatialWeight: new Float32Array(length), baseDx: new Float32Array(length), baseDy: new Float32Array(length) };
+  for (let i = 0; i < shape.sampleCount; i++) {
+    const dx = offsets.dx[i];
+    const dy = offsets.dy[i];
+    shape.baseDx[i] = dx;
+    shape.baseDy[i] = dy;
+    shape.spatialWeight[i] = Math.exp(-(dx * dx + dy * dy) / (2 * sigmaSpatial * sigmaSpatial));
+  }
+  return shape;
 }

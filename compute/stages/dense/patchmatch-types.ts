@@ -14,8 +14,6 @@ export interface PatchMatchParams {
   windowPattern?: WindowPattern;
   /** The pattern of the levels solved before this one (pyramid.ts); absent: windowPattern. */
   coarseWindowPattern?: WindowPattern;
-  /** Pixels between window samples on the levels solved before this one (pyramid.ts); absent: windowStep. */
-  coarseWindowStep?: number;
   /** Number of best source costs averaged per hypothesis. */
   bestK: number;
   /** Bilateral weight scales: grey difference (0..1) and distance in pixels. */
@@ -35,8 +33,23 @@ export interface PatchMatchParams {
    * its whole view has, strips.ts); absent: up to pyramidLevels, while the image is large enough.
    */
   coarseLevels?: number;
+  /** A narrower window for textured pixels on the levels seeded from a coarser one (TexturedWindow); absent: none. */
+  texturedWindow?: TexturedWindow;
   /** Planar priors (planar-prior.ts), built on the coarsest level and used on every level above it; absent or weight 0: none. */
   planarPrior?: PlanarPriorParams;
+}
+
+/**
+ * The window a textured pixel takes on a level that refines the planes a coarser level found:
+ * windowStep replaced by `step` where the narrower window's grey values spread by at least
+ * `minStd` (0..1, bilateral-weighted). A window that straddles a depth edge gives the pixels within
+ * its reach the depth of the edge's textured side (foreground fattening), so a narrower window
+ * narrows that band; a plain or dark pixel keeps the wide window, whose many pixels of texture
+ * hold its match.
+ */
+export interface TexturedWindow {
+  step: number;
+  minStd: number;
 }
 
 export interface SourceCamera extends PinholeGrey {

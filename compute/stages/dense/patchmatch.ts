@@ -23,7 +23,7 @@
 import { buildPlanarPrior, rasterizePrior, type PlanarPrior } from "./planar-prior.js";
 import { PatchMatchState } from "./patchmatch-state.js";
 import type { PatchMatchInput, PatchMatchOutput, PatchMatchParams } from "./patchmatch-types.js";
-import { coarserParams, halveInput, searchParams } from "./pyramid.js";
+import { coarserParams, halveInput } from "./pyramid.js";
 
 export type { PatchMatchInput, PatchMatchOutput, PatchMatchParams, SourceCamera } from "./patchmatch-types.js";
 
@@ -75,7 +75,8 @@ type LevelOutput = PatchMatchOutput & { prior: PlanarPrior | null };
 function solveLevel(input: PatchMatchInput, meter: SweepMeter | null): LevelOutput {
   const { params } = input;
   const coarse = hasCoarseLevel(input.width, input.height, params) ? halveInput(input) : null;
-  const state = new PatchMatchState(coarse ? input : { ...input, params: searchParams(params) });
+  // Only a level seeded from a coarser one narrows its textured windows (PatchMatchParams.texturedWindow).
+  const state = new PatchMatchState(input, coarse !== null);
   let iterations = params.iterations;
   let firstIteration = 0;
   let coarseEvaluations = 0;

@@ -14,37 +14,10 @@ export function halveInput<S extends PinholeGrey, L extends Level<S>>(input: L):
   return { ...input, ...halvePinhole(input), sources, params: coarserParams(input.params) };
 }
 
-/** The parameters a pyramid level changes. */
-interface CoarsenedParams {
-  pyramidLevels: number;
-  coarseLevels?: number;
-  windowPattern?: WindowPattern;
-  coarseWindowPattern?: WindowPattern;
-  windowRadius?: number;
-  windowStep?: number;
-  coarseWindowStep?: number;
-  sigmaSpatial?: number;
-}
-
 /** A level's parameters one level down: one coarser level fewer to go. */
-export function coarserParams<P extends CoarsenedParams>(params: P): P {
+export function coarserParams<P extends { pyramidLevels: number; coarseLevels?: number; windowPattern?: WindowPattern; coarseWindowPattern?: WindowPattern }>(params: P): P {
   const windowPattern = params.coarseWindowPattern ?? params.windowPattern;
-  return { ...params, pyramidLevels: params.pyramidLevels - 1, ...(params.coarseLevels !== undefined ? { coarseLevels: params.coarseLevels - 1 } : {}), ...(windowPattern !== undefined ? { windowPattern } : {}), ...coarseStep(params) };
-}
-
-/**
- * The parameters of a level that searches the whole depth range itself (none coarser seeds it):
- * the coarse levels' window step, since a window that only refines planes it is given is too small
- * to find them on plain surfaces.
- */
-export function searchParams<P extends CoarsenedParams>(params: P): P {
-  return { ...params, ...coarseStep(params) };
-}
-
-/** The coarse levels' window step, and the spatial weight's σ that follows the window's reach (solve-cluster.ts). */
-function coarseStep(params: CoarsenedParams): { windowStep?: number; sigmaSpatial?: number } {
-  if (params.coarseWindowStep === undefined || params.windowRadius === undefined) return {};
-  return { windowStep: params.coarseWindowStep, sigmaSpatial: params.windowRadius * params.coarseWindowStep };
+  return { ...params, pyramidLevels: params.pyramidLevels - 1, ...(params.coarseLevels !== undefined ? { coarseLevels: params.coarseLevels - 1 } : {}), ...(windowPattern !== undefined ? { windowPattern } : {}) };
 }
 
 /**

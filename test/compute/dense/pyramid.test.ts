@@ -31,13 +31,13 @@ describe("dense with a one-level pyramid", () => {
     if (fixture) await rm(path.dirname(fixture.images[0].path), { recursive: true, force: true });
   });
 
-  it("a fine-level window narrower than the coarse level's keeps fewer pixels at a wrong depth (edge fattening)", async () => {
-    // The wide window everywhere against a wide window on the coarse level and a narrow one on the
-    // fine level: a window that straddles a depth edge gives the background pixels within its
-    // reach the foreground's depth, and the fine level's reach bounds that band.
+  it("a narrower window for textured pixels on the fine level keeps fewer pixels at a wrong depth (edge fattening)", async () => {
+    // The wide window everywhere against a narrow one for the fine level's textured pixels: a
+    // window that straddles a depth edge gives the background pixels within its reach the
+    // foreground's depth, and the fine level's reach bounds that band.
     const base = { keepDepthMaps: true, workers: 2, iterations: 3, minFusedViews: 2, pyramidLevels: 1, refineIterations: 1, coarseWindowPattern: "square" as const };
-    const wide = await run({ images: fixture.images, model: fixture.model }, { ...base, windowStep: 2 });
-    const fine = await run({ images: fixture.images, model: fixture.model }, { ...base, windowStep: 1, coarseWindowStep: 2 });
+    const wide = await run({ images: fixture.images, model: fixture.model }, { ...base, windowStep: 2, texturedWindow: null });
+    const fine = await run({ images: fixture.images, model: fixture.model }, { ...base, windowStep: 2, texturedWindow: { step: 1, minStd: 0.02 } });
     const offShare = (out: DenseOutput) => {
       let off = 0, valid = 0;
       for (const map of out.depthMaps!) {
