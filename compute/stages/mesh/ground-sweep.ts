@@ -48,9 +48,7 @@ export interface GroundSweepOptions {
    * 0.476 to 0.480 (0.8 % of the disagreement) by moving 2 voxels below the true ground, and the
    * mesh's F-score at 0.5 % of the radius fell 0.802 → 0.781. The sweeps kept on the real and
    * rendered sets took away 8–57 % (SceauxCastle 8 %, Herz-Jesus-P8 11 %, the courtyard 13 %,
-   * the plain room 21 %, fountain-P11 57 %). (All measured while the score dropped the pairs a
-   * candidate could not read, patchScorer, before 2026-12-03; that drop itself pulled the facade's
-   * ground down.)
+   * the plain room 21 %, fountain-P11 57 %).
    */
   minGain: number;
 }
