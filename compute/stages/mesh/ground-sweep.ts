@@ -95,8 +95,7 @@ export async function sweepGround(plane: GroundPlane, anchors: Float32Array, see
   const patches = anchors.length / 3;
   const centroid = [0, 0, 0];
   for (let k = 0; k < patches; k++) for (let a = 0; a < 3; a++) centroid[a] += anchors[3 * k + a]! / patches;
-  const step = voxel * options.patchStepVoxels;
-  const scoreAll = candidateScorer(anchors, readableOn(plane, anchors, seenBy, photos, step, options.patchSide), photos, step, options.patchSide, helper);
+  const scoreAll = candidateScorer(anchors, seenBy, photos, voxel * options.patchStepVoxels, options.patchSide, helper);
   const { u, v } = planeAxes(plane.normal);
   /** A candidate: the plane turned by (a, b) radians about u and v through the centroid, then raised by `offset`. */
   const candidate = (offset: number, a: number, b: number): GroundPlane => {
@@ -258,38 +257,9 @@ function candidateScorer(anchors: Float32Array, seenBy: number[][], photos: Arra
 }
 
 /**
- * Which of the views that see each anchor read its patch on the starting plane (inside the photo,
- * not flat). Every candidate is then scored over these same views and patches.
- */
-function readableOn(plane: GroundPlane, anchors: Float32Array, seenBy: number[][], photos: Array<GreyPhoto | null>, step: number, side: number): number[][] {
-  const { u, v } = planeAxes(plane.normal);
-  const samples = side * side;
-  const values = new Float64Array(samples);
-  return seenBy.map((views, k) => {
-    const [cx, cy, cz] = onPlane(plane, anchors, k);
-    return views.filter((j) => !!photos[j] && readPatch(photos[j]!, cx, cy, cz, u, v, step, (side - 1) / 2, side, values, 0));
-  });
-}
-
-/** Anchor k carried along the plane's normal onto it. */
-function onPlane(plane: GroundPlane, anchors: Float32Array, k: number): [number, number, number] {
-  const n = plane.normal;
-  const ax = anchors[3 * k]!, ay = anchors[3 * k + 1]!, az = anchors[3 * k + 2]!;
-  const lift = plane.d - (n[0] * ax + n[1] * ay + n[2] * az);
-  return [ax + lift * n[0], ay + lift * n[1], az + lift * n[2]];
-}
-
-/**
  * Scores a plane: each anchor is carried along the plane's normal onto it, a patch of
  * side × side samples on the plane around it is read from every view that sees it, and the
  * mean NCC over its pairs of views counts; the score is the mean over patches with a pair.
- *
- * The patches and pairs are fixed (readableOn: those the starting plane reads), and a pair a
- * candidate cannot read (its patch leaves a photo) counts as no agreement, NCC 0. Dropping such
- * pairs instead biased the sweep toward planes that push poorly matched patches out of the
- * photos: on the synthetic facade the ground's patches lie along the photos' bottom edge, and a
- * plane 2 voxels below the true ground (and the points' plane) raised the mean NCC from 0.424 to
- * 0.503 by losing them; the ground's extension was then a layer 2.2 τ under the truth.
  */
 function patchScorer(anchors: Float32Array, seenBy: SeenBy, photos: Array<GreyPhoto | null>, step: number, side: number) {
   const samples = side * side;
@@ -306,22 +276,24 @@ function patchScorer(anchors: Float32Array, seenBy: SeenBy, photos: Array<GreyPh
       const lift = plane.d - (n[0] * ax + n[1] * ay + n[2] * az);
       const cx = ax + lift * n[0], cy = ay + lift * n[1], cz = az + lift * n[2];
       const first = start[k]!, end = start[k + 1]!;
-      const seen = end - first;
-      if (seen < 2) continue;
+      let seen = 0;
       for (let s = first; s < end; s++) {
         const j = views[s]!;
         const photo = photos[j];
         valid[j] = photo && readPatch(photo, cx, cy, cz, u, v, step, half, side, values, j * samples) ? 1 : 0;
+        seen += valid[j]!;
       }
-      let sum = 0;
+      if (seen < 2) continue;
+      let sum = 0, pairs = 0;
       for (let x = first; x < end; x++) {
         if (!valid[views[x]!]) continue;
         for (let y = x + 1; y < end; y++) {
           if (!valid[views[y]!]) continue;
           sum += dot(values, views[x]! * samples, views[y]! * samples, samples);
+          pairs++;
         }
       }
-      total += sum / ((seen * (seen - 1)) / 2);
+      total += sum / pairs;
       scored++;
     }
     return scored > 0 ? total / scored : -1;

@@ -31,9 +31,9 @@ function noise(row: number, col: number, seed: number, amplitude: number): numbe
   return amplitude * 2 * (h - Math.floor(h) - 0.5);
 }
 
-/** A camera at (x, EYE, 0) looking along +z, pitched down by `pitchDeg`; its photo of the ground rendered by ray casting. */
-function photographed(x: number, texture = groundTexture, noiseLevels = 0, pitchDeg = 12): GreyPhoto {
-  const p = (pitchDeg * Math.PI) / 180;
+/** A camera at (x, EYE, 0) looking along +z, pitched down by 12°; its photo of the ground rendered by ray casting. */
+function photographed(x: number, texture = groundTexture, noiseLevels = 0): GreyPhoto {
+  const p = (12 * Math.PI) / 180;
   // Rows of R: the camera's right, down and forward axes in the world.
   const R = new Float64Array([-1, 0, 0, 0, -Math.cos(p), -Math.sin(p), 0, -Math.sin(p), Math.cos(p)]);
   const centre = [x, EYE, 0];
@@ -109,23 +109,6 @@ describe("mesh/ground-sweep", () => {
     expect(result.shiftVoxels).toBe(0);
     expect(result.turnDeg).toBe(0);
     expect(result.scoreAfter).toBe(result.scoreBefore);
-  });
-
-  it("keeps the true ground when a lower plane would push poorly matched patches out of a photo", async () => {
-    // Patches along the bottom edge of a fourth photo, pitched less than the others and showing a
-    // different ground (a shadow moved, a car gone): its pairs match poorly. A lower plane carries
-    // the patches below that photo's bottom edge; it must not score better for losing them.
-    const shadowed = (x: number, z: number) => groundTexture(x + 0.37, z - 0.21);
-    const photos = [...[-0.6, 0, 0.6].map((x) => photographed(x)), photographed(0.3, shadowed, 0, 9)];
-    const bottomEdge = EYE / Math.tan((9 * Math.PI) / 180 + Math.atan(HEIGHT / 2 / FOCAL));
-    const anchors: number[] = [];
-    for (let x = -1; x <= 1 + 1e-9; x += 0.1) for (let z = bottomEdge + 0.1; z <= bottomEdge + 0.3 + 1e-9; z += 0.05) anchors.push(x, 0, z);
-    const start = { normal: [0, 1, 0] as [number, number, number], d: 0 };
-    const seenBy = Array.from({ length: anchors.length / 3 }, () => [0, 1, 2, 3]);
-    const result = await sweepGround(start, Float32Array.from(anchors), seenBy, photos, VOXEL, GROUND_SWEEP_DEFAULTS);
-    expect(result.scoreBefore).toBeLessThan(0.7);
-    expect(Math.abs(result.shiftVoxels)).toBeLessThan(0.3);
-    expect(result.turnDeg).toBeLessThan(0.3);
   });
 
   it("keeps the points' plane when the photos agree best beyond the tilts it searches", async () => {
