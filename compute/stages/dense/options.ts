@@ -30,7 +30,15 @@ export interface Options {
    * default (docs/decisions.md, "The coarse levels' checkerboard window is not the default").
    */
   coarseWindowPattern: WindowPattern;
-  /** The narrower window of textured pixels on the levels seeded from a coarser one (patchmatch-types.ts TexturedWindow); null: none. */
+  /**
+   * The narrower window of textured pixels on the levels seeded from a coarser one (patchmatch-types.ts
+   * TexturedWindow); null: none. Step 1 where the 7×7-px window's grey values spread by 0.02:
+   * the band of foreground depth beside each depth edge narrows (synthetic facade's cloud F at
+   * 0.5 % of the radius 0.865 → 0.905, smoke's 0.879 → 0.900, `npm run bench -- dense`), and the
+   * dark or plain pixels (a quarter of Herz-Jesus-P8's at 800 px) keep the 13×13-px window that
+   * holds their match: with step 1 everywhere Herz-Jesus-P8's shaded portal and the plain room's
+   * walls opened (docs/decisions.md, "Textured pixels take a narrower window where the planes are refined").
+   */
   texturedWindow: TexturedWindow | null;
   /** σ of the window's bilateral weight on grey-value differences (grey in 0..1). */
   sigmaColor: number;
@@ -97,7 +105,7 @@ export const DEFAULTS: Options = {
   windowStep: 2,
   windowPattern: "square",
   coarseWindowPattern: "square",
-  texturedWindow: null,
+  texturedWindow: { step: 1, minStd: 0.02 },
   sigmaColor: 0.2,
   bestK: 3,
   minAngleDeg: 5,
