@@ -95,7 +95,8 @@ export async function sweepGround(plane: GroundPlane, anchors: Float32Array, see
   const patches = anchors.length / 3;
   const centroid = [0, 0, 0];
   for (let k = 0; k < patches; k++) for (let a = 0; a < 3; a++) centroid[a] += anchors[3 * k + a]! / patches;
-  const scoreAll = candidateScorer(anchors, seenBy, photos, voxel * options.patchStepVoxels, options.patchSide, helper);
+  const reach = { height: options.offsetVoxels * voxel, tiltTan: Math.tan((options.tiltDeg * Math.PI) / 180) };
+  const scoreAll = candidateScorer(plane, reach, anchors, seenBy, photos, voxel * options.patchStepVoxels, options.patchSide, helper);
   const { u, v } = planeAxes(plane.normal);
   /** A candidate: the plane turned by (a, b) radians about u and v through the centroid, then raised by `offset`. */
   const candidate = (offset: number, a: number, b: number): GroundPlane => {
@@ -167,6 +168,12 @@ export async function sweepGround(plane: GroundPlane, anchors: Float32Array, see
   return { plane: kept, scoreBefore: scoreBefore!, scoreAfter: best.score, shiftVoxels: (heightAt(plane) - heightAt(kept)) / voxel, turnDeg: turn, patches };
 }
 
+/** How far the candidate planes reach from the start: in height at the patches' centroid, and the tangent of the largest tilt about each axis. */
+interface SweepReach {
+  height: number;
+  tiltTan: number;
+}
+
 /** Which views see each patch, flat: patch k's views are views[start[k]] … views[start[k + 1] − 1]. */
 interface SeenBy {
   start: Uint32Array;
@@ -198,6 +205,9 @@ export interface GroundSweepTask {
   photos: Array<GreyPhoto | null>;
   step: number;
   side: number;
+  /** The starting plane every candidate is scored against, normal and d, and how far the candidates reach from it (patchScorer). */
+  start: [number, number, number, number];
+  reach: SweepReach;
   planes: Float64Array;
   scores: Float64Array;
   /** Index 0: the next plane to take. */
@@ -206,7 +216,8 @@ export interface GroundSweepTask {
 
 /** The worker's side of candidateScorer: scores planes taken from the task's counter until none is left; how many it scored. */
 export function scoreSweepTask(task: GroundSweepTask): number {
-  return scoreTaken(patchScorer(task.anchors, task.seenBy, task.photos, task.step, task.side), task.planes, task.scores, task.next);
+  const [n0, n1, n2, d] = task.start;
+  return scoreTaken(patchScorer({ normal: [n0, n1, n2], d }, task.reach, task.anchors, task.seenBy, task.photos, task.step, task.side), task.planes, task.scores, task.next);
 }
 
 /** Scores the planes taken one at a time from `next` (shared between threads); how many this thread scored. */
@@ -230,12 +241,12 @@ function scoreTaken(scorer: (plane: GroundPlane) => number, planes: Float64Array
  * scores about 200 planes over 4000 patches, ~2.6 s on one thread at SceauxCastle's 11 photos. A
  * helper that fails leaves the planes it had not scored to this thread.
  */
-function candidateScorer(anchors: Float32Array, seenBy: number[][], photos: Array<GreyPhoto | null>, step: number, side: number, helper?: TaskRunner<GroundSweepTask, number>) {
+function candidateScorer(start: GroundPlane, reach: SweepReach, anchors: Float32Array, seenBy: number[][], photos: Array<GreyPhoto | null>, step: number, side: number, helper?: TaskRunner<GroundSweepTask, number>) {
   const flat = flatSeenBy(seenBy);
-  const scorer = patchScorer(anchors, flat, photos, step, side);
+  const scorer = patchScorer(start, reach, anchors, flat, photos, step, side);
   const here = (planes: GroundPlane[]) => planes.map((plane) => scorer(plane));
   if (!helper) return async (planes: GroundPlane[]) => here(planes);
-  const inShared = { kind: "groundSweep" as const, anchors: shared(anchors), seenBy: { start: shared(flat.start), views: shared(flat.views) }, photos: photos.map((photo) => photo && { ...photo, grey: shared(photo.grey) }), step, side };
+  const inShared = { kind: "groundSweep" as const, anchors: shared(anchors), seenBy: { start: shared(flat.start), views: shared(flat.views) }, photos: photos.map((photo) => photo && { ...photo, grey: shared(photo.grey) }), step, side, start: [...start.normal, start.d] as [number, number, number, number], reach };
   let helping = true;
   return async (planes: GroundPlane[]): Promise<number[]> => {
     if (!helping || planes.length < 2) return here(planes);
@@ -257,64 +268,134 @@ function candidateScorer(anchors: Float32Array, seenBy: number[][], photos: Arra
 }
 
 /**
- * Scores a plane: each anchor is carried along the plane's normal onto it, a patch of
- * side × side samples on the plane around it is read from every view that sees it, and the
- * mean NCC over its pairs of views counts; the score is the mean over patches with a pair.
+ * Scores a plane against `start`, the plane the sweep begins from. Each anchor is carried along the
+ * plane's normal onto it and a patch of side × side samples on the plane around it is read from
+ * the views that see it. Every candidate is scored over the same pairs of views: those whose photos
+ * read the patch on `start` and hold it inside the frame at every height and tilt the sweep can
+ * reach (`reach`). A patch scores its mean NCC over those pairs on `start`, moved by what each
+ * gains or loses on this plane; a pair this plane still cannot read (the patch turns flat) keeps
+ * its score on `start`. Why: when a candidate dropped the pairs it could not read, a plane that
+ * carried poorly matched patches out of a photo scored better for losing them (the synthetic
+ * facade's ground went 2 voxels low); when they counted as NCC 0, the true plane lost wherever it
+ * carried grazing patches out of the frame (SceauxCastle's and the plain room's sweeps were
+ * refused). The score of `start` is its mean NCC over those pairs, over patches with one.
  */
-function patchScorer(anchors: Float32Array, seenBy: SeenBy, photos: Array<GreyPhoto | null>, step: number, side: number) {
+function patchScorer(start: GroundPlane, reach: SweepReach, anchors: Float32Array, seenBy: SeenBy, photos: Array<GreyPhoto | null>, step: number, side: number) {
   const samples = side * side;
   const values = new Float64Array(photos.length * samples);
   const valid = new Uint8Array(photos.length);
   const half = (side - 1) / 2;
-  const { start, views } = seenBy;
+  const { start: first, views } = seenBy;
+  const patches = anchors.length / 3;
+  // Patch k's pairs of views (x < y in its list) are pair slots pairAt[k] … pairAt[k + 1] − 1.
+  const pairAt = new Uint32Array(patches + 1);
+  for (let k = 0; k < patches; k++) {
+    const m = first[k + 1]! - first[k]!;
+    pairAt[k + 1] = pairAt[k]! + (m * (m - 1)) / 2;
+  }
+  /** Reads patch k on `plane` from each of its views into `values`, `valid` saying which could; how many could. */
+  const readAll = (plane: GroundPlane, u: number[], v: number[], k: number): number => {
+    const n = plane.normal;
+    const ax = anchors[3 * k]!, ay = anchors[3 * k + 1]!, az = anchors[3 * k + 2]!;
+    const lift = plane.d - (n[0] * ax + n[1] * ay + n[2] * az);
+    const cx = ax + lift * n[0], cy = ay + lift * n[1], cz = az + lift * n[2];
+    let seen = 0;
+    for (let s = first[k]!, end = first[k + 1]!; s < end; s++) {
+      const j = views[s]!;
+      const photo = photos[j];
+      valid[j] = photo && readPatch(photo, cx, cy, cz, u, v, step, half, side, values, j * samples) ? 1 : 0;
+      seen += valid[j]!;
+    }
+    return seen;
+  };
+  // Each pair's NCC on `start` (NaN: unread), each patch's mean over them and their count.
+  const startNcc = new Float64Array(pairAt[patches]!).fill(NaN);
+  const startMean = new Float64Array(patches);
+  const startPairs = new Uint32Array(patches);
+  {
+    const { u, v } = planeAxes(start.normal);
+    const n = start.normal;
+    const centroid = [0, 0, 0];
+    for (let k = 0; k < patches; k++) for (let a = 0; a < 3; a++) centroid[a] += anchors[3 * k + a]! / patches;
+    for (let k = 0; k < patches; k++) {
+      if (readAll(start, u, v, k) < 2) continue;
+      // The patch's centre on `start`, and how far along the normal a candidate can move it: the
+      // height reached plus what the largest tilts about both axes add at its distance from the centroid.
+      const ax = anchors[3 * k]!, ay = anchors[3 * k + 1]!, az = anchors[3 * k + 2]!;
+      const lift = start.d - (n[0] * ax + n[1] * ay + n[2] * az);
+      const c = [ax + lift * n[0], ay + lift * n[1], az + lift * n[2]];
+      const along = reach.height + Math.SQRT2 * reach.tiltTan * Math.hypot(c[0]! - centroid[0]!, c[1]! - centroid[1]!, c[2]! - centroid[2]!);
+      for (let s = first[k]!, end = first[k + 1]!; s < end; s++) {
+        const j = views[s]!;
+        if (!valid[j]) continue;
+        const photo = photos[j]!;
+        for (const sign of [-1, 1]) if (!patchInside(photo, c[0]! + sign * along * n[0], c[1]! + sign * along * n[1], c[2]! + sign * along * n[2], u, v, step * (side - 1) / 2)) valid[j] = 0;
+      }
+      let sum = 0, pairs = 0, slot = pairAt[k]!;
+      for (let x = first[k]!, end = first[k + 1]!; x < end; x++) for (let y = x + 1; y < end; y++, slot++) {
+        if (!valid[views[x]!] || !valid[views[y]!]) continue;
+        startNcc[slot] = dot(values, views[x]! * samples, views[y]! * samples, samples);
+        sum += startNcc[slot]!;
+        pairs++;
+      }
+      if (pairs === 0) continue;
+      startMean[k] = sum / pairs;
+      startPairs[k] = pairs;
+    }
+  }
   return (plane: GroundPlane): number => {
     const { u, v } = planeAxes(plane.normal);
-    const n = plane.normal;
     let total = 0, scored = 0;
-    for (let k = 0; k < anchors.length / 3; k++) {
-      const ax = anchors[3 * k]!, ay = anchors[3 * k + 1]!, az = anchors[3 * k + 2]!;
-      const lift = plane.d - (n[0] * ax + n[1] * ay + n[2] * az);
-      const cx = ax + lift * n[0], cy = ay + lift * n[1], cz = az + lift * n[2];
-      const first = start[k]!, end = start[k + 1]!;
-      let seen = 0;
-      for (let s = first; s < end; s++) {
-        const j = views[s]!;
-        const photo = photos[j];
-        valid[j] = photo && readPatch(photo, cx, cy, cz, u, v, step, half, side, values, j * samples) ? 1 : 0;
-        seen += valid[j]!;
-      }
-      if (seen < 2) continue;
-      let sum = 0, pairs = 0;
-      for (let x = first; x < end; x++) {
-        if (!valid[views[x]!]) continue;
-        for (let y = x + 1; y < end; y++) {
-          if (!valid[views[y]!]) continue;
-          sum += dot(values, views[x]! * samples, views[y]! * samples, samples);
-          pairs++;
-        }
-      }
-      total += sum / pairs;
+    for (let k = 0; k < patches; k++) {
+      if (startPairs[k] === 0) continue;
       scored++;
+      if (readAll(plane, u, v, k) < 2) {
+        total += startMean[k]!;
+        continue;
+      }
+      let change = 0, slot = pairAt[k]!;
+      for (let x = first[k]!, end = first[k + 1]!; x < end; x++) for (let y = x + 1; y < end; y++, slot++) {
+        if (!valid[views[x]!] || !valid[views[y]!] || Number.isNaN(startNcc[slot]!)) continue;
+        change += dot(values, views[x]! * samples, views[y]! * samples, samples) - startNcc[slot]!;
+      }
+      total += startMean[k]! + change / startPairs[k]!;
     }
     return scored > 0 ? total / scored : -1;
   };
 }
 
+/** Where world point (X, Y, Z) falls in `photo`'s pixels, written into `pixel` (x, y); false when it lies behind the photo or outside it. */
+function pixelOf(photo: GreyPhoto, X: number, Y: number, Z: number, pixel: Float64Array): boolean {
+  const { R, t } = photo.view.camFromWorld;
+  const { focal, cx, cy, k1, k2 } = photo.view.intrinsics;
+  const zc = R[6] * X + R[7] * Y + R[8] * Z + t[2];
+  if (!(zc > 0)) return false;
+  const x = (R[0] * X + R[1] * Y + R[2] * Z + t[0]) / zc, y = (R[3] * X + R[4] * Y + R[5] * Z + t[1]) / zc;
+  const r2 = x * x + y * y, dist = 1 + k1 * r2 + k2 * r2 * r2;
+  const px = (focal * dist * x + cx) * photo.scale - 0.5, py = (focal * dist * y + cy) * photo.scale - 0.5;
+  pixel[0] = px;
+  pixel[1] = py;
+  return px >= 0 && py >= 0 && px < photo.width - 1 && py < photo.height - 1;
+}
+
+/** Scratch for pixelOf: this thread's last projected pixel. */
+const pixel = new Float64Array(2);
+
+/** Whether the four corners of a patch (centre c, half-side `halfSize` along u and v) lie in front of the photo and inside it. */
+function patchInside(photo: GreyPhoto, cx: number, cy: number, cz: number, u: number[], v: number[], halfSize: number): boolean {
+  for (const a of [-halfSize, halfSize]) for (const b of [-halfSize, halfSize]) {
+    if (!pixelOf(photo, cx + a * u[0]! + b * v[0]!, cy + a * u[1]! + b * v[1]!, cz + a * u[2]! + b * v[2]!, pixel)) return false;
+  }
+  return true;
+}
+
 /** Reads the patch into `out` at `offset`, normalised to zero mean and unit length; false when it leaves the photo, lies behind it, or is flat. */
 function readPatch(photo: GreyPhoto, cx: number, cy: number, cz: number, u: number[], v: number[], step: number, half: number, side: number, out: Float64Array, offset: number): boolean {
-  const { R, t } = photo.view.camFromWorld;
-  const { focal, cx: px0, cy: py0, k1, k2 } = photo.view.intrinsics;
   let mean = 0;
   for (let i = 0; i < side; i++) for (let j = 0; j < side; j++) {
     const a = (i - half) * step, b = (j - half) * step;
-    const X = cx + a * u[0]! + b * v[0]!, Y = cy + a * u[1]! + b * v[1]!, Z = cz + a * u[2]! + b * v[2]!;
-    const zc = R[6] * X + R[7] * Y + R[8] * Z + t[2];
-    if (!(zc > 0)) return false;
-    const x = (R[0] * X + R[1] * Y + R[2] * Z + t[0]) / zc, y = (R[3] * X + R[4] * Y + R[5] * Z + t[1]) / zc;
-    const r2 = x * x + y * y, dist = 1 + k1 * r2 + k2 * r2 * r2;
-    const px = (focal * dist * x + px0) * photo.scale - 0.5, py = (focal * dist * y + py0) * photo.scale - 0.5;
-    if (px < 0 || py < 0 || px >= photo.width - 1 || py >= photo.height - 1) return false;
-    const value = bilinear(photo, px, py);
+    if (!pixelOf(photo, cx + a * u[0]! + b * v[0]!, cy + a * u[1]! + b * v[1]!, cz + a * u[2]! + b * v[2]!, pixel)) return false;
+    const value = bilinear(photo, pixel[0]!, pixel[1]!);
     out[offset + i * side + j] = value;
     mean += value;
   }

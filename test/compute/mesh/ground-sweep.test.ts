@@ -31,9 +31,9 @@ function noise(row: number, col: number, seed: number, amplitude: number): numbe
   return amplitude * 2 * (h - Math.floor(h) - 0.5);
 }
 
-/** A camera at (x, EYE, 0) looking along +z, pitched down by 12°; its photo of the ground rendered by ray casting. */
-function photographed(x: number, texture = groundTexture, noiseLevels = 0): GreyPhoto {
-  const p = (12 * Math.PI) / 180;
+/** A camera at (x, EYE, 0) looking along +z, pitched down by `pitchDeg`; its photo of the ground rendered by ray casting. */
+function photographed(x: number, texture = groundTexture, noiseLevels = 0, pitchDeg = 12): GreyPhoto {
+  const p = (pitchDeg * Math.PI) / 180;
   // Rows of R: the camera's right, down and forward axes in the world.
   const R = new Float64Array([-1, 0, 0, 0, -Math.cos(p), -Math.sin(p), 0, -Math.sin(p), Math.cos(p)]);
   const centre = [x, EYE, 0];
@@ -109,6 +109,41 @@ describe("mesh/ground-sweep", () => {
     expect(result.shiftVoxels).toBe(0);
     expect(result.turnDeg).toBe(0);
     expect(result.scoreAfter).toBe(result.scoreBefore);
+  });
+
+  /** Patch centres on y = `heightVoxels` along the bottom edge of a photo pitched 9° on the ground (over z from `from` to `to` beyond it), all seen by views 0–3. */
+  function alongBottomEdge(heightVoxels: number, from: number, to: number) {
+    const bottomEdge = EYE / Math.tan((9 * Math.PI) / 180 + Math.atan(HEIGHT / 2 / FOCAL));
+    const anchors: number[] = [];
+    for (let x = -1; x <= 1 + 1e-9; x += 0.1) for (let z = bottomEdge + from; z <= bottomEdge + to + 1e-9; z += 0.05) anchors.push(x, heightVoxels * VOXEL, z);
+    const start = { normal: [0, 1, 0] as [number, number, number], d: heightVoxels * VOXEL };
+    return { start, anchors: Float32Array.from(anchors), seenBy: Array.from({ length: anchors.length / 3 }, () => [0, 1, 2, 3]) };
+  }
+
+  it("keeps the true ground when a lower plane would push poorly matched patches out of a photo", async () => {
+    // A fourth photo, pitched less than the others, shows a different ground (a shadow moved, a
+    // car gone): its pairs match poorly. A lower plane carries the patches below its bottom edge;
+    // it must not score better for losing them (scoring only the pairs a candidate reads moved the
+    // plane 2.5 voxels down). Patches that some reachable plane carries out of a photo are scored
+    // without that photo on every plane.
+    const shadowed = (x: number, z: number) => groundTexture(x + 0.37, z - 0.21);
+    const photos = [...[-0.6, 0, 0.6].map((x) => photographed(x)), photographed(0.3, shadowed, 0, 9)];
+    const { start, anchors, seenBy } = alongBottomEdge(0, 0.1, 0.3);
+    const result = await sweepGround(start, anchors, seenBy, photos, VOXEL, GROUND_SWEEP_DEFAULTS);
+    expect(Math.abs(result.shiftVoxels)).toBeLessThan(0.3);
+    expect(result.turnDeg).toBeLessThan(0.3);
+  });
+
+  it("finds the true ground when it carries patches out of a photo that read them on the start plane", async () => {
+    // The start plane is 3 voxels high, and the patches lie just inside the bottom edges of two
+    // photos pitched 9°; on the true ground they fall below those edges. Counting the pairs lost
+    // as no agreement held the sweep on the start plane.
+    const photos = [...[-0.6, 0.6].map((x) => photographed(x)), ...[0, 0.3].map((x) => photographed(x, groundTexture, 0, 9))];
+    const { start, anchors, seenBy } = alongBottomEdge(3, -0.2, 1);
+    const result = await sweepGround(start, anchors, seenBy, photos, VOXEL, GROUND_SWEEP_DEFAULTS);
+    expect(result.scoreAfter).toBeGreaterThan(result.scoreBefore + 0.1);
+    expect(Math.abs(result.shiftVoxels + 3)).toBeLessThan(0.3); // down by 3 voxels
+    expect(result.turnDeg).toBeLessThan(0.3);
   });
 
   it("keeps the points' plane when the photos agree best beyond the tilts it searches", async () => {
