@@ -57,7 +57,7 @@ import { FaceGrid, samplesByArea } from "./mesh-truth.js";
 function groundLine(counts: Record<string, number>): string | undefined {
   if (!counts.groundFound) return undefined;
   const swept = counts.groundSweepPatches > 0
-    ? `the photos' sweep over ${counts.groundSweepPatches} patches, NCC ${fmt(counts.groundSweepScoreBefore, 3)} → ${fmt(counts.groundSweepScoreAfter, 3)}, moved it ${fmt(counts.groundSweepShiftVoxels, 2)} voxels and ${fmt(counts.groundSweepTurnDeg, 2)}°`
+    ? `the photos' sweep over ${counts.groundSweepPatches} patches, NCC ${fmt(counts.groundSweepScoreBefore, 3)} → ${fmt(counts.groundSweepScoreAfter, 3)}, moved it ${fmt(counts.groundSweepShiftVoxels, 2)} voxels and ${fmt(counts.groundSweepTurnDeg, 2)}°; its points lie ${fmt(counts.groundSweepPointsOffsetVoxels, 2)} voxels above it, spread ${fmt(counts.groundInlierSpreadVoxels, 2)}${counts.groundSweepRefusedByPoints ? " (refused by the points)" : ""}`
     : "placed by its points";
   return `${counts.groundInliers} inliers, ${swept}; ${counts.groundCellsAdded} cells added (voxel ${fmt(counts.voxelSize, 4)})`;
 }
@@ -95,7 +95,7 @@ interface SetResult {
   /** The delivered mesh at τ = 1 % and 0.5 % (meshAccuracy). */
   mesh?: { surface: SurfaceAccuracy; surfaceHalf: SurfaceAccuracy; seenHalf: SeenPrecision | null } | null;
   /** Dense alone: the same sparse points, the true cameras (with --true-cameras). */
-  trueCameras?: { points: number; seconds: number; surface: SurfaceAccuracy | null; surfaceHalf: SurfaceAccuracy | null };
+  trueCameras?: { points: number; seconds: number; surface: SurfaceAccuracy | null; surfaceHalf: SurfaceAccuracy | null; meshHalf: SurfaceAccuracy | null; ground?: string };
   /** COLMAP's sparse run on the same images (with --colmap): wall seconds and registered images. */
   colmap?: { seconds: number; registered: number; error?: string };
   /** The mesh as glb and a picture of it from the first camera (bench/out/<set>.glb/.png). */
@@ -481,7 +481,11 @@ async function benchSet(set: string, quality: Quality, workRoot: string, flags: 
       const onTruth = await dense.run({ images, model: trueModel }, preset.dense);
       const identity: Similarity = { R: new Float64Array([1, 0, 0, 0, 1, 0, 0, 0, 1]), t: new Float64Array(3), s: 1, scale: 1 };
       const onTruthCloud = transformCloud(onTruth.cloud, identity);
+      // The mesh too: where the mesh stage's ground lands when the cameras cannot be blamed.
+      const onTruthMesh = await mesh.run({ cloud: onTruth.cloud, views: trueModel.views, images }, { ...preset.mesh, faceBudget });
       result.trueCameras = {
+        meshHalf: meshAccuracy(onTruthMesh.mesh, gt, { ...identity, alignedCameras: trueModel.views.length, fit: "scene" })?.surfaceHalf ?? null,
+        ground: groundLine(onTruthMesh.report.counts),
         points: onTruth.cloud.count,
         seconds: (performance.now() - t0) / 1000,
         surface: surfaceAccuracy(onTruthCloud, gt, trueModel.views.length),
@@ -542,7 +546,7 @@ function printTable(results: SetResult[], quality: Quality): void {
       ].join(" | "),
     );
     const tc = r.trueCameras;
-    if (tc) console.log(`  ${r.set} dense on TRUE cameras: ${tc.points} points, acc ${tc.surface ? fmt((100 * tc.surface.accuracyMedian) / radius, 3) : "-"} %r, prec ${fmt(tc.surface?.precision, 3)}, compl ${fmt(tc.surface?.completeness, 3)}, F ${fmt(tc.surface?.fScore, 3)}; at 0.5 %: prec ${fmt(tc.surfaceHalf?.precision, 3)}, compl ${fmt(tc.surfaceHalf?.completeness, 3)}, F ${fmt(tc.surfaceHalf?.fScore, 3)}; ${fmt(tc.seconds, 1)} s`);
+    if (tc) console.log(`  ${r.set} dense on TRUE cameras: ${tc.points} points, acc ${tc.surface ? fmt((100 * tc.surface.accuracyMedian) / radius, 3) : "-"} %r, prec ${fmt(tc.surface?.precision, 3)}, compl ${fmt(tc.surface?.completeness, 3)}, F ${fmt(tc.surface?.fScore, 3)}; at 0.5 %: prec ${fmt(tc.surfaceHalf?.precision, 3)}, compl ${fmt(tc.surfaceHalf?.completeness, 3)}, F ${fmt(tc.surfaceHalf?.fScore, 3)}; ${fmt(tc.seconds, 1)} s; its mesh at 0.5 %: prec ${fmt(tc.meshHalf?.precision, 3)}, compl ${fmt(tc.meshHalf?.completeness, 3)}, F ${fmt(tc.meshHalf?.fScore, 3)}${tc.ground ? `; ground: ${tc.ground}` : ""}`);
     const m = r.mesh;
     if (m) console.log(`  ${r.set} mesh (${m.surface.totalPoints} faces): prec ${fmt(m.surface.precision, 3)}, compl ${fmt(m.surface.completeness, 3)}, F ${fmt(m.surface.fScore, 3)}; at 0.5 %: prec ${fmt(m.surfaceHalf.precision, 3)}, compl ${fmt(m.surfaceHalf.completeness, 3)}, F ${fmt(m.surfaceHalf.fScore, 3)}`);
     if (r.ground) console.log(`  ${r.set} mesh ground: ${r.ground}`);

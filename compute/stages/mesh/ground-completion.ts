@@ -114,6 +114,12 @@ export interface GroundCompletionReport {
   groundSweepScoreAfter: number;
   groundSweepShiftVoxels: number;
   groundSweepTurnDeg: number;
+  /** The spread of the ground's points about the points' plane (1.4826 × their median absolute deviation), in voxels. */
+  groundInlierSpreadVoxels: number;
+  /** The median height of the ground's points above the photos' plane, in voxels (0 without a sweep). */
+  groundSweepPointsOffsetVoxels: number;
+  /** 1 when the photos' plane was refused because the ground's points lie clearly off it (GroundSweepOptions.maxPointsOffsetSpreads). */
+  groundSweepRefusedByPoints: number;
 }
 
 interface Ground {
@@ -121,6 +127,8 @@ interface Ground {
   normal: [number, number, number];
   d: number;
   inliers: number;
+  /** The inliers' positions (x, y, z each). */
+  inlierPositions: Float32Array;
   lowestCameraHeight: number;
 }
 
@@ -169,13 +177,15 @@ export async function completeGround(
   known: CloudDepthImages | Promise<CloudDepthImages> | null = null,
   helper?: TaskRunner<GroundSweepTask, number>,
 ): Promise<GroundCompletion> {
-  const report: GroundCompletionReport = { groundFound: 0, groundInliers: 0, groundCameraHeightVoxels: 0, groundCellsTried: 0, groundCellsAdded: 0, groundCellsSeenThrough: 0, groundCellsUnseen: 0, groundCellsNearRelief: 0, groundCellsBeyond: 0, groundPointsAdded: 0, groundSweepPatches: 0, groundSweepScoreBefore: 0, groundSweepScoreAfter: 0, groundSweepShiftVoxels: 0, groundSweepTurnDeg: 0 };
+  const report: GroundCompletionReport = { groundFound: 0, groundInliers: 0, groundCameraHeightVoxels: 0, groundCellsTried: 0, groundCellsAdded: 0, groundCellsSeenThrough: 0, groundCellsUnseen: 0, groundCellsNearRelief: 0, groundCellsBeyond: 0, groundPointsAdded: 0, groundSweepPatches: 0, groundSweepScoreBefore: 0, groundSweepScoreAfter: 0, groundSweepShiftVoxels: 0, groundSweepTurnDeg: 0, groundInlierSpreadVoxels: 0, groundSweepPointsOffsetVoxels: 0, groundSweepRefusedByPoints: 0 };
   const empty = { count: 0, positions: new Float32Array(0), normals: new Float32Array(0), colors: new Uint8Array(0) };
   if (views.length < options.minViews || cloud.count < options.minInliers) return { points: empty, report, plane: null, images: null, grey: [] };
   const centres = views.map((view) => cameraCenter(view.camFromWorld));
   const found = findGround(cloud, views, centres, voxel, options);
   if (!found) return { points: empty, report, plane: null, images: null, grey: [] };
   Object.assign(report, { groundFound: 1, groundInliers: found.inliers, groundCameraHeightVoxels: found.lowestCameraHeight / voxel });
+  const spread = 1.4826 * medianAbsoluteDeviation(heightsAbove(found, found.inlierPositions));
+  report.groundInlierSpreadVoxels = spread / voxel;
 
   const { u, v } = planeAxes(found.normal);
   const origin = found.normal.map((x) => x * found.d);
@@ -195,9 +205,15 @@ export async function completeGround(
   let grey: Array<GreyPhoto | null> = [];
   if (photos && kept.length > 0) {
     const swept = await placeByPhotos(ground, kept, at, views, voxel, photos, helper, ahead);
-    ground = swept.plane;
     grey = swept.grey;
     Object.assign(report, { groundSweepPatches: swept.patches, groundSweepScoreBefore: swept.scoreBefore, groundSweepScoreAfter: swept.scoreAfter, groundSweepShiftVoxels: swept.shiftVoxels, groundSweepTurnDeg: swept.turnDeg });
+    // The points' word against the photos': where the ground's points lie tightly on their plane,
+    // a photos' plane clearly off them is refused (GroundSweepOptions.maxPointsOffsetSpreads).
+    const offset = median(heightsAbove(swept.plane, found.inlierPositions));
+    report.groundSweepPointsOffsetVoxels = offset / voxel;
+    const allowed = Math.max(photos.sweep.pointsOffsetFloorVoxels * voxel, photos.sweep.maxPointsOffsetSpreads * spread);
+    if (Math.abs(offset) > allowed) report.groundSweepRefusedByPoints = 1;
+    else ground = swept.plane;
   }
   // One point per voxel face: the signed distance's support holds several, and the ground is large.
   const per = Math.max(1, Math.round(cell / voxel));
@@ -366,7 +382,7 @@ function findGround(cloud: { positions: Float32Array; normals: Float32Array; cou
     const area = footprintCells(positions, plane.inliers, normal, 4 * options.cellVoxels * voxel);
     if (area > bestFootprint) {
       bestFootprint = area;
-      best = { normal, d, inliers: plane.inliers.length, lowestCameraHeight: cameraHeight };
+      best = { normal, d, inliers: plane.inliers.length, inlierPositions: gather(positions, plane.inliers), lowestCameraHeight: cameraHeight };
     }
   }
   return best;
@@ -460,4 +476,31 @@ function groundColours(cloud: { positions: Float32Array; colors: Uint8Array; cou
   const colors = new Uint8Array(3 * count);
   for (let i = 0; i < count; i++) colors.set(median, 3 * i);
   return colors;
+}
+
+/** The positions of `indices` (x, y, z each) gathered from `positions`. */
+function gather(positions: Float32Array, indices: Uint32Array): Float32Array {
+  const out = new Float32Array(3 * indices.length);
+  for (let k = 0; k < indices.length; k++) for (let a = 0; a < 3; a++) out[3 * k + a] = positions[3 * indices[k]! + a]!;
+  return out;
+}
+
+/** Each point's signed height above `plane`. */
+function heightsAbove(plane: GroundPlane, points: Float32Array): Float64Array {
+  const [nx, ny, nz] = plane.normal;
+  const out = new Float64Array(points.length / 3);
+  for (let k = 0; k < out.length; k++) out[k] = nx * points[3 * k]! + ny * points[3 * k + 1]! + nz * points[3 * k + 2]! - plane.d;
+  return out;
+}
+
+/** The median of `values` (reordered in place; NaN when empty). */
+function median(values: Float64Array): number {
+  return values.length === 0 ? NaN : selectInPlace(values, Math.floor((values.length - 1) / 2));
+}
+
+/** The median absolute deviation of `values` from their median (reordered in place). */
+function medianAbsoluteDeviation(values: Float64Array): number {
+  const centre = median(values);
+  for (let k = 0; k < values.length; k++) values[k] = Math.abs(values[k]! - centre);
+  return median(values);
 }

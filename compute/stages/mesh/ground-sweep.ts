@@ -53,6 +53,14 @@ export interface GroundSweepOptions {
    * plane lies half a voxel from the points' and takes away 1.9 %, and the points' plane is kept.
    */
   minGain: number;
+  /**
+   * The photos' plane is refused when the median height of the ground's own points above it is
+   * more than this many times their spread about the points' plane (1.4826 × median absolute
+   * deviation)… (Infinity: never)
+   */
+  maxPointsOffsetSpreads: number;
+  /** …and more than this many voxels. */
+  pointsOffsetFloorVoxels: number;
 }
 
 export const GROUND_SWEEP_DEFAULTS: GroundSweepOptions = {
@@ -69,6 +77,8 @@ export const GROUND_SWEEP_DEFAULTS: GroundSweepOptions = {
   maxJointMoves: 12,
   minJointGain: 0.05,
   minGain: 0.05,
+  maxPointsOffsetSpreads: Infinity,
+  pointsOffsetFloorVoxels: 1,
 };
 
 export interface GroundPlane {

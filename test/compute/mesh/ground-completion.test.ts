@@ -5,11 +5,17 @@
  * the ground. The ground (not the stairs) gets points where the cameras see it, on its plane,
  * and nowhere behind the wall, under the box or outside the photos; a floor that ends where the
  * photos see nothing beyond it is not carried on into the void; without ground points, or with
- * photos that do not agree on up, nothing is added.
+ * photos that do not agree on up, nothing is added. Where photos place the ground lower than its
+ * points, the points' plane holds when they lie tightly on it, the photos' when they are noisy.
  */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { completeGround, GROUND_DEFAULTS } from "../../../compute/stages/mesh/ground-completion.js";
-import type { RegisteredView } from "../../../compute/scene/index.js";
+import { GROUND_SWEEP_DEFAULTS } from "../../../compute/stages/mesh/ground-sweep.js";
+import type { ImageRef, RegisteredView } from "../../../compute/scene/index.js";
 import { createRng } from "../../../compute/math/random.js";
 
 const VOXEL = 0.02;
@@ -30,12 +36,13 @@ function camera(x: number, rollDeg = 0): RegisteredView {
   return { imageIndex: 0, name: `c${x}.jpg`, intrinsics: { width: 800, height: 600, focal: 600, cx: 400, cy: 300, k1: 0, k2: 0 }, camFromWorld: { R, t } };
 }
 
-function courtyard(groundPoints: number) {
+/** `groundNoise`: the ground points' heights spread uniformly over ± half of it. */
+function courtyard(groundPoints: number, groundNoise = 0.01) {
   const rng = createRng(7);
   const positions: number[] = [], normals: number[] = [];
   const add = (p: number[], n: number[]) => { positions.push(...p); normals.push(...n); };
   for (let x = -3; x <= 3; x += 0.02) for (let y = 0.02; y <= 4; y += 0.02) add([x, y, WALL], [0, 0, -1]);
-  for (let i = 0; i < groundPoints; i++) add([-3 + 6 * rng(), (rng() - 0.5) * 0.01, 1 + 5 * rng()], [0, 1, 0]);
+  for (let i = 0; i < groundPoints; i++) add([-3 + 6 * rng(), (rng() - 0.5) * groundNoise, 1 + 5 * rng()], [0, 1, 0]);
   // Stairs at the wall's foot: treads and risers seen as one slope 18° from level, 1,000 points in 1 × 0.8.
   const rise = Math.tan((18 * Math.PI) / 180);
   const n = [0, Math.cos((18 * Math.PI) / 180), -Math.sin((18 * Math.PI) / 180)];
@@ -52,6 +59,40 @@ function courtyard(groundPoints: number) {
 }
 
 const CAMERAS = [-1.5, -0.5, 0.5, 1.5].map((x) => camera(x));
+
+/** Grey level of a textured surface at plane coordinates (a, b): several scales, like gravel or worn plaster. */
+function texture(a: number, b: number): number {
+  return 128 + 45 * Math.sin(9 * a) * Math.cos(7 * b) + 30 * Math.sin(31 * a + 17 * b) + 20 * Math.cos(53 * a - 41 * b);
+}
+
+/**
+ * The cameras' photos, ray cast, of a textured ground at height `groundHeight` and the textured
+ * wall behind it, written to `dir`; the views numbered to match.
+ */
+async function photograph(dir: string, groundHeight: number): Promise<{ views: RegisteredView[]; images: ImageRef[] }> {
+  const views = CAMERAS.map((view, index) => ({ ...view, imageIndex: index }));
+  const images: ImageRef[] = [];
+  for (const [index, view] of views.entries()) {
+    const { width, height, focal, cx, cy } = view.intrinsics;
+    const { R, t } = view.camFromWorld;
+    const centre = [0, 1, 2].map((a) => -(R[a] * t[0] + R[3 + a] * t[1] + R[6 + a] * t[2]));
+    const rgb = Buffer.alloc(3 * width * height);
+    for (let row = 0; row < height; row++) for (let col = 0; col < width; col++) {
+      const cam = [(col + 0.5 - cx) / focal, (row + 0.5 - cy) / focal, 1];
+      const ray = [0, 1, 2].map((a) => R[a] * cam[0] + R[3 + a] * cam[1] + R[6 + a] * cam[2]);
+      const toWall = (WALL - centre[2]) / ray[2];
+      const toGround = ray[1] < 0 ? (groundHeight - centre[1]) / ray[1] : Infinity;
+      const s = Math.min(toWall, toGround);
+      const hit = centre.map((c, a) => c + s * ray[a]);
+      const grey = Math.max(0, Math.min(255, Math.round(s === toGround ? texture(hit[0], hit[2]) : texture(hit[0] + 7, hit[1]))));
+      rgb.fill(grey, 3 * (row * width + col), 3 * (row * width + col) + 3);
+    }
+    const file = path.join(dir, `c${index}.png`);
+    await sharp(rgb, { raw: { width, height, channels: 3 } }).png().toFile(file);
+    images.push({ index, name: view.name, path: file, width, height, focalPrior: focal, focalPriorSource: "default" });
+  }
+  return { views, images };
+}
 
 function count(points: Float32Array, test: (x: number, y: number, z: number) => boolean): number {
   let n = 0;
@@ -114,5 +155,38 @@ describe("mesh/ground-completion", () => {
     const rolled = await completeGround(courtyard(400), tumbled, VOXEL, [], new Int16Array(0), GROUND_DEFAULTS);
     expect(rolled.report.groundFound).toBe(0);
     expect(rolled.points.count).toBe(0);
+  });
+
+  it("keeps the ground on its points where they lie tightly on their plane, and on the photos where the points are noisy", async () => {
+    // The photos show the ground 2.5 voxels below where its points lie.
+    const drop = 2.5 * VOXEL;
+    const dir = await mkdtemp(path.join(tmpdir(), "ground-photos-"));
+    try {
+      const { views, images } = await photograph(dir, -drop);
+      const photos = { images, sweep: { ...GROUND_SWEEP_DEFAULTS, maxPointsOffsetSpreads: 3, pointsOffsetFloorVoxels: 1 } };
+      const meanHeight = (positions: Float32Array) => {
+        let sum = 0;
+        for (let i = 1; i < positions.length; i += 3) sum += positions[i];
+        return sum / (positions.length / 3);
+      };
+      // Points within ±0.25 voxel: the photos' plane lies 2.5 voxels off them and is refused.
+      const tight = await completeGround(courtyard(400), views, VOXEL, [], new Int16Array(0), GROUND_DEFAULTS, photos);
+      expect(tight.report.groundSweepShiftVoxels).toBeCloseTo(-2.5, 0);
+      expect(tight.report.groundInlierSpreadVoxels).toBeLessThan(0.3);
+      expect(tight.report.groundSweepPointsOffsetVoxels).toBeCloseTo(2.5, 0);
+      expect(tight.report.groundSweepRefusedByPoints).toBe(1);
+      expect(Math.abs(meanHeight(tight.points.positions))).toBeLessThan(0.25 * VOXEL);
+      // Points spread over ±3 voxels: their plane is the less certain, and the photos' is kept.
+      const noisy = await completeGround(courtyard(1500, 6 * VOXEL), views, VOXEL, [], new Int16Array(0), GROUND_DEFAULTS, photos);
+      expect(noisy.report.groundInlierSpreadVoxels).toBeGreaterThan(0.9);
+      expect(noisy.report.groundSweepRefusedByPoints).toBe(0);
+      expect(meanHeight(noisy.points.positions)).toBeCloseTo(-drop, 2);
+      // Without the rule the photos' plane replaces even the tight points' one.
+      const unruled = await completeGround(courtyard(400), views, VOXEL, [], new Int16Array(0), GROUND_DEFAULTS, { images, sweep: { ...photos.sweep, maxPointsOffsetSpreads: Infinity } });
+      expect(unruled.report.groundSweepRefusedByPoints).toBe(0);
+      expect(meanHeight(unruled.points.positions)).toBeCloseTo(-drop, 2);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
