@@ -72,6 +72,13 @@ export interface GroundCompletionOptions {
   extentCellVoxels: number;
   /** …with this many of the ground's points at least (a lone point far out does not count). */
   extentMinPoints: number;
+  /**
+   * One cell in this many that the cloud already covers is also a patch of the photos' sweep
+   * (ground-sweep.ts), beside every cell the ground adds. Swept over the added cells alone, which lie
+   * where few photos reach (along their bottom edges), the synthetic facade's ground went 1.9 voxels
+   * below the true ground that its points and its photos both hold. 0: none.
+   */
+  sweepCoveredEvery: number;
 }
 
 export const GROUND_DEFAULTS: GroundCompletionOptions = {
@@ -92,6 +99,7 @@ export const GROUND_DEFAULTS: GroundCompletionOptions = {
   minReliefPoints: 30,
   extentCellVoxels: 8,
   extentMinPoints: 3,
+  sweepCoveredEvery: 4,
 };
 
 export interface GroundCompletionReport {
@@ -199,12 +207,14 @@ export async function completeGround(
   // those that see its patches, every view unless there are more than it reads.
   let ahead: Promise<Array<GreyPhoto | null>> | undefined;
   const readAhead = photos && views.length <= photos.sweep.maxPhotos ? () => (ahead ??= loadGreyPhotos(views, photos.images, photos.sweep.imageSize, new Set(views.keys()))) : undefined;
-  const { kept, cell } = keptCells(cloud, views, images, centres, voxel, found, at, dense, planes, planeOf, options, report, readAhead);
+  const { kept, covered, cell } = keptCells(cloud, views, images, centres, voxel, found, at, dense, planes, planeOf, options, report, readAhead);
   report.groundCellsAdded = kept.length;
   let ground: GroundPlane = { normal: found.normal, d: found.d };
   let grey: Array<GreyPhoto | null> = [];
   if (photos && kept.length > 0) {
-    const swept = await placeByPhotos(ground, kept, at, views, voxel, photos, helper, ahead);
+    // The sweep reads the ground the cloud covers too, where the photos and the points both speak,
+    // not only the cells it adds (docs/decisions.md, "The ground sweep reads the ground the points cover too").
+    const swept = await placeByPhotos(ground, [...kept, ...covered], at, views, voxel, photos, helper, ahead);
     grey = swept.grey;
     Object.assign(report, { groundSweepPatches: swept.patches, groundSweepScoreBefore: swept.scoreBefore, groundSweepScoreAfter: swept.scoreAfter, groundSweepShiftVoxels: swept.shiftVoxels, groundSweepTurnDeg: swept.turnDeg });
     // The points' word against the photos': where the ground's points lie tightly on their plane,
@@ -248,7 +258,7 @@ function keptCells(
   options: GroundCompletionOptions,
   report: GroundCompletionReport,
   onKept?: () => void,
-): { kept: KeptCell[]; cell: number } {
+): { kept: KeptCell[]; covered: KeptCell[]; cell: number } {
   const { u, v } = planeAxes(found.normal);
   const extent = footprint(cloud.positions, cloud.count, centres, at(0, 0), u, v);
   const width = extent.maxU - extent.minU, depth = extent.maxV - extent.minV;
@@ -263,6 +273,7 @@ function keptCells(
   const reliefAt = (p: number[]) => (relief ??= new ReliefPoints(cloud.positions, cloud.count, planeOf, planes, asPlane, 2 * options.inlierVoxels * voxel, radius)).near(p, radius, options.minReliefPoints);
   const hull = extentHull(cloud.positions, cloud.count, centres, found, at(0, 0), u, v, voxel, options);
   const kept: KeptCell[] = [];
+  const covered: KeptCell[] = [];
   for (let row = 0; row < rows; row++) {
     for (let col = 0; col < cols; col++) {
       const cu = extent.minU + (col + 0.5) * cell, cv = extent.minV + (row + 0.5) * cell;
@@ -271,10 +282,16 @@ function keptCells(
         continue;
       }
       const centre = at(cu, cv);
-      // A cell the cloud already covers keeps its own points.
-      if (dense.hasPointNearer(centre[0]!, centre[1]!, centre[2]!, cell * Math.SQRT1_2)) continue;
-      report.groundCellsTried++;
+      // A cell the cloud already covers keeps its own points; one in `sweepCoveredEvery` of them
+      // (along the grid's diagonals) that the cameras keep is a patch for the photos' sweep.
+      const isCovered = dense.hasPointNearer(centre[0]!, centre[1]!, centre[2]!, cell * Math.SQRT1_2);
+      if (isCovered && !(options.sweepCoveredEvery > 0 && (row + col) % options.sweepCoveredEvery === 0)) continue;
+      if (!isCovered) report.groundCellsTried++;
       const verdict = cameraVerdict(centre, found.normal, images, centres, 3 * voxel, options, 2 * options.inlierVoxels * voxel);
+      if (isCovered) {
+        if (verdict.verdict === "keep") covered.push({ u: cu, v: cv, seenBy: verdict.seenBy });
+        continue;
+      }
       if (verdict.verdict !== "keep") {
         if (verdict.verdict === "seen-through") report.groundCellsSeenThrough++;
         else report.groundCellsUnseen++;
@@ -289,7 +306,7 @@ function keptCells(
       onKept?.();
     }
   }
-  return { kept, cell };
+  return { kept, covered, cell };
 }
 
 /** The hull of the ground's own points (within its inlier distance) and the cameras' feet, in plane coordinates. */

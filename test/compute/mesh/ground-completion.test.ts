@@ -6,7 +6,9 @@
  * and nowhere behind the wall, under the box or outside the photos; a floor that ends where the
  * photos see nothing beyond it is not carried on into the void; without ground points, or with
  * photos that do not agree on up, nothing is added. Where photos place the ground lower than its
- * points, the points' plane holds when they lie tightly on it, the photos' when they are noisy.
+ * points, the points' plane holds when they lie tightly on it, the photos' when they are noisy (a
+ * rule that is off by default); the photos' sweep reads the ground the points cover as well as
+ * the strip it adds along the photos' edges, where a lens error moves the ground most.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -67,9 +69,10 @@ function texture(a: number, b: number): number {
 
 /**
  * The cameras' photos, ray cast, of a textured ground at height `groundHeight` and the textured
- * wall behind it, written to `dir`; the views numbered to match.
+ * wall behind it, written to `dir`, through a lens of radial distortion `lensK1` that the views
+ * leave out; the views numbered to match.
  */
-async function photograph(dir: string, groundHeight: number): Promise<{ views: RegisteredView[]; images: ImageRef[] }> {
+async function photograph(dir: string, groundHeight: number, lensK1 = 0): Promise<{ views: RegisteredView[]; images: ImageRef[] }> {
   const views = CAMERAS.map((view, index) => ({ ...view, imageIndex: index }));
   const images: ImageRef[] = [];
   for (const [index, view] of views.entries()) {
@@ -78,7 +81,10 @@ async function photograph(dir: string, groundHeight: number): Promise<{ views: R
     const centre = [0, 1, 2].map((a) => -(R[a] * t[0] + R[3 + a] * t[1] + R[6 + a] * t[2]));
     const rgb = Buffer.alloc(3 * width * height);
     for (let row = 0; row < height; row++) for (let col = 0; col < width; col++) {
-      const cam = [(col + 0.5 - cx) / focal, (row + 0.5 - cy) / focal, 1];
+      // A lens the views do not model: the pixel at distorted radius r shows the ray at r / (1 + k1 r²) (one fixed-point step).
+      const xd = (col + 0.5 - cx) / focal, yd = (row + 0.5 - cy) / focal;
+      const undistort = 1 / (1 + lensK1 * (xd * xd + yd * yd));
+      const cam = [xd * undistort, yd * undistort, 1];
       const ray = [0, 1, 2].map((a) => R[a] * cam[0] + R[3 + a] * cam[1] + R[6 + a] * cam[2]);
       const toWall = (WALL - centre[2]) / ray[2];
       const toGround = ray[1] < 0 ? (groundHeight - centre[1]) / ray[1] : Infinity;
@@ -185,6 +191,40 @@ describe("mesh/ground-completion", () => {
       const unruled = await completeGround(courtyard(400), views, VOXEL, [], new Int16Array(0), GROUND_DEFAULTS, { images, sweep: { ...photos.sweep, maxPointsOffsetSpreads: Infinity } });
       expect(unruled.report.groundSweepRefusedByPoints).toBe(0);
       expect(meanHeight(unruled.points.positions)).toBeCloseTo(-drop, 2);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("sweeps the ground its points cover too, so that the photos' edges alone do not move it", async () => {
+    // Dense points on the middle of the ground (z 3.6–5.6) and none along the photos' bottom edge,
+    // where a lens distortion the views leave out (k1 = 0.04) moves the ground most in every photo.
+    const cloud = courtyard(400);
+    const dense: number[] = [];
+    for (let x = -2.5; x <= 2.5; x += 0.02) for (let z = 3.6; z <= 5.6; z += 0.02) if (Math.abs(x - BOX.x) > 0.3 || Math.abs(z - BOX.z) > 0.3) dense.push(x, 0, z);
+    const count = cloud.count + dense.length / 3;
+    const withDense = {
+      positions: Float32Array.from([...cloud.positions, ...dense]),
+      normals: Float32Array.from([...cloud.normals, ...dense.map((_, i) => (i % 3 === 1 ? 1 : 0))]),
+      colors: new Uint8Array(3 * count).fill(180),
+      count,
+    };
+    const dir = await mkdtemp(path.join(tmpdir(), "ground-lens-"));
+    try {
+      const { views, images } = await photograph(dir, 0, 0.04);
+      const run = (every: number) => completeGround(withDense, views, VOXEL, [], new Int16Array(0), { ...GROUND_DEFAULTS, sweepCoveredEvery: every }, { images, sweep: GROUND_SWEEP_DEFAULTS });
+      const edgesOnly = await run(0);
+      const withCovered = await run(4);
+      const meanAbsHeight = (positions: Float32Array) => {
+        let sum = 0;
+        for (let i = 1; i < positions.length; i += 3) sum += Math.abs(positions[i]);
+        return sum / (positions.length / 3) / VOXEL;
+      };
+      // Swept over the added strip alone, the ground lands 0.7 voxels off; with the covered ground read too, on it.
+      expect(edgesOnly.report.groundSweepPatches).toBe(edgesOnly.report.groundCellsAdded);
+      expect(meanAbsHeight(edgesOnly.points.positions)).toBeGreaterThan(0.5);
+      expect(withCovered.report.groundSweepPatches).toBeGreaterThan(withCovered.report.groundCellsAdded);
+      expect(meanAbsHeight(withCovered.points.positions)).toBeLessThan(0.15);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
