@@ -56,8 +56,9 @@ export interface GroundSweepOptions {
   /**
    * The photos' plane is refused when the median height of the ground's own points above it is
    * more than this many times their spread about the points' plane (1.4826 × median absolute
-   * deviation)… (Infinity: never, the default). Off because the held-back views prefer the photos'
-   * plane: at 3 (and 1 voxel) it refused the sweeps of the facade, object-ring, Herz-Jesus-P8,
+   * deviation)… (Infinity: never, the default). Off because the held-back views preferred the
+   * photos' plane, when the sweep read the added cells alone (5f5302f): at 3 (and 1 voxel) it
+   * refused the sweeps of the facade, object-ring, Herz-Jesus-P8,
    * fountain-P11 and the plain room (their points lie within 0.02–0.17 voxels of their plane, the
    * photos' plane 1.25–2 voxels off it); the facade's mesh F at 0.5 % rose 0.854 → 0.872, but
    * `npm run bench -- views` lost 0.03–0.05 dB on the facade, Herz-Jesus-P8 and the plain room
