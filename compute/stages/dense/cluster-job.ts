@@ -56,6 +56,8 @@ export interface CoreFigures {
   keptOnPrior: number;
   /** Pixels trimmed off as foreground fattening (edge-trim.ts), after the geometric filter. */
   fatteningTrimmed: number;
+  /** Depths removed because other views see through them (free-space.ts). */
+  seenThrough: number;
   /** The solve's wall time (a view in strips: its strips' summed). */
   wallMs: number;
   evaluations: number;

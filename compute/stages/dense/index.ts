@@ -141,6 +141,7 @@ function merge(densePlan: DensePlan, results: Array<ClusterResult & { depthMaps?
       priorPixels: core.reduce((s, f) => s + (f.priorPixels ?? 0), 0),
       keptOnPriorPixels: core.reduce((s, f) => s + (f.keptOnPrior ?? 0), 0),
       fatteningTrimmedPixels: core.reduce((s, f) => s + (f.fatteningTrimmed ?? 0), 0),
+      seenThroughPixels: core.reduce((s, f) => s + (f.seenThrough ?? 0), 0),
       viewsInStrips: core.filter((f) => (f.strips ?? 1) > 1).length,
     },
     perImage: core.map((f) => ({ name: f.name, sources: f.sources, validFraction: f.valid / f.pixels, patchMatchMs: Math.round(f.wallMs), kernel: f.kernel, ...((f.strips ?? 1) > 1 ? { strips: f.strips } : {}) })),

@@ -13,6 +13,7 @@ import { fuse } from "./fusion.js";
 import type { PatchMatchParams } from "./patchmatch.js";
 import { loadUndistorted } from "./undistort.js";
 import { skyPixels, trimFattening } from "./edge-trim.js";
+import { removeSeenThrough } from "./free-space.js";
 import { stitchStrips, stripsOf, stripTask } from "./strips.js";
 import { relativePose, type DenseView } from "./views.js";
 import type { ViewResult, ViewTask } from "./worker.js";
@@ -36,11 +37,13 @@ interface RawMap {
 
 interface FilteredMap {
   raw: RawMap;
+  view: DenseView;
   depth: Float32Array;
   valid: number;
   photometric: number;
   keptOnPrior: number;
   fatteningTrimmed: number;
+  seenThrough: number;
 }
 
 /** Solves one cluster; `photoOf` gives the upright photo of an ImageRef.index. */
@@ -66,6 +69,10 @@ export async function solveCluster(
   const raw = await runPatchMatch(views, byIndex, core, pool, job, warnings, meter.solving);
   const solvedAt = performance.now();
   const filtered = filterMaps(raw, job);
+  removeSeenThrough(filtered, job.options.freeSpace).forEach((removed, i) => {
+    filtered[i].seenThrough = removed;
+    filtered[i].valid -= removed;
+  });
   // Core maps first: only they seed points (fusion's seedMaps); extras join them.
   const coreMaps = filtered.filter((f) => core.has(f.raw.view.viewIndex));
   const ordered = [...coreMaps, ...filtered.filter((f) => !core.has(f.raw.view.viewIndex))];
@@ -84,7 +91,7 @@ export async function solveCluster(
   );
   const figures: CoreFigures[] = coreMaps.map((f) => {
     const { view, result } = f.raw;
-    return { viewIndex: view.viewIndex, name: view.name, sources: f.raw.sources.length, pixels: view.width * view.height, valid: f.valid, photometric: f.photometric, priorPixels: result.priorPixels ?? 0, keptOnPrior: f.keptOnPrior, fatteningTrimmed: f.fatteningTrimmed, wallMs: result.wallMs, evaluations: result.evaluations, kernel: result.kernel, strips: result.strips ?? 1 };
+    return { viewIndex: view.viewIndex, name: view.name, sources: f.raw.sources.length, pixels: view.width * view.height, valid: f.valid, photometric: f.photometric, priorPixels: result.priorPixels ?? 0, keptOnPrior: f.keptOnPrior, fatteningTrimmed: f.fatteningTrimmed, seenThrough: f.seenThrough, wallMs: result.wallMs, evaluations: result.evaluations, kernel: result.kernel, strips: result.strips ?? 1 };
   });
   meter.fused();
   return {
@@ -259,7 +266,7 @@ function filterMaps(raw: RawMap[], job: ClusterJob): FilteredMap[] {
       valid++;
       if (onPrior?.[p]) keptOnPrior++;
     }
-    return { raw: r, depth, valid, photometric: photometric[i].kept, keptOnPrior, fatteningTrimmed };
+    return { raw: r, view: r.view, depth, valid, photometric: photometric[i].kept, keptOnPrior, fatteningTrimmed, seenThrough: 0 };
   });
 }
 
