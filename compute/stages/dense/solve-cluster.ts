@@ -69,7 +69,7 @@ export async function solveCluster(
   const raw = await runPatchMatch(views, byIndex, core, pool, job, warnings, meter.solving);
   const solvedAt = performance.now();
   const filtered = filterMaps(raw, job);
-  removeSeenThrough(filtered, job.options.freeSpace).forEach((removed, i) => {
+  removeSeenThrough(filtered.map((f) => ({ view: f.view, depth: f.depth, judges: neighbours(filtered, f) })), job.options.freeSpace).forEach((removed, i) => {
     filtered[i].seenThrough = removed;
     filtered[i].valid -= removed;
   });
@@ -268,6 +268,12 @@ function filterMaps(raw: RawMap[], job: ClusterJob): FilteredMap[] {
     }
     return { raw: r, view: r.view, depth, valid, photometric: photometric[i].kept, keptOnPrior, fatteningTrimmed, seenThrough: 0 };
   });
+}
+
+/** The maps (indices into `maps`) of f's source views and of the views f is a source of. */
+function neighbours(maps: FilteredMap[], f: FilteredMap): number[] {
+  const own = f.view.viewIndex;
+  return maps.flatMap((g, j) => (g !== f && (f.raw.sources.includes(g.view.viewIndex) || g.raw.sources.includes(own)) ? [j] : []));
 }
 
 function toDepthMap(raw: RawMap, depth: Float32Array): DepthMap {
