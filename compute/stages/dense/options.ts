@@ -82,12 +82,12 @@ export interface Options {
    */
   edgeTrim: EdgeTrimOptions;
   /**
-   * Depths that other views of the cluster see through are removed before fusion (free-space.ts;
-   * minViolations 0 = off): fattened bands and floaters in front of a surface another view sees.
-   * 0.4 % of Herz-Jesus-P8's depths, 0.8 % of fountain-P11's; their held-back photos rose 25.95 →
-   * 26.66 dB and 28.61 → 28.96 dB (`npm run bench -- views Herz fountain temple`; docs/decisions.md,
-   * "Depths another view sees through are removed"). `agreement` is the fusion's relative depth:
-   * with 0.2 % the stricter support removed ten times as many, and Herz-Jesus-P8 lost 0.005 coverage.
+   * Depths that the neighbouring views see through are removed before fusion (free-space.ts;
+   * minViolations 0 = off, the default). On, the synthetic meshes gain precision (facade F½ 0.872 →
+   * 0.874, smoke 0.946 → 0.947, `npm run bench -- dense facade smoke`) and Herz-Jesus-P8, SceauxCastle
+   * and fountain-P11 +0.63, +0.41, +0.19 dB from held-back photos, but the plain room loses 0.48 dB
+   * and templeSparseRing 0.40 (`npm run bench -- views`; docs/decisions.md, "Depths another view
+   * sees through: a removal, off by default").
    */
   freeSpace: FreeSpaceOptions;
   /** Cost kernel; "wasm" falls back to "typescript" when the module does not load. */
@@ -131,7 +131,7 @@ export const DEFAULTS: Options = {
   maxPriorCost: 1,
   priorConsistentViews: 2,
   edgeTrim: { maxSteps: 12, sameGrey: 0.01, flatGrey: 0.01 },
-  freeSpace: { minViolations: 1, margin: 0.002, agreement: 0.01 },
+  freeSpace: { minViolations: 0, margin: 0.002, agreement: 0.01 },
   kernel: "wasm",
   maxClusterViews: 40,
   workers: availableParallelism(),
