@@ -15,7 +15,8 @@
  * The test is one-sided on purpose: a view whose surface lies in front of the point (occlusion) or
  * that has no depth there says nothing, so a backdrop or a sky without depth never removes
  * anything (edge-trim.ts handles the sky). A thin structure may be missed by a neighbouring pixel of
- * the other view, so the whole 3×3 neighbourhood of the pixel it lands on must lie behind. And a
+ * the other view, so the whole 3×3 neighbourhood of the pixel it lands on must lie behind, and the
+ * depth it sees there must be a confident match (`maxJudgeCost`), not a plain wall's scatter. And a
  * view whose depth there agrees with the point (within the fusion's relative depth) supports it: a
  * point is removed only when more views see through it than agree with it, and at least
  * `minViolations`. Every map is judged against the maps as the filters left them, so the order of
@@ -30,12 +31,20 @@ export interface FreeSpaceOptions {
   margin: number;
   /** Relative depth within which another view agrees with the point (the fusion's). */
   agreement: number;
+  /**
+   * Highest photometric cost (1 − NCC) of the depth a view sees through the point with. A plain
+   * wall's depths scatter in front of it and behind it; with any depth judging, those behind
+   * removed true wall depths and opened pinholes in the plain room's wall.
+   */
+  maxJudgeCost: number;
 }
 
 export interface FreeSpaceMap {
   view: DenseView;
   /** Filtered depth (0 = none), edited in place. */
   depth: Float32Array;
+  /** The photometric cost of each pixel's depth. */
+  cost: Float32Array;
   /**
    * The maps (indices into the list) that judge this one: its neighbours in the view graph (its
    * source views and the views it is a source of). Every other map of the cluster judged as well
@@ -99,7 +108,7 @@ function seenThrough(maps: FreeSpaceMap[], cameras: Float64Array, m: number, opt
     let violations = 0;
     let agreements = 0;
     for (const j of judges) {
-      const verdict = verdictOf(cameras, j, maps[j].depth, X, Y, Z, options);
+      const verdict = verdictOf(cameras, j, maps[j], X, Y, Z, options);
       if (verdict > 0) violations++;
       else if (verdict < 0) agreements++;
     }
@@ -109,7 +118,7 @@ function seenThrough(maps: FreeSpaceMap[], cameras: Float64Array, m: number, opt
 }
 
 /** View j on the world point: 1 when it sees through it, −1 when it agrees, 0 when it says nothing. */
-function verdictOf(cameras: Float64Array, j: number, depth: Float32Array, X: number, Y: number, Z: number, options: FreeSpaceOptions): number {
+function verdictOf(cameras: Float64Array, j: number, { depth, cost }: FreeSpaceMap, X: number, Y: number, Z: number, options: FreeSpaceOptions): number {
   const o = CAMERA * j;
   const z = cameras[o + 6] * X + cameras[o + 7] * Y + cameras[o + 8] * Z + cameras[o + 11];
   if (!(z > 0)) return 0;
@@ -122,6 +131,7 @@ function verdictOf(cameras: Float64Array, j: number, depth: Float32Array, X: num
   if (col < 1 || row < 1 || col >= width - 1 || row >= height - 1) return 0;
   const centre = depth[row * width + col];
   if (Math.abs(centre - z) <= options.agreement * z) return -1;
+  if (!(cost[row * width + col] <= options.maxJudgeCost)) return 0;
   const behind = z * (1 + options.margin);
   for (let r = row - 1; r <= row + 1; r++) {
     for (let c = col - 1; c <= col + 1; c++) {

@@ -131,7 +131,7 @@ export const DEFAULTS: Options = {
   maxPriorCost: 1,
   priorConsistentViews: 2,
   edgeTrim: { maxSteps: 12, sameGrey: 0.01, flatGrey: 0.01 },
-  freeSpace: { minViolations: 0, margin: 0.002, agreement: 0.01 },
+  freeSpace: { minViolations: 0, margin: 0.002, agreement: 0.01, maxJudgeCost: 0.3 },
   kernel: "wasm",
   maxClusterViews: 40,
   workers: availableParallelism(),

@@ -69,7 +69,7 @@ export async function solveCluster(
   const raw = await runPatchMatch(views, byIndex, core, pool, job, warnings, meter.solving);
   const solvedAt = performance.now();
   const filtered = filterMaps(raw, job);
-  removeSeenThrough(filtered.map((f) => ({ view: f.view, depth: f.depth, judges: neighbours(filtered, f) })), job.options.freeSpace).forEach((removed, i) => {
+  removeSeenThrough(filtered.map((f) => ({ view: f.view, depth: f.depth, cost: f.raw.result.cost, judges: neighbours(filtered, f) })), job.options.freeSpace).forEach((removed, i) => {
     filtered[i].seenThrough = removed;
     filtered[i].valid -= removed;
   });

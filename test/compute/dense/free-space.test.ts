@@ -5,7 +5,7 @@ import type { DenseView } from "../../../compute/stages/dense/views.js";
 const WIDTH = 64;
 const HEIGHT = 48;
 const FOCAL = 60;
-const OPTIONS = { minViolations: 1, margin: 0.002, agreement: 0.01 };
+const OPTIONS = { minViolations: 1, margin: 0.002, agreement: 0.01, maxJudgeCost: 0.3 };
 
 /** A camera at (x, 0, 0) looking along +z (camFromWorld R = I, t = −C). */
 function view(viewIndex: number, x: number): DenseView {
@@ -20,13 +20,15 @@ function wall(hole: (col: number, row: number) => boolean = () => false): Float3
 }
 
 const at = (col: number, row: number) => row * WIDTH + col;
+/** A cost map of confident matches (1 − NCC = 0.1 everywhere). */
+const confident = () => new Float32Array(WIDTH * HEIGHT).fill(0.1);
 /** Every map but the i-th judges it. */
 const others = (count: number, i: number) => Array.from({ length: count }, (_, j) => j).filter((j) => j !== i);
 
 describe("dense/free-space", () => {
   it("removes a floater in front of a wall that the other views see, and keeps the wall", () => {
     const views = [view(0, 0), view(1, 0.5), view(2, -0.5)];
-    const maps = views.map((v, i) => ({ view: v, depth: wall(), judges: others(views.length, i) }));
+    const maps = views.map((v, i) => ({ view: v, depth: wall(), cost: confident(), judges: others(views.length, i) }));
     // View 0 alone puts a block 10 % in front of the wall (a fattened band, a floater).
     for (let row = 20; row < 28; row++) for (let col = 28; col < 36; col++) maps[0].depth[at(col, row)] = 4.5;
     const removed = removeSeenThrough(maps, OPTIONS);
@@ -38,7 +40,7 @@ describe("dense/free-space", () => {
 
   it("keeps a depth that as many views confirm as see through it", () => {
     const views = [view(0, 0), view(1, 0.5), view(2, -0.5)];
-    const maps = views.map((v, i) => ({ view: v, depth: wall(), judges: others(views.length, i) }));
+    const maps = views.map((v, i) => ({ view: v, depth: wall(), cost: confident(), judges: others(views.length, i) }));
     // A box face at z = 4.5: views 0 and 1 both see it; view 2 sees the wall there.
     const box = (v: DenseView, depth: Float32Array) => {
       for (let row = 0; row < HEIGHT; row++) {
@@ -61,7 +63,7 @@ describe("dense/free-space", () => {
 
   it("says nothing where the other views have no depth (a backdrop, a sky)", () => {
     const views = [view(0, 0), view(1, 0.5)];
-    const maps = [{ view: views[0], depth: wall(), judges: [1] }, { view: views[1], depth: wall((col, row) => col > 8 && col < 56 && row > 8 && row < 40), judges: [0] }];
+    const maps = [{ view: views[0], depth: wall(), cost: confident(), judges: [1] }, { view: views[1], depth: wall((col, row) => col > 8 && col < 56 && row > 8 && row < 40), cost: confident(), judges: [0] }];
     for (let row = 20; row < 28; row++) for (let col = 28; col < 36; col++) maps[0].depth[at(col, row)] = 4.5;
     expect(removeSeenThrough(maps, OPTIONS)).toEqual([0, 0]);
     expect(maps[0].depth[at(30, 22)]).toBe(4.5);
@@ -69,7 +71,7 @@ describe("dense/free-space", () => {
 
   it("keeps a point whose other view sees a surface in front of it (occlusion)", () => {
     const views = [view(0, 0), view(1, 0.5)];
-    const maps = views.map((v, i) => ({ view: v, depth: wall(), judges: others(views.length, i) }));
+    const maps = views.map((v, i) => ({ view: v, depth: wall(), cost: confident(), judges: others(views.length, i) }));
     // View 1 sees something nearer over its whole middle: the wall behind is occluded there, not free.
     for (let row = 10; row < 38; row++) for (let col = 10; col < 54; col++) maps[1].depth[at(col, row)] = 3;
     const before = maps[0].depth.slice();
@@ -79,16 +81,28 @@ describe("dense/free-space", () => {
 
   it("asks only the map's judges", () => {
     const views = [view(0, 0), view(1, 0.5), view(2, -0.5)];
-    const maps = views.map((v, i) => ({ view: v, depth: wall(), judges: i === 0 ? [] : others(views.length, i) }));
+    const maps = views.map((v, i) => ({ view: v, depth: wall(), cost: confident(), judges: i === 0 ? [] : others(views.length, i) }));
     maps[0].depth[at(32, 24)] = 4;
     expect(removeSeenThrough(maps, OPTIONS)).toEqual([0, 0, 0]);
     maps[0].judges = [2];
     expect(removeSeenThrough(maps, OPTIONS)).toEqual([1, 0, 0]);
   });
 
+  it("does not let a plain wall's uncertain depths see through a point", () => {
+    const views = [view(0, 0), view(1, 0.5), view(2, -0.5)];
+    const maps = views.map((v, i) => ({ view: v, depth: wall(), cost: confident(), judges: others(views.length, i) }));
+    for (let row = 20; row < 28; row++) for (let col = 28; col < 36; col++) maps[0].depth[at(col, row)] = 4.5;
+    // The other views' wall matched badly (a plain wall): no verdict from them.
+    maps[1].cost.fill(0.5);
+    maps[2].cost.fill(0.5);
+    expect(removeSeenThrough(maps, OPTIONS)).toEqual([0, 0, 0]);
+    maps[2].cost.fill(0.1);
+    expect(removeSeenThrough(maps, OPTIONS)[0]).toBe(64);
+  });
+
   it("is off with minViolations 0", () => {
     const views = [view(0, 0), view(1, 0.5)];
-    const maps = views.map((v, i) => ({ view: v, depth: wall(), judges: others(views.length, i) }));
+    const maps = views.map((v, i) => ({ view: v, depth: wall(), cost: confident(), judges: others(views.length, i) }));
     maps[0].depth[at(32, 24)] = 4;
     expect(removeSeenThrough(maps, { ...OPTIONS, minViolations: 0 })).toEqual([0, 0]);
     expect(maps[0].depth[at(32, 24)]).toBe(4);
