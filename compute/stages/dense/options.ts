@@ -82,12 +82,11 @@ export interface Options {
    */
   edgeTrim: EdgeTrimOptions;
   /**
-   * Depths that the neighbouring views see through are removed before fusion (free-space.ts;
-   * minViolations 0 = off, the default). On, the synthetic meshes gain precision (facade F½ 0.872 →
-   * 0.874, smoke 0.946 → 0.947, `npm run bench -- dense facade smoke`) and Herz-Jesus-P8, SceauxCastle
-   * and fountain-P11 +0.63, +0.41, +0.19 dB from held-back photos, but the plain room loses 0.48 dB
-   * and templeSparseRing 0.40 (`npm run bench -- views`; docs/decisions.md, "Depths another view
-   * sees through: a removal, off by default").
+   * Depths that the neighbouring views see through with a confident depth are removed before
+   * fusion (free-space.ts; minViolations 0 = off, the default). On, Herz-Jesus-P8 rose 25.95 → 26.60
+   * dB from its held-back photo but lost 0.004 of coverage, and the plain room and
+   * templeSparseRing held within ±0.08 dB (`npm run bench -- views`; docs/decisions.md, "Depths
+   * another view sees through: a removal, off by default").
    */
   freeSpace: FreeSpaceOptions;
   /** Cost kernel; "wasm" falls back to "typescript" when the module does not load. */
