@@ -83,10 +83,10 @@ export interface Options {
   edgeTrim: EdgeTrimOptions;
   /**
    * Depths that the neighbouring views see through with a confident depth are removed before
-   * fusion (free-space.ts; minViolations 0 = off, the default). On, Herz-Jesus-P8 rose 25.95 → 26.60
-   * dB from its held-back photo but lost 0.004 of coverage, and the plain room and
-   * templeSparseRing held within ±0.08 dB (`npm run bench -- views`; docs/decisions.md, "Depths
-   * another view sees through: a removal, off by default").
+   * fusion (free-space.ts; minViolations 0 = off, the default). On, held-back photos of
+   * Herz-Jesus-P8, SceauxCastle and fountain-P11 gained 0.65, 0.30 and 0.32 dB, but the courtyard
+   * and smoke lost 0.23 and 0.24 dB and Herz-Jesus-P8 and the courtyard 0.004 of coverage (`npm run
+   * bench -- views`; docs/decisions.md, "Depths another view sees through: a removal, off by default").
    */
   freeSpace: FreeSpaceOptions;
   /** Cost kernel; "wasm" falls back to "typescript" when the module does not load. */
