@@ -22,7 +22,7 @@
  * `minViolations`. Every map is judged against the maps as the filters left them, so the order of
  * the views does not matter.
  */
-import type { DenseView } from "./views.js";
+import { packCameras, PACKED_CAMERA, type DenseView } from "./views.js";
 
 export interface FreeSpaceOptions {
   /** Fewest views that must see through a depth to remove it (0: off). */
@@ -55,8 +55,8 @@ export interface FreeSpaceMap {
   judges: number[];
 }
 
-/** A map's camera: camFromWorld R (9), t (3), focal, cx, cy, width, height. */
-const CAMERA = 17;
+/** A map's camera in `cameras` (views.ts packCameras). */
+const CAMERA = PACKED_CAMERA;
 
 /**
  * Zeroes, in place, the depths that more views see through than agree with (at least
@@ -65,27 +65,12 @@ const CAMERA = 17;
  */
 export function removeSeenThrough(maps: FreeSpaceMap[], options: FreeSpaceOptions): number[] {
   if (!(options.minViolations > 0) || maps.length < 2) return maps.map(() => 0);
-  const cameras = packCameras(maps);
+  const cameras = packCameras(maps.map((m) => m.view));
   const doomed = maps.map((_, m) => seenThrough(maps, cameras, m, options));
   return maps.map((map, m) => {
     for (const p of doomed[m]) map.depth[p] = 0;
     return doomed[m].length;
   });
-}
-
-function packCameras(maps: FreeSpaceMap[]): Float64Array {
-  const cameras = new Float64Array(CAMERA * maps.length);
-  maps.forEach(({ view }, m) => {
-    const o = CAMERA * m;
-    cameras.set(view.R.subarray(0, 9), o);
-    cameras.set(view.t.subarray(0, 3), o + 9);
-    cameras[o + 12] = view.focal;
-    cameras[o + 13] = view.cx;
-    cameras[o + 14] = view.cy;
-    cameras[o + 15] = view.width;
-    cameras[o + 16] = view.height;
-  });
-  return cameras;
 }
 
 /** The pixels of map m that more views see through than agree with. */

@@ -15,7 +15,7 @@
  */
 import type { PointCloud } from "../../scene/index.js";
 import { GrowableFloat32, GrowableUint8 } from "../../util/growable.js";
-import type { DenseView } from "./views.js";
+import { packCameras, PACKED_CAMERA, type DenseView } from "./views.js";
 
 export interface FusionOptions {
   maxReprojectionPx: number;
@@ -39,22 +39,8 @@ export interface FusionMap {
   normal: Float32Array;
 }
 
-/** A map's camera in `cameras`: R (9, row-major camFromWorld), t (3), focal, cx, cy, width. */
-const CAMERA = 16;
-
-function packCameras(maps: FusionMap[]): Float64Array {
-  const cameras = new Float64Array(CAMERA * maps.length);
-  maps.forEach(({ view }, m) => {
-    const o = CAMERA * m;
-    cameras.set(view.R.subarray(0, 9), o);
-    cameras.set(view.t.subarray(0, 3), o + 9);
-    cameras[o + 12] = view.focal;
-    cameras[o + 13] = view.cx;
-    cameras[o + 14] = view.cy;
-    cameras[o + 15] = view.width;
-  });
-  return cameras;
-}
+/** A map's camera in `cameras` (views.ts packCameras): R (9, row-major camFromWorld), t (3), focal, cx, cy, width, height. */
+const CAMERA = PACKED_CAMERA;
 
 /** World point and world normal of pixel p of map m into out (x, y, z, nx, ny, nz from `at`). */
 function pixelToWorld(cameras: Float64Array, m: number, depth: Float32Array, normal: Float32Array, p: number, out: Float64Array, at: number): void {
@@ -80,7 +66,7 @@ function pixelToWorld(cameras: Float64Array, m: number, depth: Float32Array, nor
 
 export function fuse(maps: FusionMap[], options: FusionOptions): PointCloud {
   const used = maps.map((m) => new Uint8Array(m.depth.length));
-  const cameras = packCameras(maps);
+  const cameras = packCameras(maps.map((m) => m.view));
   const positions = new GrowableFloat32(3 * 4096);
   const normals = new GrowableFloat32(3 * 4096);
   const colors = new GrowableUint8(3 * 4096);

@@ -24,3 +24,22 @@ export function relativePose(ref: { R: Float64Array; t: Float64Array }, src: { R
   for (let i = 0; i < 3; i++) t[i] = src.t[i] - (R[3 * i] * ref.t[0] + R[3 * i + 1] * ref.t[1] + R[3 * i + 2] * ref.t[2]);
   return { R, t };
 }
+
+/** Floats per camera in packCameras: camFromWorld R (9, row-major), t (3), focal, cx, cy, width, height. */
+export const PACKED_CAMERA = 17;
+
+/** The views' cameras in one flat array (PACKED_CAMERA floats each), for loops that project into many views. */
+export function packCameras(views: ReadonlyArray<Pick<DenseView, "R" | "t" | "focal" | "cx" | "cy" | "width" | "height">>): Float64Array {
+  const cameras = new Float64Array(PACKED_CAMERA * views.length);
+  views.forEach((view, m) => {
+    const o = PACKED_CAMERA * m;
+    cameras.set(view.R.subarray(0, 9), o);
+    cameras.set(view.t.subarray(0, 3), o + 9);
+    cameras[o + 12] = view.focal;
+    cameras[o + 13] = view.cx;
+    cameras[o + 14] = view.cy;
+    cameras[o + 15] = view.width;
+    cameras[o + 16] = view.height;
+  });
+  return cameras;
+}
