@@ -1,6 +1,6 @@
 /**
  * @module `npm run bench -- dense [set-name-filter...] [--quality=preview|standard|high]
- * [--true-cameras] [--dense-side=px] [--dense=<json of dense options>] [--colmap]`:
+ * [--true-cameras] [--dense-side=px] [--dense=<json of dense options>] [--mesh=<json of mesh options>] [--colmap]`:
  * the whole chain ingest → features → matching → sfm → dense → mesh → texture → export (all six files)
  * on each dataset in ../shared/datasets, with the stage options of the pipeline's quality
  * preset (compute/pipeline QUALITY_PRESETS). The stages are called one by one rather than
@@ -409,6 +409,8 @@ interface BenchFlags {
   denseSide?: number;
   /** Overrides of any dense option (`--dense={"minFusedViews":2}`), for experiments. */
   denseOverrides?: Record<string, unknown>;
+  /** Overrides of any mesh option (`--mesh={"resolution":1.5}`), for experiments. */
+  meshOverrides?: Record<string, unknown>;
   colmap: boolean;
   /** Where to write each set's scored points with their distances (`--keep=<dir>`), or null. */
   keepDir: string | null;
@@ -446,7 +448,7 @@ async function benchSet(set: string, quality: Quality, workRoot: string, flags: 
     result.points = densified.cloud.count;
     result.denseKernel = densified.report.counts.kernelWasm ? "wasm-simd" : "typescript";
     const faceBudget = faceBudgetFor(quality, model.views.map((v) => v.intrinsics));
-    const meshed = await timed(seconds, "mesh", () => mesh.run({ cloud: densified.cloud, views: model.views, images }, { ...preset.mesh, faceBudget }));
+    const meshed = await timed(seconds, "mesh", () => mesh.run({ cloud: densified.cloud, views: model.views, images }, { ...preset.mesh, faceBudget, ...flags.meshOverrides }));
     result.faces = meshed.mesh.faceCount;
     result.ground = groundLine(meshed.report.counts);
     const textured = meshed.mesh.faceCount > 0 ? (await timed(seconds, "texture", () => texture.run({ mesh: meshed.mesh, views: model.views, images }, preset.texture))).textured : null;
@@ -482,7 +484,7 @@ async function benchSet(set: string, quality: Quality, workRoot: string, flags: 
       const identity: Similarity = { R: new Float64Array([1, 0, 0, 0, 1, 0, 0, 0, 1]), t: new Float64Array(3), s: 1, scale: 1 };
       const onTruthCloud = transformCloud(onTruth.cloud, identity);
       // The mesh too: where the mesh stage's ground lands when the cameras cannot be blamed.
-      const onTruthMesh = await mesh.run({ cloud: onTruth.cloud, views: trueModel.views, images }, { ...preset.mesh, faceBudget });
+      const onTruthMesh = await mesh.run({ cloud: onTruth.cloud, views: trueModel.views, images }, { ...preset.mesh, faceBudget, ...flags.meshOverrides });
       result.trueCameras = {
         meshHalf: meshAccuracy(onTruthMesh.mesh, gt, { ...identity, alignedCameras: trueModel.views.length, fit: "scene" })?.surfaceHalf ?? null,
         ground: groundLine(onTruthMesh.report.counts),
@@ -565,8 +567,9 @@ export async function run(args: string[]): Promise<void> {
   const filters = args.filter((a) => !a.startsWith("--"));
   const side = args.find((a) => a.startsWith("--dense-side="))?.split("=")[1];
   const overrides = args.find((a) => a.startsWith("--dense="))?.slice("--dense=".length);
+  const meshOverrides = args.find((a) => a.startsWith("--mesh="))?.slice("--mesh=".length);
   const keep = args.find((a) => a.startsWith("--keep="))?.slice("--keep=".length);
-  const flags: BenchFlags = { keepDir: keep ? path.resolve(keep) : null, trueCameras: args.includes("--true-cameras"), denseSide: side ? Number(side) : undefined, denseOverrides: overrides ? JSON.parse(overrides) : undefined, colmap: args.includes("--colmap") };
+  const flags: BenchFlags = { keepDir: keep ? path.resolve(keep) : null, trueCameras: args.includes("--true-cameras"), denseSide: side ? Number(side) : undefined, denseOverrides: overrides ? JSON.parse(overrides) : undefined, meshOverrides: meshOverrides ? JSON.parse(meshOverrides) : undefined, colmap: args.includes("--colmap") };
   const chosen = await listDatasets(filters);
   const workRoot = await mkdtemp(path.join(tmpdir(), "bench-dense-"));
   const results: SetResult[] = [];

@@ -63,6 +63,7 @@ export const BENCHES = {
       { name: "true-cameras", form: "flag", help: "also run dense on the true cameras (default off)" },
       { name: "dense-side", form: "value", arg: "PX", help: "depth-map long side (default: the preset's)" },
       { name: "dense", form: "value", arg: "JSON", help: "dense stage options over the preset's (default none)" },
+      { name: "mesh", form: "value", arg: "JSON", help: "mesh stage options over the preset's (default none)" },
       { name: "colmap", form: "flag", help: "also time COLMAP's sparse run (default off)" },
       { name: "keep", form: "value", arg: "DIR", help: "write each set's scored points with their distances as PLY: cloud to truth, truth to cloud, truth to mesh (default none)" },
     ],
