@@ -96,6 +96,7 @@ export const BENCHES = {
       { name: "keep", form: "value", arg: "DIR", help: "keep each set's model in DIR (default: a temporary folder)" },
       { name: "own-cameras", form: "flag", help: "real sets with published poses: also score each held-back photo from the pipeline's own camera for it (a sparse run on every photo; default off)" },
       { name: "in-model", form: "value", arg: "PHOTOS", help: "comma-separated names of uploaded (not held-back) photos also scored, outside the mean: the model against a photo it was built from (default none)" },
+      { name: "seeds", form: "value", arg: "N,...", help: "run each set once per dense seed (npm run reconstruct -- --seed) and print the mean and range over them (default: one run, the pipeline's seed)" },
     ],
   },
   stress: {

@@ -1,5 +1,5 @@
 /**
- * @module `npm run bench -- views [set filters] [--quality=q] [--root=<checkout>] [--docs] [--keep=<dir>] [--own-cameras]`:
+ * @module `npm run bench -- views [set filters] [--quality=q] [--root=<checkout>] [--docs] [--keep=<dir>] [--own-cameras] [--seeds=1,2,3]`:
  * how the delivered model looks from photos it never saw (issue 13).
  *
  * For each set with ground-truth cameras (image sets only): every 8th photo by sorted name is
@@ -44,6 +44,10 @@
  * model reproduces a photo it was built from, against a new viewpoint's figure.
  * With --keep=<dir>, each set's pipeline output stays in <dir>, and beside it the exact pixels
  * that were scored (view-<photo>-render.png with the render's alpha, view-<photo>-photo.png).
+ * With --seeds=<n,...>, each set runs once per dense seed (`npm run reconstruct -- --seed`) and a
+ * row per set gives the mean over the seeds and their range: on 2026-12-04 the seed alone moved a
+ * set's PSNR by up to 0.43 dB and its coverage by 0.007, so a change that touches the cloud is read
+ * over several seeds (docs/decisions.md, "Depths another view sees through…").
  * Side-by-side pictures (photo | render | |difference|) go to bench/out/views/; with --docs
  * those of fountain-P11 and synthetic/facade also go to docs/views/<set>-<commit>.jpg.
  */
@@ -92,6 +96,8 @@ interface ViewScore {
 
 interface SetScore {
   set: string;
+  /** The dense seed it ran with (--seeds); absent: the pipeline's default. */
+  seed?: number;
   root: string;
   commit: string;
   uploaded: number;
@@ -312,7 +318,20 @@ async function ownView(glb: string, renderer: ThreeRenderer, photoPath: string, 
   return { coverage, psnr, ssim };
 }
 
-async function benchSet(set: string, renderer: ThreeRenderer, root: string, commit: string, quality: string, keepDir: string | null, docs: boolean, ownCameras: boolean, inModel: string[]): Promise<SetScore | null> {
+/** How each set is run and what is kept of it (the bench's flags), and the dense seed of this run (null: the pipeline's default). */
+interface RunFlags {
+  root: string;
+  commit: string;
+  quality: string;
+  keepDir: string | null;
+  docs: boolean;
+  ownCameras: boolean;
+  inModel: string[];
+  seed: number | null;
+}
+
+async function benchSet(set: string, renderer: ThreeRenderer, flags: RunFlags): Promise<SetScore | null> {
+  const { root, commit, quality, keepDir, docs, ownCameras, inModel, seed } = flags;
   const setDir = RENDERED_SETS[set] ? await RENDERED_SETS[set]() : path.join(datasetsRoot, set);
   if (!existsSync(path.join(setDir, "images"))) return null;
   const sparseRun = (files: string[], out: string) => reconstruct(root, files, out, quality, ["--sparse-only"]);
@@ -323,10 +342,10 @@ async function benchSet(set: string, renderer: ThreeRenderer, root: string, comm
   const inputs = await datasetInputs(setDir);
   const held = inputs.filter((_, i) => i % HOLD_BACK_EVERY === HOLD_BACK_OFFSET);
   const kept = inputs.filter((_, i) => i % HOLD_BACK_EVERY !== HOLD_BACK_OFFSET);
-  const result: SetScore = { set, root, commit, uploaded: kept.length, registered: 0, seconds: 0, peakRssMiB: 0, views: [] };
-  const outDir = keepDir ? path.join(keepDir, `${set.replace("/", "_")}-${commit}`) : await mkdtemp(path.join(tmpdir(), "views-"));
+  const result: SetScore = { set, ...(seed !== null ? { seed } : {}), root, commit, uploaded: kept.length, registered: 0, seconds: 0, peakRssMiB: 0, views: [] };
+  const outDir = keepDir ? path.join(keepDir, `${set.replace("/", "_")}-${commit}${seed !== null ? `-seed${seed}` : ""}`) : await mkdtemp(path.join(tmpdir(), "views-"));
   try {
-    Object.assign(result, await reconstruct(root, kept.map((k) => k.path), outDir, quality));
+    Object.assign(result, await reconstruct(root, kept.map((k) => k.path), outDir, quality, seed !== null ? ["--seed", String(seed)] : []));
     const glb = path.join(outDir, "model.glb");
     const cameras = await modelCameras(glb);
     result.registered = cameras.size;
@@ -394,6 +413,21 @@ async function benchSet(set: string, renderer: ThreeRenderer, root: string, comm
   return result;
 }
 
+/**
+ * Per set run with several seeds: the mean over the seeds of each run's held-back mean, and the
+ * lowest and highest run, for coverage, PSNR and SSIM.
+ */
+function printSeedSpread(results: SetScore[]): void {
+  console.log(`\nover the seeds: set | seeds | coverage mean (lowest–highest) | PSNR dB | SSIM`);
+  for (const set of new Set(results.map((r) => r.set))) {
+    const runs = results.filter((r) => r.set === set && !r.error).map((r) => r.views.filter((v) => !v.inModel)).filter((views) => views.length > 0);
+    if (runs.length === 0) continue;
+    const perRun = (f: (v: ViewScore) => number) => runs.map((views) => views.reduce((sum, v) => sum + f(v), 0) / views.length);
+    const spread = (values: number[], digits: number) => `${fmt(values.reduce((a, b) => a + b, 0) / values.length, digits)} (${fmt(Math.min(...values), digits)}–${fmt(Math.max(...values), digits)})`;
+    console.log([set, runs.length, spread(perRun((v) => v.coverage), 3), spread(perRun((v) => v.psnr), 2), spread(perRun((v) => v.ssim), 3)].join(" | "));
+  }
+}
+
 function fmt(value: number, digits: number): string {
   return Number.isFinite(value) ? value.toFixed(digits) : "-";
 }
@@ -407,6 +441,9 @@ export async function run(args: string[]): Promise<void> {
   const docs = args.includes("--docs");
   const ownCameras = args.includes("--own-cameras");
   const inModel = args.find((a) => a.startsWith("--in-model="))?.split("=")[1]?.split(",").filter(Boolean) ?? [];
+  const seedsArg = args.find((a) => a.startsWith("--seeds="))?.split("=")[1];
+  const seeds = seedsArg ? seedsArg.split(",").map(Number) : [null];
+  if (seeds.some((s) => s !== null && !(Number.isSafeInteger(s) && s >= 1))) throw new Error(`bench views: --seeds takes whole numbers from 1, comma-separated (got ${seedsArg})`);
   const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root }).toString().trim();
   const filters = args.filter((a) => !a.startsWith("--"));
   const rendered = Object.keys(RENDERED_SETS).filter((s) => filters.length === 0 || filters.some((f) => s.includes(f)));
@@ -415,9 +452,11 @@ export async function run(args: string[]): Promise<void> {
   const results: SetScore[] = [];
   try {
     for (const set of sets) {
-      console.log(`views: ${set} (pipeline of ${root} at ${commit}, ${quality})…`);
-      const result = await benchSet(set, renderer, root, commit, quality, keep, docs, ownCameras, inModel);
-      if (result) results.push(result);
+      for (const seed of seeds) {
+        console.log(`views: ${set} (pipeline of ${root} at ${commit}, ${quality}${seed !== null ? `, dense seed ${seed}` : ""})…`);
+        const result = await benchSet(set, renderer, { root, commit, quality, keepDir: keep, docs, ownCameras, inModel, seed });
+        if (result) results.push(result);
+      }
     }
   } finally {
     await renderer.close();
@@ -425,16 +464,18 @@ export async function run(args: string[]): Promise<void> {
   console.log(`\ncommit ${commit}, quality ${quality}; held back: every ${HOLD_BACK_EVERY}th photo (0-based ${HOLD_BACK_OFFSET}, ${HOLD_BACK_OFFSET + HOLD_BACK_EVERY}, …); render ${RENDER_WIDTH} px wide`);
   console.log(`set | uploaded | registered | held-back photo | coverage | (of all pixels) | background | PSNR dB | SSIM | untextured | pipeline s | peak RSS MiB${ownCameras ? " | own camera: coverage | PSNR dB | SSIM" : ""}`);
   for (const r of results) {
-    if (r.error) console.log(`${r.set} | ${r.uploaded} | ${r.registered} | failed: ${r.error.split("\n")[0]}`);
+    const label = r.seed !== undefined ? `${r.set} (seed ${r.seed})` : r.set;
+    if (r.error) console.log(`${label} | ${r.uploaded} | ${r.registered} | failed: ${r.error.split("\n")[0]}`);
     const ownColumns = (own: ViewScore["own"]): string[] => (ownCameras ? (own ? [fmt(own.coverage, 3), fmt(own.psnr, 2), fmt(own.ssim, 3)] : ["-", "-", "-"]) : []);
-    for (const v of r.views) console.log([r.set, r.uploaded, r.registered, v.inModel ? `${v.photo} (in the model)` : v.photo, fmt(v.coverage, 3), fmt(v.coverageAll, 3), fmt(v.background, 3), fmt(v.psnr, 2), fmt(v.ssim, 3), fmt(v.untextured, 3), fmt(r.seconds, 1), fmt(r.peakRssMiB, 0), ...ownColumns(v.own)].join(" | "));
+    for (const v of r.views) console.log([label, r.uploaded, r.registered, v.inModel ? `${v.photo} (in the model)` : v.photo, fmt(v.coverage, 3), fmt(v.coverageAll, 3), fmt(v.background, 3), fmt(v.psnr, 2), fmt(v.ssim, 3), fmt(v.untextured, 3), fmt(r.seconds, 1), fmt(r.peakRssMiB, 0), ...ownColumns(v.own)].join(" | "));
     const heldViews = r.views.filter((v) => !v.inModel);
     if (heldViews.length > 1) {
       const mean = (f: (v: ViewScore) => number): number => heldViews.reduce((s, v) => s + f(v), 0) / heldViews.length;
       const ownMean = heldViews.every((v) => v.own) ? { coverage: mean((v) => v.own!.coverage), psnr: mean((v) => v.own!.psnr), ssim: mean((v) => v.own!.ssim) } : undefined;
-      console.log([r.set, "", "", "mean", fmt(mean((v) => v.coverage), 3), fmt(mean((v) => v.coverageAll), 3), fmt(mean((v) => v.background), 3), fmt(mean((v) => v.psnr), 2), fmt(mean((v) => v.ssim), 3), fmt(mean((v) => v.untextured), 3), "", "", ...ownColumns(ownMean)].join(" | "));
+      console.log([label, "", "", "mean", fmt(mean((v) => v.coverage), 3), fmt(mean((v) => v.coverageAll), 3), fmt(mean((v) => v.background), 3), fmt(mean((v) => v.psnr), 2), fmt(mean((v) => v.ssim), 3), fmt(mean((v) => v.untextured), 3), "", "", ...ownColumns(ownMean)].join(" | "));
     }
   }
+  if (seeds.length > 1) printSeedSpread(results);
   const outDir = path.join(repoRoot, "bench/out");
   await mkdir(outDir, { recursive: true });
   await writeFile(path.join(outDir, `views-${commit}.json`), JSON.stringify(results, null, 2));

@@ -20,6 +20,8 @@ interface CliArgs {
   outDir: string;
   quality: Quality;
   sparseOnly: boolean;
+  /** The dense stage's random seed; absent: the preset's. */
+  seed?: number;
 }
 
 export const USAGE = `Usage: npm run reconstruct -- <files or folders...> --out <dir> [options]
@@ -40,6 +42,9 @@ Options:
   --quality Q      preview | standard | high (default standard)
   --sparse-only    stop after SfM: cameras and sparse points only (glb, ply, colmap, transforms)
                    (default off: obj, ply, gltf, glb, stl, las, colmap, transforms)
+  --seed N         the dense stage's random seed, a whole number from 1 (default 1): the same
+                   photos and seed give the same model; another seed shows how much of a figure
+                   is chance
   -h, --help       print this help and exit
 
 Environment: none is needed (no API key: nothing is uploaded). Node 22.12 or newer; npm run uses
@@ -67,6 +72,7 @@ export function parseArgs(argv: string[]): CliArgs {
   let outDir = "";
   let quality: Quality = "standard";
   let sparseOnly = false;
+  let seed: number | undefined;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === "--out") outDir = argv[++i] ?? "";
@@ -75,11 +81,16 @@ export function parseArgs(argv: string[]): CliArgs {
       if (!parsed.success) throw new UsageError(`reconstruct: --quality must be one of ${Quality.options.join(", ")} (got ${argv[i] ?? "nothing"}; ${SEE_HELP})`);
       quality = parsed.data;
     } else if (arg === "--sparse-only") sparseOnly = true;
+    else if (arg === "--seed") {
+      const value = argv[++i] ?? "";
+      seed = Number(value);
+      if (!/^\d+$/.test(value) || !Number.isSafeInteger(seed) || seed < 1) throw new UsageError(`reconstruct: --seed must be a whole number from 1 (got ${value || "nothing"}; ${SEE_HELP})`);
+    }
     else if (arg.startsWith("--")) throw new UsageError(`reconstruct: unknown option ${arg} (${SEE_HELP})`);
     else inputs.push(arg);
   }
   if (inputs.length === 0 || outDir === "") throw new UsageError(`reconstruct: need input files and --out (${SEE_HELP})`);
-  return { inputs, outDir: path.resolve(outDir), quality, sparseOnly };
+  return { inputs, outDir: path.resolve(outDir), quality, sparseOnly, ...(seed !== undefined ? { seed } : {}) };
 }
 
 /** Files as given, folders expanded to their image/video files sorted by name (not recursive). */
@@ -116,6 +127,7 @@ async function main(): Promise<void> {
     outDir: args.outDir,
     quality: args.quality,
     sparseOnly: args.sparseOnly,
+    ...(args.seed !== undefined ? { denseSeed: args.seed } : {}),
     onProgress: (p) => {
       const line = `[${String(p.progress).padStart(3)}%] ${p.stage} (${p.filesProcessed}/${files.length} files)`;
       if (line !== lastLine) console.log(line);

@@ -57,6 +57,8 @@ export interface PipelineInput extends JobOptions {
   denseRunner?: dense.ClusterRunner;
   /** Most views per dense cluster, overriding the preset (a container's memory bounds a task's size). */
   denseClusterViews?: number;
+  /** The dense stage's random seed, overriding its default (`npm run reconstruct -- --seed`). */
+  denseSeed?: number;
 }
 
 export interface PipelineResult {
@@ -219,7 +221,7 @@ async function execute(input: PipelineInput, timeline: Timeline, run: RunState):
   let surface: Mesh | null = null;
   let atlas: TexturedMesh | null = null;
   if (!input.sparseOnly) {
-    const denseOptions = { ...preset.dense, ...(input.denseClusterViews ? { maxClusterViews: input.denseClusterViews } : {}) };
+    const denseOptions = { ...preset.dense, ...(input.denseClusterViews ? { maxClusterViews: input.denseClusterViews } : {}), ...(input.denseSeed !== undefined ? { seed: input.denseSeed } : {}) };
     const densified = await stage(timeline, "dense", (p) => dense.run({ images, model }, denseOptions, p, input.denseRunner));
     timeline.reports.push(densified.report);
     cloud = densified.cloud;

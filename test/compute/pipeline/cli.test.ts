@@ -10,19 +10,23 @@ describe("cli", () => {
     for (const d of dirs) await rm(d, { recursive: true, force: true });
   });
 
-  it("parses inputs, --out, --quality and --sparse-only", () => {
+  it("parses inputs, --out, --quality, --sparse-only and --seed", () => {
     const args = parseArgs(["a.jpg", "photos", "--out", "out", "--quality", "high", "--sparse-only"]);
     expect(args.inputs).toEqual(["a.jpg", "photos"]);
     expect(args.outDir).toBe(path.resolve("out"));
     expect(args.quality).toBe("high");
     expect(args.sparseOnly).toBe(true);
     expect(parseArgs(["a.jpg", "--out", "o"]).quality).toBe("standard");
+    expect(parseArgs(["a.jpg", "--out", "o"]).seed).toBeUndefined();
+    expect(parseArgs(["a.jpg", "--out", "o", "--seed", "3"]).seed).toBe(3);
   });
 
-  it("rejects a missing --out, an unknown option and an unknown quality", () => {
+  it("rejects a missing --out, an unknown option, an unknown quality and a seed that is no whole number from 1", () => {
     expect(() => parseArgs(["a.jpg"])).toThrow(/--out/);
     expect(() => parseArgs(["a.jpg", "--out", "o", "--fast"])).toThrow(/unknown option/);
     expect(() => parseArgs(["a.jpg", "--out", "o", "--quality", "ultra"])).toThrow();
+    for (const bad of ["0", "-1", "1.5", "x", "1e3"]) expect(() => parseArgs(["a.jpg", "--out", "o", "--seed", bad])).toThrow(/--seed must be a whole number/);
+    expect(() => parseArgs(["a.jpg", "--out", "o", "--seed"])).toThrow(/--seed must be a whole number/);
   });
 
   it("expands folders to their image and video files, sorted, and keeps files as given", async () => {
