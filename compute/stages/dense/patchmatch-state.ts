@@ -4,6 +4,7 @@
  * propagation and random refinement.
  */
 import { createRng, gaussian, type Rng } from "../../math/random.js";
+import { bilateralWeight } from "./bilateral-weight.js";
 import { createKernel, MAX_COST, type CostKernel } from "./kernel.js";
 import type { PatchMatchInput, PatchMatchOutput, SourceCamera } from "./patchmatch-types.js";
 import { agreesWithPrior, priorDepthAt, priorPenalty, type PriorRaster } from "./planar-prior.js";
@@ -327,7 +328,7 @@ export class PatchMatchState {
         index = sampleRow * width + sampleCol;
       }
       const v = grey[index];
-      const w = Math.fround(spatialWeight[i] * Math.exp(-(v - centre) * (v - centre) * colourScale));
+      const w = bilateralWeight(spatialWeight[i], v - centre, colourScale);
       ref[i] = v;
       weight[i] = w;
       sumW += w;
