@@ -46,21 +46,10 @@ import { cornerOriginK, fitOnTracks, type ReferenceCamera, type Track } from "./
 import { readTrueMesh, seenByCameras, type SeeingCamera } from "./seen-truth.js";
 import { renderGlbView } from "./look.js";
 import { ensureColmap, runColmap } from "./colmap.js";
+import { groundLine } from "./ground-line.js";
 import { MODEL_FORMATS } from "../shared/formats.js";
 import { FaceGrid, samplesByArea } from "./mesh-truth.js";
 
-
-/**
- * The mesh stage's ground plane in a line: whether the photos' sweep moved it off the points' plane
- * and by how much (a wrong sweep puts the ground's extension a layer off the true ground).
- */
-function groundLine(counts: Record<string, number>): string | undefined {
-  if (!counts.groundFound) return undefined;
-  const swept = counts.groundSweepPatches > 0
-    ? `the photos' sweep over ${counts.groundSweepPatches} patches, NCC ${fmt(counts.groundSweepScoreBefore, 3)} → ${fmt(counts.groundSweepScoreAfter, 3)}, moved it ${fmt(counts.groundSweepShiftVoxels, 2)} voxels and ${fmt(counts.groundSweepTurnDeg, 2)}°; its points lie ${fmt(counts.groundSweepPointsOffsetVoxels, 2)} voxels above it, spread ${fmt(counts.groundInlierSpreadVoxels, 2)}${counts.groundSweepRefusedByPoints ? " (refused by the points)" : ""}`
-    : "placed by its points";
-  return `${counts.groundInliers} inliers, ${swept}; ${counts.groundCellsAdded} cells added (voxel ${fmt(counts.voxelSize, 4)})`;
-}
 
 export interface SurfaceAccuracy {
   tau: number;

@@ -61,6 +61,7 @@ import { KHRMaterialsUnlit } from "@gltf-transform/extensions";
 import sharp from "sharp";
 import { robustSimilarity, type Similarity } from "../compute/geometry/similarity.js";
 import { datasetInputs, datasetsRoot, listDatasets, repoRoot } from "./datasets.js";
+import { groundLine } from "./ground-line.js";
 import { photoAtSize } from "./photo-resize.js";
 import { structureAlignment } from "./views-align.js";
 import { backgroundMask } from "./views-mask.js";
@@ -355,6 +356,8 @@ async function benchSet(set: string, renderer: ThreeRenderer, flags: RunFlags): 
     const colmapZip = existsSync(zipPath) ? new Uint8Array(await readFile(zipPath)) : null;
     const { sim, spread, points } = alignment(truth.cameras, truth.pixelCentreOffset, cameras, colmapZip);
     console.log(`views: ${set} aligned ${points > 0 ? `on ${points} of the model's sparse points` : "on the camera centres"}`);
+    const ground = groundLine(await meshCounts(outDir));
+    if (ground) console.log(`views: ${set} ground: ${ground}`);
     const ownByFile = own ? new Map(own.cameras.map((c) => [c.file, c])) : null;
     // The held-back photos are in the sparse run, not in the model: only the others align the two.
     const ownSim = own ? alignment(own.cameras, own.pixelCentreOffset, cameras, colmapZip).sim : null;
@@ -426,6 +429,14 @@ function printSeedSpread(results: SetScore[]): void {
     const spread = (values: number[], digits: number) => `${fmt(values.reduce((a, b) => a + b, 0) / values.length, digits)} (${fmt(Math.min(...values), digits)}–${fmt(Math.max(...values), digits)})`;
     console.log([set, runs.length, spread(perRun((v) => v.coverage), 3), spread(perRun((v) => v.psnr), 2), spread(perRun((v) => v.ssim), 3)].join(" | "));
   }
+}
+
+/** The mesh stage's counts in a pipeline run's report.json (empty when it has none). */
+async function meshCounts(outDir: string): Promise<Record<string, number>> {
+  const file = path.join(outDir, "report.json");
+  if (!existsSync(file)) return {};
+  const report = JSON.parse(await readFile(file, "utf8")) as { stages?: Array<{ stage: string; counts?: Record<string, number> }> };
+  return report.stages?.find((s) => s.stage === "mesh")?.counts ?? {};
 }
 
 function fmt(value: number, digits: number): string {

@@ -128,6 +128,14 @@ export interface GroundCompletionReport {
   groundSweepPointsOffsetVoxels: number;
   /** 1 when the photos' plane was refused because the ground's points lie clearly off it (GroundSweepOptions.maxPointsOffsetSpreads). */
   groundSweepRefusedByPoints: number;
+  /**
+   * The ground kept, read against the cameras: its normal's angle from their mean up (degrees) and
+   * their mean height above it (voxels). Where the photos show the ground near a camera's feet a
+   * voxel of height moves its texture by many pixels, so these say how a model's ground differs
+   * from another's (docs/decisions.md, "The ground is the plane the cameras stand above").
+   */
+  groundTiltFromUpDeg: number;
+  groundMeanCameraHeightVoxels: number;
 }
 
 interface Ground {
@@ -185,7 +193,7 @@ export async function completeGround(
   known: CloudDepthImages | Promise<CloudDepthImages> | null = null,
   helper?: TaskRunner<GroundSweepTask, number>,
 ): Promise<GroundCompletion> {
-  const report: GroundCompletionReport = { groundFound: 0, groundInliers: 0, groundCameraHeightVoxels: 0, groundCellsTried: 0, groundCellsAdded: 0, groundCellsSeenThrough: 0, groundCellsUnseen: 0, groundCellsNearRelief: 0, groundCellsBeyond: 0, groundPointsAdded: 0, groundSweepPatches: 0, groundSweepScoreBefore: 0, groundSweepScoreAfter: 0, groundSweepShiftVoxels: 0, groundSweepTurnDeg: 0, groundInlierSpreadVoxels: 0, groundSweepPointsOffsetVoxels: 0, groundSweepRefusedByPoints: 0 };
+  const report: GroundCompletionReport = { groundFound: 0, groundInliers: 0, groundCameraHeightVoxels: 0, groundCellsTried: 0, groundCellsAdded: 0, groundCellsSeenThrough: 0, groundCellsUnseen: 0, groundCellsNearRelief: 0, groundCellsBeyond: 0, groundPointsAdded: 0, groundSweepPatches: 0, groundSweepScoreBefore: 0, groundSweepScoreAfter: 0, groundSweepShiftVoxels: 0, groundSweepTurnDeg: 0, groundInlierSpreadVoxels: 0, groundSweepPointsOffsetVoxels: 0, groundSweepRefusedByPoints: 0, groundTiltFromUpDeg: 0, groundMeanCameraHeightVoxels: 0 };
   const empty = { count: 0, positions: new Float32Array(0), normals: new Float32Array(0), colors: new Uint8Array(0) };
   if (views.length < options.minViews || cloud.count < options.minInliers) return { points: empty, report, plane: null, images: null, grey: [] };
   const centres = views.map((view) => cameraCenter(view.camFromWorld));
@@ -225,6 +233,10 @@ export async function completeGround(
     if (Math.abs(offset) > allowed) report.groundSweepRefusedByPoints = 1;
     else ground = swept.plane;
   }
+  const { up } = meanUp(views);
+  const cosUp = ground.normal[0] * up[0] + ground.normal[1] * up[1] + ground.normal[2] * up[2];
+  report.groundTiltFromUpDeg = (Math.acos(Math.min(1, cosUp)) * 180) / Math.PI;
+  report.groundMeanCameraHeightVoxels = centres.reduce((sum, c) => sum + ground.normal[0] * c[0] + ground.normal[1] * c[1] + ground.normal[2] * c[2] - ground.d, 0) / centres.length / voxel;
   // One point per voxel face: the signed distance's support holds several, and the ground is large.
   const per = Math.max(1, Math.round(cell / voxel));
   const clearance = options.clearanceVoxels * voxel;

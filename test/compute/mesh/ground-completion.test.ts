@@ -111,6 +111,9 @@ describe("mesh/ground-completion", () => {
     const { points, report } = await completeGround(courtyard(400), CAMERAS, VOXEL, [], new Int16Array(0).fill(-1), GROUND_DEFAULTS);
     expect(report.groundFound).toBe(1);
     expect(report.groundCameraHeightVoxels * VOXEL).toBeCloseTo(EYE, 1);
+    // Upright cameras over a level ground: the ground's tilt from their up is its points' noise only.
+    expect(report.groundTiltFromUpDeg).toBeLessThan(0.1);
+    expect(report.groundMeanCameraHeightVoxels * VOXEL).toBeCloseTo(EYE, 2);
     for (let i = 0; i < points.count; i++) expect(points.normals[3 * i + 1]).toBeCloseTo(1, 3);
     expect(count(points.positions, (_x, y) => Math.abs(y) > 0.01)).toBe(0);
     // Every 0.2 × 0.2 patch of the ground in front of the cameras, away from the box and the stairs, has points.
