@@ -9,8 +9,8 @@
  * polynomial of exp(−r) for the remainder r < 1/N, within ~1e-14 of the true value (Math.exp is
  * within one ulp of it too). The float32 rounding of a value that close to the exact product can
  * only differ when the product lies within that distance of a halfway point between two floats;
- * the guard rounds the product nudged 1e-12 down and up, and when the two disagree (about 1 sample
- * in 2,000) the weight is computed with Math.exp as before.
+ * the guard rounds the product nudged 1e-12 down and up, and when the two disagree (1 sample in
+ * 2,000 or fewer in a micro-benchmark) the weight is computed with Math.exp as before.
  */
 
 /** Table steps per unit of −x (x = −Δ²·s); a power of two, so t = Δ²·s·N is exact. */
