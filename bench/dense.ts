@@ -1,6 +1,7 @@
 /**
  * @module `npm run bench -- dense [set-name-filter...] [--quality=preview|standard|high]
- * [--true-cameras] [--dense-side=px] [--dense=<json of dense options>] [--mesh=<json of mesh options>] [--colmap]`:
+ * [--true-cameras] [--dense-side=px] [--dense=<json of dense options>] [--mesh=<json of mesh options>] [--colmap]
+ * [--keep=<dir>] [--reuse-dense=<dir>]`:
  * the whole chain ingest → features → matching → sfm → dense → mesh → texture → export (all six files)
  * on each dataset in ../shared/datasets, with the stage options of the pipeline's quality
  * preset (compute/pipeline QUALITY_PRESETS). The stages are called one by one rather than
@@ -21,19 +22,23 @@
  * true samples within τ of its nearest face), since a cloud's completeness at 0.5 % also measures
  * how densely it samples the surface. With --keep=<dir>, the scored points and their distances
  * are written there as PLY (<set>-cloud.ply, -mesh.ply: its samples; -truth-to-cloud.ply, -truth-to-mesh.ply).
+ * With --reuse-dense=<dir>, the state after dense is kept there and read again by later runs with
+ * the same quality and dense options (mesh experiments skip the front, SfM and dense).
  * With --true-cameras, dense runs a second time on the true cameras (SfM's sparse points mapped
  * into the true frame), which separates the dense stage's error from the SfM's.
  * Prints wall time per stage and in total, peak RSS, point and face counts; writes
  * bench/out/dense.json.
  */
+import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { deserialize, serialize } from "node:v8";
 import type { Quality } from "../shared/jobs.js";
 import { robustSimilarity, type Similarity } from "../compute/geometry/similarity.js";
 import { KdTree } from "../compute/math/kdtree.js";
-import { faceBudgetFor, QUALITY_PRESETS } from "../compute/pipeline/presets.js";
+import { faceBudgetFor, QUALITY_PRESETS, type StagePresets } from "../compute/pipeline/presets.js";
 import * as texture from "../compute/stages/texture/index.js";
 import { cameraCenter, type ImageFeatures, type ImageRef, type Mesh, type PointCloud, type RegisteredView, type SparseModel } from "../compute/scene/index.js";
 import * as dense from "../compute/stages/dense/index.js";
@@ -403,6 +408,8 @@ interface BenchFlags {
   colmap: boolean;
   /** Where to write each set's scored points with their distances (`--keep=<dir>`), or null. */
   keepDir: string | null;
+  /** Where the state after dense is kept and read again (`--reuse-dense=<dir>`), or null. */
+  reuseDir: string | null;
 }
 
 /**
@@ -428,12 +435,12 @@ async function benchSet(set: string, quality: Quality, workRoot: string, flags: 
   const started = performance.now();
   try {
     const gt = await loadGroundTruth(setDir);
-    const files = await datasetInputs(setDir);
-    const { images, detected, matched } = await runFront(files, path.join(workRoot, set.replace(/\//g, "_")), preset, seconds);
+    const reused = flags.reuseDir ? await readDenseState(flags.reuseDir, set, quality, flags) : null;
+    const { images, features, model, densified } = reused ?? (await denseState(setDir, workRoot, set, preset, seconds));
+    if (flags.reuseDir && !reused) await writeDenseState(flags.reuseDir, set, quality, flags, { images, features, model, densified });
+    const detected = { features };
     result.images = images.length;
-    const { model } = await timed(seconds, "sfm", () => sfm.run({ images, features: detected.features, pairs: matched.pairs, tracks: matched.tracks }, preset.sfm));
     result.registered = model.views.length;
-    const densified = await timed(seconds, "dense", () => dense.run({ images, model }, preset.dense));
     result.points = densified.cloud.count;
     result.denseKernel = densified.report.counts.kernelWasm ? "wasm-simd" : "typescript";
     const faceBudget = faceBudgetFor(quality, model.views.map((v) => v.intrinsics));
@@ -494,6 +501,58 @@ async function benchSet(set: string, quality: Quality, workRoot: string, flags: 
     result.colmap = { seconds: colmap.seconds, registered: colmap.poses.length, error: colmap.error };
   }
   return result;
+}
+
+/** What the stages up to dense give the mesh and the scores: the photos, their features, the cameras and the dense cloud. */
+interface DenseState {
+  images: ImageRef[];
+  features: ImageFeatures[];
+  model: SparseModel;
+  densified: dense.DenseOutput;
+}
+
+async function denseState(setDir: string, workRoot: string, set: string, preset: StagePresets, seconds: Record<string, number>): Promise<DenseState> {
+  const files = await datasetInputs(setDir);
+  const { images, detected, matched } = await runFront(files, path.join(workRoot, set.replace(/\//g, "_")), preset, seconds);
+  const { model } = await timed(seconds, "sfm", () => sfm.run({ images, features: detected.features, pairs: matched.pairs, tracks: matched.tracks }, preset.sfm));
+  const densified = await timed(seconds, "dense", () => dense.run({ images, model }, preset.dense));
+  return { images, features: detected.features, model, densified };
+}
+
+/**
+ * `--reuse-dense=<dir>`: the state after dense is kept per set, quality and dense options (the
+ * photos copied beside it, since the bench's work folder goes), so that runs which change only the
+ * mesh, texture or scoring skip the front, SfM and dense. The stage times of a reused run are the
+ * later stages' only.
+ */
+function denseStateFile(dir: string, set: string, quality: Quality, flags: BenchFlags): string {
+  const key = JSON.stringify({ quality, side: flags.denseSide ?? null, dense: flags.denseOverrides ?? null });
+  const digest = createHash("sha256").update(key).digest("hex").slice(0, 12);
+  return path.join(dir, `${set.replace(/\//g, "_")}-${digest}`);
+}
+
+async function writeDenseState(dir: string, set: string, quality: Quality, flags: BenchFlags, state: DenseState): Promise<void> {
+  const base = denseStateFile(dir, set, quality, flags);
+  await mkdir(`${base}-photos`, { recursive: true });
+  const images = await Promise.all(state.images.map(async (image) => {
+    const kept = path.join(`${base}-photos`, path.basename(image.path));
+    await copyFile(image.path, kept);
+    return { ...image, path: kept };
+  }));
+  await writeFile(`${base}.v8`, serialize({ ...state, images }));
+  console.log(`  kept the state after dense in ${base}.v8`);
+}
+
+async function readDenseState(dir: string, set: string, quality: Quality, flags: BenchFlags): Promise<DenseState | null> {
+  const file = `${denseStateFile(dir, set, quality, flags)}.v8`;
+  if (!existsSync(file)) return null;
+  const state = deserialize(await readFile(file)) as DenseState;
+  // Deserialised typed arrays can share one pooled buffer, which a worker's message would copy whole.
+  for (const view of state.model.views) view.camFromWorld = { R: new Float64Array(view.camFromWorld.R), t: new Float64Array(view.camFromWorld.t) };
+  const cloud = state.densified.cloud;
+  state.densified.cloud = { count: cloud.count, positions: cloud.positions.slice(), normals: cloud.normals.slice(), colors: cloud.colors.slice() };
+  console.log(`  reused the state after dense in ${file}`);
+  return state;
 }
 
 /** Writes the mesh (with its cameras) as bench/out/<set>.glb and renders it from the first camera, for a person to look at. */
@@ -558,7 +617,8 @@ export async function run(args: string[]): Promise<void> {
   const overrides = args.find((a) => a.startsWith("--dense="))?.slice("--dense=".length);
   const meshOverrides = args.find((a) => a.startsWith("--mesh="))?.slice("--mesh=".length);
   const keep = args.find((a) => a.startsWith("--keep="))?.slice("--keep=".length);
-  const flags: BenchFlags = { keepDir: keep ? path.resolve(keep) : null, trueCameras: args.includes("--true-cameras"), denseSide: side ? Number(side) : undefined, denseOverrides: overrides ? JSON.parse(overrides) : undefined, meshOverrides: meshOverrides ? JSON.parse(meshOverrides) : undefined, colmap: args.includes("--colmap") };
+  const reuse = args.find((a) => a.startsWith("--reuse-dense="))?.slice("--reuse-dense=".length);
+  const flags: BenchFlags = { keepDir: keep ? path.resolve(keep) : null, reuseDir: reuse ? path.resolve(reuse) : null, trueCameras: args.includes("--true-cameras"), denseSide: side ? Number(side) : undefined, denseOverrides: overrides ? JSON.parse(overrides) : undefined, meshOverrides: meshOverrides ? JSON.parse(meshOverrides) : undefined, colmap: args.includes("--colmap") };
   const chosen = await listDatasets(filters);
   const workRoot = await mkdtemp(path.join(tmpdir(), "bench-dense-"));
   const results: SetResult[] = [];

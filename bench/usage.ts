@@ -66,6 +66,7 @@ export const BENCHES = {
       { name: "mesh", form: "value", arg: "JSON", help: "mesh stage options over the preset's (default none)" },
       { name: "colmap", form: "flag", help: "also time COLMAP's sparse run (default off)" },
       { name: "keep", form: "value", arg: "DIR", help: "write each set's scored points with their distances as PLY: cloud to truth, truth to cloud, truth to mesh (default none)" },
+      { name: "reuse-dense", form: "value", arg: "DIR", help: "keep the state after dense there, and read it again in runs with the same quality and dense options: mesh experiments skip the front, SfM and dense (default none)" },
     ],
   },
   ba: {
