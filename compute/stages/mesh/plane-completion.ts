@@ -446,9 +446,10 @@ export interface CameraVerdict {
  * photo covers 0.4 units of SceauxCastle's courtyard at the facade's foot, 3.4 units away and
  * 0.11 below the camera), so the wall beyond falls in the same pixel, and the plane's own points,
  * `grazingHeight` below it, lie grazingHeight / sin e behind along the ray. Two pixels' span and
- * that height, over sin e, are added to the margin.
+ * that height, over sin e, are added to the margin. With `standingRaise`, a view also does not see
+ * `x` when something stands between it and the point that far above x (standingOccluded).
  */
-export function cameraVerdict(x: number[], normal: number[], images: DepthImage[], centres: Float64Array[], tolerance: number, options: Pick<PlaneCompletionOptions, "minViews" | "maxSeeThrough">, grazingHeight?: number): CameraVerdict {
+export function cameraVerdict(x: number[], normal: number[], images: DepthImage[], centres: Float64Array[], tolerance: number, options: Pick<PlaneCompletionOptions, "minViews" | "maxSeeThrough">, grazingHeight?: number, standingRaise?: number): CameraVerdict {
   const seenBy: number[] = [];
   let through = 0;
   images.forEach((image, index) => {
@@ -470,6 +471,7 @@ export function cameraVerdict(x: number[], normal: number[], images: DepthImage[
     // points share the cell's pixel.
     const occlusionMargin = Math.max(tolerance, Math.min(margin, (2 * zc * image.scale) / (image.view.intrinsics.focal * sinElevation)));
     if (depth !== 0 && depth < zc - occlusionMargin) return; // occluded
+    if (standingRaise !== undefined && standingOccluded(image, x, normal, zc, standingRaise, tolerance)) return;
     seenBy.push(index);
     let beyond = 0;
     if (grazingHeight !== undefined) {
@@ -479,6 +481,27 @@ export function cameraVerdict(x: number[], normal: number[], images: DepthImage[
   });
   if (through > options.maxSeeThrough * seenBy.length) return { verdict: "seen-through", seenBy };
   return { verdict: seenBy.length >= options.minViews ? "keep" : "unseen", seenBy };
+}
+
+/**
+ * Whether something standing on the plane hides `x` from the image's camera: the point raised off
+ * the plane, by `raise` plus 1.5 of the depth image's pixel footprints there, is occluded. At a
+ * grazing elevation a depth pixel at x also holds the plane's own points up to its footprint / sin e
+ * in front, so a wall's foot in front of x cannot be told from the ground there by depth alone; the
+ * raised point's pixel holds no ground in front of it (the ray to it meets the plane behind it), so
+ * any depth well in front of it is a surface standing between. The synthetic facade's ground was
+ * carried 0.1–0.5 units behind the facade's front, inside the building, where every ray passed
+ * the wall's foot within 5 % of the depth.
+ */
+function standingOccluded(image: DepthImage, x: number[], normal: number[], zc: number, raise: number, tolerance: number): boolean {
+  const footprint = (zc * image.scale) / image.view.intrinsics.focal;
+  // The pixel's lowest rays pass about one footprint below the ray to the raised point: lifted by
+  // that and the plane's own spread (`raise`), every ray of its pixel meets the plane behind it.
+  const lift = raise + 1.5 * footprint;
+  const pixel = depthPixelOf(image, x[0] + lift * normal[0], x[1] + lift * normal[1], x[2] + lift * normal[2]);
+  if (!pixel) return false;
+  const depth = image.depth[pixel.index];
+  return depth !== 0 && depth < pixel.depth - Math.max(tolerance, 2 * footprint);
 }
 
 /** The mean colour of the points at `indices` (the vertex colour where no photo paints a completion). */

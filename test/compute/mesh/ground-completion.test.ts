@@ -132,6 +132,26 @@ describe("mesh/ground-completion", () => {
     expect(count(points.positions, (_x, _y, z) => z < 3.0)).toBe(0);
   });
 
+  it("adds nothing inside a block standing on the ground, where every ray passes its front near the ground", async () => {
+    // A block 1.5 wide, 1 deep and 0.6 high (x from −2.5 to −1, z from 4 to 5), with points on its front, sides and top as
+    // dense stereo leaves them. A cell just inside its front lies within 5 % of the depth behind the front's foot.
+    const yard = courtyard(400);
+    const positions = Array.from(yard.positions), normals = Array.from(yard.normals);
+    const add = (p: number[], n: number[]) => { positions.push(...p); normals.push(...n); };
+    for (let a = 0; a <= 1; a += 0.01) for (let y = 0; y <= 0.6; y += 0.01) {
+      add([-2.5 + 1.5 * a, y, 4], [0, 0, -1]);
+      add([-1, y, 4 + a], [1, 0, 0]);
+    }
+    // Its top sparser than the ground's points, as stereo leaves a roof seen from below eye height.
+    for (let a = 0; a <= 1; a += 0.05) for (let b = 0; b <= 1; b += 0.05) add([-2.5 + 1.5 * a, 0.6, 4 + b], [0, 1, 0]);
+    const cloud = { positions: new Float32Array(positions), normals: new Float32Array(normals), colors: new Uint8Array(positions.length).fill(180), count: positions.length / 3 };
+    const { points, report } = await completeGround(cloud, CAMERAS, VOXEL, [], new Int16Array(0), GROUND_DEFAULTS);
+    expect(report.groundFound).toBe(1);
+    expect(count(points.positions, (x, _y, z) => x > -2.5 && x < -1 && z > 4 && z < 5)).toBe(0);
+    // The ground in front of the block is still filled.
+    expect(count(points.positions, (x, _y, z) => x > -2.2 && x < -1.3 && z > 3.5 && z < 3.8)).toBeGreaterThan(0);
+  });
+
   it("ends the ground where its points end, though the photos see nothing beyond (a floor turned against the grid)", async () => {
     // A square floor turned 45° (|x| + |z − 5| ≤ 2.5) with 400 scattered points, nothing around it: the cameras see past its far edges into the void.
     const rng = createRng(11);
