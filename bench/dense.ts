@@ -523,7 +523,8 @@ async function denseState(setDir: string, workRoot: string, set: string, preset:
  * `--reuse-dense=<dir>`: the state after dense is kept per set, quality and dense options (the
  * photos copied beside it, since the bench's work folder goes), so that runs which change only the
  * mesh, texture or scoring skip the front, SfM and dense. The stage times of a reused run are the
- * later stages' only.
+ * later stages' only. The state is not tied to the code that made it (trial worktrees of other
+ * commits share it): remove the folder when the stages up to dense change.
  */
 function denseStateFile(dir: string, set: string, quality: Quality, flags: BenchFlags): string {
   const key = JSON.stringify({ quality, side: flags.denseSide ?? null, dense: flags.denseOverrides ?? null });
