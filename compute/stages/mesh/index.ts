@@ -10,7 +10,8 @@
  * solve (Kazhdan & Hoppe 2013) closes them with a balloon that must then be trimmed by a
  * density heuristic. The price is that holes in the data stay holes, so the plain planes that
  * dense stereo leaves as islands (white walls, floors, ground) are completed with points on
- * their plane where the cameras see that plane and nothing behind it (plane-completion.ts), the
+ * their plane where the cameras see that plane and nothing behind it (plane-completion.ts; a studio's
+ * dark backdrop and a clear sky count as seen through: backdrop.ts, sky.ts), the
  * ground under the cameras likewise (ground-completion.ts), and a plain wall that stereo saw only
  * at its edges is stood upright on the ground under them (standing-walls.ts).
  *
@@ -63,6 +64,7 @@ import type { MeshResult, MeshTask } from "./worker.js";
 import { simplifyToBudget } from "./simplify.js";
 import { loadGreyPhotos } from "./photo-texture.js";
 import { BACKDROP_DEFAULTS, backdropMasks, markBackdrop, type BackdropOptions } from "./backdrop.js";
+import { SKY_DEFAULTS, skyMasks, unionMasks, type SkyOptions } from "./sky.js";
 import { cloudDepthImages, cloudDepthImagesOn, grownDepthImagesOn, type DepthImageTask } from "./see-through.js";
 import { completeStandingWalls, STANDING_WALL_DEFAULTS, type StandingWallOptions } from "./standing-walls.js";
 import { extractSurfaceNets } from "./surface-nets.js";
@@ -104,6 +106,8 @@ export interface Options {
   groundSweep: GroundSweepOptions | null;
   /** Depthless pixels where the photos show a dark, smooth backdrop count as seen-through space for the completions (backdrop.ts); null: off. */
   backdrop: BackdropOptions | null;
+  /** Depthless pixels where the photos show a clear sky joined to their top border count as seen-through space for the completions (sky.ts); null: off. */
+  sky: SkyOptions | null;
   /** How many times the budget the extraction may produce before simplification. */
   oversample: number;
   /**
@@ -154,6 +158,7 @@ export const DEFAULTS: Options = {
   groundCompletion: GROUND_DEFAULTS,
   groundSweep: GROUND_SWEEP_DEFAULTS,
   backdrop: BACKDROP_DEFAULTS,
+  sky: SKY_DEFAULTS,
   standingWalls: STANDING_WALL_DEFAULTS,
   oversample: 2,
   colorImageSize: 1024,
@@ -290,9 +295,14 @@ async function meshCloud(input: Input, opts: Options, progress: ProgressFn | und
   };
   const report = (): StageReport => ({ stage: NAME, wallMs: performance.now() - started, counts, warnings });
 
-  // The photos of the backdrop test are decoded from here on (sharp's threads, on the core this
-  // thread leaves free) while the points' spacing is measured, not when the planes need them.
-  const backdropRead = opts.planeCompletion.planes.maxPlanes > 0 && opts.backdrop && input.images?.length ? backdropMasks(input.views, input.images, opts.backdrop) : null;
+  // The photos of the backdrop and sky tests are decoded from here on (sharp's threads, on the
+  // core this thread leaves free) while the points' spacing is measured, not when the planes need
+  // them. Both mark depthless pixels as infinitely far, so one mask per view holds the two.
+  const photosRead = opts.planeCompletion.planes.maxPlanes > 0 && input.images?.length ? input.images : null;
+  const backdropRead =
+    photosRead && (opts.backdrop || opts.sky)
+      ? Promise.all([opts.backdrop ? backdropMasks(input.views, photosRead, opts.backdrop) : null, opts.sky ? skyMasks(input.views, photosRead, opts.sky) : null]).then(([backdrop, sky]) => unionMasks(backdrop, sky))
+      : null;
 
   // The dense cloud's depth images, on the worker while this thread measures the spacing and seeks the planes.
   const depthImagesAhead = helpers && planeCompletionRuns(opts.planeCompletion, input.views.length, cloud.count) ? cloudDepthImagesOn(helpers.depthImages, cloud.positions, cloud.count, input.views) : null;

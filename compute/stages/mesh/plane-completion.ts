@@ -106,7 +106,7 @@ export interface PlaneCompletionReport {
   cellsTried: number;
   cellsAdded: number;
   cellsSeenThrough: number;
-  /** Depthless depth-image pixels read as a backdrop, infinitely far (backdrop.ts). */
+  /** Depthless depth-image pixels read as infinitely far: a studio's backdrop (backdrop.ts) or a clear sky (sky.ts). */
   backdropPixels: number;
   cellsUnseen: number;
   /** Cells left empty because relief or an object stands within offPlaneClearanceVoxels of them. */

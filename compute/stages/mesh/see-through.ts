@@ -24,7 +24,7 @@ export interface DepthImage {
   height: number;
   /** Image pixels per depth pixel. */
   scale: number;
-  /** Nearest point's depth per pixel; 0 where no point projects, Infinity where the photo shows a backdrop and no point projects (backdrop.ts). */
+  /** Nearest point's depth per pixel; 0 where no point projects, Infinity where the photo shows a backdrop or a clear sky and no point projects (backdrop.ts, sky.ts). */
   depth: Float32Array;
 }
 
