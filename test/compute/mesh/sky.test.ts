@@ -83,7 +83,7 @@ describe("sky as free space", () => {
         };
         const path = join(dir, `wall-${i}.png`);
         await sharp(Buffer.from(skyOverWall(width, height, isWall)), { raw: { width, height, channels: 3 } }).png().toFile(path);
-        refs.push({ index: i, name: view.name, path, width, height });
+        refs.push({ index: i, name: view.name, path, width, height, focalPrior: focal, focalPriorSource: "default" });
       }
     });
     afterAll(async () => {
