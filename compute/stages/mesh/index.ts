@@ -65,6 +65,7 @@ import { simplifyToBudget } from "./simplify.js";
 import { loadGreyPhotos } from "./photo-texture.js";
 import { BACKDROP_DEFAULTS, backdropMasks, markBackdrop, type BackdropOptions } from "./backdrop.js";
 import { SKY_DEFAULTS, skyMasks, unionMasks, type SkyOptions } from "./sky.js";
+import { carveSky, SKY_CARVE_DEFAULTS, type SkyCarveOptions } from "./sky-carve.js";
 import { cloudDepthImages, cloudDepthImagesOn, grownDepthImagesOn, type DepthImageTask } from "./see-through.js";
 import { completeStandingWalls, STANDING_WALL_DEFAULTS, type StandingWallOptions } from "./standing-walls.js";
 import { extractSurfaceNets } from "./surface-nets.js";
@@ -108,6 +109,8 @@ export interface Options {
   backdrop: BackdropOptions | null;
   /** Depthless pixels where the photos show a clear sky joined to their top border count as seen-through space for the completions (sky.ts); null: off. */
   sky: SkyOptions | null;
+  /** Faces that the photos show a clear sky through (by `sky`'s colours) are cut after extraction (sky-carve.ts); null: off. */
+  skyCarve: SkyCarveOptions | null;
   /** How many times the budget the extraction may produce before simplification. */
   oversample: number;
   /**
@@ -159,6 +162,7 @@ export const DEFAULTS: Options = {
   groundSweep: GROUND_SWEEP_DEFAULTS,
   backdrop: BACKDROP_DEFAULTS,
   sky: SKY_DEFAULTS,
+  skyCarve: SKY_CARVE_DEFAULTS,
   standingWalls: STANDING_WALL_DEFAULTS,
   oversample: 2,
   colorImageSize: 1024,
@@ -304,6 +308,8 @@ async function meshCloud(input: Input, opts: Options, progress: ProgressFn | und
       ? Promise.all([opts.backdrop ? backdropMasks(input.views, photosRead, opts.backdrop) : null, opts.sky ? skyMasks(input.views, photosRead, opts.sky) : null]).then(([backdrop, sky]) => unionMasks(backdrop, sky))
       : null;
 
+  const skyCarveRead = opts.skyCarve && opts.sky && input.images?.length ? skyMasks(input.views, input.images, opts.sky, opts.skyCarve.imageSize) : null;
+
   // The dense cloud's depth images, on the worker while this thread measures the spacing and seeks the planes.
   const depthImagesAhead = helpers && planeCompletionRuns(opts.planeCompletion, input.views.length, cloud.count) ? cloudDepthImagesOn(helpers.depthImages, cloud.positions, cloud.count, input.views) : null;
   const spacing = medianSpacing(cloud.positions, cloud.count);
@@ -376,6 +382,11 @@ async function meshCloud(input: Input, opts: Options, progress: ProgressFn | und
   raw = trimmed.mesh;
   counts.trimmedFaces = counts.extractedFaces - raw.indices.length / 3;
   counts.gapFacesKept = trimmed.rescued;
+  if (skyCarveRead && opts.skyCarve) {
+    const carved = carveSky(raw, input.views, await skyCarveRead, opts.skyCarve);
+    raw = carved.mesh;
+    Object.assign(counts, { skyVertices: carved.report.skyVertices, skyCarvedFaces: carved.report.carvedFaces });
+  }
   const pieces = removeSmallComponents(raw, opts.minComponentFraction);
   raw = compactVertices(pieces.mesh);
   Object.assign(counts, { components: pieces.components, componentsRemoved: pieces.removed });

@@ -41,14 +41,17 @@ export interface SkyOptions {
 
 export const SKY_DEFAULTS: SkyOptions = { minHueDeg: 180, maxHueDeg: 220, minSaturation: 0.08, minLuma: 0.3, maxStd: 0.02 };
 
-/** Per view, 1 where its photo shows sky (skyOf), at the size of the view's depth image; null where no photo is given, it cannot be read or it shows none. */
-export async function skyMasks(views: RegisteredView[], refs: ImageRef[], options: SkyOptions): Promise<Array<Uint8Array | null>> {
+/**
+ * Per view, 1 where its photo shows sky (skyOf), at the size of the view's depth image (or with
+ * `longSide` pixels on its long side); null where no photo is given, it cannot be read or it shows none.
+ */
+export async function skyMasks(views: RegisteredView[], refs: ImageRef[], options: SkyOptions, longSide?: number): Promise<Array<Uint8Array | null>> {
   const byIndex = new Map(refs.map((ref) => [ref.index, ref]));
   return Promise.all(
     views.map(async (view) => {
       const ref = byIndex.get(view.imageIndex);
       if (!ref) return null;
-      const { width, height } = depthImageShape(view);
+      const { width, height } = depthImageShape(view, longSide);
       try {
         const rgb = await sharp(ref.path).removeAlpha().toColourspace("srgb").resize(width, height, { fit: "fill" }).raw().toBuffer();
         return skyOf(new Uint8Array(rgb.buffer, rgb.byteOffset, rgb.length), width, height, options);

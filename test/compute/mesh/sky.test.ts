@@ -1,7 +1,7 @@
 /**
- * A clear sky as free space for the completions (compute/stages/mesh/sky.ts): which pixels of a
- * photo read as sky, and a wall whose plane is no longer carried past its end where the photos
- * show the sky beyond it. The photos are ray cast from the test's cameras and written as PNG
+ * A clear sky as free space (compute/stages/mesh/sky.ts, sky-carve.ts): which pixels of a photo
+ * read as sky, a wall whose plane is no longer carried past its end where the photos show the sky
+ * beyond it, and a fattened rim above a wall's top cut where the photos show the sky through it. The photos are ray cast from the test's cameras and written as PNG
  * files, so the masks are read the way the stage reads them.
  */
 import { mkdtemp, rm } from "node:fs/promises";
@@ -13,6 +13,8 @@ import type { ImageRef, RegisteredView } from "../../../compute/scene/index.js";
 import { DEFAULTS } from "../../../compute/stages/mesh/index.js";
 import { completePlanes } from "../../../compute/stages/mesh/plane-completion.js";
 import { SKY_DEFAULTS, skyMasks, skyOf, unionMasks } from "../../../compute/stages/mesh/sky.js";
+import { carveSky, eroded, SKY_CARVE_DEFAULTS } from "../../../compute/stages/mesh/sky-carve.js";
+import { depthImageShape } from "../../../compute/stages/mesh/see-through.js";
 
 const SPACING = 0.01;
 const VOXEL = 0.02;
@@ -127,5 +129,66 @@ describe("sky as free space", () => {
       expect(added(without.points.positions, inHole)).toBeGreaterThan(100);
       expect(added(withSky.points.positions, inHole)).toBe(added(without.points.positions, inHole));
     });
+  });
+});
+
+describe("surface the photos show the sky through", () => {
+  /** A grid on the plane x = 1 over y in [-0.5, 0.5], z in [0, top], every 0.02, two faces per cell. */
+  function wallMesh(top: number) {
+    const step = 0.02, cols = Math.round(1 / step) + 1, rows = Math.round(top / step) + 1;
+    const positions = new Float32Array(3 * cols * rows);
+    for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) positions.set([1, -0.5 + c * step, r * step], 3 * (r * cols + c));
+    const indices: number[] = [];
+    for (let r = 0; r + 1 < rows; r++) for (let c = 0; c + 1 < cols; c++) {
+      const a = r * cols + c;
+      indices.push(a, a + 1, a + cols + 1, a, a + cols + 1, a + cols);
+    }
+    return { positions, indices: Uint32Array.from(indices) };
+  }
+  const views = [facingWall(-0.3, 0), facingWall(0.2, 1), facingWall(0.6, 2)];
+  /** The sky where each camera's ray passes above the wall's top (z = 1) or beside its ends, at 1024 px. */
+  const masks = views.map((view) => {
+    const { width, height, scale } = depthImageShape(view, SKY_CARVE_DEFAULTS.imageSize);
+    const { focal, cx, cy } = view.intrinsics;
+    const cameraY = view.camFromWorld.t[0]!;
+    const mask = new Uint8Array(width * height);
+    for (let v = 0; v < height; v++) for (let u = 0; u < width; u++) {
+      const y = cameraY - (1.5 * ((u + 0.5) * scale - cx)) / focal, z = 0.5 - (1.5 * ((v + 0.5) * scale - cy)) / focal;
+      if (z > 1 || (z >= 0 && Math.abs(y) > 0.5)) mask[v * width + u] = 1;
+    }
+    return mask;
+  });
+  const facesWhere = (mesh: { positions: Float32Array; indices: Uint32Array }, test: (z: number) => boolean) => {
+    let n = 0;
+    for (let f = 0; f < mesh.indices.length; f += 3) {
+      let z = 0;
+      for (let k = 0; k < 3; k++) z += mesh.positions[3 * mesh.indices[f + k]! + 2]! / 3;
+      if (test(z)) n++;
+    }
+    return n;
+  };
+
+  it("cuts a fattened rim above a wall's top and keeps the wall to its edge", () => {
+    // The wall stands to z = 1; its surface runs on to z = 1.1 (the band stereo leaves against the sky).
+    const mesh = wallMesh(1.1);
+    const { mesh: carved, report } = carveSky(mesh, views, masks, SKY_CARVE_DEFAULTS);
+    expect(facesWhere(mesh, (z) => z > 1.03)).toBeGreaterThan(300);
+    expect(facesWhere(carved, (z) => z > 1.03)).toBe(0);
+    expect(facesWhere(carved, (z) => z < 0.99)).toBe(facesWhere(mesh, (z) => z < 0.99));
+    expect(report.carvedFaces).toBeGreaterThan(0);
+    // One photo's sky alone cuts nothing (minViews 2).
+    const oneView = carveSky(mesh, views, [masks[0]!, null, null], SKY_CARVE_DEFAULTS);
+    expect(oneView.report.carvedFaces).toBe(0);
+  });
+
+  it("erodes the sky by whole pixels", () => {
+    const width = 7, height = 5;
+    const mask = new Uint8Array(width * height).fill(1);
+    mask[2 * width + 3] = 0;
+    const out = eroded(mask, width, height, 1);
+    expect(out[2 * width + 3]).toBe(0);
+    expect(out[1 * width + 2]).toBe(0); // a diagonal neighbour of the hole
+    expect(out[2 * width + 5]).toBe(1); // two pixels away
+    expect(out[0]).toBe(1); // the image border does not erode
   });
 });
