@@ -302,13 +302,17 @@ async function meshCloud(input: Input, opts: Options, progress: ProgressFn | und
   // The photos of the backdrop and sky tests are decoded from here on (sharp's threads, on the
   // core this thread leaves free) while the points' spacing is measured, not when the planes need
   // them. Both mark depthless pixels as infinitely far, so one mask per view holds the two.
-  const photosRead = opts.planeCompletion.planes.maxPlanes > 0 && input.images?.length ? input.images : null;
+  const photos = input.images?.length ? input.images : null;
+  const completing = opts.planeCompletion.planes.maxPlanes > 0;
+  const skyRead = photos && opts.sky && (completing || opts.skyCarve) ? skyMasks(input.views, photos, opts.sky) : null;
   const backdropRead =
-    photosRead && (opts.backdrop || opts.sky)
-      ? Promise.all([opts.backdrop ? backdropMasks(input.views, photosRead, opts.backdrop) : null, opts.sky ? skyMasks(input.views, photosRead, opts.sky) : null]).then(([backdrop, sky]) => unionMasks(backdrop, sky))
+    photos && completing && (opts.backdrop || skyRead)
+      ? Promise.all([opts.backdrop ? backdropMasks(input.views, photos, opts.backdrop) : null, skyRead]).then(([backdrop, sky]) => unionMasks(backdrop, sky))
       : null;
-
-  const skyCarveRead = opts.skyCarve && opts.sky && input.images?.length ? skyMasks(input.views, input.images, opts.sky, opts.skyCarve.imageSize) : null;
+  // The carving's finer sky is read only from the photos whose coarse one shows some: on a
+  // capture without sky (Herz-Jesus-P8, fountain-P11) the carving decodes no photo at all.
+  const { sky, skyCarve } = opts;
+  const skyCarveRead = photos && sky && skyCarve && skyRead ? skyRead.then((coarse) => skyMasks(input.views, photos, sky, skyCarve.imageSize, coarse.map((mask) => mask !== null))) : null;
 
   // The dense cloud's depth images, on the worker while this thread measures the spacing and seeks the planes.
   const depthImagesAhead = helpers && planeCompletionRuns(opts.planeCompletion, input.views.length, cloud.count) ? cloudDepthImagesOn(helpers.depthImages, cloud.positions, cloud.count, input.views) : null;

@@ -43,14 +43,15 @@ export const SKY_DEFAULTS: SkyOptions = { minHueDeg: 180, maxHueDeg: 220, minSat
 
 /**
  * Per view, 1 where its photo shows sky (skyOf), at the size of the view's depth image (or with
- * `longSide` pixels on its long side); null where no photo is given, it cannot be read or it shows none.
+ * `longSide` pixels on its long side); null where no photo is given, it cannot be read or it shows
+ * none, and, when `only` is given, for the views it leaves out (their photos are not read).
  */
-export async function skyMasks(views: RegisteredView[], refs: ImageRef[], options: SkyOptions, longSide?: number): Promise<Array<Uint8Array | null>> {
+export async function skyMasks(views: RegisteredView[], refs: ImageRef[], options: SkyOptions, longSide?: number, only?: boolean[]): Promise<Array<Uint8Array | null>> {
   const byIndex = new Map(refs.map((ref) => [ref.index, ref]));
   return Promise.all(
-    views.map(async (view) => {
+    views.map(async (view, i) => {
       const ref = byIndex.get(view.imageIndex);
-      if (!ref) return null;
+      if (!ref || (only && !only[i])) return null;
       const { width, height } = depthImageShape(view, longSide);
       try {
         const rgb = await sharp(ref.path).removeAlpha().toColourspace("srgb").resize(width, height, { fit: "fill" }).raw().toBuffer();
