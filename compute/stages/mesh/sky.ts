@@ -8,7 +8,7 @@
  * fattened band along every silhouette, the closing of its occupancy grid) was carried on past
  * them into the sky: the delivered model showed a fin of wall, textured with sky, beyond the
  * corner and above the roof line (the synthetic facade: a strip 0.25–0.5 units wide past both
- * ends and along the top, 0.1–0.3 units off the truth).
+ * ends of its front, 0.1–0.3 units off the truth).
  *
  * A ray that ends in the sky has met nothing up to infinity, so a depthless depth-image pixel
  * that the photo shows as sky reads as infinitely far, as a studio's black backdrop does
