@@ -16,6 +16,9 @@
  * and so within a pixel or two of the sky under a camera's small error, and the second view keeps
  * a surface that one photo's mask (a sky-blue sign, a reflection) would cut. A face goes when two
  * of its corners do. The sky is read as sky.ts reads it, at `imageSize` pixels on the long side.
+ * What that reading cannot tell from a sky, it cuts: a smooth, sky-blue surface that reaches the
+ * top of the frame in two photos (a blue-painted wall, a car's roof filling the top of a close-up)
+ * loses the faces in front of it there. The sets of the benches hold none (their masks looked at).
  */
 import type { RegisteredView } from "../../scene/index.js";
 import { projectVertices } from "../../geometry/mesh-raster.js";
