@@ -91,3 +91,18 @@ export function groundHull(groundUV: Float64Array, cameraUV: Float64Array, minCe
   }
   return convexHull(Float64Array.from(kept));
 }
+
+/**
+ * The hull's bounding box in (u, v): the ground's grid covers it whole. The cloud's 2nd–98th
+ * percentiles, used before, cut the grid short of the ground's own ends where those ends hold
+ * few of the cloud's points (the synthetic facade's ground past the building's right end, seen
+ * by the two photos at that end), and the hull already leaves out a lone point far out.
+ */
+export function hullBox(hull: Hull): { minU: number; maxU: number; minV: number; maxV: number } {
+  let minU = Infinity, maxU = -Infinity, minV = Infinity, maxV = -Infinity;
+  for (let k = 0; k < hull.length; k += 2) {
+    minU = Math.min(minU, hull[k]!); maxU = Math.max(maxU, hull[k]!);
+    minV = Math.min(minV, hull[k + 1]!); maxV = Math.max(maxV, hull[k + 1]!);
+  }
+  return { minU, maxU, minV, maxV };
+}

@@ -176,6 +176,26 @@ describe("mesh/ground-completion", () => {
     expect(filled / patches).toBeGreaterThan(0.95);
   });
 
+  it("reaches the ground's own ends where they hold few of the cloud's points (ground running on past the wall's end)", async () => {
+    // The wall spans |x| ≤ 3 with some 60,000 points; the ground's 600 run on to |x| = 4.5, so the
+    // strip past the wall's ends is under 1 % of the cloud, where the cloud's 2nd–98th percentiles
+    // used to end the ground's grid. The two right-hand cameras see the ground there out to x ≈ 3.5.
+    const yard = courtyard(0);
+    const rng = createRng(5);
+    const positions = Array.from(yard.positions), normals = Array.from(yard.normals);
+    for (let i = 0; i < 600; i++) { positions.push(-4.5 + 9 * rng(), (rng() - 0.5) * 0.01, 1 + 5 * rng()); normals.push(0, 1, 0); }
+    const cloud = { positions: new Float32Array(positions), normals: new Float32Array(normals), colors: new Uint8Array(positions.length).fill(180), count: positions.length / 3 };
+    const { points, report } = await completeGround(cloud, CAMERAS, VOXEL, [], new Int16Array(0), GROUND_DEFAULTS);
+    expect(report.groundFound).toBe(1);
+    // Past the wall's right end, where the cameras at x = 0.5 and 1.5 both see the ground.
+    let patches = 0, filled = 0;
+    for (let x = 3.2; x <= 3.4; x += 0.1) for (let z = 4.6; z <= 5.8; z += 0.2) {
+      patches++;
+      if (count(points.positions, (px, _y, pz) => Math.abs(px - x) < 0.05 && Math.abs(pz - z) < 0.1) > 0) filled++;
+    }
+    expect(filled / patches).toBeGreaterThan(0.9);
+  });
+
   it("adds nothing without points on the ground, or when the photos disagree on up", async () => {
     const bare = await completeGround(courtyard(0), CAMERAS, VOXEL, [], new Int16Array(0), GROUND_DEFAULTS);
     expect(bare.report.groundFound).toBe(0);
