@@ -477,7 +477,12 @@ export function cameraVerdict(x: number[], normal: number[], images: DepthImage[
     if (grazingHeight !== undefined) {
       beyond = (2 * zc * (image.scale / image.view.intrinsics.focal) + grazingHeight) / sinElevation;
     }
-    if (depth > zc + margin + beyond) through++;
+    // A plane's cell is seen through when the depth image holds a point behind it by more than the
+    // occlusion's margin: a wall 0.16 units behind a pilaster's plane, 8 units away, was within 5 %
+    // of the depth, and the pilasters' fill covered the wall in front of it. The ground keeps 5 %
+    // (its grazing rays meet its own spread points behind the cell).
+    const throughMargin = grazingHeight === undefined ? occlusionMargin : margin;
+    if (depth > zc + throughMargin + beyond) through++;
   });
   if (through > options.maxSeeThrough * seenBy.length) return { verdict: "seen-through", seenBy };
   return { verdict: seenBy.length >= options.minViews ? "keep" : "unseen", seenBy };

@@ -5,7 +5,8 @@
  * gap through which the cameras see a lower level does not; the floor is not grown past its
  * outline. A wall with far fewer points than the floor (a plain wall seen at an angle) is
  * completed when its points are of one plain colour, and not when they are textured or lie
- * just over a larger plane. A wall's band hidden behind a ledge is not filled, nor a gap through
+ * just over a larger plane. A wall's band hidden behind a ledge is not filled, nor the gap between two pilasters standing out
+ * from a wall (the wall is seen through it), nor a gap through
  * which the photos show a studio's dark backdrop. With the photo texture test on (off by default), a gap is filled only
  * where the photo that sees it most squarely shows it plain: a gap in a floor that the photos show textured is no plain
  * surface stereo could not decide (it would have matched that texture), so it stays open.
@@ -251,6 +252,33 @@ describe("mesh/plane-completion", () => {
     const hidden = await completePlanes(wall(true), views, VOXEL, SPACING, OPTIONS);
     expect(hidden.report.cellsUnseen).toBeGreaterThan(0);
     expect(addedAt(hidden.points.positions, inBand)).toBe(0);
+  });
+
+  it("does not fill the gap between two pilasters over the wall they stand out from", async () => {
+    // Three cameras 10 units before the wall x = 1, as above. The wall is whole; two pilasters'
+    // faces stand 0.2 in front of it (2 % of the depth, as a facade's pilasters or sills), at
+    // y in [-1, -0.2] and [0.2, 1]: their plane's gap (0.4 wide) is narrower than the closing
+    // bridges, and the cameras see the wall's points through it. Within 5 % of the depth that was
+    // called seen, and the pilasters' plane was filled over the wall in front of it.
+    const far = (y: number): RegisteredView => ({
+      imageIndex: 0,
+      name: `far-${y}.jpg`,
+      intrinsics: { width: 800, height: 800, focal: 500, cx: 400, cy: 400, k1: 0, k2: 0 },
+      camFromWorld: { R: new Float64Array([0, -1, 0, 0, 0, -1, 1, 0, 0]), t: new Float64Array([y, 0.5, 9]) },
+    });
+    const positions: number[] = [];
+    for (let y = -1; y <= 1 + 1e-9; y += SPACING) for (let z = 0; z <= 1 + 1e-9; z += SPACING) {
+      positions.push(1, y, z);
+      if (Math.abs(y) >= 0.2) positions.push(0.8, y, z);
+    }
+    const count = positions.length / 3;
+    const normals = new Float32Array(3 * count);
+    for (let i = 0; i < count; i++) normals[3 * i] = -1;
+    const cloud = { positions: new Float32Array(positions), normals, colors: new Uint8Array(3 * count).fill(200), count };
+    const { points, report } = await completePlanes(cloud, [far(-0.5), far(0), far(0.5)], VOXEL, SPACING, OPTIONS);
+    expect(report.planes).toBe(2);
+    expect(report.cellsSeenThrough).toBeGreaterThan(0);
+    expect(addedAt(points.positions, (x, y) => Math.abs(x - 0.8) < 1e-3 && Math.abs(y) < 0.15)).toBe(0);
   });
 
   it("leaves a gap open where the photos show a dark, smooth backdrop through it and no point lies behind", async () => {
