@@ -479,8 +479,9 @@ export function cameraVerdict(x: number[], normal: number[], images: DepthImage[
     }
     // A plane's cell is seen through when the depth image holds a point behind it by more than the
     // occlusion's margin: a wall 0.16 units behind a pilaster's plane, 8 units away, was within 5 %
-    // of the depth, and the pilasters' fill covered the wall in front of it. The ground keeps 5 %
-    // (its grazing rays meet its own spread points behind the cell).
+    // of the depth, and the pilasters' fill covered the wall in front of it (docs/decisions.md, "A
+    // plane's cell is seen through beyond the occlusion's margin"). The ground keeps 5 % (its
+    // grazing rays meet its own spread points behind the cell).
     const throughMargin = grazingHeight === undefined ? occlusionMargin : margin;
     if (depth > zc + throughMargin + beyond) through++;
   });
