@@ -64,6 +64,16 @@ function facingWall(y: number): RegisteredView {
   };
 }
 
+/** A camera at (-9, y, 0.5), 10 units before the wall x = 1, looking along +x. */
+function far(y: number): RegisteredView {
+  return {
+    imageIndex: 0,
+    name: `far-${y}.jpg`,
+    intrinsics: { width: 800, height: 800, focal: 500, cx: 400, cy: 400, k1: 0, k2: 0 },
+    camFromWorld: { R: new Float64Array([0, -1, 0, 0, 0, -1, 1, 0, 0]), t: new Float64Array([y, 0.5, 9]) },
+  };
+}
+
 /**
  * The whole floor z = 0 over [-1, 1]² (40,401 points) and the wall x = 1 (y in [-1, 1], z in
  * [0, 1]) every 0.04 without the band z in (0.3, 0.6): 1,224 points, 2.9 % of the cloud, below
@@ -225,12 +235,6 @@ describe("mesh/plane-completion", () => {
 
   it("does not fill a wall's band hidden behind a ledge that stands out by less than 5 % of the cameras' distance", async () => {
     // Three cameras 10 units before the wall x = 1, at eye height 0.5, looking along +x.
-    const far = (y: number): RegisteredView => ({
-      imageIndex: 0,
-      name: `far-${y}.jpg`,
-      intrinsics: { width: 800, height: 800, focal: 500, cx: 400, cy: 400, k1: 0, k2: 0 },
-      camFromWorld: { R: new Float64Array([0, -1, 0, 0, 0, -1, 1, 0, 0]), t: new Float64Array([y, 0.5, 9]) },
-    });
     const views = [far(-0.5), far(0), far(0.5)];
     // The wall (y in [-1, 1], z in [0, 1]) without its band z in (0.6, 0.75); with `ledge`, a
     // ledge's face 0.3 in front of the band (3 % of the depth; 16 depth-image pixels), which hides
@@ -260,12 +264,6 @@ describe("mesh/plane-completion", () => {
     // y in [-1, -0.2] and [0.2, 1]: their plane's gap (0.4 wide) is narrower than the closing
     // bridges, and the cameras see the wall's points through it. Within 5 % of the depth that was
     // called seen, and the pilasters' plane was filled over the wall in front of it.
-    const far = (y: number): RegisteredView => ({
-      imageIndex: 0,
-      name: `far-${y}.jpg`,
-      intrinsics: { width: 800, height: 800, focal: 500, cx: 400, cy: 400, k1: 0, k2: 0 },
-      camFromWorld: { R: new Float64Array([0, -1, 0, 0, 0, -1, 1, 0, 0]), t: new Float64Array([y, 0.5, 9]) },
-    });
     const positions: number[] = [];
     for (let y = -1; y <= 1 + 1e-9; y += SPACING) for (let z = 0; z <= 1 + 1e-9; z += SPACING) {
       positions.push(1, y, z);
