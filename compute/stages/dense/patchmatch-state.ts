@@ -45,6 +45,9 @@ export class PatchMatchState {
   private readonly randomScratch = new Float64Array(3);
   private readonly perturbScratch = new Float64Array(3);
   private evaluations = 0;
+  /** Per pixel, the sweep (numbered from 1 on this level) in which its plane last changed; 0: not since it was set. */
+  private readonly changedIn: Int32Array;
+  private sweepCount = 0;
   /**
    * The current window is flat (kernel.windowIsFlat): every plane scores MAX_COST there, so no
    * plane is scored. Nothing else changes: a flat pixel's plane never changed anyway (no
@@ -72,6 +75,7 @@ export class PatchMatchState {
     this.normal = new Float32Array(3 * n);
     this.photo = new Float32Array(n).fill(MAX_COST);
     this.cost = new Float32Array(n).fill(MAX_COST);
+    this.changedIn = new Int32Array(n);
     this.colourScale = 1 / (2 * params.sigmaColor ** 2);
     this.wide = windowShape(params.windowRadius, params.windowStep, params.windowPattern, params.sigmaSpatial);
     const textured = refining ? params.texturedWindow : undefined;
@@ -183,6 +187,7 @@ export class PatchMatchState {
     const normalScale = 0.35 * 0.5 ** iteration;
     const unscored = this.unscored[colour];
     this.unscored[colour] = false;
+    this.sweepCount++;
     for (let row = margin; row < height - margin; row++) {
       for (let col = margin + ((row + colour + margin) & 1); col < width - margin; col += 2) {
         // A seeded pixel whose plane still matches badly gets the full search: the coarse level
@@ -200,7 +205,32 @@ export class PatchMatchState {
     }
   }
 
-  private propagate(col: number, row: number, neighbourCount: number): void {
+  /**
+   * Propagation alone over one checkerboard colour, from the 4 adjacent pixels whose plane
+   * changed in the sweep just before (the other colour's): a pixel none of whose neighbours
+   * changed has tried their planes already, and is skipped without loading its window.
+   */
+  propagateChanges(colour: number): void {
+    const { margin, width, height, changedIn } = this;
+    const since = this.sweepCount;
+    this.sweepCount++;
+    for (let row = margin; row < height - margin; row++) {
+      for (let col = margin + ((row + colour + margin) & 1); col < width - margin; col += 2) {
+        const p = row * width + col;
+        const changed =
+          (col > margin && changedIn[p - 1] >= since) ||
+          (col < width - margin - 1 && changedIn[p + 1] >= since) ||
+          (row > margin && changedIn[p - width] >= since) ||
+          (row < height - margin - 1 && changedIn[p + width] >= since);
+        if (!changed) continue;
+        this.loadWindow(col, row);
+        this.propagate(col, row, 4, since);
+      }
+    }
+  }
+
+  /** Try the neighbours' planes (the first `neighbourCount` of NEIGHBOURS; only those changed in sweep `changedSince` or later). */
+  private propagate(col: number, row: number, neighbourCount: number, changedSince = 0): void {
     const { width, height, margin, depth, normal } = this;
     const p = row * width + col;
     const { focal, cx, cy } = this.input;
@@ -212,6 +242,7 @@ export class PatchMatchState {
       const qr = row + dy;
       if (qc < margin || qr < margin || qc >= width - margin || qr >= height - margin) continue;
       const q = qr * width + qc;
+      if (this.changedIn[q] < changedSince) continue;
       const nx = normal[3 * q];
       const ny = normal[3 * q + 1];
       const nz = normal[3 * q + 2];
@@ -268,6 +299,7 @@ export class PatchMatchState {
       this.normal[3 * p] = nx;
       this.normal[3 * p + 1] = ny;
       this.normal[3 * p + 2] = nz;
+      this.changedIn[p] = this.sweepCount;
     }
   }
 

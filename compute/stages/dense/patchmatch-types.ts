@@ -29,6 +29,12 @@ export interface PatchMatchParams {
   /** Red–black iterations at a level seeded from the coarser one. */
   refineIterations: number;
   /**
+   * After the working level's iterations (when it is seeded from a coarser one), one more
+   * red–black sweep of propagation alone, from the adjacent pixels whose plane changed since the
+   * pixel was last visited; absent or false: none.
+   */
+  finalPropagation?: boolean;
+  /**
    * Coarser levels solved first whatever the image's size (a strip of a view solves the levels
    * its whole view has, strips.ts); absent: up to pyramidLevels, while the image is large enough.
    */

