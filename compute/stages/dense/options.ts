@@ -22,8 +22,9 @@ export interface Options {
    * plane changed (PatchMatchParams.finalPropagation). The synthetic facade at standard
    * (`npm run bench -- dense facade --quality=standard`): cloud error 0.117 → 0.065 % of the radius, mesh F
    * at 0.5 % 0.902 → 0.924, for 20 % more hypotheses (119.0 M → 142.6 M); a whole second
-   * iteration there (refineIterations 2) gave 0.926 for 60 % more dense time (docs/decisions.md,
-   * "The working level's planes are spread once more").
+   * iteration there (refineIterations 2) gave 0.926 for 60 % more dense time. Held-back views
+   * gained 0.2–0.4 dB on every real set (docs/decisions.md, "The working level's planes are
+   * spread once more").
    */
   finalPropagation: boolean;
   /** Window: half-size in samples and pixels between samples (3, 2 → 7×7 samples over 13×13 px). */
@@ -42,8 +43,10 @@ export interface Options {
   coarseWindowPattern: WindowPattern;
   /**
    * The narrower window of textured pixels on the levels seeded from a coarser one (patchmatch-types.ts
-   * TexturedWindow); null: none. Step 1 where the 7×7-px window's grey values spread by 0.01 (0.02
-   * before 2026-12-05: with the final propagation, the facade's mesh F at 0.5 % 0.924 → 0.935):
+   * TexturedWindow); null: none. Step 1 where the 7×7-px window's grey values spread by 0.02 (0.01,
+   * with the final propagation, took the facade's mesh F at 0.5 % from 0.924 to 0.935 but cost
+   * SceauxCastle's held-back view 0.1–0.6 dB at the same coverage: docs/decisions.md, "The working
+   * level's planes are spread once more"):
    * the band of foreground depth beside each depth edge narrows (synthetic facade's cloud F at
    * 0.5 % of the radius 0.865 → 0.905, smoke's 0.879 → 0.900, `npm run bench -- dense`), and the
    * dark or plain pixels (a quarter of Herz-Jesus-P8's at 800 px) keep the 13×13-px window that
@@ -125,7 +128,7 @@ export const DEFAULTS: Options = {
   windowStep: 2,
   windowPattern: "square",
   coarseWindowPattern: "square",
-  texturedWindow: { step: 1, minStd: 0.01 },
+  texturedWindow: { step: 1, minStd: 0.02 },
   sigmaColor: 0.2,
   bestK: 3,
   minAngleDeg: 5,
