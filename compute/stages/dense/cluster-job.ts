@@ -54,6 +54,8 @@ export interface CoreFigures {
   /** Pixels inside a planar prior's triangle, and those kept on their prior's word after the geometric filter. */
   priorPixels: number;
   keptOnPrior: number;
+  /** Working-level pixels near a depth edge of their seeded planes (TexturedWindow.edge). */
+  edgePixels: number;
   /** Pixels trimmed off as foreground fattening (edge-trim.ts), after the geometric filter. */
   fatteningTrimmed: number;
   /** Depths removed because other views see through them (free-space.ts). */

@@ -139,6 +139,7 @@ function merge(densePlan: DensePlan, results: Array<ClusterResult & { depthMaps?
       photometricPixels: core.reduce((s, f) => s + f.photometric, 0),
       consistentPixels: core.reduce((s, f) => s + f.valid, 0),
       priorPixels: core.reduce((s, f) => s + (f.priorPixels ?? 0), 0),
+      nearDepthEdgePixels: core.reduce((s, f) => s + (f.edgePixels ?? 0), 0),
       keptOnPriorPixels: core.reduce((s, f) => s + (f.keptOnPrior ?? 0), 0),
       fatteningTrimmedPixels: core.reduce((s, f) => s + (f.fatteningTrimmed ?? 0), 0),
       seenThroughPixels: core.reduce((s, f) => s + (f.seenThrough ?? 0), 0),

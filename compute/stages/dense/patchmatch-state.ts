@@ -5,6 +5,7 @@
  */
 import { createRng, gaussian, type Rng } from "../../math/random.js";
 import { bilateralWeight } from "./bilateral-weight.js";
+import { depthEdgeMask } from "./depth-edges.js";
 import { createKernel, MAX_COST, type CostKernel } from "./kernel.js";
 import type { PatchMatchInput, PatchMatchOutput, SourceCamera } from "./patchmatch-types.js";
 import { agreesWithPrior, priorDepthAt, priorPenalty, type PriorRaster } from "./planar-prior.js";
@@ -35,8 +36,11 @@ export class PatchMatchState {
   /** The window, and the narrower one of textured pixels on a refining level (null: none; PatchMatchParams.texturedWindow). */
   private readonly wide: WindowShape;
   private readonly narrow: WindowShape | null;
-  /** Weighted grey variance from which a pixel takes the narrow window. */
+  /** Weighted grey variance from which a pixel takes the narrow window, and the one near a depth edge of the seeded planes. */
   private readonly minNarrowVariance: number;
+  private readonly minEdgeNarrowVariance: number;
+  /** Per pixel, 1 near a depth edge of the seeded planes (TexturedWindow.edge); null: no edge test. */
+  private nearEdge: Uint8Array | null = null;
   /** The shape whose unclamped offsets the kernel's window holds (so an interior pixel need not write them). */
   private offsetsOf: WindowShape | null = null;
   private readonly rng: Rng;
@@ -45,6 +49,8 @@ export class PatchMatchState {
   private readonly randomScratch = new Float64Array(3);
   private readonly perturbScratch = new Float64Array(3);
   private evaluations = 0;
+  /** Pixels (of the figure box) near a depth edge of the seeded planes (depthEdgeMask). */
+  private edgePixels = 0;
   /** Per pixel, the sweep (numbered from 1 on this level) in which its plane last changed; 0: not since it was set. */
   private readonly changedIn: Int32Array;
   private sweepCount = 0;
@@ -82,6 +88,7 @@ export class PatchMatchState {
     // The spatial weight's σ follows the window's reach, as the wide window's (solve-cluster.ts).
     this.narrow = textured ? windowShape(params.windowRadius, textured.step, params.windowPattern, params.windowRadius * textured.step) : null;
     this.minNarrowVariance = textured ? textured.minStd ** 2 : Infinity;
+    this.minEdgeNarrowVariance = textured?.edge ? Math.min(textured.edge.minStd, textured.minStd) ** 2 : this.minNarrowVariance;
     this.kernel = createKernel(params.kernel, this.wide.spatialWeight.length);
     input.sources.forEach((s, j) => this.kernel.setSource(j, s.grey, s.width, s.height));
     input.sources.forEach((s, j) => this.kernel.setPlaneParts(j, planeParts(input, s)));
@@ -173,6 +180,11 @@ export class PatchMatchState {
       }
     }
     this.unscored.fill(true);
+    const edge = this.input.params.texturedWindow?.edge;
+    if (edge && this.minEdgeNarrowVariance < this.minNarrowVariance) {
+      this.nearEdge = depthEdgeMask({ ...this.input, depth: this.depth, normal: this.normal }, this.wide.reach, edge.depth, this.margin);
+      this.edgePixels = countOnes(this.nearEdge, this.input.figureBox, this.width);
+    }
   }
 
   /**
@@ -328,7 +340,8 @@ export class PatchMatchState {
    * kernel.ts windowStatistics, so the same bits).
    */
   private loadWindow(col: number, row: number): void {
-    if (this.narrow && this.buildWindow(col, row, this.narrow) >= this.minNarrowVariance) return;
+    const minVariance = this.nearEdge?.[row * this.width + col] ? this.minEdgeNarrowVariance : this.minNarrowVariance;
+    if (this.narrow && this.buildWindow(col, row, this.narrow) >= minVariance) return;
     this.buildWindow(col, row, this.wide);
   }
 
@@ -440,7 +453,7 @@ export class PatchMatchState {
 
   output(): PatchMatchOutput {
     this.scoreUnscored();
-    const out: PatchMatchOutput = { depth: this.depth, normal: this.normal, cost: this.photo, kernel: this.kernel.name, evaluations: this.evaluations };
+    const out: PatchMatchOutput = { depth: this.depth, normal: this.normal, cost: this.photo, kernel: this.kernel.name, evaluations: this.evaluations, edgePixels: this.edgePixels };
     if (this.prior) Object.assign(out, this.priorFigures(this.prior));
     return out;
   }
@@ -463,6 +476,14 @@ export class PatchMatchState {
     }
     return { priorAgrees, priorPixels };
   }
+}
+
+/** Ones of a mask inside the box [x0, x1, y0, y1) (absent: the whole mask). */
+function countOnes(mask: Uint8Array, box: [number, number, number, number] | undefined, width: number): number {
+  const [x0, x1, y0, y1] = box ?? [0, width, 0, mask.length / width];
+  let count = 0;
+  for (let row = y0; row < y1; row++) for (let col = x0; col < x1; col++) count += mask[row * width + col];
+  return count;
 }
 
 /** Source s's fixed homography parts for the kernel: A = K_s·R·K_r⁻¹ (9, row-major) then b = K_s·t (3); H = A + b·mᵀ, m = nᵀ·K_r⁻¹/ρ. */

@@ -56,6 +56,12 @@ export interface PatchMatchParams {
 export interface TexturedWindow {
   step: number;
   minStd: number;
+  /**
+   * A lower `minStd` for pixels near a depth edge of the seeded planes: where a neighbour at the
+   * wide window's reach lies off the pixel's plane by more than `edgeDepth` of its depth. Absent:
+   * minStd everywhere.
+   */
+  edge?: { minStd: number; depth: number };
 }
 
 export interface SourceCamera extends PinholeGrey {
@@ -89,4 +95,6 @@ export interface PatchMatchOutput {
   kernel: CostKernel["name"];
   /** Plane hypotheses scored (each against every source view). */
   evaluations: number;
+  /** Pixels (of the figure box) of the working level near a depth edge of its seeded planes (TexturedWindow.edge). */
+  edgePixels?: number;
 }

@@ -91,7 +91,7 @@ export async function solveCluster(
   );
   const figures: CoreFigures[] = coreMaps.map((f) => {
     const { view, result } = f.raw;
-    return { viewIndex: view.viewIndex, name: view.name, sources: f.raw.sources.length, pixels: view.width * view.height, valid: f.valid, photometric: f.photometric, priorPixels: result.priorPixels ?? 0, keptOnPrior: f.keptOnPrior, fatteningTrimmed: f.fatteningTrimmed, seenThrough: f.seenThrough, wallMs: result.wallMs, evaluations: result.evaluations, kernel: result.kernel, strips: result.strips ?? 1 };
+    return { viewIndex: view.viewIndex, name: view.name, sources: f.raw.sources.length, pixels: view.width * view.height, valid: f.valid, photometric: f.photometric, priorPixels: result.priorPixels ?? 0, edgePixels: result.edgePixels ?? 0, keptOnPrior: f.keptOnPrior, fatteningTrimmed: f.fatteningTrimmed, seenThrough: f.seenThrough, wallMs: result.wallMs, evaluations: result.evaluations, kernel: result.kernel, strips: result.strips ?? 1 };
   });
   meter.fused();
   return {

@@ -111,6 +111,7 @@ export function stitchStrips(task: ViewTask, strips: Strip[], parts: ViewResult[
     evaluations: sum((p) => p.evaluations),
     wallMs: sum((p) => p.wallMs),
     strips: strips.length,
+    edgePixels: sum((p) => p.edgePixels),
   };
   if (priorAgrees) Object.assign(result, { priorAgrees, priorTriangles: sum((p) => p.priorTriangles), priorPixels: sum((p) => p.priorPixels) });
   return result;
