@@ -79,6 +79,9 @@ interface SetResult {
   totalSeconds: number;
   peakRssMiB: number;
   denseKernel: string;
+  /** PatchMatch's plane hypotheses scored, and its working-level pixels near a seeded depth edge (the dense report's counts). */
+  hypotheses?: number;
+  nearDepthEdgePixels?: number;
   surface: SurfaceAccuracy | null;
   /** What the model was aligned to the truth on: the scene's points, or the camera centres. */
   alignedOn?: "scene" | "centres";
@@ -443,6 +446,8 @@ async function benchSet(set: string, quality: Quality, workRoot: string, flags: 
     result.registered = model.views.length;
     result.points = densified.cloud.count;
     result.denseKernel = densified.report.counts.kernelWasm ? "wasm-simd" : "typescript";
+    result.hypotheses = densified.report.counts.hypothesesScored;
+    result.nearDepthEdgePixels = densified.report.counts.nearDepthEdgePixels;
     const faceBudget = faceBudgetFor(quality, model.views.map((v) => v.intrinsics));
     const meshed = await timed(seconds, "mesh", () => mesh.run({ cloud: densified.cloud, views: model.views, images }, { ...preset.mesh, faceBudget, ...flags.meshOverrides }));
     result.faces = meshed.mesh.faceCount;
@@ -596,6 +601,7 @@ function printTable(results: SetResult[], quality: Quality): void {
         r.denseKernel,
       ].join(" | "),
     );
+    if (r.hypotheses !== undefined) console.log(`  ${r.set} dense: ${fmt(r.hypotheses / 1e6, 1)} M plane hypotheses scored${r.nearDepthEdgePixels ? `; ${r.nearDepthEdgePixels} working-level pixels near a seeded depth edge` : ""}`);
     const tc = r.trueCameras;
     if (tc) console.log(`  ${r.set} dense on TRUE cameras: ${tc.points} points, acc ${tc.surface ? fmt((100 * tc.surface.accuracyMedian) / radius, 3) : "-"} %r, prec ${fmt(tc.surface?.precision, 3)}, compl ${fmt(tc.surface?.completeness, 3)}, F ${fmt(tc.surface?.fScore, 3)}; at 0.5 %: prec ${fmt(tc.surfaceHalf?.precision, 3)}, compl ${fmt(tc.surfaceHalf?.completeness, 3)}, F ${fmt(tc.surfaceHalf?.fScore, 3)}; ${fmt(tc.seconds, 1)} s; its mesh at 0.5 %: prec ${fmt(tc.meshHalf?.precision, 3)}, compl ${fmt(tc.meshHalf?.completeness, 3)}, F ${fmt(tc.meshHalf?.fScore, 3)}${tc.ground ? `; ground: ${tc.ground}` : ""}`);
     const m = r.mesh;
