@@ -20,9 +20,10 @@ export interface PlaneMap {
 
 /**
  * 1 for each pixel a neighbour of which, `reach` pixels away in one of 8 directions, lies off the
- * pixel's plane by more than `relative` of its depth (or where that plane is seen edge-on).
- * Measured along the plane, so a floor seen at a grazing angle, whose depth changes fast across
- * the image, is not an edge. Pixels within `margin` of the border are not marked, and neighbours
+ * pixel's plane by more than `relative` of its depth, measured along the plane's normal. Along
+ * the normal, so a floor seen at a grazing angle, whose depth changes fast across the image, is not
+ * an edge, nor is the noise of its depths (a depth error along a grazing ray moves the point
+ * mostly within the plane). Pixels within `margin` of the border are not marked, and neighbours
  * beyond it are clamped inside.
  */
 export function depthEdgeMask(map: PlaneMap, reach: number, relative: number, margin: number): Uint8Array {
@@ -41,8 +42,9 @@ export function depthEdgeMask(map: PlaneMap, reach: number, relative: number, ma
         const qc = Math.min(width - margin - 1, Math.max(margin, col + reach * DIRECTIONS[2 * k]));
         const qr = Math.min(height - margin - 1, Math.max(margin, row + reach * DIRECTIONS[2 * k + 1]));
         const q = qr * width + qc;
-        const denom = nx * ((qc + 0.5 - cx) / focal) + ny * ((qr + 0.5 - cy) / focal) + nz;
-        if (denom > -1e-6 || Math.abs(depth[q] - rho / denom) > relative * depth[q]) {
+        // The neighbour's point X_q = depth·(x, y, 1) lies |n·X_q − ρ| off the plane (n is a unit vector).
+        const offPlane = depth[q] * (nx * ((qc + 0.5 - cx) / focal) + ny * ((qr + 0.5 - cy) / focal) + nz) - rho;
+        if (Math.abs(offPlane) > relative * depth[q]) {
           nearEdge[p] = 1;
           break;
         }
