@@ -58,8 +58,9 @@ export interface TexturedWindow {
   minStd: number;
   /**
    * A lower `minStd` for pixels near a depth edge of the seeded planes: where a neighbour at the
-   * wide window's reach lies off the pixel's plane by more than `edgeDepth` of its depth. Absent:
-   * minStd everywhere.
+   * wide window's reach lies off the pixel's plane by more than `depth` of its depth (depth-edges.ts).
+   * Absent: minStd everywhere, the default (docs/decisions.md, "A narrower window near the seeded
+   * planes' depth edges: tried, not kept").
    */
   edge?: { minStd: number; depth: number };
 }
