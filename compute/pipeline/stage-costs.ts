@@ -41,6 +41,8 @@ export interface CostOptions {
   iterations: number;
   pyramidLevels: number;
   refineIterations: number;
+  /** The working level's last propagation sweep (dense Options.finalPropagation). */
+  finalPropagation: boolean;
 }
 
 /** Seconds on the development machine (2 cores), per unit named by each constant. */
@@ -67,6 +69,13 @@ export const COSTS = {
   densePerImage: 1.5,
   /** Per depth-map megapixel per unit of PatchMatch work (one source, one iteration at full size). */
   densePerMegapixelWork: 0.88,
+  /**
+   * The working level's final propagation, in iterations at full size: it scores 20 % more
+   * hypotheses than the rest of PatchMatch at standard (synthetic facade 119.0 → 142.6 M) and took
+   * Herz-Jesus-P8's dense stage from 22.0 to 26.9 s (docs/decisions.md, "The working level's planes
+   * are spread once more"): a fifth more than the standard pyramid's 1.44 iterations.
+   */
+  denseFinalPropagationWork: 0.3,
   meshFixed: 2,
   meshPerMegapixel: 0.15,
   /** The atlas: a fixed part (pages, packing), per image (visibility, blending), per stored megapixel (reads). */
@@ -99,6 +108,7 @@ export function expectedPairs(images: readonly Pick<ImageRef, "width" | "height"
 function patchMatchWork(options: CostOptions): number {
   let work = options.iterations / 4 ** options.pyramidLevels;
   for (let level = options.pyramidLevels - 1; level >= 0; level--) work += options.refineIterations / 4 ** level;
+  if (options.finalPropagation && options.pyramidLevels > 0) work += COSTS.denseFinalPropagationWork;
   return options.sourceViews * work;
 }
 
@@ -146,7 +156,7 @@ export function jobWeights(base: StageWeights, images: readonly Pick<ImageRef, "
 }
 
 /** The cost options of a preset, each stage's defaults under it. */
-export function costOptions(preset: StagePresets, defaults: { features: { maxImageSide: number; maxFeatures: number }; matching: Pick<CostOptions, "exhaustiveMaxImages" | "retrievalNeighbours" | "sequentialWindow" | "loopClosureNeighbours">; dense: { maxImageSide: number; sourceViews: number; iterations: number; pyramidLevels: number; refineIterations: number } }): CostOptions {
+export function costOptions(preset: StagePresets, defaults: { features: { maxImageSide: number; maxFeatures: number }; matching: Pick<CostOptions, "exhaustiveMaxImages" | "retrievalNeighbours" | "sequentialWindow" | "loopClosureNeighbours">; dense: { maxImageSide: number; sourceViews: number; iterations: number; pyramidLevels: number; refineIterations: number; finalPropagation: boolean } }): CostOptions {
   const features = { ...defaults.features, ...preset.features };
   const matching = { ...defaults.matching, ...preset.matching };
   const dense = { ...defaults.dense, ...preset.dense };
@@ -162,5 +172,6 @@ export function costOptions(preset: StagePresets, defaults: { features: { maxIma
     iterations: dense.iterations,
     pyramidLevels: dense.pyramidLevels,
     refineIterations: dense.refineIterations,
+    finalPropagation: dense.finalPropagation,
   };
 }

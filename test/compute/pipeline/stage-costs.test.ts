@@ -43,6 +43,20 @@ describe("pipeline/stage-costs", () => {
     expect(high.dense! / big.dense!).toBeGreaterThan(2);
   });
 
+  it("counts the working level's final propagation in dense, as a fifth more PatchMatch work", () => {
+    expect(standard.finalPropagation).toBe(true);
+    const images = photos(20, 3072, 2048);
+    const withPass = stageSeconds(images, standard, false).dense!;
+    const without = stageSeconds(images, { ...standard, finalPropagation: false }, false).dense!;
+    const perView = 20 * 1.5; // the per-view part (COSTS.densePerImage) does not grow with it
+    // standard: 3 iterations at a sixteenth of the pixels, 1 at a quarter, 1 at full size.
+    expect([standard.iterations, standard.pyramidLevels, standard.refineIterations]).toEqual([3, 2, 1]);
+    expect((withPass - perView) / (without - perView)).toBeCloseTo(1 + 0.3 / (3 / 16 + 1 / 4 + 1), 6);
+    // Without a coarser level there is no final propagation.
+    const single = { ...standard, pyramidLevels: 0 };
+    expect(stageSeconds(images, single, false).dense).toBeCloseTo(stageSeconds(images, { ...single, finalPropagation: false }, false).dense!, 9);
+  });
+
   it("puts most of a large survey's weight in dense, and none in a sparse-only job", () => {
     const survey = jobWeights(FIXED_FULL_WEIGHTS, photos(800, 640, 480), standard, false, 6);
     expect(Object.keys(survey)).toEqual(Object.keys(FIXED_FULL_WEIGHTS));
