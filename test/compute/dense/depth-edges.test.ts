@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { depthEdgeMask, type PlaneMap } from "../../../compute/stages/dense/depth-edges.js";
+import { createRng } from "../../../compute/math/random.js";
 
 const WIDTH = 120;
 const HEIGHT = 90;
@@ -52,8 +53,8 @@ describe("depth edges of a level's planes", () => {
     expect(marked(depthEdgeMask(floor, 6, 0.001, 1))).toBe(0);
     // Depths ±1.5 % off along the rays of its grazing rows (the top 20, seen 6.6–16° from grazing),
     // as a plain floor's are: along the normal that is under 0.5 % of the depth, no edge at 1 %.
-    let state = 12345;
-    const noisy = { ...floor, depth: floor.depth.map((d, p) => (p < 21 * WIDTH ? d * (1 + 0.015 * (2 * ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648) - 1)) : d)) };
+    const rng = createRng(7);
+    const noisy = { ...floor, depth: floor.depth.map((d, p) => (p < 21 * WIDTH ? d * (1 + 0.015 * (2 * rng() - 1)) : d)) };
     expect(marked(depthEdgeMask(noisy, 6, 0.01, 1))).toBe(0);
     // The same floor with a kerb: 5 % nearer from row 45 down, marked within the reach of it.
     const kerb = planeMap((_, row) => ({ n: [0, -Math.cos(pitch), -Math.sin(pitch)], rho: row < 45 ? -1.5 : -1.425 }));
