@@ -53,3 +53,24 @@ export function depthEdgeMask(map: PlaneMap, reach: number, relative: number, ma
   }
   return nearEdge;
 }
+
+/**
+ * 1 for each pixel whose plane faces the camera: the cosine between its normal and the pixel's
+ * ray is at least `minCosine`. A plane seen at a grazing angle (ground at a photo's feet, a
+ * street seen along) is left out: its window's grey spread comes from texture foreshortened
+ * many times over, which a narrow window matches no better than a wide one.
+ */
+export function frontalPlaneMask(map: PlaneMap, minCosine: number, margin: number): Uint8Array {
+  const { width, height, focal, cx, cy, normal } = map;
+  const frontal = new Uint8Array(width * height);
+  for (let row = margin; row < height - margin; row++) {
+    const ry = (row + 0.5 - cy) / focal;
+    for (let col = margin; col < width - margin; col++) {
+      const p = row * width + col;
+      const rx = (col + 0.5 - cx) / focal;
+      const along = normal[3 * p] * rx + normal[3 * p + 1] * ry + normal[3 * p + 2];
+      if (Math.abs(along) >= minCosine * Math.sqrt(rx * rx + ry * ry + 1)) frontal[p] = 1;
+    }
+  }
+  return frontal;
+}

@@ -5,7 +5,7 @@
  */
 import { createRng, gaussian, type Rng } from "../../math/random.js";
 import { bilateralWeight } from "./bilateral-weight.js";
-import { depthEdgeMask } from "./depth-edges.js";
+import { depthEdgeMask, frontalPlaneMask } from "./depth-edges.js";
 import { createKernel, MAX_COST, type CostKernel } from "./kernel.js";
 import type { PatchMatchInput, PatchMatchOutput, SourceCamera } from "./patchmatch-types.js";
 import { agreesWithPrior, priorDepthAt, priorPenalty, type PriorRaster } from "./planar-prior.js";
@@ -88,7 +88,8 @@ export class PatchMatchState {
     // The spatial weight's σ follows the window's reach, as the wide window's (solve-cluster.ts).
     this.narrow = textured ? windowShape(params.windowRadius, textured.step, params.windowPattern, params.windowRadius * textured.step) : null;
     this.minNarrowVariance = textured ? textured.minStd ** 2 : Infinity;
-    this.minEdgeNarrowVariance = textured?.edge ? Math.min(textured.edge.minStd, textured.minStd) ** 2 : this.minNarrowVariance;
+    const lowered = [textured?.edge?.minStd, textured?.frontal?.minStd].filter((v): v is number => v !== undefined);
+    this.minEdgeNarrowVariance = textured && lowered.length ? Math.min(...lowered, textured.minStd) ** 2 : this.minNarrowVariance;
     this.kernel = createKernel(params.kernel, this.wide.spatialWeight.length);
     input.sources.forEach((s, j) => this.kernel.setSource(j, s.grey, s.width, s.height));
     input.sources.forEach((s, j) => this.kernel.setPlaneParts(j, planeParts(input, s)));
@@ -180,10 +181,14 @@ export class PatchMatchState {
       }
     }
     this.unscored.fill(true);
-    const edge = this.input.params.texturedWindow?.edge;
-    if (edge && this.minEdgeNarrowVariance < this.minNarrowVariance) {
-      this.nearEdge = depthEdgeMask({ ...this.input, depth: this.depth, normal: this.normal }, this.wide.reach, edge.depth, this.margin);
-      this.edgePixels = countOnes(this.nearEdge, this.input.figureBox, this.width);
+    const textured = this.input.params.texturedWindow;
+    if (textured && this.minEdgeNarrowVariance < this.minNarrowVariance) {
+      const planes = { ...this.input, depth: this.depth, normal: this.normal };
+      const nearEdge = textured.edge ? depthEdgeMask(planes, this.wide.reach, textured.edge.depth, this.margin) : null;
+      const frontal = textured.frontal ? frontalPlaneMask(planes, textured.frontal.minCosine, this.margin) : null;
+      if (nearEdge && frontal) for (let p = 0; p < nearEdge.length; p++) nearEdge[p] &= frontal[p];
+      this.nearEdge = nearEdge ?? frontal;
+      this.edgePixels = this.nearEdge ? countOnes(this.nearEdge, this.input.figureBox, this.width) : 0;
     }
   }
 

@@ -63,6 +63,12 @@ export interface TexturedWindow {
    * planes' depth edges: tried, not kept").
    */
   edge?: { minStd: number; depth: number };
+  /**
+   * A lower `minStd` for pixels whose seeded plane faces the camera (cosine to the ray at least
+   * `minCosine`, depth-edges.ts frontalPlaneMask); with `edge` too, a pixel must pass both and takes
+   * the lower of the two. Absent: no frontal test.
+   */
+  frontal?: { minStd: number; minCosine: number };
 }
 
 export interface SourceCamera extends PinholeGrey {
