@@ -16,7 +16,7 @@ function fmt(value: number | undefined, digits = 2): string {
 export function groundLine(counts: Record<string, number>): string | undefined {
   if (!counts.groundFound) return undefined;
   const swept = counts.groundSweepPatches > 0
-    ? `the photos' sweep over ${counts.groundSweepPatches} patches, NCC ${fmt(counts.groundSweepScoreBefore, 3)} → ${fmt(counts.groundSweepScoreAfter, 3)}, moved it ${fmt(counts.groundSweepShiftVoxels, 2)} voxels and ${fmt(counts.groundSweepTurnDeg, 2)}°; its points lie ${fmt(counts.groundSweepPointsOffsetVoxels, 2)} voxels above it, spread ${fmt(counts.groundInlierSpreadVoxels, 2)}${counts.groundSweepRefusedByPoints ? " (refused by the points)" : ""}`
+    ? `the photos' sweep over ${counts.groundSweepPatches} patches, NCC ${fmt(counts.groundSweepScoreBefore, 3)} → ${fmt(counts.groundSweepScoreAfter, 3)}, moved it ${fmt(counts.groundSweepShiftVoxels, 2)} voxels and ${fmt(counts.groundSweepTurnDeg, 2)}°; its points lie ${fmt(counts.groundSweepPointsOffsetVoxels, 2)} voxels above it, spread ${fmt(counts.groundInlierSpreadVoxels, 2)}${counts.groundSweepRefusedByPoints ? " (refused by the points)" : ""}${counts.groundSweepRefused ? `; found NCC ${fmt(counts.groundSweepFoundScore, 3)} ${fmt(counts.groundSweepFoundShiftVoxels, 2)} voxels off, refused (${counts.groundSweepRefused === 1 ? "on the range's edge" : "too small a gain"})` : ""}`
     : "placed by its points";
   return `${counts.groundInliers} inliers, ${swept}; ${fmt(counts.groundTiltFromUpDeg, 2)}° from the cameras' up, ${fmt(counts.groundMeanCameraHeightVoxels, 2)} voxels below them (mean); ${counts.groundCellsAdded} cells added (voxel ${fmt(counts.voxelSize, 4)})`;
 }

@@ -135,6 +135,10 @@ export interface GroundCompletionReport {
   groundSweepScoreAfter: number;
   groundSweepShiftVoxels: number;
   groundSweepTurnDeg: number;
+  /** The best plane the sweep found, kept or not: its mean NCC, height above the points' plane (voxels), whether it was refused (0: kept, 1: on the searched range's edge, 2: too small a gain). */
+  groundSweepFoundScore: number;
+  groundSweepFoundShiftVoxels: number;
+  groundSweepRefused: number;
   /** The spread of the ground's points about the points' plane (1.4826 × their median absolute deviation), in voxels. */
   groundInlierSpreadVoxels: number;
   /** The median height of the ground's points above the photos' plane, in voxels (0 without a sweep). */
@@ -206,7 +210,7 @@ export async function completeGround(
   known: CloudDepthImages | Promise<CloudDepthImages> | null = null,
   helper?: TaskRunner<GroundSweepTask, number>,
 ): Promise<GroundCompletion> {
-  const report: GroundCompletionReport = { groundFound: 0, groundInliers: 0, groundCameraHeightVoxels: 0, groundCellsTried: 0, groundCellsAdded: 0, groundCellsSeenThrough: 0, groundCellsUnseen: 0, groundCellsNearRelief: 0, groundCellsBeyond: 0, groundPointsAdded: 0, groundSweepPatches: 0, groundSweepScoreBefore: 0, groundSweepScoreAfter: 0, groundSweepShiftVoxels: 0, groundSweepTurnDeg: 0, groundInlierSpreadVoxels: 0, groundSweepPointsOffsetVoxels: 0, groundSweepRefusedByPoints: 0, groundTiltFromUpDeg: 0, groundMeanCameraHeightVoxels: 0 };
+  const report: GroundCompletionReport = { groundFound: 0, groundInliers: 0, groundCameraHeightVoxels: 0, groundCellsTried: 0, groundCellsAdded: 0, groundCellsSeenThrough: 0, groundCellsUnseen: 0, groundCellsNearRelief: 0, groundCellsBeyond: 0, groundPointsAdded: 0, groundSweepPatches: 0, groundSweepScoreBefore: 0, groundSweepScoreAfter: 0, groundSweepShiftVoxels: 0, groundSweepTurnDeg: 0, groundSweepFoundScore: 0, groundSweepFoundShiftVoxels: 0, groundSweepRefused: 0, groundInlierSpreadVoxels: 0, groundSweepPointsOffsetVoxels: 0, groundSweepRefusedByPoints: 0, groundTiltFromUpDeg: 0, groundMeanCameraHeightVoxels: 0 };
   const empty = { count: 0, positions: new Float32Array(0), normals: new Float32Array(0), colors: new Uint8Array(0) };
   if (views.length < options.minViews || cloud.count < options.minInliers) return { points: empty, report, plane: null, images: null, grey: [] };
   const centres = views.map((view) => cameraCenter(view.camFromWorld));
@@ -237,7 +241,7 @@ export async function completeGround(
     // not only the cells it adds (docs/decisions.md, "The ground sweep reads the ground the points cover too").
     const swept = await placeByPhotos(ground, [...kept, ...covered], at, views, voxel, photos, helper, ahead);
     grey = swept.grey;
-    Object.assign(report, { groundSweepPatches: swept.patches, groundSweepScoreBefore: swept.scoreBefore, groundSweepScoreAfter: swept.scoreAfter, groundSweepShiftVoxels: swept.shiftVoxels, groundSweepTurnDeg: swept.turnDeg });
+    Object.assign(report, { groundSweepPatches: swept.patches, groundSweepScoreBefore: swept.scoreBefore, groundSweepScoreAfter: swept.scoreAfter, groundSweepShiftVoxels: swept.shiftVoxels, groundSweepTurnDeg: swept.turnDeg, groundSweepFoundScore: swept.found.score, groundSweepFoundShiftVoxels: swept.found.shiftVoxels, groundSweepRefused: swept.refused === "edge" ? 1 : swept.refused === "gain" ? 2 : 0 });
     // The points' word against the photos': where the ground's points lie tightly on their plane,
     // a photos' plane clearly off them is refused (GroundSweepOptions.maxPointsOffsetSpreads).
     const offset = median(heightsAbove(swept.plane, found.inlierPositions));

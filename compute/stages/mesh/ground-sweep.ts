@@ -102,6 +102,10 @@ export interface GroundSweepResult {
   shiftVoxels: number;
   turnDeg: number;
   patches: number;
+  /** The best plane the search found, kept or not: its score, its height above the start at the patches' centroid (voxels) and its tilts about the plane's axes (degrees). */
+  found: { score: number; shiftVoxels: number; tiltDeg: [number, number] };
+  /** Why the found plane was not kept: on the searched range's edge, or too small a gain; null: kept. */
+  refused: "edge" | "gain" | null;
 }
 
 /**
@@ -179,11 +183,13 @@ export async function sweepGround(plane: GroundPlane, anchors: Float32Array, see
   const coarse = best.offset;
   await tryAll(range(options.offsetStepVoxels, options.offsetStepVoxels / 4), (x) => ({ offset: coarse + x * voxel, a: best.a, b: best.b }));
   const onEdge = Math.abs(coarse - startOffset) >= options.offsetVoxels * voxel - 1e-9 || Math.max(Math.abs(best.a), Math.abs(best.b)) >= options.tiltDeg * rad - 1e-9;
-  if (onEdge || 1 - best.score > (1 - options.minGain) * (1 - scoreBefore!)) best = { offset: startOffset, a: 0, b: 0, score: scoreBefore! };
+  const found = { score: best.score, shiftVoxels: (best.offset - startOffset) / voxel, tiltDeg: [best.a / rad, best.b / rad] as [number, number] };
+  const refused = onEdge ? "edge" : 1 - best.score > (1 - options.minGain) * (1 - scoreBefore!) ? "gain" : null;
+  if (refused) best = { offset: startOffset, a: 0, b: 0, score: scoreBefore! };
   const kept = best.offset === startOffset && best.a === 0 && best.b === 0 ? plane : candidate(best.offset, best.a, best.b);
   const turn = Math.acos(Math.min(1, kept.normal[0] * plane.normal[0] + kept.normal[1] * plane.normal[1] + kept.normal[2] * plane.normal[2])) / rad;
   const heightAt = (p: GroundPlane) => p.normal[0] * centroid[0]! + p.normal[1] * centroid[1]! + p.normal[2] * centroid[2]! - p.d;
-  return { plane: kept, scoreBefore: scoreBefore!, scoreAfter: best.score, shiftVoxels: (heightAt(plane) - heightAt(kept)) / voxel, turnDeg: turn, patches };
+  return { plane: kept, scoreBefore: scoreBefore!, scoreAfter: best.score, shiftVoxels: (heightAt(plane) - heightAt(kept)) / voxel, turnDeg: turn, patches, found, refused };
 }
 
 /** How far the candidate planes reach from the start: in height at the patches' centroid, and the tangent of the largest tilt about each axis. */
