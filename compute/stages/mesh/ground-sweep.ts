@@ -31,14 +31,6 @@ export interface GroundSweepOptions {
   /** Tilts tried about each of the plane's axes: ± this many degrees, in steps of `tiltStepDeg`. */
   tiltDeg: number;
   tiltStepDeg: number;
-  /**
-   * A coarse grid over every height and both tilts first, scored on this many patches (drawn evenly;
-   * 0: no grid), in steps of `gridHeightStepVoxels` and `gridTiltStepDeg`; the search below starts
-   * from its best plane when that scores better over every patch than the points' plane.
-   */
-  gridPatches: number;
-  gridHeightStepVoxels: number;
-  gridTiltStepDeg: number;
   /** Most rounds of the coordinate search (height, then each tilt); it stops at a round that moves nothing. */
   maxRounds: number;
   /** Most moves of the joint search that follows (one step of height and of each tilt together)… */
@@ -87,9 +79,6 @@ export const GROUND_SWEEP_DEFAULTS: GroundSweepOptions = {
   offsetStepVoxels: 0.5,
   tiltDeg: 3,
   tiltStepDeg: 0.5,
-  gridPatches: 600,
-  gridHeightStepVoxels: 1,
-  gridTiltStepDeg: 1,
   maxRounds: 3,
   maxJointMoves: 12,
   minJointGain: 0.05,
@@ -154,12 +143,6 @@ export async function sweepGround(plane: GroundPlane, anchors: Float32Array, see
   };
   const range = (half: number, step: number) => Array.from({ length: 2 * Math.round(half / step) + 1 }, (_, i) => -half + i * step);
   const rad = Math.PI / 180;
-  if (options.gridPatches > 0 && patches > options.gridPatches) {
-    const fromGrid = await gridBest(options, patches, anchors, seenBy, (subset, subsetSeenBy) => candidateScorer(plane, reach, subset, subsetSeenBy, photos, voxel * options.patchStepVoxels, options.patchSide, helper), range, (x, a, b) => candidate(startOffset + x * voxel, a * rad, b * rad));
-    const c = { offset: startOffset + fromGrid.x * voxel, a: fromGrid.a * rad, b: fromGrid.b * rad };
-    const [score] = await scoreAll([candidate(c.offset, c.a, c.b)]);
-    if (score! > best.score) best = { ...c, score: score! };
-  }
   // Coordinate search: height, then each tilt, in rounds until a round moves nothing (the best
   // height depends on the tilt and the other way round: on fountain-P11 one round stopped at a
   // mean NCC of 0.645, 0.5° and 2.5 voxels from the points' plane; a second found 0.711 at 0.71°
@@ -207,29 +190,6 @@ export async function sweepGround(plane: GroundPlane, anchors: Float32Array, see
   const turn = Math.acos(Math.min(1, kept.normal[0] * plane.normal[0] + kept.normal[1] * plane.normal[1] + kept.normal[2] * plane.normal[2])) / rad;
   const heightAt = (p: GroundPlane) => p.normal[0] * centroid[0]! + p.normal[1] * centroid[1]! + p.normal[2] * centroid[2]! - p.d;
   return { plane: kept, scoreBefore: scoreBefore!, scoreAfter: best.score, shiftVoxels: (heightAt(plane) - heightAt(kept)) / voxel, turnDeg: turn, patches, found, refused };
-}
-
-/**
- * The best of a coarse grid of heights (x, voxels) and tilts (a, b, degrees) over the whole searched
- * range, scored on `options.gridPatches` patches drawn evenly. Why: the score can have more than one
- * hill over the range, and the coordinate search climbs the one nearest the points' plane, which
- * moves with the dense points' noise (SceauxCastle's ground, fitted on ~2,300 points: two dense runs
- * gave planes 0.7° apart whose searches ended at a mean NCC of 0.265 and 0.227).
- */
-async function gridBest(options: GroundSweepOptions, patches: number, anchors: Float32Array, seenBy: number[][], scorerOf: (anchors: Float32Array, seenBy: number[][]) => (planes: GroundPlane[]) => Promise<number[]>, range: (half: number, step: number) => number[], candidate: (x: number, a: number, b: number) => GroundPlane): Promise<{ x: number; a: number; b: number }> {
-  const every = patches / options.gridPatches;
-  const picked = Array.from({ length: options.gridPatches }, (_, i) => Math.floor(i * every));
-  const subset = new Float32Array(3 * picked.length);
-  picked.forEach((k, i) => subset.set(anchors.subarray(3 * k, 3 * k + 3), 3 * i));
-  const score = scorerOf(subset, picked.map((k) => seenBy[k]!));
-  const cells: Array<{ x: number; a: number; b: number }> = [];
-  for (const x of range(options.offsetVoxels, options.gridHeightStepVoxels)) for (const a of range(options.tiltDeg, options.gridTiltStepDeg)) for (const b of range(options.tiltDeg, options.gridTiltStepDeg)) cells.push({ x, a, b });
-  const scores = await score(cells.map((c) => candidate(c.x, c.a, c.b)));
-  let best = 0;
-  scores.forEach((s, i) => {
-    if (s > scores[best]!) best = i;
-  });
-  return cells[best]!;
 }
 
 /** How far the candidate planes reach from the start: in height at the patches' centroid, and the tangent of the largest tilt about each axis. */
