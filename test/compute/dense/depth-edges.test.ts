@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { depthEdgeMask, type PlaneMap } from "../../../compute/stages/dense/depth-edges.js";
+import { depthEdgeMask, frontalPlaneMask, type PlaneMap } from "../../../compute/stages/dense/depth-edges.js";
 import { createRng } from "../../../compute/math/random.js";
 
 const WIDTH = 120;
@@ -65,5 +65,30 @@ describe("depth edges of a level's planes", () => {
       if (row < 1 || row >= HEIGHT - 1 || col < 1 || col >= WIDTH - 1) expect(mask[p]).toBe(0);
       else expect(mask[p], `pixel (${col}, ${row})`).toBe(row >= 39 && row < 51 ? 1 : 0);
     }
+  });
+
+  it("marks the planes that face the camera and not a floor seen at a grazing angle", () => {
+    // A wall facing the camera: every ray meets it within 31° of its normal (cosine ≥ 0.86).
+    const wall = planeMap(() => ({ n: [0, 0, -1], rho: -10 }));
+    expect(marked(frontalPlaneMask(wall, 0.8, 1))).toBe((WIDTH - 2) * (HEIGHT - 2));
+    // The same wall turned 60° about the vertical: its rays meet it 29–89° from its normal, so a
+    // cosine of 0.8 (37°) keeps only the columns on the side turned toward the camera.
+    const turn = (60 * Math.PI) / 180;
+    const turned = planeMap(() => ({ n: [Math.sin(turn), 0, -Math.cos(turn)], rho: -10 }));
+    const kept = frontalPlaneMask(turned, 0.8, 1);
+    for (let col = 1; col < WIDTH - 1; col++) {
+      const rx = (col + 0.5 - CX) / FOCAL, ry = (45.5 - CY) / FOCAL;
+      const cosine = Math.abs(Math.sin(turn) * rx - Math.cos(turn)) / Math.hypot(rx, ry, 1);
+      expect(kept[45 * WIDTH + col], `column ${col}, cosine ${cosine.toFixed(3)}`).toBe(cosine >= 0.8 ? 1 : 0);
+    }
+    // A floor 1.5 below a camera pitched 10° down (its rows 14° up to 34° down) is seen at most 34°
+    // from grazing (cosine 0.56): nothing is frontal at 0.6.
+    const pitch = (10 * Math.PI) / 180;
+    const floor = planeMap(() => ({ n: [0, -Math.cos(pitch), -Math.sin(pitch)], rho: -1.5 }));
+    expect(marked(frontalPlaneMask(floor, 0.6, 1))).toBe(0);
+    // Its normals pointing away from the camera say the same: the cosine's sign does not count.
+    const flipped = { ...floor, normal: floor.normal.map((v) => -v) };
+    expect(marked(frontalPlaneMask(flipped, 0.6, 1))).toBe(0);
+    expect(marked(frontalPlaneMask({ ...wall, normal: wall.normal.map((v) => -v) }, 0.8, 1))).toBe((WIDTH - 2) * (HEIGHT - 2));
   });
 });
