@@ -66,7 +66,8 @@ export interface TexturedWindow {
   /**
    * A lower `minStd` for pixels whose seeded plane faces the camera (cosine to the ray at least
    * `minCosine`, depth-edges.ts frontalPlaneMask); with `edge` too, a pixel must pass both and takes
-   * the lower of the two. Absent: no frontal test.
+   * the lower of the two. Absent: no frontal test, the default (docs/decisions.md, "A narrower window
+   * on planes that face the camera: tried, not kept").
    */
   frontal?: { minStd: number; minCosine: number };
 }
