@@ -79,7 +79,7 @@ interface SetResult {
   totalSeconds: number;
   peakRssMiB: number;
   denseKernel: string;
-  /** PatchMatch's plane hypotheses scored, and its working-level pixels near a seeded depth edge (the dense report's counts). */
+  /** PatchMatch's plane hypotheses scored, and its working-level pixels marked for the narrow window's lower grey spread (the dense report's counts). */
   hypotheses?: number;
   nearDepthEdgePixels?: number;
   surface: SurfaceAccuracy | null;
@@ -601,7 +601,7 @@ function printTable(results: SetResult[], quality: Quality): void {
         r.denseKernel,
       ].join(" | "),
     );
-    if (r.hypotheses !== undefined) console.log(`  ${r.set} dense: ${fmt(r.hypotheses / 1e6, 1)} M plane hypotheses scored${r.nearDepthEdgePixels ? `; ${r.nearDepthEdgePixels} working-level pixels near a seeded depth edge` : ""}`);
+    if (r.hypotheses !== undefined) console.log(`  ${r.set} dense: ${fmt(r.hypotheses / 1e6, 1)} M plane hypotheses scored${r.nearDepthEdgePixels ? `; ${r.nearDepthEdgePixels} working-level pixels marked for the narrow window's lower grey spread (texturedWindow.edge, .frontal)` : ""}`);
     const tc = r.trueCameras;
     if (tc) console.log(`  ${r.set} dense on TRUE cameras: ${tc.points} points, acc ${tc.surface ? fmt((100 * tc.surface.accuracyMedian) / radius, 3) : "-"} %r, prec ${fmt(tc.surface?.precision, 3)}, compl ${fmt(tc.surface?.completeness, 3)}, F ${fmt(tc.surface?.fScore, 3)}; at 0.5 %: prec ${fmt(tc.surfaceHalf?.precision, 3)}, compl ${fmt(tc.surfaceHalf?.completeness, 3)}, F ${fmt(tc.surfaceHalf?.fScore, 3)}; ${fmt(tc.seconds, 1)} s; its mesh at 0.5 %: prec ${fmt(tc.meshHalf?.precision, 3)}, compl ${fmt(tc.meshHalf?.completeness, 3)}, F ${fmt(tc.meshHalf?.fScore, 3)}${tc.ground ? `; ground: ${tc.ground}` : ""}`);
     const m = r.mesh;

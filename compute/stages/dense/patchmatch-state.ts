@@ -36,10 +36,10 @@ export class PatchMatchState {
   /** The window, and the narrower one of textured pixels on a refining level (null: none; PatchMatchParams.texturedWindow). */
   private readonly wide: WindowShape;
   private readonly narrow: WindowShape | null;
-  /** Weighted grey variance from which a pixel takes the narrow window, and the one near a depth edge of the seeded planes. */
+  /** Weighted grey variance from which a pixel takes the narrow window, and the lower one of the pixels `nearEdge` marks. */
   private readonly minNarrowVariance: number;
   private readonly minEdgeNarrowVariance: number;
-  /** Per pixel, 1 near a depth edge of the seeded planes (TexturedWindow.edge); null: no edge test. */
+  /** Per pixel, 1 where the lower variance holds: near a depth edge of the seeded planes and/or on a plane facing the camera (TexturedWindow.edge, .frontal); null: neither test. */
   private nearEdge: Uint8Array | null = null;
   /** The shape whose unclamped offsets the kernel's window holds (so an interior pixel need not write them). */
   private offsetsOf: WindowShape | null = null;
@@ -49,7 +49,7 @@ export class PatchMatchState {
   private readonly randomScratch = new Float64Array(3);
   private readonly perturbScratch = new Float64Array(3);
   private evaluations = 0;
-  /** Pixels (of the figure box) near a depth edge of the seeded planes (depthEdgeMask). */
+  /** Pixels (of the figure box) `nearEdge` marks. */
   private edgePixels = 0;
   /** Per pixel, the sweep (numbered from 1 on this level) in which its plane last changed; 0: not since it was set. */
   private readonly changedIn: Int32Array;

@@ -103,6 +103,6 @@ export interface PatchMatchOutput {
   kernel: CostKernel["name"];
   /** Plane hypotheses scored (each against every source view). */
   evaluations: number;
-  /** Pixels (of the figure box) of the working level near a depth edge of its seeded planes (TexturedWindow.edge). */
+  /** Pixels (of the figure box) of the working level given the narrow window's lower grey spread (TexturedWindow.edge, .frontal). */
   edgePixels?: number;
 }
