@@ -36,11 +36,11 @@ export class PatchMatchState {
   /** The window, and the narrower one of textured pixels on a refining level (null: none; PatchMatchParams.texturedWindow). */
   private readonly wide: WindowShape;
   private readonly narrow: WindowShape | null;
-  /** Weighted grey variance from which a pixel takes the narrow window, and the lower one of the pixels `nearEdge` marks. */
+  /** Weighted grey variance from which a pixel takes the narrow window, and the lower one of the pixels `lowered` marks. */
   private readonly minNarrowVariance: number;
-  private readonly minEdgeNarrowVariance: number;
+  private readonly minLoweredNarrowVariance: number;
   /** Per pixel, 1 where the lower variance holds: near a depth edge of the seeded planes and/or on a plane facing the camera (TexturedWindow.edge, .frontal); null: neither test. */
-  private nearEdge: Uint8Array | null = null;
+  private lowered: Uint8Array | null = null;
   /** The shape whose unclamped offsets the kernel's window holds (so an interior pixel need not write them). */
   private offsetsOf: WindowShape | null = null;
   private readonly rng: Rng;
@@ -49,7 +49,7 @@ export class PatchMatchState {
   private readonly randomScratch = new Float64Array(3);
   private readonly perturbScratch = new Float64Array(3);
   private evaluations = 0;
-  /** Pixels (of the figure box) `nearEdge` marks. */
+  /** Pixels (of the figure box) `lowered` marks. */
   private edgePixels = 0;
   /** Per pixel, the sweep (numbered from 1 on this level) in which its plane last changed; 0: not since it was set. */
   private readonly changedIn: Int32Array;
@@ -88,8 +88,8 @@ export class PatchMatchState {
     // The spatial weight's σ follows the window's reach, as the wide window's (solve-cluster.ts).
     this.narrow = textured ? windowShape(params.windowRadius, textured.step, params.windowPattern, params.windowRadius * textured.step) : null;
     this.minNarrowVariance = textured ? textured.minStd ** 2 : Infinity;
-    const lowered = [textured?.edge?.minStd, textured?.frontal?.minStd].filter((v): v is number => v !== undefined);
-    this.minEdgeNarrowVariance = textured && lowered.length ? Math.min(...lowered, textured.minStd) ** 2 : this.minNarrowVariance;
+    const lowerStds = [textured?.edge?.minStd, textured?.frontal?.minStd].filter((v): v is number => v !== undefined);
+    this.minLoweredNarrowVariance = textured && lowerStds.length ? Math.min(...lowerStds, textured.minStd) ** 2 : this.minNarrowVariance;
     this.kernel = createKernel(params.kernel, this.wide.spatialWeight.length);
     input.sources.forEach((s, j) => this.kernel.setSource(j, s.grey, s.width, s.height));
     input.sources.forEach((s, j) => this.kernel.setPlaneParts(j, planeParts(input, s)));
@@ -182,13 +182,13 @@ export class PatchMatchState {
     }
     this.unscored.fill(true);
     const textured = this.input.params.texturedWindow;
-    if (textured && this.minEdgeNarrowVariance < this.minNarrowVariance) {
+    if (textured && this.minLoweredNarrowVariance < this.minNarrowVariance) {
       const planes = { ...this.input, depth: this.depth, normal: this.normal };
       const nearEdge = textured.edge ? depthEdgeMask(planes, this.wide.reach, textured.edge.depth, this.margin) : null;
       const frontal = textured.frontal ? frontalPlaneMask(planes, textured.frontal.minCosine, this.margin) : null;
       if (nearEdge && frontal) for (let p = 0; p < nearEdge.length; p++) nearEdge[p] &= frontal[p];
-      this.nearEdge = nearEdge ?? frontal;
-      this.edgePixels = this.nearEdge ? countOnes(this.nearEdge, this.input.figureBox, this.width) : 0;
+      this.lowered = nearEdge ?? frontal;
+      this.edgePixels = this.lowered ? countOnes(this.lowered, this.input.figureBox, this.width) : 0;
     }
   }
 
@@ -345,7 +345,7 @@ export class PatchMatchState {
    * kernel.ts windowStatistics, so the same bits).
    */
   private loadWindow(col: number, row: number): void {
-    const minVariance = this.nearEdge?.[row * this.width + col] ? this.minEdgeNarrowVariance : this.minNarrowVariance;
+    const minVariance = this.lowered?.[row * this.width + col] ? this.minLoweredNarrowVariance : this.minNarrowVariance;
     if (this.narrow && this.buildWindow(col, row, this.narrow) >= minVariance) return;
     this.buildWindow(col, row, this.wide);
   }
