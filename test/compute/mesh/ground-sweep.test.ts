@@ -109,6 +109,11 @@ describe("mesh/ground-sweep", () => {
     expect(result.shiftVoxels).toBe(0);
     expect(result.turnDeg).toBe(0);
     expect(result.scoreAfter).toBe(result.scoreBefore);
+    // The report still says what the search found, and why it was not kept.
+    expect(result.refused).toBe("gain");
+    expect(result.found.score).toBe(anyGain.scoreAfter);
+    expect(result.found.shiftVoxels).toBeCloseTo(anyGain.shiftVoxels, 9);
+    expect(anyGain.refused).toBeNull();
   });
 
   /** Patch centres on y = `heightVoxels` along the bottom edge of a photo pitched 9° on the ground (over z from `from` to `to` beyond it), all seen by views 0–3. */
@@ -156,6 +161,9 @@ describe("mesh/ground-sweep", () => {
     const result = await sweepGround(start, anchors, seenBy, photos, VOXEL, GROUND_SWEEP_DEFAULTS);
     expect(result.plane).toEqual(start);
     expect(result.turnDeg).toBe(0);
+    expect(result.refused).toBe("edge");
+    expect(Math.max(...result.found.tiltDeg.map(Math.abs))).toBeCloseTo(GROUND_SWEEP_DEFAULTS.tiltDeg, 9);
+    expect(result.found.score).toBeGreaterThan(result.scoreBefore);
   });
 
   it("shares each batch of planes with the mesh stage's worker and keeps the same plane to the bit", async () => {
