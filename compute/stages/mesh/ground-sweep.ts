@@ -193,19 +193,19 @@ export async function sweepGround(plane: GroundPlane, anchors: Float32Array, see
 }
 
 /** How far the candidate planes reach from the start: in height at the patches' centroid, and the tangent of the largest tilt about each axis. */
-interface SweepReach {
+export interface SweepReach {
   height: number;
   tiltTan: number;
 }
 
 /** Which views see each patch, flat: patch k's views are views[start[k]] … views[start[k + 1] − 1]. */
-interface SeenBy {
+export interface SeenBy {
   start: Uint32Array;
   views: Uint32Array;
 }
 
 /** `seenBy` flat. */
-function flatSeenBy(seenBy: number[][]): SeenBy {
+export function flatSeenBy(seenBy: number[][]): SeenBy {
   const start = new Uint32Array(seenBy.length + 1);
   const views = new Uint32Array(seenBy.reduce((sum, list) => sum + list.length, 0));
   let at = 0;
@@ -304,7 +304,7 @@ function candidateScorer(start: GroundPlane, reach: SweepReach, anchors: Float32
  * carried grazing patches out of the frame (SceauxCastle's and the plain room's sweeps were
  * refused). The score of `start` is its mean NCC over those pairs, over patches with one.
  */
-function patchScorer(start: GroundPlane, reach: SweepReach, anchors: Float32Array, seenBy: SeenBy, photos: Array<GreyPhoto | null>, step: number, side: number) {
+export function patchScorer(start: GroundPlane, reach: SweepReach, anchors: Float32Array, seenBy: SeenBy, photos: Array<GreyPhoto | null>, step: number, side: number) {
   const samples = side * side;
   const values = new Float64Array(photos.length * samples);
   const valid = new Uint8Array(photos.length);

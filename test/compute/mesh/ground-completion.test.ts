@@ -17,6 +17,7 @@ import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { completeGround, GROUND_DEFAULTS } from "../../../compute/stages/mesh/ground-completion.js";
 import { GROUND_SWEEP_DEFAULTS } from "../../../compute/stages/mesh/ground-sweep.js";
+import { GROUND_REGION_DEFAULTS } from "../../../compute/stages/mesh/ground-regions.js";
 import type { ImageRef, RegisteredView } from "../../../compute/scene/index.js";
 import { createRng } from "../../../compute/math/random.js";
 
@@ -234,6 +235,24 @@ describe("mesh/ground-completion", () => {
       const unruled = await completeGround(courtyard(400), views, VOXEL, [], new Int16Array(0), GROUND_DEFAULTS, { images, sweep: { ...photos.sweep, maxPointsOffsetSpreads: Infinity } });
       expect(unruled.report.groundSweepRefusedByPoints).toBe(0);
       expect(meanHeight(unruled.points.positions)).toBeCloseTo(-drop, 2);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("with a height per tile (an option), leaves a ground the photos show flat on its plane", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "ground-regions-"));
+    try {
+      const { views, images } = await photograph(dir, 0);
+      const regions = await completeGround(courtyard(400), views, VOXEL, [], new Int16Array(0), { ...GROUND_DEFAULTS, regions: GROUND_REGION_DEFAULTS }, { images, sweep: GROUND_SWEEP_DEFAULTS });
+      const plain = await completeGround(courtyard(400), views, VOXEL, [], new Int16Array(0), GROUND_DEFAULTS, { images, sweep: GROUND_SWEEP_DEFAULTS });
+      expect(plain.report.groundRegionTilesSwept).toBe(0);
+      expect(regions.report.groundRegionTilesSwept).toBeGreaterThan(3);
+      expect(regions.report.groundRegionLargestMoveVoxels).toBeLessThanOrEqual(0.5);
+      expect(regions.points.count).toBe(plain.points.count);
+      let largest = 0;
+      for (let i = 0; i < regions.points.positions.length; i++) largest = Math.max(largest, Math.abs(regions.points.positions[i] - plain.points.positions[i]));
+      expect(largest / VOXEL).toBeLessThanOrEqual(0.5);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
