@@ -1,5 +1,6 @@
 /** Oriented point samples of known surfaces, with seeded noise, for the mesh stage tests. */
-import type { PointCloud } from "../../../compute/scene/index.js";
+import type { PointCloud, RegisteredView } from "../../../compute/scene/index.js";
+import type { GreyPhoto } from "../../../compute/stages/mesh/photo-texture.js";
 import { createRng, gaussian } from "../../../compute/math/random.js";
 
 /** Deterministic generator (mulberry32) shared with the code under test. */
@@ -83,4 +84,26 @@ export function boundaryEdges(indices: Uint32Array): number {
     count.set(key, (count.get(key) ?? 0) + 1);
   }
   return [...count.values()].filter((c) => c === 1).length;
+}
+
+/**
+ * A 480 × 360 grey photo (focal 420 px) from a camera at (x, eye, 0) looking along +z, pitched
+ * down by `pitchDeg`, ray cast: each pixel's grey is `shade` of the camera's centre and the pixel's
+ * ray in the world (undefined: nothing there, left 0).
+ */
+export function eyeLevelPhoto(x: number, eye: number, pitchDeg: number, shade: (centre: number[], ray: number[], row: number, col: number) => number | undefined): GreyPhoto {
+  const width = 480, height = 360, focal = 420;
+  const p = (pitchDeg * Math.PI) / 180;
+  // Rows of R: the camera's right, down and forward axes in the world.
+  const R = new Float64Array([-1, 0, 0, 0, -Math.cos(p), -Math.sin(p), 0, -Math.sin(p), Math.cos(p)]);
+  const centre = [x, eye, 0];
+  const t = new Float64Array([0, 1, 2].map((r) => -(R[3 * r] * centre[0] + R[3 * r + 1] * centre[1] + R[3 * r + 2] * centre[2])));
+  const view: RegisteredView = { imageIndex: 0, name: `c${x}.png`, intrinsics: { width, height, focal, cx: width / 2, cy: height / 2, k1: 0, k2: 0 }, camFromWorld: { R, t } };
+  const grey = new Float32Array(width * height);
+  for (let row = 0; row < height; row++) for (let col = 0; col < width; col++) {
+    const cam = [(col + 0.5 - width / 2) / focal, (row + 0.5 - height / 2) / focal, 1];
+    const ray = [0, 1, 2].map((a) => R[a] * cam[0] + R[3 + a] * cam[1] + R[6 + a] * cam[2]);
+    grey[row * width + col] = shade(centre, ray, row, col) ?? 0;
+  }
+  return { view, grey, width, height, scale: 1 };
 }

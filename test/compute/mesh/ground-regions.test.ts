@@ -8,12 +8,11 @@ import { describe, expect, it } from "vitest";
 import { GROUND_REGION_DEFAULTS, sweepRegions, type GroundPatch } from "../../../compute/stages/mesh/ground-regions.js";
 import { GROUND_SWEEP_DEFAULTS } from "../../../compute/stages/mesh/ground-sweep.js";
 import type { GreyPhoto } from "../../../compute/stages/mesh/photo-texture.js";
-import type { RegisteredView } from "../../../compute/scene/index.js";
+import { eyeLevelPhoto } from "./fixtures.js";
 
 const VOXEL = 0.02;
 const EYE = 1.6;
 const TERRACE = 3 * VOXEL;
-const WIDTH = 480, HEIGHT = 360, FOCAL = 420;
 
 function gravel(x: number, z: number): number {
   return 128 + 45 * Math.sin(9 * x) * Math.cos(7 * z) + 30 * Math.sin(31 * x + 17 * z) + 20 * Math.cos(53 * x - 41 * z);
@@ -32,22 +31,13 @@ function heightAt(x: number): number {
 
 /** A camera at (x, EYE, 0) looking along +z, pitched down 12°; its photo ray cast onto the two terraces. */
 function photographed(x: number, textured: boolean): GreyPhoto {
-  const p = (12 * Math.PI) / 180;
-  const R = new Float64Array([-1, 0, 0, 0, -Math.cos(p), -Math.sin(p), 0, -Math.sin(p), Math.cos(p)]);
-  const centre = [x, EYE, 0];
-  const t = new Float64Array([0, 1, 2].map((r) => -(R[3 * r] * centre[0] + R[3 * r + 1] * centre[1] + R[3 * r + 2] * centre[2])));
-  const view: RegisteredView = { imageIndex: 0, name: `c${x}.png`, intrinsics: { width: WIDTH, height: HEIGHT, focal: FOCAL, cx: WIDTH / 2, cy: HEIGHT / 2, k1: 0, k2: 0 }, camFromWorld: { R, t } };
-  const grey = new Float32Array(WIDTH * HEIGHT);
-  for (let row = 0; row < HEIGHT; row++) for (let col = 0; col < WIDTH; col++) {
-    const cam = [(col + 0.5 - WIDTH / 2) / FOCAL, (row + 0.5 - HEIGHT / 2) / FOCAL, 1];
-    const ray = [0, 1, 2].map((a) => R[a] * cam[0] + R[3 + a] * cam[1] + R[6 + a] * cam[2]);
-    if (ray[1] >= -1e-6) continue; // sky
+  return eyeLevelPhoto(x, EYE, 12, (centre, ray, row, col) => {
+    if (ray[1] >= -1e-6) return undefined; // sky
     // The terrace first (it is nearer along every ray that reaches it), then the lower half.
     let s = (TERRACE - EYE) / ray[1];
     if (heightAt(centre[0] + s * ray[0]) !== TERRACE) s = -EYE / ray[1];
-    grey[row * WIDTH + col] = textured ? gravel(centre[0] + s * ray[0], centre[2] + s * ray[2]) : plain(row, col, x);
-  }
-  return { view, grey, width: WIDTH, height: HEIGHT, scale: 1 };
+    return textured ? gravel(centre[0] + s * ray[0], centre[2] + s * ray[2]) : plain(row, col, x);
+  });
 }
 
 /** Patches every 0.1 over x ∈ [−1, 1], z ∈ [4, 6] on the plane y = 0, seen by all three photos; (u, v) = (x, z). */

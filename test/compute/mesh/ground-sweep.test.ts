@@ -9,11 +9,12 @@ import { sweepGround, scoreSweepTask, GROUND_SWEEP_DEFAULTS, type GroundSweepTas
 import type { MeshResult, MeshTask } from "../../../compute/stages/mesh/worker.js";
 import { WorkerPool } from "../../../compute/util/pool.js";
 import type { GreyPhoto } from "../../../compute/stages/mesh/photo-texture.js";
-import type { RegisteredView } from "../../../compute/scene/index.js";
+import { eyeLevelPhoto } from "./fixtures.js";
 
 const VOXEL = 0.02;
 const EYE = 1.6;
-const WIDTH = 480, HEIGHT = 360, FOCAL = 420;
+// The photos of eyeLevelPhoto (fixtures.ts): 360 rows, focal 420 px.
+const HEIGHT = 360, FOCAL = 420;
 
 /** Grey level of the ground at (x, z): stripes and blobs at several scales, like gravel and shadows. */
 function groundTexture(x: number, z: number): number {
@@ -33,21 +34,11 @@ function noise(row: number, col: number, seed: number, amplitude: number): numbe
 
 /** A camera at (x, EYE, 0) looking along +z, pitched down by `pitchDeg`; its photo of the ground rendered by ray casting. */
 function photographed(x: number, texture = groundTexture, noiseLevels = 0, pitchDeg = 12): GreyPhoto {
-  const p = (pitchDeg * Math.PI) / 180;
-  // Rows of R: the camera's right, down and forward axes in the world.
-  const R = new Float64Array([-1, 0, 0, 0, -Math.cos(p), -Math.sin(p), 0, -Math.sin(p), Math.cos(p)]);
-  const centre = [x, EYE, 0];
-  const t = new Float64Array([0, 1, 2].map((r) => -(R[3 * r] * centre[0] + R[3 * r + 1] * centre[1] + R[3 * r + 2] * centre[2])));
-  const view: RegisteredView = { imageIndex: 0, name: `c${x}.png`, intrinsics: { width: WIDTH, height: HEIGHT, focal: FOCAL, cx: WIDTH / 2, cy: HEIGHT / 2, k1: 0, k2: 0 }, camFromWorld: { R, t } };
-  const grey = new Float32Array(WIDTH * HEIGHT);
-  for (let row = 0; row < HEIGHT; row++) for (let col = 0; col < WIDTH; col++) {
-    const cam = [(col + 0.5 - WIDTH / 2) / FOCAL, (row + 0.5 - HEIGHT / 2) / FOCAL, 1];
-    const ray = [0, 1, 2].map((a) => R[a] * cam[0] + R[3 + a] * cam[1] + R[6 + a] * cam[2]);
-    if (ray[1] >= -1e-6) continue; // sky
+  return eyeLevelPhoto(x, EYE, pitchDeg, (centre, ray, row, col) => {
+    if (ray[1] >= -1e-6) return undefined; // sky
     const s = -EYE / ray[1];
-    grey[row * WIDTH + col] = texture(centre[0] + s * ray[0], centre[2] + s * ray[2]) + (noiseLevels ? noise(row, col, x, noiseLevels) : 0);
-  }
-  return { view, grey, width: WIDTH, height: HEIGHT, scale: 1 };
+    return texture(centre[0] + s * ray[0], centre[2] + s * ray[2]) + (noiseLevels ? noise(row, col, x, noiseLevels) : 0);
+  });
 }
 
 /** A start plane tilted by `tiltDeg` about x, `heightVoxels` too high at the patches' middle (x 0, z 5), and patch centres on it over x ∈ [−1, 1], z ∈ [4, 6]. */
