@@ -140,10 +140,6 @@ export interface GroundCompletionReport {
   groundPointsAdded: number;
   /** The photo sweep (0 without photos): patches scored, mean NCC before and after, how far the plane moved (voxels) and turned (degrees). */
   groundSweepPatches: number;
-  /** The tiles swept for a height of their own, those moved, and the largest move (voxels). */
-  groundRegionTilesSwept: number;
-  groundRegionTilesMoved: number;
-  groundRegionLargestMoveVoxels: number;
   groundSweepScoreBefore: number;
   groundSweepScoreAfter: number;
   groundSweepShiftVoxels: number;
@@ -158,6 +154,10 @@ export interface GroundCompletionReport {
   groundSweepPointsOffsetVoxels: number;
   /** 1 when the photos' plane was refused because the ground's points lie clearly off it (GroundSweepOptions.maxPointsOffsetSpreads). */
   groundSweepRefusedByPoints: number;
+  /** The tiles swept for a height of their own, those moved, and the largest move (voxels). */
+  groundRegionTilesSwept: number;
+  groundRegionTilesMoved: number;
+  groundRegionLargestMoveVoxels: number;
   /**
    * The ground kept, read against the cameras: its normal's angle from their mean up (degrees) and
    * their mean height above it (voxels). Where the photos show the ground near a camera's feet a
@@ -283,7 +283,7 @@ export async function completeGround(
     let share = 0;
     if (regions && regions.report.tilesMoved > 0) {
       const centre = onto(ground, found.normal, at(cu, cv));
-      share = Math.min(1, Math.sqrt(dense.nearestDistance2(centre[0]!, centre[1]!, centre[2]!, fade)) / fade);
+      share = fade > 0 ? Math.min(1, Math.sqrt(dense.nearestDistance2(centre[0]!, centre[1]!, centre[2]!, fade)) / fade) : 1;
     }
     for (let a = 0; a < per; a++) for (let b = 0; b < per; b++) {
       const pu = cu + ((a + 0.5) / per - 0.5) * cell, pv = cv + ((b + 0.5) / per - 0.5) * cell;

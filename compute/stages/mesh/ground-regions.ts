@@ -29,7 +29,7 @@ export interface GroundRegionOptions {
   /**
    * An added point this many voxels or more from the cloud takes its tile's height in full, a
    * nearer one in proportion: the cloud's own ground stays where it is, and the added ground
-   * meets it without a step.
+   * meets it without a step (0: every added point in full).
    */
   fadeVoxels: number;
 }
@@ -64,6 +64,7 @@ export interface GroundRegions {
  */
 export function sweepRegions(plane: GroundPlane, patches: GroundPatch[], extent: { minU: number; maxU: number; minV: number; maxV: number }, photos: Array<GreyPhoto | null>, voxel: number, patchStep: number, patchSide: number, options: GroundRegionOptions = GROUND_REGION_DEFAULTS): GroundRegions {
   const side = Math.max(extent.maxU - extent.minU, extent.maxV - extent.minV) / options.tilesPerSide;
+  if (!(side > 0)) return { heightAt: () => 0, report: { tilesSwept: 0, tilesMoved: 0, largestMoveVoxels: 0 } };
   const cols = Math.max(1, Math.ceil((extent.maxU - extent.minU) / side));
   const rows = Math.max(1, Math.ceil((extent.maxV - extent.minV) / side));
   const inTile: GroundPatch[][] = Array.from({ length: cols * rows }, () => []);
