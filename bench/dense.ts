@@ -116,8 +116,10 @@ export interface GroundTruth {
   pixelCentreOffset: number;
   /** Surface samples and their unit normals (3·n each). */
   surface: { points: Float32Array; normals: Float32Array } | null;
-  /** The true mesh (gt/mesh.ply), for which of the delivered mesh's samples a true camera sees. */
+  /** The true mesh (gt/mesh.ply), for which of the delivered mesh's samples the true cameras see. */
   mesh: { positions: Float32Array; indices: Uint32Array } | null;
+  /** How many cameras see every surface sample (cameras.json `surface.min_views`; 1 when not given). */
+  minViews: number;
 }
 
 export async function loadGroundTruth(setDir: string): Promise<GroundTruth | null> {
@@ -127,6 +129,7 @@ export async function loadGroundTruth(setDir: string): Promise<GroundTruth | nul
   const gt = JSON.parse(await readFile(file, "utf8")) as {
     convention: string;
     scene: { radius: number; center?: number[]; eval_radius?: number };
+    surface?: { min_views?: number };
     images?: TrueCamera[];
     videos?: Array<{ file: string }>;
     frames?: Array<Omit<TrueCamera, "file"> & { index: number }>;
@@ -141,7 +144,7 @@ export async function loadGroundTruth(setDir: string): Promise<GroundTruth | nul
   const surfaceFile = path.join(setDir, "gt/surface.ply");
   const meshFile = path.join(setDir, "gt/mesh.ply");
   const evalBall = gt.scene.center && gt.scene.eval_radius ? { center: Float64Array.from(gt.scene.center), radius: gt.scene.eval_radius } : null;
-  return { radius: gt.scene.radius, evalBall, centres, cameras, pixelCentreOffset, surface: existsSync(surfaceFile) ? readPlyVertices(await readFile(surfaceFile)) : null, mesh: existsSync(meshFile) ? readTrueMesh(await readFile(meshFile)) : null };
+  return { radius: gt.scene.radius, evalBall, centres, cameras, pixelCentreOffset, surface: existsSync(surfaceFile) ? readPlyVertices(await readFile(surfaceFile)) : null, mesh: existsSync(meshFile) ? readTrueMesh(await readFile(meshFile)) : null, minViews: Math.max(1, gt.surface?.min_views ?? 1) };
 }
 
 /** x, y, z and nx, ny, nz of a binary little-endian PLY of float32 vertex properties in that order (the datasets' surface.ply). */
@@ -308,17 +311,20 @@ export function meshAccuracy(meshed: Mesh, gt: GroundTruth, sim: TruthAlignment)
 }
 
 interface SeenPrecision {
-  /** Share of the scored samples some true camera sees (seen-truth.ts). */
+  /** Share of the scored samples that `minViews` true cameras see (seen-truth.ts). */
   seenShare: number;
+  /** The truth's own rule: how many cameras see each of its samples. */
+  minViews: number;
   precision: number;
   /** With the completeness over all true samples. */
   fScore: number;
 }
 
 /**
- * Precision over the mesh's samples that some true camera sees, within 4τ of the true mesh's
- * depth (seen-truth.ts: the truth has no samples where no camera looks, so completed hidden
- * surfaces count against the headline precision whatever their shape); null without a true mesh.
+ * Precision over the mesh's samples that as many true cameras see as saw the truth's samples
+ * (gt.minViews), each within 4τ of the true mesh's depth (seen-truth.ts: the truth has no samples
+ * where fewer cameras look, so completed hidden surfaces, and ground only the nearest photo sees,
+ * count against the headline precision whatever their shape); null without a true mesh.
  */
 function seenPrecision(inside: Float64Array, toTruth: Float64Array, gt: GroundTruth, tau: number, completeness: number): SeenPrecision | null {
   if (!gt.mesh || inside.length === 0) return null;
@@ -326,12 +332,12 @@ function seenPrecision(inside: Float64Array, toTruth: Float64Array, gt: GroundTr
   const seen = seenByCameras(inside, gt.mesh, cameras, 4 * tau);
   let seenCount = 0, near = 0;
   for (let i = 0; i < seen.length; i++) {
-    if (!seen[i]) continue;
+    if (seen[i] < gt.minViews) continue;
     seenCount++;
     if (toTruth[i] <= tau) near++;
   }
   const precision = seenCount > 0 ? near / seenCount : 0;
-  return { seenShare: seenCount / seen.length, precision, fScore: precision + completeness > 0 ? (2 * precision * completeness) / (precision + completeness) : 0 };
+  return { seenShare: seenCount / seen.length, minViews: gt.minViews, precision, fScore: precision + completeness > 0 ? (2 * precision * completeness) / (precision + completeness) : 0 };
 }
 
 /** The points (3·n) within the ball, or all of them without one. */
@@ -607,7 +613,7 @@ function printTable(results: SetResult[], quality: Quality): void {
     const m = r.mesh;
     if (m) console.log(`  ${r.set} mesh (${m.surface.totalPoints} faces): prec ${fmt(m.surface.precision, 3)}, compl ${fmt(m.surface.completeness, 3)}, F ${fmt(m.surface.fScore, 3)}; at 0.5 %: prec ${fmt(m.surfaceHalf.precision, 3)}, compl ${fmt(m.surfaceHalf.completeness, 3)}, F ${fmt(m.surfaceHalf.fScore, 3)}`);
     if (r.ground) console.log(`  ${r.set} mesh ground: ${r.ground}`);
-    if (m?.seenHalf) console.log(`  ${r.set} mesh at 0.5 %, over the ${fmt(100 * m.seenHalf.seenShare, 1)} % of its samples a true camera sees: prec ${fmt(m.seenHalf.precision, 3)}, F ${fmt(m.seenHalf.fScore, 3)}`);
+    if (m?.seenHalf) console.log(`  ${r.set} mesh at 0.5 %, over the ${fmt(100 * m.seenHalf.seenShare, 1)} % of its samples ${m.seenHalf.minViews === 1 ? "a true camera sees" : `${m.seenHalf.minViews} true cameras see (the truth's rule)`}: prec ${fmt(m.seenHalf.precision, 3)}, F ${fmt(m.seenHalf.fScore, 3)}`);
     if (s) console.log(`  ${r.set}: accuracy and precision over the ${s.scoredPoints} of ${s.totalPoints} points inside the truth's evaluation ball; aligned on the ${r.alignedOn === "scene" ? "scene's points" : "camera centres"}`);
     if (r.error) console.log(`  ${r.set}: failed: ${r.error}`);
     const c = r.colmap;

@@ -1,6 +1,7 @@
 /**
  * The dense bench's visibility of points against the true mesh (bench/seen-truth.ts): a floor
- * point in the open is seen, one under a box standing on the floor is not, and the PLY reader
+ * point in the open is seen, one under a box standing on the floor is not, each point counts the
+ * cameras that see it (the truth's samples need two), and the PLY reader
  * reads the datasets' binary meshes (float vertices with colours, polygons as fans).
  */
 import { describe, expect, it } from "vitest";
@@ -43,5 +44,13 @@ describe("bench/seen-truth", () => {
     expect(Array.from(seenByCameras(points, mesh, [above], 0.02))).toEqual([1, 0, 1, 1]);
     // A point 0.1 inside the box's top is behind it by more than the tolerance.
     expect(Array.from(seenByCameras(Float64Array.of(0, 0, 0.3), mesh, [above], 0.02))).toEqual([0]);
+  });
+
+  it("counts the cameras that see a point: the box hides the floor behind it from a camera at its side", () => {
+    // At (−3, 0, 1), looking along +x (camera x along world −y, y along world −z), wide enough to see the floor; the floor is seen at 18–27°, hence the looser tolerance.
+    const side: SeeingCamera = { K: [[100, 0, 200], [0, 100, 200], [0, 0, 1]], R: Float64Array.of(0, -1, 0, 0, 0, -1, 1, 0, 0), t: Float64Array.of(0, 1, 3), width: 400, height: 400 };
+    // In the open at (1, 1): both cameras. Behind the box from the side (x = 0.5, y = 0): the camera above only.
+    const points = Float64Array.of(-1, 1, 0, 0.5, 0, 0);
+    expect(Array.from(seenByCameras(points, mesh, [above, side], 0.1))).toEqual([2, 1]);
   });
 });
