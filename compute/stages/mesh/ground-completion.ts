@@ -157,6 +157,8 @@ export interface GroundCompletionReport {
   /** The tiles swept for a height of their own, those moved, and the largest move (voxels). */
   groundRegionTilesSwept: number;
   groundRegionTilesMoved: number;
+  /** Tiles whose best height gained enough but within the patches' noise (ground-regions.ts `minSignificance`). */
+  groundRegionTilesNoise: number;
   groundRegionLargestMoveVoxels: number;
   /**
    * The ground kept, read against the cameras: its normal's angle from their mean up (degrees) and
@@ -223,7 +225,7 @@ export async function completeGround(
   known: CloudDepthImages | Promise<CloudDepthImages> | null = null,
   helper?: TaskRunner<GroundSweepTask, number>,
 ): Promise<GroundCompletion> {
-  const report: GroundCompletionReport = { groundFound: 0, groundInliers: 0, groundCameraHeightVoxels: 0, groundCellsTried: 0, groundCellsAdded: 0, groundCellsSeenThrough: 0, groundCellsUnseen: 0, groundCellsNearRelief: 0, groundCellsBeyond: 0, groundPointsAdded: 0, groundSweepPatches: 0, groundRegionTilesSwept: 0, groundRegionTilesMoved: 0, groundRegionLargestMoveVoxels: 0, groundSweepScoreBefore: 0, groundSweepScoreAfter: 0, groundSweepShiftVoxels: 0, groundSweepTurnDeg: 0, groundSweepFoundScore: 0, groundSweepFoundShiftVoxels: 0, groundSweepRefused: 0, groundInlierSpreadVoxels: 0, groundSweepPointsOffsetVoxels: 0, groundSweepRefusedByPoints: 0, groundTiltFromUpDeg: 0, groundMeanCameraHeightVoxels: 0 };
+  const report: GroundCompletionReport = { groundFound: 0, groundInliers: 0, groundCameraHeightVoxels: 0, groundCellsTried: 0, groundCellsAdded: 0, groundCellsSeenThrough: 0, groundCellsUnseen: 0, groundCellsNearRelief: 0, groundCellsBeyond: 0, groundPointsAdded: 0, groundSweepPatches: 0, groundRegionTilesSwept: 0, groundRegionTilesMoved: 0, groundRegionTilesNoise: 0, groundRegionLargestMoveVoxels: 0, groundSweepScoreBefore: 0, groundSweepScoreAfter: 0, groundSweepShiftVoxels: 0, groundSweepTurnDeg: 0, groundSweepFoundScore: 0, groundSweepFoundShiftVoxels: 0, groundSweepRefused: 0, groundInlierSpreadVoxels: 0, groundSweepPointsOffsetVoxels: 0, groundSweepRefusedByPoints: 0, groundTiltFromUpDeg: 0, groundMeanCameraHeightVoxels: 0 };
   const empty = { count: 0, positions: new Float32Array(0), normals: new Float32Array(0), colors: new Uint8Array(0) };
   if (views.length < options.minViews || cloud.count < options.minInliers) return { points: empty, report, plane: null, images: null, grey: [] };
   const centres = views.map((view) => cameraCenter(view.camFromWorld));
@@ -266,7 +268,7 @@ export async function completeGround(
     if (options.regions) {
       const patches = [...kept, ...covered].map((c) => ({ u: c.u, v: c.v, at: onto(ground, found.normal, at(c.u, c.v)), seenBy: c.seenBy }));
       regions = sweepRegions(ground, patches, extent, grey, voxel, photos.sweep.patchStepVoxels * voxel, photos.sweep.patchSide, options.regions);
-      Object.assign(report, { groundRegionTilesSwept: regions.report.tilesSwept, groundRegionTilesMoved: regions.report.tilesMoved, groundRegionLargestMoveVoxels: regions.report.largestMoveVoxels });
+      Object.assign(report, { groundRegionTilesSwept: regions.report.tilesSwept, groundRegionTilesMoved: regions.report.tilesMoved, groundRegionTilesNoise: regions.report.tilesNoise, groundRegionLargestMoveVoxels: regions.report.largestMoveVoxels });
     }
   }
   const { up } = meanUp(views);

@@ -27,6 +27,13 @@ export interface GroundRegionOptions {
   /** A tile moves only when its best height takes away this share of the disagreement (1 − mean NCC) its patches leave on the plane. */
   minGain: number;
   /**
+   * And only when its patches' mean gain is this many standard errors above nought (the gains'
+   * spread over the tile's patches, over the square root of their count): on a plain floor each
+   * patch's NCC is mostly noise, and the best of 24 heights gains 5 % by chance on a few tiles
+   * (docs/decisions.md, "A height per tile of the ground: an option, off by default").
+   */
+  minSignificance: number;
+  /**
    * An added point this many voxels or more from the cloud takes its tile's height in full, a
    * nearer one in proportion: the cloud's own ground stays where it is, and the added ground
    * meets it without a step (0: every added point in full).
@@ -41,6 +48,7 @@ export const GROUND_REGION_DEFAULTS: GroundRegionOptions = {
   offsetVoxels: 6,
   stepVoxels: 0.5,
   minGain: 0.05,
+  minSignificance: 4,
   fadeVoxels: 8,
 };
 
@@ -55,7 +63,8 @@ export interface GroundPatch {
 export interface GroundRegions {
   /** The height (along the plane's normal) to add at (u, v). */
   heightAt: (u: number, v: number) => number;
-  report: { tilesSwept: number; tilesMoved: number; largestMoveVoxels: number };
+  /** `tilesNoise`: tiles whose best height passed the gain but not the significance. */
+  report: { tilesSwept: number; tilesMoved: number; tilesNoise: number; largestMoveVoxels: number };
 }
 
 /**
@@ -64,7 +73,7 @@ export interface GroundRegions {
  */
 export function sweepRegions(plane: GroundPlane, patches: GroundPatch[], extent: { minU: number; maxU: number; minV: number; maxV: number }, photos: Array<GreyPhoto | null>, voxel: number, patchStep: number, patchSide: number, options: GroundRegionOptions = GROUND_REGION_DEFAULTS): GroundRegions {
   const side = Math.max(extent.maxU - extent.minU, extent.maxV - extent.minV) / options.tilesPerSide;
-  if (!(side > 0)) return { heightAt: () => 0, report: { tilesSwept: 0, tilesMoved: 0, largestMoveVoxels: 0 } };
+  if (!(side > 0)) return { heightAt: () => 0, report: { tilesSwept: 0, tilesMoved: 0, tilesNoise: 0, largestMoveVoxels: 0 } };
   const cols = Math.max(1, Math.ceil((extent.maxU - extent.minU) / side));
   const rows = Math.max(1, Math.ceil((extent.maxV - extent.minV) / side));
   const inTile: GroundPatch[][] = Array.from({ length: cols * rows }, () => []);
@@ -74,7 +83,7 @@ export function sweepRegions(plane: GroundPlane, patches: GroundPatch[], extent:
     inTile[row * cols + col]!.push(patch);
   }
   const heights = new Float64Array(cols * rows);
-  const report = { tilesSwept: 0, tilesMoved: 0, largestMoveVoxels: 0 };
+  const report = { tilesSwept: 0, tilesMoved: 0, tilesNoise: 0, largestMoveVoxels: 0 };
   const reach = { height: options.offsetVoxels * voxel, tiltTan: 0 };
   const steps = Math.round(options.offsetVoxels / options.stepVoxels);
   inTile.forEach((tile, t) => {
@@ -98,6 +107,11 @@ export function sweepRegions(plane: GroundPlane, patches: GroundPatch[], extent:
     const onEdge = Math.abs(best.offset) >= options.offsetVoxels * voxel - 1e-9;
     const gain = 1 - best.score <= (1 - options.minGain) * (1 - start);
     if (best.offset === 0 || onEdge || !gain) return;
+    const significance = gainSignificance(score, plane, best.offset, chosen.length);
+    if (significance < options.minSignificance) {
+      report.tilesNoise++;
+      return;
+    }
     heights[t] = best.offset;
     report.tilesMoved++;
     report.largestMoveVoxels = Math.max(report.largestMoveVoxels, Math.abs(best.offset) / voxel);
@@ -114,4 +128,27 @@ export function sweepRegions(plane: GroundPlane, patches: GroundPatch[], extent:
     return (1 - b) * ((1 - a) * h(r0, c0) + a * h(r0, c1)) + b * ((1 - a) * h(r1, c0) + a * h(r1, c1));
   };
   return { heightAt, report };
+}
+
+/**
+ * How many standard errors the patches' mean gain from `plane` to `plane` moved by `offset` lies
+ * above nought (a one-sample t statistic over the patches both score); 0 with fewer than two.
+ */
+function gainSignificance(score: (plane: GroundPlane, perPatch?: Float64Array) => number, plane: GroundPlane, offset: number, patches: number): number {
+  const before = new Float64Array(patches);
+  const after = new Float64Array(patches);
+  score(plane, before);
+  score({ normal: plane.normal, d: plane.d + offset }, after);
+  let n = 0, sum = 0, sumSquares = 0;
+  for (let k = 0; k < patches; k++) {
+    const gain = after[k]! - before[k]!;
+    if (Number.isNaN(gain)) continue;
+    n++;
+    sum += gain;
+    sumSquares += gain * gain;
+  }
+  if (n < 2) return 0;
+  const mean = sum / n;
+  const variance = Math.max(0, (sumSquares - n * mean * mean) / (n - 1));
+  return variance > 0 ? mean / Math.sqrt(variance / n) : mean > 0 ? Infinity : 0;
 }

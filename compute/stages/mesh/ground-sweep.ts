@@ -367,22 +367,27 @@ export function patchScorer(start: GroundPlane, reach: SweepReach, anchors: Floa
       startPairs[k] = pairs;
     }
   }
-  return (plane: GroundPlane): number => {
+  // `perPatch`, when given (one slot per anchor), receives each patch's score (NaN: not scored).
+  return (plane: GroundPlane, perPatch?: Float64Array): number => {
     const { u, v } = planeAxes(plane.normal);
     let total = 0, scored = 0;
     for (let k = 0; k < patches; k++) {
-      if (startPairs[k] === 0) continue;
-      scored++;
-      if (readAll(plane, u, v, k) < 2) {
-        total += startMean[k]!;
+      if (startPairs[k] === 0) {
+        if (perPatch) perPatch[k] = NaN;
         continue;
       }
-      let change = 0, slot = pairAt[k]!;
-      for (let x = first[k]!, end = first[k + 1]!; x < end; x++) for (let y = x + 1; y < end; y++, slot++) {
-        if (!valid[views[x]!] || !valid[views[y]!] || Number.isNaN(startNcc[slot]!)) continue;
-        change += dot(values, views[x]! * samples, views[y]! * samples, samples) - startNcc[slot]!;
+      scored++;
+      let score = startMean[k]!;
+      if (readAll(plane, u, v, k) >= 2) {
+        let change = 0, slot = pairAt[k]!;
+        for (let x = first[k]!, end = first[k + 1]!; x < end; x++) for (let y = x + 1; y < end; y++, slot++) {
+          if (!valid[views[x]!] || !valid[views[y]!] || Number.isNaN(startNcc[slot]!)) continue;
+          change += dot(values, views[x]! * samples, views[y]! * samples, samples) - startNcc[slot]!;
+        }
+        score += change / startPairs[k]!;
       }
-      total += startMean[k]! + change / startPairs[k]!;
+      if (perPatch) perPatch[k] = score;
+      total += score;
     }
     return scored > 0 ? total / scored : -1;
   };

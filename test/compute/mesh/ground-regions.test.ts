@@ -2,7 +2,8 @@
  * A height per tile of the ground (compute/stages/mesh/ground-regions.ts): three cameras at eye
  * height photograph a textured ground whose right half (x > 0) is a terrace 3 voxels higher than
  * its left half; the plane the whole ground was given is the left half's. The right tiles must be
- * raised by the terrace's height and the left ones left alone, and on a plain floor no tile moves.
+ * raised by the terrace's height and the left ones left alone, and on a plain floor no tile moves,
+ * even where chance lets a height pass the gain: its patches' gains are within their noise.
  */
 import { describe, expect, it } from "vitest";
 import { GROUND_REGION_DEFAULTS, sweepRegions, type GroundPatch } from "../../../compute/stages/mesh/ground-regions.js";
@@ -73,5 +74,15 @@ describe("mesh/ground-regions", () => {
     const { heightAt: lift, report } = sweepRegions(plane, patches(), extent, photos, VOXEL, step, side, options);
     expect(report.tilesMoved).toBe(0);
     expect(lift(0.5, 5)).toBe(0);
+  });
+
+  it("holds as noise a plain floor's best heights that pass the gain by chance", () => {
+    const photos = [-0.6, 0, 0.6].map((x) => photographed(x, false));
+    // With no gain asked every tile's best height (of 24, on sensor noise) would pass, and does without the significance.
+    const loose = sweepRegions(plane, patches(), extent, photos, VOXEL, step, side, { ...options, minGain: 0, minSignificance: 0 });
+    expect(loose.report.tilesMoved).toBeGreaterThan(0);
+    const { report } = sweepRegions(plane, patches(), extent, photos, VOXEL, step, side, { ...options, minGain: 0 });
+    expect(report.tilesMoved).toBe(0);
+    expect(report.tilesNoise).toBe(loose.report.tilesMoved);
   });
 });
