@@ -10,6 +10,7 @@
  *    TypeScript reference, and bench/native/ncc.c compiled by gcc (-O3 -march=native) one
  *    sample at a time and eight at a time with AVX2 + FMA gathers. The costs must agree.
  * 3. The kernel's share of PatchMatch: calls × the kernel's time per call over PatchMatch's time.
+ * 4. The texture scan's z-buffer against bench/native/raster.c (bench/raster-kernel.ts).
  *
  * The window's grey values live in the cache, so memory bandwidth is not this kernel's bound;
  * the native AVX2 version is. Needs gcc (Debian's build-essential) for the native columns.
@@ -22,6 +23,7 @@ import { loadWasmKernel, MAX_COST, meanOfBest, nccCostReference, planeHomography
 import { patchMatch, type PatchMatchInput, type PatchMatchParams, type SourceCamera } from "../compute/stages/dense/patchmatch.js";
 import { planeParts } from "../compute/stages/dense/patchmatch-state.js";
 import { NO_PLANAR_PRIOR } from "../compute/stages/dense/planar-prior.js";
+import { runRasterKernel } from "./raster-kernel.js";
 
 const OUT_DIR = path.resolve("bench-out/kernels");
 /** Window samples as the stage lays them out: 7×7 at stride 2, padded with weight 0 to a multiple of 4 (wasm) or 8 (AVX2). */
@@ -286,6 +288,7 @@ export async function run(args: string[]): Promise<void> {
     const saved = (calls * (stageNs - native.avx2NsPerCall)) / 1e6;
     console.log(`a kernel at the native AVX2 speed would take PatchMatch from ${patchMatchMs.toFixed(0)} to ${(patchMatchMs - saved).toFixed(0)} ms (${((100 * saved) / patchMatchMs).toFixed(0)} % less)`);
   }
+  await runRasterKernel(ROUNDS);
 }
 
 function describe(d: { max: number; disagree: number }): string {
