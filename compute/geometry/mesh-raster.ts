@@ -62,10 +62,10 @@ export function rasterizeDepth(indices: Uint32Array, proj: VertexProjection, wid
     const x0 = Math.max(0, Math.floor(minX)), x1 = Math.min(width - 1, Math.ceil(maxX));
     const y0 = Math.max(0, Math.floor(Math.min(ay, by, cy))), y1 = Math.min(height - 1, Math.ceil(Math.max(ay, by, cy)));
     // The corners from top to bottom: the long edge top–bottom bounds one side of every row, top–middle and middle–bottom the other.
-    let tx = ax, ty = ay, mx = bx, my = by, lx = cx, ly = cy;
-    if (my < ty) { [tx, ty, mx, my] = [mx, my, tx, ty]; }
-    if (ly < my) { [mx, my, lx, ly] = [lx, ly, mx, my]; }
-    if (my < ty) { [tx, ty, mx, my] = [mx, my, tx, ty]; }
+    let tx = ax, ty = ay, mx = bx, my = by, lx = cx, ly = cy, swap = 0;
+    if (my < ty) { swap = tx; tx = mx; mx = swap; swap = ty; ty = my; my = swap; }
+    if (ly < my) { swap = mx; mx = lx; lx = swap; swap = my; my = ly; ly = swap; }
+    if (my < ty) { swap = tx; tx = mx; mx = swap; swap = ty; ty = my; my = swap; }
     // A level edge (dy within ROW_SLACK) has no slope: its rows take the face's whole width.
     const long = ly - ty > ROW_SLACK ? (lx - tx) / (ly - ty) : NaN;
     const upper = my - ty > ROW_SLACK ? (mx - tx) / (my - ty) : NaN;
