@@ -16,7 +16,7 @@
  * the native AVX2 version is. Needs gcc (Debian's build-essential) for the native columns.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { loadWasmKernel, MAX_COST, meanOfBest, nccCostReference, planeHomography, windowStatistics, type CostWindow } from "../compute/stages/dense/kernel.js";
@@ -24,8 +24,8 @@ import { patchMatch, type PatchMatchInput, type PatchMatchParams, type SourceCam
 import { planeParts } from "../compute/stages/dense/patchmatch-state.js";
 import { NO_PLANAR_PRIOR } from "../compute/stages/dense/planar-prior.js";
 import { runRasterKernel } from "./raster-kernel.js";
+import { buildNative, NATIVE_OUT_DIR } from "./native/build.js";
 
-const OUT_DIR = path.resolve("bench-out/kernels");
 /** Window samples as the stage lays them out: 7×7 at stride 2, padded with weight 0 to a multiple of 4 (wasm) or 8 (AVX2). */
 const RADIUS = 3;
 const STEP = 2;
@@ -165,15 +165,11 @@ interface NativeTimes {
 }
 
 function runNative(source: SourceCamera, win8: CostWindow, calls: Call[]): NativeTimes | string {
-  mkdirSync(OUT_DIR, { recursive: true });
-  const binary = path.join(OUT_DIR, "ncc");
-  try {
-    execFileSync("gcc", ["-O3", "-march=native", "-o", binary, path.resolve("bench/native/ncc.c"), "-lm"], { stdio: "pipe" });
-  } catch (err) {
-    return `gcc could not build bench/native/ncc.c (${(err as Error).message.split("\n")[0]}); apt-get install gcc`;
-  }
-  const workload = path.join(OUT_DIR, "workload.bin");
-  const costsFile = path.join(OUT_DIR, "costs.bin");
+  const built = buildNative("ncc");
+  if ("error" in built) return built.error;
+  const { binary } = built;
+  const workload = path.join(NATIVE_OUT_DIR, "workload.bin");
+  const costsFile = path.join(NATIVE_OUT_DIR, "costs.bin");
   writeWorkload(workload, source, win8, calls);
   const line = execFileSync(binary, [workload, String(ROUNDS), costsFile], { encoding: "utf8" });
   const times = JSON.parse(line) as { avx2NsPerCall: number; scalarNsPerCall: number };

@@ -8,13 +8,13 @@
  * buffers must agree to the bit.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { buildNative, NATIVE_OUT_DIR } from "./native/build.js";
 import { projectVertices, rasterizeDepth, rasterizeDepthReference, type VertexProjection } from "../compute/geometry/mesh-raster.js";
 import { simplifyToBudget } from "../compute/stages/mesh/simplify.js";
 import { createRng } from "../compute/math/random.js";
 
-const OUT_DIR = path.resolve("bench-out/kernels");
 const WIDTH = 3072;
 const HEIGHT = 2048;
 /** Grid vertices per side of each of the two surfaces: 2 × 2 × 447² ≈ 799,000 faces, simplified to FACES. */
@@ -79,13 +79,9 @@ function differing(a: Float32Array, b: Float32Array): number {
 }
 
 function runNative(proj: VertexProjection, indices: Uint32Array, rounds: number): { ms: number; zbuf: Float32Array } | string {
-  mkdirSync(OUT_DIR, { recursive: true });
-  const binary = path.join(OUT_DIR, "raster");
-  try {
-    execFileSync("gcc", ["-O3", "-march=native", "-o", binary, path.resolve("bench/native/raster.c"), "-lm"], { stdio: "pipe" });
-  } catch (err) {
-    return `gcc could not build bench/native/raster.c (${(err as Error).message.split("\n")[0]}); apt-get install gcc`;
-  }
+  const built = buildNative("raster");
+  if ("error" in built) return built.error;
+  const { binary } = built;
   const n = proj.px.length;
   const input = Buffer.alloc(16 + 12 * n + 4 * indices.length);
   input.writeUInt32LE(WIDTH, 0);
@@ -96,8 +92,8 @@ function runNative(proj: VertexProjection, indices: Uint32Array, rounds: number)
   Buffer.from(proj.py.buffer, proj.py.byteOffset, 4 * n).copy(input, 16 + 4 * n);
   Buffer.from(proj.depth.buffer, proj.depth.byteOffset, 4 * n).copy(input, 16 + 8 * n);
   Buffer.from(indices.buffer, indices.byteOffset, 4 * indices.length).copy(input, 16 + 12 * n);
-  const inputFile = path.join(OUT_DIR, "raster-input.bin");
-  const zbufFile = path.join(OUT_DIR, "raster-zbuf.bin");
+  const inputFile = path.join(NATIVE_OUT_DIR, "raster-input.bin");
+  const zbufFile = path.join(NATIVE_OUT_DIR, "raster-zbuf.bin");
   writeFileSync(inputFile, input);
   const ms = Number(execFileSync(binary, [inputFile, String(rounds), zbufFile], { encoding: "utf8" }).trim());
   const bytes = readFileSync(zbufFile);
