@@ -11,6 +11,10 @@
  *    sample at a time and eight at a time with AVX2 + FMA gathers. The costs must agree.
  * 3. The kernel's share of PatchMatch: calls × the kernel's time per call over PatchMatch's time.
  * 4. The texture scan's z-buffer against bench/native/raster.c (bench/raster-kernel.ts).
+ * 5. The matching stage's exhaustive descriptor search against bench/native/hamming.c
+ *    (bench/hamming-kernel.ts).
+ *
+ * `--only=raster` or `--only=hamming` runs that part alone (the first three take about a minute).
  *
  * The window's grey values live in the cache, so memory bandwidth is not this kernel's bound;
  * the native AVX2 version is. Needs gcc (Debian's build-essential) for the native columns.
@@ -24,6 +28,7 @@ import { patchMatch, type PatchMatchInput, type PatchMatchParams, type SourceCam
 import { planeParts } from "../compute/stages/dense/patchmatch-state.js";
 import { NO_PLANAR_PRIOR } from "../compute/stages/dense/planar-prior.js";
 import { runRasterKernel } from "./raster-kernel.js";
+import { runHammingKernel } from "./hamming-kernel.js";
 import { buildNative, NATIVE_OUT_DIR } from "./native/build.js";
 
 /** Window samples as the stage lays them out: 7×7 at stride 2, padded with weight 0 to a multiple of 4 (wasm) or 8 (AVX2). */
@@ -193,6 +198,10 @@ function maxDifference(a: ArrayLike<number>, b: ArrayLike<number>): { max: numbe
 }
 
 export async function run(args: string[]): Promise<void> {
+  const only = args.find((a) => a.startsWith("--only="))?.slice("--only=".length);
+  if (only === "raster") return runRasterKernel(ROUNDS);
+  if (only === "hamming") return runHammingKernel(ROUNDS);
+  if (only !== undefined) throw new Error(`kernels: --only=${only} is not a part (raster, hamming)`);
   const width = Number(args.find((a) => a.startsWith("--width="))?.slice("--width=".length) ?? 800);
   const input = wallInput(width);
   console.log(`kernels bench: PatchMatch on a rendered ${input.width}×${input.height} wall, ${input.sources.length} sources, standard settings; ${ROUNDS} rounds, best kept`);
@@ -285,6 +294,7 @@ export async function run(args: string[]): Promise<void> {
     console.log(`a kernel at the native AVX2 speed would take PatchMatch from ${patchMatchMs.toFixed(0)} to ${(patchMatchMs - saved).toFixed(0)} ms (${((100 * saved) / patchMatchMs).toFixed(0)} % less)`);
   }
   await runRasterKernel(ROUNDS);
+  runHammingKernel(ROUNDS);
 }
 
 function describe(d: { max: number; disagree: number }): string {
