@@ -162,11 +162,13 @@ function robustExtent(positions: Float32Array, count: number, sampleSize: number
  * over a surface of about their outlier-robust bounding box's area) do not count: an isolated
  * point says nothing about the sampling density.
  *
- * Only the points near the sample are gathered, in cells of the search radius around it (±2
- * cells, a margin over rounding), and each sampled point's nearest is the least distance over
- * them: the same distances as a grid over every point (PointGrid.nearestDistance2) for a small
- * fraction of its cost, since the cloud's points are only looked up, not sorted into buckets
- * (object-ring's 1.5 M points: the grid took 0.8 s).
+ * Only the points near the sample are gathered, in the 3 × 3 × 3 cells around it, and each
+ * sampled point's nearest is the least distance over them: the same distances as a grid over
+ * every point (PointGrid.nearestDistance2) for a small fraction of its cost, since the cloud's
+ * points are only looked up, not sorted into buckets (object-ring's 1.5 M points: the grid took
+ * 0.8 s). The cells are a billionth wider than the search radius, so two points within it lie in
+ * adjacent cells however the divisions round (it had searched ±2 cells of the radius for that
+ * margin: 125 cells a sample instead of 27, the same result).
  */
 export function medianSpacing(positions: Float32Array, count: number, sampleSize = 2000): number {
   if (count < 2) return 0;
@@ -177,12 +179,13 @@ export function medianSpacing(positions: Float32Array, count: number, sampleSize
   const cellSize = Math.max(Math.sqrt(area / count), diagonal * 1e-6);
   const searchRadius = 4 * cellSize;
   const step = Math.max(1, Math.floor(count / sampleSize));
-  const cellOf = (value: number) => Math.floor(value / searchRadius);
+  const cellSide = searchRadius * (1 + 1e-9);
+  const cellOf = (value: number) => Math.floor(value / cellSide);
   // The cells around the sampled points, then the points that fall in them, bucketed.
-  const near = new VoxelHash(Math.max(1024, 125 * Math.ceil(count / step)));
+  const near = new VoxelHash(Math.max(1024, 27 * Math.ceil(count / step)));
   for (let i = 0; i < count; i += step) {
     const ci = cellOf(positions[3 * i]), cj = cellOf(positions[3 * i + 1]), ck = cellOf(positions[3 * i + 2]);
-    for (let di = -2; di <= 2; di++) for (let dj = -2; dj <= 2; dj++) for (let dk = -2; dk <= 2; dk++) near.insert(ci + di, cj + dj, ck + dk);
+    for (let di = -1; di <= 1; di++) for (let dj = -1; dj <= 1; dj++) for (let dk = -1; dk <= 1; dk++) near.insert(ci + di, cj + dj, ck + dk);
   }
   const bucketOf = new Int32Array(count);
   const start = new Uint32Array(near.count + 1);
@@ -201,7 +204,7 @@ export function medianSpacing(positions: Float32Array, count: number, sampleSize
     const x = positions[3 * i], y = positions[3 * i + 1], z = positions[3 * i + 2];
     const ci = cellOf(x), cj = cellOf(y), ck = cellOf(z);
     let best = Infinity;
-    for (let di = -2; di <= 2; di++) for (let dj = -2; dj <= 2; dj++) for (let dk = -2; dk <= 2; dk++) {
+    for (let di = -1; di <= 1; di++) for (let dj = -1; dj <= 1; dj++) for (let dk = -1; dk <= 1; dk++) {
       const b = near.find(ci + di, cj + dj, ck + dk);
       for (let s = start[b]; s < start[b + 1]; s++) {
         const idx = order[s];
