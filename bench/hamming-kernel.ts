@@ -3,16 +3,17 @@
  * -- kernels`, its fifth part; issue 42, "hot loops at the machine's speed"). Two sets of 8,000
  * 64-byte rows, as two photos' AKAZE descriptors at the standard preset's 8,000 keypoints: half
  * of B are A's rows with a tenth of their bits flipped (matches), the rest random, in a shuffled
- * order. Searched by compute/stages/matching/kernel.ts (the WebAssembly kernel, i64.popcnt),
- * by its TypeScript reference, and by bench/native/hamming.c (gcc -O3 -march=native: the same
- * search with POPCNT, and with AVX-512 VPOPCNTQ where the CPU has it). Every output must agree
- * to the bit.
+ * order. Searched by compute/stages/matching/kernel.ts's WebAssembly kernel (i64.popcnt) and by
+ * its native addon where it was built (compute/stages/matching/native/, what the stage runs),
+ * by the TypeScript reference, and by bench/native/hamming.c (the addon's searches,
+ * native/search.h, built with gcc -O3 -march=native: POPCNT, and AVX-512 VPOPCNTQ where the CPU
+ * has it). Every output must agree to the bit.
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { buildNative, NATIVE_OUT_DIR } from "./native/build.js";
-import { kernelName, nearestNeighbours } from "../compute/stages/matching/kernel.js";
+import { nativeSearch, nearestNeighbours, nearestNeighboursWasm, wasmKernelName } from "../compute/stages/matching/kernel.js";
 import { nearestNeighboursReference } from "../compute/stages/matching/hamming.js";
 import type { Neighbours } from "../compute/math/mutual-nearest.js";
 import { createRng } from "../compute/math/random.js";
@@ -106,7 +107,9 @@ function runNative(a: Uint32Array, b: Uint32Array, rounds: number): { scalar: { 
 /** Prints the searches' times per distance and their agreement. */
 export function runHammingKernel(rounds: number): void {
   const { a, b } = descriptors();
-  const ours = bestOf(rounds, () => nearestNeighbours(a, ROWS, b, ROWS, WORDS));
+  const ours = bestOf(rounds, () => nearestNeighboursWasm(a, ROWS, b, ROWS, WORDS));
+  const addon = nativeSearch();
+  const ourNative = addon ? bestOf(rounds, () => nearestNeighbours(a, ROWS, b, ROWS, WORDS)) : null;
   const reference = bestOf(1, () => nearestNeighboursReference(a, ROWS, b, ROWS, WORDS));
   const native = runNative(a, b, rounds);
   const distances = ROWS * ROWS;
@@ -115,7 +118,9 @@ export function runHammingKernel(rounds: number): void {
   console.log("|---|---|---|---|---|");
   const base = typeof native === "string" ? NaN : native.scalar.ms;
   const row = (name: string, ms: number, diff: string) => console.log(`| ${name} | ${ms.toFixed(1)} | ${((ms * 1e6) / distances).toFixed(2)} | ${Number.isNaN(base) ? "n/a" : (ms / base).toFixed(2)} | ${diff} |`);
-  row(`kernel.ts nearestNeighbours (${kernelName()})`, ours.ms, "—");
+  row(`kernel.ts nearestNeighboursWasm (${wasmKernelName()})`, ours.ms, "—");
+  if (addon && ourNative) row(`kernel.ts nearestNeighbours (the stage's: native addon, ${addon.search})`, ourNative.ms, String(differing(ourNative.result, ours.result)));
+  else console.log("the stage's native addon: not built (scripts/build-native.mjs), so the stage runs the wasm kernel");
   row("TypeScript reference (hamming.ts)", reference.ms, String(differing(reference.result, ours.result)));
   if (typeof native === "string") {
     console.log(`native rows: n/a, ${native}`);

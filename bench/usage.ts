@@ -189,9 +189,10 @@ export const BENCHES = {
     ],
   },
   kernels: {
-    summary: "the dense stage's cost kernel (wasm SIMD) against the TypeScript reference and a native C build (scalar, AVX2), on the calls of a PatchMatch run; its share of PatchMatch",
+    summary: "the dense stage's cost kernel (wasm SIMD) against the TypeScript reference and a native C build (scalar, AVX2), on the calls of a PatchMatch run, and its share of PatchMatch; the texture scan's z-buffer and matching's exhaustive descriptor search against native C builds",
     options: [
       { name: "width", form: "value", arg: "PX", help: "rendered view width (default 800)" },
+      { name: "only", form: "value", arg: "PART", help: "raster or hamming: that part alone (the others take about a minute)" },
     ],
   },
   detect: {

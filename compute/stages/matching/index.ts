@@ -1,6 +1,6 @@
 /**
  * @module Stage `matching`: choose image pairs (pairs.ts), match binary descriptors on all
- * cores with the WebAssembly Hamming kernel, Lowe's ratio test and a mutual check (kernel.ts,
+ * cores with the native or WebAssembly Hamming kernel, Lowe's ratio test and a mutual check (kernel.ts,
  * hamming.ts), verify each pair geometrically and flag low-parallax pairs (verify.ts), and
  * link the verified matches into tracks (tracks.ts).
  */
@@ -87,7 +87,7 @@ function report(images: ImageRef[], results: PairResult[], pairs: VerifiedPair[]
   const observationsPerImage = new Uint32Array(images.length);
   for (const image of tracks.trackImages) observationsPerImage[image]++;
   const warnings = images.filter((_, i) => verifiedPerImage[i] === 0).map((im) => `${im.name}: no verified pair (too little overlap with the other images?)`);
-  if (kernelName() !== "wasm-simd") warnings.push("matching: WebAssembly SIMD kernel unavailable, used the slower TypeScript reference");
+  if (kernelName() === "typescript") warnings.push("matching: neither the native nor the WebAssembly SIMD kernel loaded, used the slower TypeScript reference");
   return {
     stage: NAME,
     wallMs,

@@ -1,10 +1,13 @@
 /**
- * @module The descriptor-distance kernels: the WebAssembly build of ./wasm/hamming.ts
- * (i64.popcnt for the exhaustive search, v128 for the guided search's candidates, so it needs
- * WebAssembly SIMD) for 64-byte rows, and the plain TypeScript reference (hamming.ts) for
- * other row sizes or when the wasm cannot be instantiated.
+ * @module The descriptor-distance kernels: for 64-byte rows, the exhaustive search in the native
+ * addon (./native/hamming.c, built at `npm ci` where a C compiler is; AVX-512 VPOPCNTQ where the
+ * CPU has it) or else the WebAssembly build of ./wasm/hamming.ts (i64.popcnt for the exhaustive
+ * search, v128 for the guided search's candidates, so it needs WebAssembly SIMD); the plain
+ * TypeScript reference (hamming.ts) for other row sizes or when neither loads. All three give the
+ * same neighbours to the bit (test/compute/matching/native-hamming.test.ts, hamming.test.ts).
  */
 import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import type { CandidateDistances } from "../../geometry/epipolar-band.js";
 import { allocNeighbours, type Neighbours } from "../../math/mutual-nearest.js";
 import { hammingDistance, nearestNeighboursReference } from "./hamming.js";
@@ -32,8 +35,34 @@ function wasm(): { exports: HammingExports; base: number } | null {
   return instance;
 }
 
-export function kernelName(): "wasm-simd" | "typescript" {
+/** The addon's exhaustive search (native/hamming.c); `search` names the build the CPU chose. */
+interface NativeSearch {
+  search: "avx512" | "popcnt" | "portable";
+  nearestNeighbours(a: Uint32Array, countA: number, b: Uint32Array, countB: number, outA: Uint32Array, bestB: Uint32Array, secondB: Uint32Array, argB: Int32Array): void;
+}
+
+let addon: NativeSearch | null | undefined;
+
+/** The native addon, or null where it was not built (scripts/build-native.mjs) or does not load. */
+export function nativeSearch(): NativeSearch | null {
+  if (addon !== undefined) return addon;
+  try {
+    addon = createRequire(import.meta.url)("./native/build/hamming.node") as NativeSearch;
+  } catch {
+    addon = null;
+  }
+  return addon;
+}
+
+/** The kernel nearestNeighboursWasm and candidateDistances run on 64-byte rows. */
+export function wasmKernelName(): "wasm-simd" | "typescript" {
   return wasm() ? "wasm-simd" : "typescript";
+}
+
+/** The exhaustive search nearestNeighbours runs on 64-byte rows. */
+export function kernelName(): `native-${NativeSearch["search"]}` | "wasm-simd" | "typescript" {
+  const native = nativeSearch();
+  return native ? `native-${native.search}` : wasmKernelName();
 }
 
 /**
@@ -56,6 +85,21 @@ function stageRows(kernel: { exports: HammingExports; base: number }, a: Uint32A
 
 /** Nearest and second-nearest neighbours both ways between packed descriptor rows (`words` 32-bit words each). */
 export function nearestNeighbours(a: Uint32Array, countA: number, b: Uint32Array, countB: number, words: number): Neighbours {
+  const native = words * 4 === ROW_BYTES ? nativeSearch() : null;
+  if (!native) return nearestNeighboursWasm(a, countA, b, countB, words);
+  const nb = allocNeighbours(countA, countB);
+  const outA = new Uint32Array(3 * countA);
+  native.nearestNeighbours(a, countA, b, countB, outA, nb.bestB, nb.secondB, nb.argB);
+  for (let i = 0; i < countA; i++) {
+    nb.bestA[i] = outA[3 * i];
+    nb.secondA[i] = outA[3 * i + 1];
+    nb.argA[i] = outA[3 * i + 2] | 0;
+  }
+  return nb;
+}
+
+/** nearestNeighbours on the WebAssembly kernel (or, for other row sizes, the TypeScript reference), whatever the addon. */
+export function nearestNeighboursWasm(a: Uint32Array, countA: number, b: Uint32Array, countB: number, words: number): Neighbours {
   const kernel = words * 4 === ROW_BYTES ? wasm() : null;
   if (!kernel) return nearestNeighboursReference(a, countA, b, countB, words);
   const { exports } = kernel;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { mutualRatioMatches } from "../../../compute/math/mutual-nearest.js";
 import { nearestNeighboursReference, packDescriptors } from "../../../compute/stages/matching/hamming.js";
-import { kernelName, nearestNeighbours } from "../../../compute/stages/matching/kernel.js";
+import { nearestNeighboursWasm as nearestNeighbours, wasmKernelName } from "../../../compute/stages/matching/kernel.js";
 import { rng } from "../../support/fixtures.js";
 
 const BYTES = 61;
@@ -24,7 +24,7 @@ describe("stages/matching descriptor kernel", () => {
     for (let k = 0; k < 100; k++) plant(b, (k * 3 + 1) % 420, a, k, [k % 488, (k * 13) % 488]);
     const pa = packDescriptors(a, 300, BYTES);
     const pb = packDescriptors(b, 420, BYTES);
-    expect(kernelName()).toBe("wasm-simd");
+    expect(wasmKernelName()).toBe("wasm-simd");
     const fast = nearestNeighbours(pa, 300, pb, 420, 16);
     const reference = nearestNeighboursReference(pa, 300, pb, 420, 16);
     for (const key of ["bestA", "secondA", "argA", "bestB", "secondB", "argB"] as const) expect(Array.from(fast[key])).toEqual(Array.from(reference[key]));
