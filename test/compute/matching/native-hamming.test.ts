@@ -47,7 +47,7 @@ function bytesOf(packed: Uint32Array, count: number): Uint8Array {
 describe("stages/matching native descriptor search", () => {
   it("is built wherever a C compiler and Node-API's header are, and chosen over the wasm kernel", () => {
     if (!canBuild()) return;
-    expect(nativeSearch()).not.toBeNull();
+    expect(nativeSearch(), "the native addon is missing: run `node scripts/build-native.mjs` (npm ci's postinstall)").not.toBeNull();
     expect(kernelName()).toMatch(/^native-(avx512|popcnt|portable)$/);
   });
 
