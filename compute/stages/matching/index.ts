@@ -108,6 +108,8 @@ function report(images: ImageRef[], results: PairResult[], pairs: VerifiedPair[]
       exhaustive: strategy === "exhaustive" ? 1 : 0,
       remoteBatches: split.remoteBatches,
       selectionMs: split.selectionMs,
+      // 1 when this process's exhaustive search is the native addon's (kernel.ts), 0 for the wasm kernel.
+      nativeSearch: kernelName().startsWith("native-") ? 1 : 0,
     },
     perImage: images.map((im, i) => ({ name: im.name, verifiedPairs: verifiedPerImage[i], trackObservations: observationsPerImage[i] })),
     warnings,
