@@ -183,12 +183,12 @@ export function refineHomography(H0: ArrayLike<number>, x1: ArrayLike<number>, x
     H.set(p);
     H[8] = 1;
     const inv = mat3Inverse(H);
+    // Written straight into `out`: the Jacobian's differences call this 9 times per iteration.
     for (let k = 0; k < n; k++) {
       const i = indices[k];
-      const forward = transferVector(H, x1[2 * i], x1[2 * i + 1], x2[2 * i], x2[2 * i + 1]);
-      const backward: [number, number] = inv ? transferVector(inv, x2[2 * i], x2[2 * i + 1], x1[2 * i], x1[2 * i + 1]) : [1e3, 1e3];
-      out.set(cauchyScaled(forward, lossScale), 4 * k);
-      out.set(cauchyScaled(backward, lossScale), 4 * k + 2);
+      writeTransfer(H, x1[2 * i], x1[2 * i + 1], x2[2 * i], x2[2 * i + 1], lossScale, out, 4 * k);
+      if (inv) writeTransfer(inv, x2[2 * i], x2[2 * i + 1], x1[2 * i], x1[2 * i + 1], lossScale, out, 4 * k + 2);
+      else writeCauchyScaled(1e3, 1e3, lossScale, out, 4 * k + 2);
     }
   };
   const { params } = levenbergMarquardt(start, residuals, 4 * n, { maxIterations: 10 });
@@ -198,18 +198,23 @@ export function refineHomography(H0: ArrayLike<number>, x1: ArrayLike<number>, x
   return mat3Inverse(refined) ? refined : null;
 }
 
-/** (H·a) − b in inhomogeneous coordinates; a large constant when H·a is at infinity. */
-function transferVector(H: ArrayLike<number>, ax: number, ay: number, bx: number, by: number): [number, number] {
+/** (H·a) − b in inhomogeneous coordinates (a large constant when H·a is at infinity), Cauchy-scaled, into out[at], out[at + 1]. */
+function writeTransfer(H: ArrayLike<number>, ax: number, ay: number, bx: number, by: number, c: number | undefined, out: Float64Array, at: number): void {
   const w = H[6] * ax + H[7] * ay + H[8];
-  if (Math.abs(w) < 1e-15) return [1e3, 1e3];
-  return [(H[0] * ax + H[1] * ay + H[2]) / w - bx, (H[3] * ax + H[4] * ay + H[5]) / w - by];
+  if (Math.abs(w) < 1e-15) writeCauchyScaled(1e3, 1e3, c, out, at);
+  else writeCauchyScaled((H[0] * ax + H[1] * ay + H[2]) / w - bx, (H[3] * ax + H[4] * ay + H[5]) / w - by, c, out, at);
 }
 
-/** Scales a residual pair so that its squared norm becomes the Cauchy loss c²·log(1 + r²/c²). */
-function cauchyScaled(r: [number, number], c?: number): [number, number] {
-  if (!c) return r;
-  const sq = r[0] * r[0] + r[1] * r[1];
-  if (sq === 0) return r;
-  const factor = Math.sqrt((c * c * Math.log1p(sq / (c * c))) / sq);
-  return [r[0] * factor, r[1] * factor];
+/** The residual pair scaled so that its squared norm becomes the Cauchy loss c²·log(1 + r²/c²), into out[at], out[at + 1]. */
+function writeCauchyScaled(r0: number, r1: number, c: number | undefined, out: Float64Array, at: number): void {
+  if (c) {
+    const sq = r0 * r0 + r1 * r1;
+    if (sq !== 0) {
+      const factor = Math.sqrt((c * c * Math.log1p(sq / (c * c))) / sq);
+      r0 *= factor;
+      r1 *= factor;
+    }
+  }
+  out[at] = r0;
+  out[at + 1] = r1;
 }
