@@ -1,6 +1,6 @@
 /** The band search of guided matching against a brute-force search of the same band. */
 import { describe, expect, it } from "vitest";
-import { epipolarBandNeighbours } from "../../../compute/geometry/epipolar-band.js";
+import { epipolarBandNeighbours, type BandSearch, type CandidateDistances } from "../../../compute/geometry/epipolar-band.js";
 import { allocNeighbours, recordDistance } from "../../../compute/math/mutual-nearest.js";
 import { createRng } from "../../../compute/math/random.js";
 import { hammingDistance } from "../../../compute/stages/matching/hamming.js";
@@ -52,4 +52,51 @@ describe("geometry/epipolar-band", () => {
       }
     }
   });
+
+  it("finds the same keypoints in the band around the epipole as by walking the grid, wherever the epipole is", () => {
+    const rng = createRng(5);
+    const countA = 600;
+    const countB = 2500;
+    const xyA = Float32Array.from({ length: 2 * countA }, (_, i) => (i % 2 ? 1333 : 2000) * rng());
+    const xyB = Float32Array.from({ length: 2 * countB }, (_, i) => (i % 2 ? 1333 : 2000) * rng());
+    // Keypoints on a line through the epipole, and one at it: the narrowest and the widest windows.
+    for (let k = 0; k < 40; k++) xyB.set([1000 + 12.5 * k, 600 + 3 * k], 2 * k);
+    xyB.set([1000, 600], 80);
+    /** F = [e]ₓ·H for a homography H: its epipole in B is e (homogeneous). */
+    const withEpipole = (e: number[], H: number[]): number[] => {
+      const ex = [0, -e[2], e[1], e[2], 0, -e[0], -e[1], e[0], 0];
+      return Array.from({ length: 9 }, (_, k) => ex[3 * Math.floor(k / 3)] * H[k % 3] + ex[3 * Math.floor(k / 3) + 1] * H[3 + (k % 3)] + ex[3 * Math.floor(k / 3) + 2] * H[6 + (k % 3)]);
+    };
+    const H = [1.02, 0.03, -15, -0.02, 0.99, 8, 1e-5, -2e-5, 1];
+    const cases: Array<[string, number[]]> = [
+      ["inside the image", withEpipole([1000, 600, 1], H)],
+      ["beside it", withEpipole([-2500, 700, 1], H)],
+      ["far away", withEpipole([3e6, -1e6, 1], H)],
+      ["at infinity (the grid walks)", withEpipole([0.8, 0.6, 0], H)],
+      ["a general F", [1e-6, -2e-5, 3e-3, 2.2e-5, 1e-6, -8e-3, -4e-3, 7e-3, 1]],
+    ];
+    /** Each A keypoint's band, as the search hands it to the distances. */
+    const bandsOf = (F: number[], search: BandSearch, bandPx: number): string[] => {
+      const sets: string[] = new Array(countA).fill("");
+      const candidates = new Uint32Array(countB);
+      const stub: CandidateDistances = {
+        candidates,
+        compute: (i, n) => {
+          sets[i] = Array.from(candidates.subarray(0, n)).sort((p, q) => p - q).join(",");
+          return new Uint32Array(n);
+        },
+      };
+      epipolarBandNeighbours({ F, xyA, countA, xyB, countB, bandPx }, stub, search);
+      return sets;
+    };
+    for (const [name, F] of cases) {
+      for (const bandPx of [2, 5.2, 40]) {
+        const fan = bandsOf(F, "auto", bandPx);
+        const grid = bandsOf(F, "grid", bandPx);
+        expect(fan, `${name}, band ${bandPx}`).toEqual(grid);
+        expect(grid.filter((set) => set !== "").length, `${name}, band ${bandPx}`).toBeGreaterThan(countA / 4);
+      }
+    }
+  });
 });
+
