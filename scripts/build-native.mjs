@@ -43,11 +43,12 @@ function compiler() {
 
 const include = headerDir();
 const cc = compiler();
+// The folder exists either way, so that a container build can copy it whether or not it holds the addon.
+mkdirSync(path.dirname(out), { recursive: true });
 if (!include || !cc) {
   console.log(`build-native: skipped (${!cc ? "no C compiler: cc, gcc or clang" : "no node_api.h"}); matching uses its WebAssembly kernel`);
   process.exit(0);
 }
-mkdirSync(path.dirname(out), { recursive: true });
 const temporary = `${out}.${process.pid}.tmp`;
 try {
   // Node-API's functions are resolved in the running node at load: a shared object with undefined symbols.
