@@ -8,7 +8,9 @@
  * 2. The planes it found, every pixel against every source, replayed through four kernels on the
  *    same calls: the WebAssembly SIMD build called from JavaScript as the stage calls it, the
  *    TypeScript reference, and bench/native/ncc.c compiled by gcc (-O3 -march=native) one
- *    sample at a time and eight at a time with AVX2 + FMA gathers. The costs must agree.
+ *    sample at a time, eight at a time with AVX2 + FMA gathers, and sixteen at a time with the
+ *    dense addon's AVX-512 cost (the wasm kernel's bits). The costs must agree. Then the stage's
+ *    planeCost per hypothesis in wasm and, where it loads, in the native addon, alternating.
  * 3. The kernel's share of PatchMatch: calls × the kernel's time per call over PatchMatch's time.
  * 4. The texture scan's z-buffer against bench/native/raster.c (bench/raster-kernel.ts).
  * 5. The matching stage's exhaustive descriptor search against bench/native/hamming.c
@@ -23,7 +25,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { loadWasmKernel, MAX_COST, meanOfBest, nccCostReference, planeHomography, windowStatistics, type CostWindow } from "../compute/stages/dense/kernel.js";
+import { loadWasmKernel, MAX_COST, nativePlaneCost, meanOfBest, nccCostReference, planeHomography, windowStatistics, type CostWindow } from "../compute/stages/dense/kernel.js";
 import { patchMatch, type PatchMatchInput, type PatchMatchParams, type SourceCamera } from "../compute/stages/dense/patchmatch.js";
 import { planeParts } from "../compute/stages/dense/patchmatch-state.js";
 import { NO_PLANAR_PRIOR } from "../compute/stages/dense/planar-prior.js";
@@ -165,8 +167,10 @@ function writeWorkload(file: string, source: SourceCamera, win: CostWindow, call
 interface NativeTimes {
   avx2NsPerCall: number;
   scalarNsPerCall: number;
+  avx512NsPerCall: number;
   avx2: Float32Array;
   scalar: Float32Array;
+  avx512: Float32Array;
 }
 
 function runNative(source: SourceCamera, win8: CostWindow, calls: Call[]): NativeTimes | string {
@@ -177,10 +181,10 @@ function runNative(source: SourceCamera, win8: CostWindow, calls: Call[]): Nativ
   const costsFile = path.join(NATIVE_OUT_DIR, "costs.bin");
   writeWorkload(workload, source, win8, calls);
   const line = execFileSync(binary, [workload, String(ROUNDS), costsFile], { encoding: "utf8" });
-  const times = JSON.parse(line) as { avx2NsPerCall: number; scalarNsPerCall: number };
+  const times = JSON.parse(line) as { avx2NsPerCall: number; scalarNsPerCall: number; avx512NsPerCall: number };
   const bytes = readFileSync(costsFile);
   const all = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
-  return { ...times, avx2: all.slice(0, calls.length), scalar: all.slice(calls.length) };
+  return { ...times, avx2: all.slice(0, calls.length), scalar: all.slice(calls.length, 2 * calls.length), avx512: all.slice(2 * calls.length) };
 }
 
 function maxDifference(a: ArrayLike<number>, b: ArrayLike<number>): { max: number; disagree: number } {
@@ -240,17 +244,33 @@ export async function run(args: string[]): Promise<void> {
   const tsMs = bestOf(ROUNDS, () => {
     for (let k = 0; k < replay.length; k++) tsCosts[k] = nccCostReference(source.grey, source.width, source.height, win4, replay[k].px, replay[k].py, replay[k].H);
   });
-  // The stage's path: one call per hypothesis scores every source (bestK of them averaged).
-  const planeKernel = loadWasmKernel(win4.dx.length)!;
-  input.sources.forEach((s, j) => {
-    planeKernel.setSource(j, s.grey, s.width, s.height);
-    planeKernel.setPlaneParts(j, planeParts(input, s));
-  });
-  planeKernel.setWindow(win4);
+  // The stage's path: one call per hypothesis scores every source (bestK of them averaged), in
+  // the wasm kernel and, where it loads, the native addon (the stage's choice there).
+  const planeKernelOf = (native: boolean) => {
+    const kernel = loadWasmKernel(win4.dx.length, native)!;
+    input.sources.forEach((s, j) => {
+      kernel.setSource(j, s.grey, s.width, s.height);
+      kernel.setPlaneParts(j, planeParts(input, s));
+    });
+    kernel.setWindow(win4);
+    return kernel;
+  };
+  const planeKernel = planeKernelOf(false);
+  const nativePlaneKernel = nativePlaneCost() ? planeKernelOf(true) : null;
   const bestK = input.params.bestK;
-  const planeMs = bestOf(ROUNDS, () => {
-    for (let k = 0; k < replay.length; k++) planeKernel.planeCost(replay[k].px, replay[k].py, replay[k].m[0], replay[k].m[1], replay[k].m[2], bestK);
-  });
+  const planeCosts = new Float64Array(replay.length);
+  const nativePlaneCosts = new Float64Array(replay.length);
+  let planeMs = Infinity;
+  let nativePlaneMs = Infinity;
+  // Alternating, so that both see the same spells of a shared machine.
+  for (let round = 0; round < ROUNDS; round++) {
+    planeMs = Math.min(planeMs, bestOf(1, () => {
+      for (let k = 0; k < replay.length; k++) planeCosts[k] = planeKernel.planeCost(replay[k].px, replay[k].py, replay[k].m[0], replay[k].m[1], replay[k].m[2], bestK);
+    }));
+    if (nativePlaneKernel) nativePlaneMs = Math.min(nativePlaneMs, bestOf(1, () => {
+      for (let k = 0; k < replay.length; k++) nativePlaneCosts[k] = nativePlaneKernel.planeCost(replay[k].px, replay[k].py, replay[k].m[0], replay[k].m[1], replay[k].m[2], bestK);
+    }));
+  }
   // The same hypotheses as the stage scored them before planeCost: H built in JS, one call per source, the mean in JS.
   const allParts = input.sources.map((s) => planeParts(input, s));
   const H = new Float64Array(9);
@@ -277,6 +297,7 @@ export async function run(args: string[]): Promise<void> {
   if (typeof native !== "string") {
     rows.push(["native C, one sample at a time", native.scalarNsPerCall, describe(maxDifference(native.scalar, wasmCosts))]);
     rows.push(["native C, AVX2 + FMA (8 wide, gathers)", native.avx2NsPerCall, describe(maxDifference(native.avx2, wasmCosts))]);
+    rows.push(["native C, AVX-512 (16 wide, pair gathers, the wasm kernel's bits)", native.avx512NsPerCall, describe(maxDifference(native.avx512, wasmCosts))]);
   }
   const fastest = Math.min(...rows.map((r) => r[1]));
   console.log(`\nreplayed: ${replay.length.toLocaleString("en")} calls (every pixel's final plane into one source), ${(100 * early).toFixed(1)} % end early (window leaves the source)`);
@@ -285,10 +306,15 @@ export async function run(args: string[]): Promise<void> {
   for (const [name, ns, agreement] of rows) console.log(`| ${name} | ${ns.toFixed(1)} | ${(ns / fastest).toFixed(2)} | ${agreement} |`);
   if (typeof native === "string") console.log(`native columns: n/a, ${native}`);
   const sources = input.sources.length;
-  console.log(`\nevery source (${sources}), best ${bestK} averaged, per hypothesis: one wasm call per source with H and the mean in JS ${perCall(perSourceMs).toFixed(0)} ns; one planeCost call (the stage's) ${perCall(planeMs).toFixed(0)} ns`);
-  const stageNs = perCall(planeMs) / input.sources.length;
+  console.log(`\nevery source (${sources}), best ${bestK} averaged, per hypothesis: one wasm call per source with H and the mean in JS ${perCall(perSourceMs).toFixed(0)} ns; one planeCost call in wasm ${perCall(planeMs).toFixed(0)} ns`);
+  if (nativePlaneKernel) {
+    const same = planeCosts.every((c, k) => Object.is(c, nativePlaneCosts[k]));
+    console.log(`one planeCost call in the native addon (the stage's kernel here): ${perCall(nativePlaneMs).toFixed(0)} ns, ${(planeMs / nativePlaneMs).toFixed(2)}× wasm's speed; ${same ? "the same bits" : "COSTS DIFFER from wasm's"}`);
+  } else console.log("the native plane cost: not loaded (not built, or no AVX-512 on this CPU)");
+  // The kernel the stage ran (out.kernel): the addon's plane cost where it loaded.
+  const stageNs = perCall(nativePlaneKernel ? nativePlaneMs : planeMs) / input.sources.length;
   const kernelShare = (calls * stageNs) / (1e6 * patchMatchMs);
-  console.log(`\nthe wasm kernel's share of PatchMatch: ${(100 * kernelShare).toFixed(0)} % (${(calls / 1e6).toFixed(2)} M source costs × ${stageNs.toFixed(1)} ns of ${patchMatchMs.toFixed(0)} ms)`);
+  console.log(`\nthe ${out.kernel} kernel's share of PatchMatch: ${(100 * kernelShare).toFixed(0)} % (${(calls / 1e6).toFixed(2)} M source costs × ${stageNs.toFixed(1)} ns of ${patchMatchMs.toFixed(0)} ms)`);
   if (typeof native !== "string") {
     const saved = (calls * (stageNs - native.avx2NsPerCall)) / 1e6;
     console.log(`a kernel at the native AVX2 speed would take PatchMatch from ${patchMatchMs.toFixed(0)} to ${(patchMatchMs - saved).toFixed(0)} ms (${((100 * saved) / patchMatchMs).toFixed(0)} % less)`);

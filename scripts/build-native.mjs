@@ -1,12 +1,13 @@
 #!/usr/bin/env node
-// Builds the compute service's one native addon, matching's descriptor search
-// (compute/stages/matching/native/hamming.c), into compute/stages/matching/native/build/hamming.node.
-// Run by `postinstall`, so `npm ci` builds it; also by hand after editing the C file.
+// Builds the compute service's native addons: matching's descriptor search
+// (compute/stages/matching/native/hamming.c) and dense's plane cost
+// (compute/stages/dense/native/plane-cost.c), each into a build/ folder beside its source.
+// Run by `postinstall`, so `npm ci` builds them; also by hand after editing a C file.
 //
 // It needs a C compiler (cc, gcc or clang) and Node-API's headers (node_api.h: beside the running
 // Node, or Debian's /usr/include/node, or npm's `nodedir`). Without them it says so and exits 0: the
-// stage then runs the WebAssembly kernel (compute/stages/matching/kernel.ts), which gives the same
-// matches about 3× slower on a CPU with AVX-512 and as fast on one without. Node-API is a stable
+// stage then runs its WebAssembly kernel (compute/stages/matching/kernel.ts,
+// compute/stages/dense/kernel.ts), which gives the same bits more slowly on a CPU with AVX-512. Node-API is a stable
 // ABI, so an addon built against one Node's headers loads in later ones (system Node 20 builds,
 // Node 22 runs).
 import { execFileSync } from "node:child_process";
@@ -15,9 +16,12 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const dir = path.join(root, "compute", "stages", "matching", "native");
-const source = path.join(dir, "hamming.c");
-const out = path.join(dir, "build", "hamming.node");
+/** The addons: each stage keeps the WebAssembly kernel it falls back to. */
+const ADDONS = [
+  { source: "compute/stages/matching/native/hamming.c", out: "compute/stages/matching/native/build/hamming.node", flags: [], fallback: "matching uses its WebAssembly kernel" },
+  // The dense cost must give the wasm kernel's bits: no fused multiply-add.
+  { source: "compute/stages/dense/native/plane-cost.c", out: "compute/stages/dense/native/build/plane-cost.node", flags: ["-ffp-contract=off"], fallback: "dense uses its WebAssembly kernel" },
+];
 
 function headerDir() {
   const candidates = [
@@ -43,18 +47,22 @@ function compiler() {
 
 const include = headerDir();
 const cc = compiler();
-// The folder exists either way, so that a container build can copy it whether or not it holds the addon.
-mkdirSync(path.dirname(out), { recursive: true });
-if (!include || !cc) {
-  console.log(`build-native: skipped (${!cc ? "no C compiler: cc, gcc or clang" : "no node_api.h"}); matching uses its WebAssembly kernel`);
-  process.exit(0);
-}
-const temporary = `${out}.${process.pid}.tmp`;
-try {
-  // Node-API's functions are resolved in the running node at load: a shared object with undefined symbols.
-  execFileSync(cc, ["-O3", "-std=c11", "-fPIC", "-shared", "-fvisibility=hidden", "-I", include, "-o", temporary, source], { stdio: ["ignore", "inherit", "inherit"] });
-  renameSync(temporary, out);
-  console.log(`build-native: built ${path.relative(root, out)} with ${cc} (headers ${include})`);
-} catch (err) {
-  console.log(`build-native: ${cc} could not build ${path.relative(root, source)} (${err.message.split("\n")[0]}); matching uses its WebAssembly kernel`);
+for (const addon of ADDONS) {
+  const source = path.join(root, addon.source);
+  const out = path.join(root, addon.out);
+  // The folder exists either way, so that a container build can copy it whether or not it holds the addon.
+  mkdirSync(path.dirname(out), { recursive: true });
+  if (!include || !cc) {
+    console.log(`build-native: skipped ${addon.source} (${!cc ? "no C compiler: cc, gcc or clang" : "no node_api.h"}); ${addon.fallback}`);
+    continue;
+  }
+  const temporary = `${out}.${process.pid}.tmp`;
+  try {
+    // Node-API's functions are resolved in the running node at load: a shared object with undefined symbols.
+    execFileSync(cc, ["-O3", "-std=c11", ...addon.flags, "-fPIC", "-shared", "-fvisibility=hidden", "-I", include, "-o", temporary, source], { stdio: ["ignore", "inherit", "inherit"] });
+    renameSync(temporary, out);
+    console.log(`build-native: built ${addon.out} with ${cc} (headers ${include})`);
+  } catch (err) {
+    console.log(`build-native: ${cc} could not build ${addon.source} (${err.message.split("\n")[0]}); ${addon.fallback}`);
+  }
 }

@@ -10,7 +10,7 @@ export function buildNative(name: string): { binary: string } | { error: string 
   mkdirSync(NATIVE_OUT_DIR, { recursive: true });
   const binary = path.join(NATIVE_OUT_DIR, name);
   try {
-    execFileSync("gcc", ["-O3", "-march=native", "-o", binary, path.resolve(`bench/native/${name}.c`), "-lm"], { stdio: "pipe" });
+    execFileSync("gcc", ["-O3", "-march=native", "-ffp-contract=off", "-o", binary, path.resolve(`bench/native/${name}.c`), "-lm"], { stdio: "pipe" });
     return { binary };
   } catch (err) {
     return { error: `gcc could not build bench/native/${name}.c (${(err as Error).message.split("\n")[0]}); apt-get install gcc` };

@@ -4,16 +4,17 @@
  * homography. It is the yardstick `npm run bench -- kernels` holds the WebAssembly build against
  * (issue 42, "hot loops at the machine's speed"), not part of the service.
  *
- * Two versions of the same arithmetic in float32: one sample at a time (what a C compiler makes
- * of the plain loop), and eight samples at a time with AVX2 and FMA, whose gather instruction
- * fetches the four bilinear corners (wasm SIMD has neither 256-bit vectors nor a gather).
+ * Three versions of the same arithmetic in float32: one sample at a time (what a C compiler makes
+ * of the plain loop), eight samples at a time with AVX2 and FMA, whose gather instruction
+ * fetches the four bilinear corners (wasm SIMD has neither 256-bit vectors nor a gather), and the
+ * dense addon's AVX-512 cost, sixteen at a time with the wasm kernel's bits.
  *
- * Build: gcc -O3 -march=native -o ncc ncc.c   (bench/kernels.ts does it in bench-out/)
+ * Build: gcc -O3 -march=native -ffp-contract=off -o ncc ncc.c   (bench/kernels.ts does it in bench-out/)
  * Run:   ncc <workload.bin> <rounds> <costs.bin>
  * Workload (little endian): int32 width, height, n (samples, a multiple of 8), count; float32
  * src[width·height]; dx[n] dy[n] ref[n] weight[n]; stats[3] (1/Σw, mean and variance of ref);
  * then count hypotheses of 11 float32: px, py, h0..h8. Prints one JSON line with the best
- * round's nanoseconds per call of each version; writes the AVX2 costs, then the scalar costs.
+ * round's nanoseconds per call of each version; writes the AVX2 costs, then the scalar costs, then the AVX-512 costs.
  */
 #include <immintrin.h>
 #include <math.h>
@@ -21,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include "../../compute/stages/dense/native/plane-cost.h"
 
 #define MAX_COST 2.0f
 #define MIN_VARIANCE 1e-5f
@@ -115,6 +117,15 @@ static float cost_avx2(const float *src, int width, int height, const float *win
   return finish(hsum8(ss), hsum8(sss), hsum8(srs), win + 4 * n);
 }
 
+
+/*
+ * AVX-512, sixteen samples at a time, with the WebAssembly kernel's bits: the dense stage's native
+ * addon's own window cost (compute/stages/dense/native/plane-cost.h), every sample tested.
+ */
+static float cost_avx512(const float *src, int width, int height, const float *win, int n, const float *q) {
+  return pc_window_cost(1, src, width, height, win, n, q[0], q[1], q + 2);
+}
+
 static void *read_exact(FILE *f, size_t bytes) {
   void *p = malloc(bytes);
   if (!p || fread(p, 1, bytes, f) != bytes) {
@@ -167,14 +178,17 @@ int main(int argc, char **argv) {
   fclose(f);
   int rounds = atoi(argv[2]);
   float *avx = malloc(sizeof(float) * wl.count), *scalar = malloc(sizeof(float) * wl.count);
+  float *avx512 = malloc(sizeof(float) * wl.count);
   double avxNs = time_calls(cost_avx2, &wl, rounds, avx);
+  double avx512Ns = time_calls(cost_avx512, &wl, rounds, avx512);
   double scalarNs = time_calls(cost_scalar, &wl, rounds, scalar);
   FILE *o = fopen(argv[3], "wb");
-  if (!o || fwrite(avx, sizeof(float), wl.count, o) != (size_t)wl.count || fwrite(scalar, sizeof(float), wl.count, o) != (size_t)wl.count) {
+  if (!o || fwrite(avx, sizeof(float), wl.count, o) != (size_t)wl.count || fwrite(scalar, sizeof(float), wl.count, o) != (size_t)wl.count ||
+      fwrite(avx512, sizeof(float), wl.count, o) != (size_t)wl.count) {
     perror(argv[3]);
     return 2;
   }
   fclose(o);
-  printf("{\"avx2NsPerCall\":%.2f,\"scalarNsPerCall\":%.2f}\n", avxNs, scalarNs);
+  printf("{\"avx2NsPerCall\":%.2f,\"scalarNsPerCall\":%.2f,\"avx512NsPerCall\":%.2f}\n", avxNs, scalarNs, avx512Ns);
   return 0;
 }

@@ -3,9 +3,12 @@
  * against its plane-induced warp into one source image (Schönberger et al., ECCV 2016, §4.1;
  * Galliani et al., ICCV 2015). Two implementations behind one interface: the WebAssembly SIMD
  * build of ./wasm/ncc.ts (default) and the plain TypeScript reference below, which the
- * tests compare against it.
+ * tests compare against it. Where the native addon was built (scripts/build-native.mjs) and the
+ * CPU has AVX-512, the wasm kernel's planeCost runs in it instead (./native/plane-cost.c), on the
+ * same memory and to the same bits (test/compute/dense/native-plane-cost.test.ts).
  */
 import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 
 /** Cost of an invalid hypothesis (window leaves the source image, plane behind the camera, no texture). */
 export const MAX_COST = 2;
@@ -25,7 +28,8 @@ export interface CostWindow {
 }
 
 export interface CostKernel {
-  readonly name: "wasm-simd" | "typescript";
+  /** "native-avx512": the wasm kernel, its planeCost in the native addon. */
+  readonly name: "wasm-simd" | "native-avx512" | "typescript";
   /** Register source image `slot` (grey, row-major). */
   setSource(slot: number, grey: Float32Array, width: number, height: number): void;
   /** Offsets are fixed per run; ref values and weights change per reference pixel. */
@@ -199,6 +203,33 @@ class TypeScriptKernel implements CostKernel {
 }
 
 type NccExport = (src: number, width: number, height: number, win: number, n: number, px: number, py: number, ...h: number[]) => number;
+/** The addon (native/plane-cost.c): planeCost only on a CPU with AVX-512F and DQ. */
+interface NativePlaneCost {
+  bind(memory: ArrayBufferLike, params: number): void;
+  planeCost?: () => void;
+}
+
+let addon: NativePlaneCost | null | undefined;
+
+/** The native plane cost, or null where it was not built, does not load, or the CPU lacks AVX-512. */
+export function nativePlaneCost(): Required<NativePlaneCost> | null {
+  if (addon === undefined) {
+    try {
+      addon = createRequire(import.meta.url)("./native/build/plane-cost.node") as NativePlaneCost;
+    } catch {
+      addon = null;
+    }
+  }
+  return addon?.planeCost ? (addon as Required<NativePlaneCost>) : null;
+}
+
+/** The buffer and parameter block the addon reads on this thread: one binding per thread, as in the addon. */
+let boundBuffer: ArrayBufferLike | null = null;
+let boundParams = -1;
+
+/** Bytes of the native call's parameter block: f64 px, py, m0, m1, m2, result; i32 table, sources, win, n, bestK, scratch. */
+const PARAM_BYTES = 6 * 8 + 6 * 4;
+
 type PlaneCostExport = (table: number, sources: number, win: number, n: number, px: number, py: number, m0: number, m1: number, m2: number, bestK: number, scratch: number) => number;
 
 const PAGE = 65536;
@@ -212,12 +243,15 @@ const SOURCE_ENTRY = 112;
  * source images, each 16-byte aligned.
  */
 class WasmKernel implements CostKernel {
-  readonly name = "wasm-simd" as const;
+  readonly name: "wasm-simd" | "native-avx512";
   private readonly slots: Array<{ ptr: number; width: number; height: number }> = [];
   private windowPtr = PAGE;
   private windowLength = 0;
   private tablePtr = PAGE;
   private scratchPtr = PAGE;
+  /** The native call's parameter block (PARAM_BYTES), and views of it over the memory's current buffer. */
+  private paramsPtr = PAGE;
+  private paramViews: { buffer: ArrayBufferLike; f64: Float64Array; i32: Int32Array } | null = null;
   /** Sources with plane parts set (planeCost uses slots 0..planeSources−1). */
   private planeSources = 0;
   private nextFree = PAGE;
@@ -228,7 +262,10 @@ class WasmKernel implements CostKernel {
     private readonly memory: WebAssembly.Memory,
     private readonly ncc: NccExport,
     private readonly plane: PlaneCostExport,
-  ) {}
+    private readonly native: Required<NativePlaneCost> | null,
+  ) {
+    this.name = native ? "native-avx512" : "wasm-simd";
+  }
 
   /** Reserve the window scratch and the source table; call before setSource so the layout is fixed. */
   reserveWindow(length: number): void {
@@ -237,11 +274,13 @@ class WasmKernel implements CostKernel {
     // dx, dy, ref, weight (4 floats per sample), then the 3 window statistics and the 4 bounds of the box.
     this.tablePtr = align16(PAGE + 16 * length + 28);
     this.scratchPtr = this.tablePtr + SOURCE_ENTRY * MAX_SOURCES;
-    this.nextFree = align16(this.scratchPtr + 8 * MAX_SOURCES);
+    this.paramsPtr = align16(this.scratchPtr + 8 * MAX_SOURCES);
+    this.nextFree = align16(this.paramsPtr + PARAM_BYTES);
     this.ensure(this.nextFree);
     this.slots.length = 0;
     this.planeSources = 0;
     this.windowViews = null;
+    this.paramViews = null;
   }
 
   setSource(slot: number, grey: Float32Array, width: number, height: number): void {
@@ -261,7 +300,37 @@ class WasmKernel implements CostKernel {
   }
 
   planeCost(px: number, py: number, m0: number, m1: number, m2: number, bestK: number): number {
+    if (this.native) return this.nativePlaneCost(px, py, m0, m1, m2, bestK);
     return this.plane(this.tablePtr, this.planeSources, this.windowPtr, this.windowLength, px, py, m0, m1, m2, bestK, this.scratchPtr);
+  }
+
+  /** planeCost in the addon: the arguments written into the parameter block, the result read from it. */
+  private nativePlaneCost(px: number, py: number, m0: number, m1: number, m2: number, bestK: number): number {
+    const buffer = this.memory.buffer;
+    let views = this.paramViews;
+    if (views === null || views.buffer !== buffer) {
+      views = { buffer, f64: new Float64Array(buffer, this.paramsPtr, 6), i32: new Int32Array(buffer, this.paramsPtr + 48, 6) };
+      this.paramViews = views;
+    }
+    if (boundBuffer !== buffer || boundParams !== this.paramsPtr) {
+      this.native!.bind(buffer, this.paramsPtr);
+      boundBuffer = buffer;
+      boundParams = this.paramsPtr;
+    }
+    const { f64, i32 } = views;
+    f64[0] = px;
+    f64[1] = py;
+    f64[2] = m0;
+    f64[3] = m1;
+    f64[4] = m2;
+    i32[0] = this.tablePtr;
+    i32[1] = this.planeSources;
+    i32[2] = this.windowPtr;
+    i32[3] = this.windowLength;
+    i32[4] = bestK;
+    i32[5] = this.scratchPtr;
+    this.native!.planeCost();
+    return f64[5];
   }
 
   setWindow(window: CostWindow): void {
@@ -357,13 +426,16 @@ function align16(n: number): number {
 
 const WASM_URL = new URL("./wasm/ncc.wasm", import.meta.url);
 
-/** The wasm SIMD kernel for a window of `windowLength` samples, or undefined when it cannot load. */
-export function loadWasmKernel(windowLength: number): CostKernel | undefined {
+/**
+ * The wasm SIMD kernel for a window of `windowLength` samples, or undefined when it cannot load;
+ * its planeCost native where nativePlaneCost() is, unless `native` is false.
+ */
+export function loadWasmKernel(windowLength: number, native = true): CostKernel | undefined {
   try {
     const module = new WebAssembly.Module(readFileSync(WASM_URL));
     const instance = new WebAssembly.Instance(module, {});
     const memory = instance.exports.memory as WebAssembly.Memory;
-    const kernel = new WasmKernel(memory, instance.exports.nccCost as NccExport, instance.exports.planeCost as PlaneCostExport);
+    const kernel = new WasmKernel(memory, instance.exports.nccCost as NccExport, instance.exports.planeCost as PlaneCostExport, native ? nativePlaneCost() : null);
     kernel.reserveWindow(windowLength);
     return kernel;
   } catch {

@@ -1,27 +1,11 @@
-import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { packDescriptors } from "../../../compute/stages/matching/hamming.js";
 import { kernelName, nativeSearch, nearestNeighbours, nearestNeighboursWasm } from "../../../compute/stages/matching/kernel.js";
 import { rng } from "../../support/fixtures.js";
+import { canBuildNative } from "../../support/native-build.js";
 
 const BYTES = 61;
 const KEYS = ["bestA", "secondA", "argA", "bestB", "secondB", "argB"] as const;
-
-/** What scripts/build-native.mjs needs: a C compiler and Node-API's header. */
-function canBuild(): boolean {
-  const compiler = ["cc", "gcc", "clang"].some((cc) => {
-    try {
-      execFileSync(cc, ["--version"], { stdio: "ignore" });
-      return true;
-    } catch {
-      return false;
-    }
-  });
-  const headers = [path.join(path.dirname(path.dirname(process.execPath)), "include", "node"), "/usr/include/node", "/usr/local/include/node"];
-  return compiler && headers.some((dir) => existsSync(path.join(dir, "node_api.h")));
-}
 
 /** `count` rows; every third is a row of `near` (if given) with a few bits flipped, so bests and ties occur. */
 function descriptors(count: number, seed: number, near?: Uint8Array, nearCount = 0): Uint32Array {
@@ -46,7 +30,7 @@ function bytesOf(packed: Uint32Array, count: number): Uint8Array {
 
 describe("stages/matching native descriptor search", () => {
   it("is built wherever a C compiler and Node-API's header are, and chosen over the wasm kernel", () => {
-    if (!canBuild()) return;
+    if (!canBuildNative()) return;
     expect(nativeSearch(), "the native addon is missing: run `node scripts/build-native.mjs` (npm ci's postinstall)").not.toBeNull();
     expect(kernelName()).toMatch(/^native-(avx512|popcnt|portable)$/);
   });

@@ -1,0 +1,199 @@
+/*
+ * The dense stage's photometric cost (1 − bilaterally weighted NCC of a window warped into a source
+ * by a plane-induced homography; ../wasm/ncc.ts) with AVX-512, to the WebAssembly kernel's bits.
+ *
+ * Why it gives the same bits: every operation is the wasm kernel's, in float32, in its order, with
+ * no fused multiply-add (the addon is built with -ffp-contract=off). The warp, the division and the
+ * bilinear fetch run sixteen samples wide, and the products are then added to four-lane sums one
+ * group of four samples at a time, so that each lane sums exactly what its wasm lane sums. The
+ * fetch is what the wider vectors buy: two 64-bit gathers of pixel pairs per image row for sixteen
+ * samples, where wasm loads each pair on its own (`npm run bench -- kernels`: the cost without the
+ * fetch takes a third of the time with it, so the gathers are the bound).
+ *
+ * Shared by the addon (plane-cost.c) and the bench's native reference (bench/native/ncc.c).
+ */
+#ifndef PLANE_COST_H
+#define PLANE_COST_H
+
+#include <immintrin.h>
+#include <stdint.h>
+#include <string.h>
+
+#define PC_MAX_COST 2.0f
+#define PC_MIN_VARIANCE 1e-5f
+#define PC_CORNER_MARGIN 0.01f
+#define PC_CORNER_MIN_Z 1e-3f
+
+enum { PC_CORNER_OUTSIDE = 0, PC_CORNER_INSIDE = 1, PC_CORNER_UNSURE = 2 };
+
+/* ((l0 + l1) + l2) + l3, as the wasm kernel's hsum adds its lanes. */
+static inline float pc_hsum4(__m128 v) {
+  float l[4];
+  _mm_storeu_ps(l, v);
+  return ((l[0] + l[1]) + l[2]) + l[3];
+}
+
+/* The window's statistics (1/Σw, mean and variance of ref) follow its n samples: win[4n..4n+2]. */
+static inline float pc_finish(__m128 ss, __m128 sss, __m128 srs, const float *stats) {
+  float inv = stats[0], meanR = stats[1], varR = stats[2];
+  float meanS = pc_hsum4(ss) * inv;
+  float varS = pc_hsum4(sss) * inv - meanS * meanS;
+  if (varR < PC_MIN_VARIANCE || varS < PC_MIN_VARIANCE) return PC_MAX_COST;
+  float cov = pc_hsum4(srs) * inv - meanR * meanS;
+  float ncc = cov / __builtin_sqrtf(varR * varS);
+  /* f32.max(-1, x) and f32.min(1, x): a NaN stays NaN, as in wasm. */
+  if (ncc < -1.0f) ncc = -1.0f;
+  if (ncc > 1.0f) ncc = 1.0f;
+  return 1.0f - ncc;
+}
+
+/*
+ * Cost of the window centred at (px, py) warped by h (row-major 3×3) into the source `src`.
+ * win: dx[n] dy[n] ref[n] weight[n], then the statistics; n a multiple of 4. `checked` tests every
+ * sample; the caller clears it once corners() found the window safely inside.
+ */
+__attribute__((target("avx512f,avx512dq"))) static inline float pc_window_cost(int checked, const float *src, int width, int height, const float *win, int n, float px, float py, const float *h) {
+  const float *dx = win, *dy = win + n, *ref = win + 2 * n, *w = win + 3 * n;
+  const __m512 vpx = _mm512_set1_ps(px), vpy = _mm512_set1_ps(py);
+  const __m512 h0 = _mm512_set1_ps(h[0]), h1 = _mm512_set1_ps(h[1]), h2 = _mm512_set1_ps(h[2]);
+  const __m512 h3 = _mm512_set1_ps(h[3]), h4 = _mm512_set1_ps(h[4]), h5 = _mm512_set1_ps(h[5]);
+  const __m512 h6 = _mm512_set1_ps(h[6]), h7 = _mm512_set1_ps(h[7]), h8 = _mm512_set1_ps(h[8]);
+  const __m512 half = _mm512_set1_ps(0.5f), zero = _mm512_setzero_ps(), eps = _mm512_set1_ps(1e-8f), one = _mm512_set1_ps(1.0f);
+  const __m512 maxX = _mm512_set1_ps((float)(width - 1)), maxY = _mm512_set1_ps((float)(height - 1));
+  const __m512i vw = _mm512_set1_epi32(width);
+  const __m512i evens = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  const __m512i odds = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+  const float *below = src + width;
+  __m128 ss = _mm_setzero_ps(), sss = _mm_setzero_ps(), srs = _mm_setzero_ps();
+  for (int i = 0; i < n; i += 16) {
+    const int left = n - i;
+    const __mmask16 live = left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1);
+    const __m512 u = _mm512_add_ps(vpx, _mm512_maskz_loadu_ps(live, dx + i));
+    const __m512 v = _mm512_add_ps(vpy, _mm512_maskz_loadu_ps(live, dy + i));
+    const __m512 hx = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(h0, u), _mm512_mul_ps(h1, v)), h2);
+    const __m512 hy = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(h3, u), _mm512_mul_ps(h4, v)), h5);
+    const __m512 hz = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(h6, u), _mm512_mul_ps(h7, v)), h8);
+    if (checked && _mm512_mask_cmp_ps_mask(live, hz, eps, _CMP_GT_OQ) != live) return PC_MAX_COST;
+    const __m512 iz = _mm512_div_ps(one, hz);
+    const __m512 sx = _mm512_sub_ps(_mm512_mul_ps(hx, iz), half);
+    const __m512 sy = _mm512_sub_ps(_mm512_mul_ps(hy, iz), half);
+    /* "Inside" tests, so that NaN coordinates count as outside. */
+    if (checked && (_mm512_mask_cmp_ps_mask(live, sx, zero, _CMP_GE_OQ) & _mm512_mask_cmp_ps_mask(live, sy, zero, _CMP_GE_OQ) &
+                    _mm512_mask_cmp_ps_mask(live, sx, maxX, _CMP_LT_OQ) & _mm512_mask_cmp_ps_mask(live, sy, maxY, _CMP_LT_OQ)) != live)
+      return PC_MAX_COST;
+    const __m512 fx0 = _mm512_floor_ps(sx), fy0 = _mm512_floor_ps(sy);
+    const __m512i idx = _mm512_add_epi32(_mm512_mullo_epi32(_mm512_cvttps_epi32(fy0), vw), _mm512_cvttps_epi32(fx0));
+    const __m256i idxLo = _mm512_castsi512_si256(idx), idxHi = _mm512_extracti64x4_epi64(idx, 1);
+    const __mmask8 liveLo = (__mmask8)live, liveHi = (__mmask8)(live >> 8);
+    /* Each 64-bit element is a horizontal pixel pair (left, right); the permutes split them. */
+    const __m512 top0 = _mm512_castsi512_ps(_mm512_mask_i32gather_epi64(_mm512_setzero_si512(), liveLo, idxLo, src, 4));
+    const __m512 top1 = _mm512_castsi512_ps(_mm512_mask_i32gather_epi64(_mm512_setzero_si512(), liveHi, idxHi, src, 4));
+    const __m512 bot0 = _mm512_castsi512_ps(_mm512_mask_i32gather_epi64(_mm512_setzero_si512(), liveLo, idxLo, below, 4));
+    const __m512 bot1 = _mm512_castsi512_ps(_mm512_mask_i32gather_epi64(_mm512_setzero_si512(), liveHi, idxHi, below, 4));
+    const __m512 a = _mm512_permutex2var_ps(top0, evens, top1), b = _mm512_permutex2var_ps(top0, odds, top1);
+    const __m512 c = _mm512_permutex2var_ps(bot0, evens, bot1), d = _mm512_permutex2var_ps(bot0, odds, bot1);
+    const __m512 fx = _mm512_sub_ps(sx, fx0), fy = _mm512_sub_ps(sy, fy0);
+    const __m512 top = _mm512_add_ps(a, _mm512_mul_ps(fx, _mm512_sub_ps(b, a)));
+    const __m512 bottom = _mm512_add_ps(c, _mm512_mul_ps(fx, _mm512_sub_ps(d, c)));
+    const __m512 val = _mm512_add_ps(top, _mm512_mul_ps(fy, _mm512_sub_ps(bottom, top)));
+    const __m512 wv = _mm512_mul_ps(_mm512_maskz_loadu_ps(live, w + i), val);
+    const __m512 wvv = _mm512_mul_ps(wv, val);
+    const __m512 wvr = _mm512_mul_ps(wv, _mm512_maskz_loadu_ps(live, ref + i));
+    /* The groups of four in the wasm loop's order (n is a multiple of 4, so a group is whole). */
+    ss = _mm_add_ps(ss, _mm512_castps512_ps128(wv));
+    sss = _mm_add_ps(sss, _mm512_castps512_ps128(wvv));
+    srs = _mm_add_ps(srs, _mm512_castps512_ps128(wvr));
+    if (left > 4) {
+      ss = _mm_add_ps(ss, _mm512_extractf32x4_ps(wv, 1));
+      sss = _mm_add_ps(sss, _mm512_extractf32x4_ps(wvv, 1));
+      srs = _mm_add_ps(srs, _mm512_extractf32x4_ps(wvr, 1));
+    }
+    if (left > 8) {
+      ss = _mm_add_ps(ss, _mm512_extractf32x4_ps(wv, 2));
+      sss = _mm_add_ps(sss, _mm512_extractf32x4_ps(wvv, 2));
+      srs = _mm_add_ps(srs, _mm512_extractf32x4_ps(wvr, 2));
+    }
+    if (left > 12) {
+      ss = _mm_add_ps(ss, _mm512_extractf32x4_ps(wv, 3));
+      sss = _mm_add_ps(sss, _mm512_extractf32x4_ps(wvv, 3));
+      srs = _mm_add_ps(srs, _mm512_extractf32x4_ps(wvr, 3));
+    }
+  }
+  return pc_finish(ss, sss, srs, win + 4 * n);
+}
+
+/*
+ * Where the window's bounding box (win[4n+3..4n+6]: min dx, max dx, min dy, max dy) lands in the
+ * source, with the arithmetic of the samples' warp: wasm/ncc.ts corners(), whose comment gives why
+ * four corners inside put every sample inside.
+ */
+static inline int pc_corners(int width, int height, const float *win, int n, float px, float py, const float *h) {
+  const float *box = win + 4 * n + 3;
+  const __m128 u = _mm_add_ps(_mm_set1_ps(px), _mm_setr_ps(box[0], box[1], box[0], box[1]));
+  const __m128 v = _mm_add_ps(_mm_set1_ps(py), _mm_setr_ps(box[2], box[2], box[3], box[3]));
+  const __m128 hx = _mm_add_ps(_mm_add_ps(_mm_mul_ps(_mm_set1_ps(h[0]), u), _mm_mul_ps(_mm_set1_ps(h[1]), v)), _mm_set1_ps(h[2]));
+  const __m128 hy = _mm_add_ps(_mm_add_ps(_mm_mul_ps(_mm_set1_ps(h[3]), u), _mm_mul_ps(_mm_set1_ps(h[4]), v)), _mm_set1_ps(h[5]));
+  const __m128 hz = _mm_add_ps(_mm_add_ps(_mm_mul_ps(_mm_set1_ps(h[6]), u), _mm_mul_ps(_mm_set1_ps(h[7]), v)), _mm_set1_ps(h[8]));
+  if (_mm_movemask_ps(_mm_cmpgt_ps(hz, _mm_set1_ps(1e-8f))) != 0xf) return PC_CORNER_OUTSIDE;
+  const __m128 iz = _mm_div_ps(_mm_set1_ps(1.0f), hz);
+  const __m128 half = _mm_set1_ps(0.5f), zero = _mm_setzero_ps();
+  const __m128 sx = _mm_sub_ps(_mm_mul_ps(hx, iz), half);
+  const __m128 sy = _mm_sub_ps(_mm_mul_ps(hy, iz), half);
+  const __m128 maxX = _mm_set1_ps((float)(width - 1)), maxY = _mm_set1_ps((float)(height - 1));
+  const __m128 inside = _mm_and_ps(_mm_and_ps(_mm_cmpge_ps(sx, zero), _mm_cmpge_ps(sy, zero)), _mm_and_ps(_mm_cmplt_ps(sx, maxX), _mm_cmplt_ps(sy, maxY)));
+  if (_mm_movemask_ps(inside) != 0xf) return PC_CORNER_OUTSIDE;
+  const __m128 m = _mm_set1_ps(PC_CORNER_MARGIN);
+  const __m128 safe = _mm_and_ps(_mm_and_ps(_mm_cmpge_ps(sx, m), _mm_cmpge_ps(sy, m)),
+                                 _mm_and_ps(_mm_and_ps(_mm_cmplt_ps(sx, _mm_sub_ps(maxX, m)), _mm_cmplt_ps(sy, _mm_sub_ps(maxY, m))), _mm_cmpgt_ps(hz, _mm_set1_ps(PC_CORNER_MIN_Z))));
+  return _mm_movemask_ps(safe) == 0xf ? PC_CORNER_INSIDE : PC_CORNER_UNSURE;
+}
+
+/* One source's cost: the corners first, then the window with or without the per-sample tests. */
+__attribute__((target("avx512f,avx512dq"))) static inline float pc_tested_cost(const float *src, int width, int height, const float *win, int n, float px, float py, const float *h) {
+  const int where = pc_corners(width, height, win, n, px, py, h);
+  if (where == PC_CORNER_OUTSIDE) return PC_MAX_COST;
+  return pc_window_cost(where != PC_CORNER_INSIDE, src, width, height, win, n, px, py, h);
+}
+
+/* Bytes of one source's entry in the table: i32 image address, width, height, pad; A (9 f64), b (3 f64). */
+#define PC_SOURCE_ENTRY 112
+
+/*
+ * A plane hypothesis's cost against every source, wasm/ncc.ts planeCost to the bit: H = A + b·mᵀ
+ * in float64 rounded to float32, each source's cost kept as float64 in `scratch`, then the mean of
+ * the bestK lowest by the same selection. `memory` is the wasm kernel's linear memory; table, win
+ * and scratch are byte addresses in it.
+ */
+__attribute__((target("avx512f,avx512dq"))) static double pc_plane_cost(uint8_t *memory, uint32_t table, int sources, uint32_t win, int n, float px, float py, double m0, double m1, double m2, int bestK, uint32_t scratch) {
+  const float *window = (const float *)(memory + win);
+  double *costs = (double *)(memory + scratch);
+  for (int j = 0; j < sources; j++) {
+    const uint8_t *e = memory + table + (uint32_t)j * PC_SOURCE_ENTRY;
+    int32_t at[3];
+    double ab[12];
+    memcpy(at, e, sizeof at);
+    memcpy(ab, e + 16, sizeof ab);
+    const double b0 = ab[9], b1 = ab[10], b2 = ab[11];
+    const float h[9] = {
+      (float)(ab[0] + b0 * m0), (float)(ab[1] + b0 * m1), (float)(ab[2] + b0 * m2),
+      (float)(ab[3] + b1 * m0), (float)(ab[4] + b1 * m1), (float)(ab[5] + b1 * m2),
+      (float)(ab[6] + b2 * m0), (float)(ab[7] + b2 * m1), (float)(ab[8] + b2 * m2),
+    };
+    costs[j] = (double)pc_tested_cost((const float *)(memory + (uint32_t)at[0]), at[1], at[2], window, n, px, py, h);
+  }
+  const int count = bestK < sources ? bestK : sources;
+  if (count <= 0) return (double)PC_MAX_COST;
+  double sum = 0;
+  for (int i = 0; i < count; i++) {
+    int best = i;
+    for (int j = i + 1; j < sources; j++)
+      if (costs[j] < costs[best]) best = j;
+    const double value = costs[best];
+    costs[best] = costs[i];
+    costs[i] = value;
+    sum += value;
+  }
+  return sum / (double)count;
+}
+
+#endif

@@ -1,0 +1,104 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { createKernel, loadWasmKernel, MAX_COST, nativePlaneCost, type CostKernel, type CostWindow } from "../../../compute/stages/dense/kernel.js";
+import { rng } from "../../support/fixtures.js";
+import { canBuildNative } from "../../support/native-build.js";
+
+/** Whether the CPU has what the addon's planeCost needs (Linux's flags; elsewhere assumed not). */
+function cpuHasAvx512(): boolean {
+  try {
+    const flags = readFileSync("/proc/cpuinfo", "utf8");
+    return /\bavx512f\b/.test(flags) && /\bavx512dq\b/.test(flags);
+  } catch {
+    return false;
+  }
+}
+
+/** A window of `n` samples (a multiple of 4): a grid at `step` px, the last few padded with weight 0, clamped at a border sometimes. */
+function window(n: number, step: number, random: () => number, clamp: number): CostWindow {
+  const side = Math.ceil(Math.sqrt(n));
+  const win = { dx: new Float32Array(n), dy: new Float32Array(n), ref: new Float32Array(n), weight: new Float32Array(n) };
+  const used = n - (n % 4 === 0 && n > 4 ? Math.floor(random() * 4) : 0);
+  for (let i = 0; i < used; i++) {
+    win.dx[i] = step * ((i % side) - Math.floor(side / 2));
+    win.dy[i] = step * (Math.floor(i / side) - Math.floor(side / 2));
+    if (clamp === 1) win.dx[i] = Math.max(win.dx[i], -1);
+    if (clamp === 2) win.dy[i] = Math.max(win.dy[i], -2);
+    win.ref[i] = random();
+    win.weight[i] = 0.1 + 0.9 * random();
+  }
+  return win;
+}
+
+/** The same sources (images and homography parts) in both kernels. */
+function loadSources(kernels: CostKernel[], random: () => number, count: number): void {
+  for (let j = 0; j < count; j++) {
+    const width = 60 + Math.floor(80 * random());
+    const height = 50 + Math.floor(70 * random());
+    const grey = new Float32Array(width * height).map(() => random());
+    // A = K_s·R·K_r⁻¹ near the identity, b = K_s·t: the reference's pixels shifted, sheared and seen in perspective.
+    const parts = Float64Array.from([1 + 0.2 * (random() - 0.5), 0.1 * (random() - 0.5), 20 * (random() - 0.5), 0.1 * (random() - 0.5), 1 + 0.2 * (random() - 0.5), 20 * (random() - 0.5), 2e-3 * (random() - 0.5), 2e-3 * (random() - 0.5), 1, 40 * (random() - 0.5), 40 * (random() - 0.5), 0.3 * (random() - 0.5)]);
+    for (const kernel of kernels) {
+      kernel.setSource(j, grey, width, height);
+      kernel.setPlaneParts(j, parts);
+    }
+  }
+}
+
+describe("dense/native plane cost", () => {
+  it("is built wherever a C compiler and Node-API's header are, and runs the stage's plane cost on a CPU with AVX-512", () => {
+    if (!canBuildNative() || !cpuHasAvx512()) return;
+    expect(nativePlaneCost(), "the native addon is missing: run `node scripts/build-native.mjs` (npm ci's postinstall)").not.toBeNull();
+    expect(createKernel("wasm", 52).name).toBe("native-avx512");
+    expect(loadWasmKernel(52, false)!.name).toBe("wasm-simd");
+  });
+
+  it("gives the WebAssembly kernel's plane costs to the bit, for every window length's remainder of 16 samples, at borders and behind the camera", () => {
+    if (!nativePlaneCost()) return;
+    const random = rng(29);
+    let scored = 0;
+    let invalid = 0;
+    let mixed = 0;
+    for (const n of [4, 8, 12, 16, 20, 36, 52, 64]) {
+      const native = loadWasmKernel(n)!;
+      const wasm = loadWasmKernel(n, false)!;
+      expect(native.name).toBe("native-avx512");
+      const sources = 2 + (n % 5);
+      loadSources([native, wasm], random, sources);
+      for (let trial = 0; trial < 250; trial++) {
+        const win = window(n, 1 + (trial % 2), random, trial % 3);
+        native.setWindow(win);
+        wasm.setWindow(win);
+        const px = Math.floor(100 * random()) + 0.5;
+        const py = Math.floor(90 * random()) + 0.5;
+        // Mostly planes in front of every source; one in eight tilted so far that it passes behind one.
+        const tilt = trial % 8 === 0 ? 0.05 : 2e-3;
+        const m = [(random() - 0.5) * tilt, (random() - 0.5) * tilt, -0.1 - 0.4 * random()];
+        const bestK = 1 + (trial % sources);
+        const expected = wasm.planeCost(px, py, m[0], m[1], m[2], bestK);
+        const got = native.planeCost(px, py, m[0], m[1], m[2], bestK);
+        expect(Object.is(got, expected), `n ${n}, trial ${trial}: ${got} against ${expected}`).toBe(true);
+        if (expected === MAX_COST) invalid++;
+        else if (expected > MAX_COST / bestK) mixed++;
+        else scored++;
+      }
+    }
+    // Every kind of hypothesis came up: scored in full, some sources out of reach, none in reach.
+    expect(scored).toBeGreaterThan(400);
+    expect(mixed).toBeGreaterThan(50);
+    expect(invalid).toBeGreaterThan(50);
+  });
+
+  it("refuses a parameter block or memory it cannot read", () => {
+    const native = nativePlaneCost();
+    if (!native) return;
+    expect(() => native.bind(new ArrayBuffer(64), 8)).toThrow(TypeError);
+    expect(() => native.bind(new Float64Array(16) as unknown as ArrayBuffer, 0)).toThrow(TypeError);
+    // A block whose addresses lie past the memory's end.
+    const memory = new ArrayBuffer(1024);
+    const block = new Int32Array(memory, 48, 6);
+    block.set([4096, 1, 0, 52, 1, 0]);
+    native.bind(memory, 0);
+    expect(() => native.planeCost()).toThrow(TypeError);
+  });
+});

@@ -1,0 +1,18 @@
+/** @module Whether this machine can build the compute service's native addons (scripts/build-native.mjs). */
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import path from "node:path";
+
+/** What scripts/build-native.mjs needs: a C compiler and Node-API's header. */
+export function canBuildNative(): boolean {
+  const compiler = ["cc", "gcc", "clang"].some((cc) => {
+    try {
+      execFileSync(cc, ["--version"], { stdio: "ignore" });
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  const headers = [path.join(path.dirname(path.dirname(process.execPath)), "include", "node"), "/usr/include/node", "/usr/local/include/node"];
+  return compiler && headers.some((dir) => existsSync(path.join(dir, "node_api.h")));
+}
