@@ -315,7 +315,7 @@ export async function run(args: string[]): Promise<void> {
   const stageNs = perCall(nativePlaneKernel ? nativePlaneMs : planeMs) / input.sources.length;
   const kernelShare = (calls * stageNs) / (1e6 * patchMatchMs);
   console.log(`\nthe ${out.kernel} kernel's share of PatchMatch: ${(100 * kernelShare).toFixed(0)} % (${(calls / 1e6).toFixed(2)} M source costs × ${stageNs.toFixed(1)} ns of ${patchMatchMs.toFixed(0)} ms)`);
-  if (typeof native !== "string") {
+  if (typeof native !== "string" && !nativePlaneKernel) {
     const saved = (calls * (stageNs - native.avx2NsPerCall)) / 1e6;
     console.log(`a kernel at the native AVX2 speed would take PatchMatch from ${patchMatchMs.toFixed(0)} to ${(patchMatchMs - saved).toFixed(0)} ms (${((100 * saved) / patchMatchMs).toFixed(0)} % less)`);
   }
