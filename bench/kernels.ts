@@ -72,7 +72,7 @@ function renderView(width: number, height: number, focal: number, centreX: numbe
   return grey;
 }
 
-function wallInput(width: number): PatchMatchInput {
+export function wallInput(width: number): PatchMatchInput {
   const height = Math.round((width * 3) / 4);
   const focal = 0.9 * width;
   const ref = CENTRES.indexOf(0);
