@@ -8,7 +8,7 @@
  * same memory and to the same bits (test/compute/dense/native-plane-cost.test.ts).
  */
 import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { bindNative, nativePlaneCost, NATIVE_PARAM_BYTES, type NativePlaneCost } from "./native-plane-cost.js";
 
 /** Cost of an invalid hypothesis (window leaves the source image, plane behind the camera, no texture). */
 export const MAX_COST = 2;
@@ -203,33 +203,6 @@ class TypeScriptKernel implements CostKernel {
 }
 
 type NccExport = (src: number, width: number, height: number, win: number, n: number, px: number, py: number, ...h: number[]) => number;
-/** The addon (native/plane-cost.c): planeCost only on a CPU with AVX-512F and DQ. */
-interface NativePlaneCost {
-  bind(memory: ArrayBufferLike, params: number): void;
-  planeCost?: () => void;
-}
-
-let addon: NativePlaneCost | null | undefined;
-
-/** The native plane cost, or null where it was not built, does not load, or the CPU lacks AVX-512. */
-export function nativePlaneCost(): Required<NativePlaneCost> | null {
-  if (addon === undefined) {
-    try {
-      addon = createRequire(import.meta.url)("./native/build/plane-cost.node") as NativePlaneCost;
-    } catch {
-      addon = null;
-    }
-  }
-  return addon?.planeCost ? (addon as Required<NativePlaneCost>) : null;
-}
-
-/** The buffer and parameter block the addon reads on this thread: one binding per thread, as in the addon. */
-let boundBuffer: ArrayBufferLike | null = null;
-let boundParams = -1;
-
-/** Bytes of the native call's parameter block: f64 px, py, m0, m1, m2, result; i32 table, sources, win, n, bestK, scratch. */
-const PARAM_BYTES = 6 * 8 + 6 * 4;
-
 type PlaneCostExport = (table: number, sources: number, win: number, n: number, px: number, py: number, m0: number, m1: number, m2: number, bestK: number, scratch: number) => number;
 
 const PAGE = 65536;
@@ -249,7 +222,7 @@ class WasmKernel implements CostKernel {
   private windowLength = 0;
   private tablePtr = PAGE;
   private scratchPtr = PAGE;
-  /** The native call's parameter block (PARAM_BYTES), and views of it over the memory's current buffer. */
+  /** The native call's parameter block (NATIVE_PARAM_BYTES), and views of it over the memory's current buffer. */
   private paramsPtr = PAGE;
   private paramViews: { buffer: ArrayBufferLike; f64: Float64Array; i32: Int32Array } | null = null;
   /** Sources with plane parts set (planeCost uses slots 0..planeSources−1). */
@@ -275,7 +248,7 @@ class WasmKernel implements CostKernel {
     this.tablePtr = align16(PAGE + 16 * length + 28);
     this.scratchPtr = this.tablePtr + SOURCE_ENTRY * MAX_SOURCES;
     this.paramsPtr = align16(this.scratchPtr + 8 * MAX_SOURCES);
-    this.nextFree = align16(this.paramsPtr + PARAM_BYTES);
+    this.nextFree = align16(this.paramsPtr + NATIVE_PARAM_BYTES);
     this.ensure(this.nextFree);
     this.slots.length = 0;
     this.planeSources = 0;
@@ -315,11 +288,7 @@ class WasmKernel implements CostKernel {
       this.paramViews = views;
     }
     const buffer = views.buffer;
-    if (boundBuffer !== buffer || boundParams !== this.paramsPtr) {
-      this.native!.bind(buffer, this.paramsPtr);
-      boundBuffer = buffer;
-      boundParams = this.paramsPtr;
-    }
+    bindNative(this.native!, buffer, this.paramsPtr);
     const { f64, i32 } = views;
     f64[0] = px;
     f64[1] = py;

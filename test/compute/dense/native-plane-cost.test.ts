@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { createKernel, loadWasmKernel, MAX_COST, nativePlaneCost, type CostKernel, type CostWindow } from "../../../compute/stages/dense/kernel.js";
+import { createKernel, loadWasmKernel, MAX_COST, type CostKernel, type CostWindow } from "../../../compute/stages/dense/kernel.js";
+import { nativePlaneCost } from "../../../compute/stages/dense/native-plane-cost.js";
 import { rng } from "../../support/fixtures.js";
 import { canBuildNative } from "../../support/native-build.js";
 
