@@ -130,7 +130,7 @@ function merge(densePlan: DensePlan, results: Array<ClusterResult & { depthMaps?
       workingWidth: workingSize[0],
       workingHeight: workingSize[1],
       kernelWasm: kernels.has("wasm-simd") || kernels.has("native-avx512") ? 1 : 0,
-      // The plane cost in the native addon (kernel.ts nativePlaneCost): the same bits, faster.
+      // The plane cost in the native addon (native-plane-cost.ts): the same bits, faster.
       kernelNative: kernels.has("native-avx512") ? 1 : 0,
       patchMatchMs: Math.round(core.reduce((s, r) => s + r.wallMs, 0)),
       // The clusters' phases in wall time (their shares set the fraction each cluster reports).
