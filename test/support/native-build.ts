@@ -1,6 +1,6 @@
 /** @module Whether this machine can build the compute service's native addons (scripts/build-native.mjs). */
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 
 /** What scripts/build-native.mjs needs: a C compiler and Node-API's header. */
@@ -15,4 +15,14 @@ export function canBuildNative(): boolean {
   });
   const headers = [path.join(path.dirname(path.dirname(process.execPath)), "include", "node"), "/usr/include/node", "/usr/local/include/node"];
   return compiler && headers.some((dir) => existsSync(path.join(dir, "node_api.h")));
+}
+
+/** Whether the CPU reports every one of these flags (Linux's /proc/cpuinfo; elsewhere assumed not). */
+export function cpuHas(...flags: string[]): boolean {
+  try {
+    const cpuinfo = readFileSync("/proc/cpuinfo", "utf8");
+    return flags.every((flag) => new RegExp(`\\b${flag}\\b`).test(cpuinfo));
+  } catch {
+    return false;
+  }
 }

@@ -18,8 +18,8 @@ const STEPS_PER_UNIT = 1024;
 /** −x beyond which the weight is computed directly (exp(−16) ≈ 1e-7 of the centre's weight). */
 const TABLE_UNITS = 16;
 const LIMIT = STEPS_PER_UNIT * TABLE_UNITS;
-/** exp(−k/N) for k = 0…LIMIT. */
-const EXP_TABLE = (() => {
+/** exp(−k/N) for k = 0…LIMIT (native/bilateral-window.h reads the same table from the wasm memory). */
+export const EXP_TABLE = (() => {
   const table = new Float64Array(LIMIT + 1);
   for (let k = 0; k <= LIMIT; k++) table[k] = Math.exp(-k / STEPS_PER_UNIT);
   return table;

@@ -8,7 +8,8 @@
  * same memory and to the same bits (test/compute/dense/native-plane-cost.test.ts).
  */
 import { readFileSync } from "node:fs";
-import { bindNative, nativePlaneCost, NATIVE_PARAM_BYTES, type NativePlaneCost } from "./native-plane-cost.js";
+import { bindNative, nativePlaneCost, nativeWindowBuilder, NATIVE_PARAM_BYTES, type NativePlaneCost } from "./native-plane-cost.js";
+import { NativeWindows, type NativeWindowShape } from "./native-window.js";
 
 /** Cost of an invalid hypothesis (window leaves the source image, plane behind the camera, no texture). */
 export const MAX_COST = 2;
@@ -60,6 +61,11 @@ export interface CostKernel {
    * floor, so that cost() and planeCost() give MAX_COST for any plane and source.
    */
   windowIsFlat(): boolean;
+  /**
+   * The reference window built in the native addon (./native-window.ts) for the reference image
+   * and window shapes given, or null where the addon is not loaded: the caller builds windows.
+   */
+  nativeWindows?(image: { grey: Float32Array; width: number; height: number }, colourScale: number, shapes: readonly NativeWindowShape[]): NativeWindows | null;
 }
 
 /** 1/Σw, the weighted mean and the weighted variance of the reference window's grey values. */
@@ -225,6 +231,7 @@ class WasmKernel implements CostKernel {
   /** The native call's parameter block (NATIVE_PARAM_BYTES), and views of it over the memory's current buffer. */
   private paramsPtr = PAGE;
   private paramViews: { buffer: ArrayBufferLike; f64: Float64Array; i32: Int32Array } | null = null;
+  private windows: NativeWindows | null = null;
   /** Sources with plane parts set (planeCost uses slots 0..planeSources−1). */
   private planeSources = 0;
   private nextFree = PAGE;
@@ -235,7 +242,8 @@ class WasmKernel implements CostKernel {
     private readonly memory: WebAssembly.Memory,
     private readonly ncc: NccExport,
     private readonly plane: PlaneCostExport,
-    private readonly native: Required<NativePlaneCost> | null,
+    private readonly native: Required<Pick<NativePlaneCost, "bind" | "planeCost">> | null,
+    private readonly windowAddon: Required<Pick<NativePlaneCost, "bind" | "buildWindow">> | null = null,
   ) {
     this.name = native ? "native-avx512" : "wasm-simd";
   }
@@ -252,6 +260,7 @@ class WasmKernel implements CostKernel {
     this.ensure(this.nextFree);
     this.slots.length = 0;
     this.planeSources = 0;
+    this.windows = null;
     this.windowViews = null;
     this.paramViews = null;
   }
@@ -303,6 +312,20 @@ class WasmKernel implements CostKernel {
     i32[5] = this.scratchPtr;
     this.native!.planeCost();
     return f64[5];
+  }
+
+  nativeWindows(image: { grey: Float32Array; width: number; height: number }, colourScale: number, shapes: readonly NativeWindowShape[]): NativeWindows | null {
+    if (!this.windowAddon) return null;
+    const place = (data: Float32Array | Float64Array): number => {
+      const ptr = this.nextFree;
+      this.nextFree = align16(ptr + data.byteLength);
+      this.ensure(this.nextFree);
+      new Uint8Array(this.memory.buffer, ptr, data.byteLength).set(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+      return ptr;
+    };
+    const layout = { params: this.paramsPtr, window: this.windowPtr, windowLength: this.windowLength };
+    this.windows = new NativeWindows(this.memory, this.windowAddon, layout, image, colourScale, shapes, place);
+    return this.windows;
   }
 
   setWindow(window: CostWindow): void {
@@ -359,6 +382,7 @@ class WasmKernel implements CostKernel {
     if (bytes > have) {
       this.memory.grow(Math.ceil((bytes - have) / PAGE));
       this.paramViews = null;
+      this.windows?.invalidate();
     }
   }
 }
@@ -410,7 +434,7 @@ export function loadWasmKernel(windowLength: number, native = true): CostKernel 
     const module = new WebAssembly.Module(readFileSync(WASM_URL));
     const instance = new WebAssembly.Instance(module, {});
     const memory = instance.exports.memory as WebAssembly.Memory;
-    const kernel = new WasmKernel(memory, instance.exports.nccCost as NccExport, instance.exports.planeCost as PlaneCostExport, native ? nativePlaneCost() : null);
+    const kernel = new WasmKernel(memory, instance.exports.nccCost as NccExport, instance.exports.planeCost as PlaneCostExport, native ? nativePlaneCost() : null, native ? nativeWindowBuilder() : null);
     kernel.reserveWindow(windowLength);
     return kernel;
   } catch {

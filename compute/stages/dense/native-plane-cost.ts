@@ -6,23 +6,25 @@
  */
 import { createRequire } from "node:module";
 
-/** The addon: planeCost only on a CPU with AVX-512F and DQ. */
+/** The addon: planeCost only on a CPU with AVX-512F and DQ; buildWindow (./native-window.ts) on any. */
 export interface NativePlaneCost {
   bind(memory: ArrayBufferLike, params: number): void;
   planeCost?: () => void;
+  buildWindow?: () => void;
 }
 
 /**
- * Bytes of a call's parameter block in the wasm memory: f64 px, py, m0, m1, m2, result; then i32
- * table, sources, win, n, bestK, scratch. Arguments travel through it because a Node-API call
- * with a dozen numbers costs ~110 ns here and one with none ~12 ns.
+ * Bytes of a call's parameter block in the wasm memory: planeCost's f64 px, py, m0, m1, m2,
+ * result, then i32 table, sources, win, n, bestK, scratch; from NATIVE_WINDOW_BLOCK buildWindow's
+ * (./native-window.ts). Arguments travel through it because a Node-API call with a dozen numbers
+ * costs ~110 ns here and one with none ~12 ns.
  */
-export const NATIVE_PARAM_BYTES = 6 * 8 + 6 * 4;
+export const NATIVE_WINDOW_BLOCK = 72;
+export const NATIVE_PARAM_BYTES = NATIVE_WINDOW_BLOCK + 2 * 8 + 12 * 4;
 
 let addon: NativePlaneCost | null | undefined;
 
-/** The native plane cost, or null where it was not built (scripts/build-native.mjs), does not load, or the CPU lacks AVX-512. */
-export function nativePlaneCost(): Required<NativePlaneCost> | null {
+function loadAddon(): NativePlaneCost | null {
   if (addon === undefined) {
     try {
       addon = createRequire(import.meta.url)("./native/build/plane-cost.node") as NativePlaneCost;
@@ -30,7 +32,19 @@ export function nativePlaneCost(): Required<NativePlaneCost> | null {
       addon = null;
     }
   }
-  return addon?.planeCost ? (addon as Required<NativePlaneCost>) : null;
+  return addon;
+}
+
+/** The native plane cost, or null where it was not built (scripts/build-native.mjs), does not load, or the CPU lacks AVX-512. */
+export function nativePlaneCost(): Required<Pick<NativePlaneCost, "bind" | "planeCost">> | null {
+  const loaded = loadAddon();
+  return loaded?.planeCost ? (loaded as Required<NativePlaneCost>) : null;
+}
+
+/** The native window building, or null where the addon was not built or does not load. */
+export function nativeWindowBuilder(): Required<Pick<NativePlaneCost, "bind" | "buildWindow">> | null {
+  const loaded = loadAddon();
+  return loaded?.buildWindow ? (loaded as Required<NativePlaneCost>) : null;
 }
 
 /** The buffer and parameter block the addon reads on this thread: one binding per thread, as in the addon. */
@@ -38,7 +52,7 @@ let boundBuffer: ArrayBufferLike | null = null;
 let boundParams = -1;
 
 /** Points the addon at `buffer` and its block at `params`, unless it reads them already. */
-export function bindNative(native: Required<NativePlaneCost>, buffer: ArrayBufferLike, params: number): void {
+export function bindNative(native: Pick<NativePlaneCost, "bind">, buffer: ArrayBufferLike, params: number): void {
   if (boundBuffer === buffer && boundParams === params) return;
   native.bind(buffer, params);
   boundBuffer = buffer;

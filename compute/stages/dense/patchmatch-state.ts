@@ -4,13 +4,13 @@
  * propagation and random refinement.
  */
 import { createRng, gaussian, type Rng } from "../../math/random.js";
-import { bilateralWeight } from "./bilateral-weight.js";
 import { depthEdgeMask, frontalPlaneMask } from "./depth-edges.js";
 import { createKernel, MAX_COST, type CostKernel } from "./kernel.js";
+import type { NativeWindows } from "./native-window.js";
 import type { PatchMatchInput, PatchMatchOutput, SourceCamera } from "./patchmatch-types.js";
 import { agreesWithPrior, priorDepthAt, priorPenalty, type PriorRaster } from "./planar-prior.js";
 import type { PinholeGrey } from "./undistort.js";
-import { windowOffsets, type WindowPattern } from "./window.js";
+import { fillWindow, windowShape, type WindowShape } from "./window.js";
 
 /** Cost (1 − NCC) above which a pixel of a seeded level is searched as on the coarsest level. */
 const RESEARCH_COST = 0.3;
@@ -68,6 +68,10 @@ export class PatchMatchState {
    * nothing reads another pixel's cost, so the costs and the planes come out the same.
    */
   private readonly unscored = [false, false];
+  /** Windows clear of the border built in the dense addon (./native-window.ts), or null: all in buildWindow. */
+  private readonly nativeWindows: NativeWindows | null;
+  /** fillWindow's 1/Σw, mean and variance. */
+  private readonly windowStats = new Float64Array(3);
 
   /** `refining`: the level is seeded from a coarser one (its textured pixels may take the narrow window). */
   constructor(private readonly input: PatchMatchInput, refining = false) {
@@ -93,6 +97,7 @@ export class PatchMatchState {
     this.kernel = createKernel(params.kernel, this.wide.spatialWeight.length);
     input.sources.forEach((s, j) => this.kernel.setSource(j, s.grey, s.width, s.height));
     input.sources.forEach((s, j) => this.kernel.setPlaneParts(j, planeParts(input, s)));
+    this.nativeWindows = this.kernel.nativeWindows?.(input, this.colourScale, this.narrow ? [this.wide, this.narrow] : [this.wide]) ?? null;
     this.rng = createRng(params.seed);
   }
 
@@ -352,47 +357,30 @@ export class PatchMatchState {
 
   /** loadWindow with one window shape; returns the window's weighted grey variance. */
   private buildWindow(col: number, row: number, shape: WindowShape): number {
-    const { grey } = this.input;
     const { width, height } = this;
-    const { spatialWeight, baseDx, baseDy, sampleCount, reach } = shape;
-    const { dx, dy, ref, weight } = this.kernel.windowArrays();
-    const centre = grey[row * width + col];
-    const colourScale = this.colourScale;
+    const { reach } = shape;
+    const window = this.kernel.windowArrays();
     const inside = col >= reach && row >= reach && col < width - reach && row < height - reach;
-    let sumW = 0;
-    let sumWR = 0;
-    let sumWRR = 0;
     if (inside && this.offsetsOf !== shape) {
-      dx.set(baseDx);
-      dy.set(baseDy);
+      window.dx.set(shape.baseDx);
+      window.dy.set(shape.baseDy);
     }
     this.offsetsOf = inside ? shape : null;
-    const centreIndex = row * width + col;
-    for (let i = 0; i < sampleCount; i++) {
-      let index = centreIndex + baseDy[i] * width + baseDx[i];
-      if (!inside) {
-        const sampleCol = Math.min(width - 1, Math.max(0, col + baseDx[i]));
-        const sampleRow = Math.min(height - 1, Math.max(0, row + baseDy[i]));
-        dx[i] = sampleCol - col;
-        dy[i] = sampleRow - row;
-        index = sampleRow * width + sampleCol;
+    if (inside && this.nativeWindows) {
+      // The same bits; NaN: a weight only Math.exp decides, built below.
+      const variance = this.nativeWindows.build(shape === this.wide ? 0 : 1, col, row);
+      if (variance === variance) {
+        this.flatWindow = this.nativeWindows.flat;
+        return variance;
       }
-      const v = grey[index];
-      const w = bilateralWeight(spatialWeight[i], v - centre, colourScale);
-      ref[i] = v;
-      weight[i] = w;
-      sumW += w;
-      sumWR += w * v;
-      sumWRR += w * v * v;
     }
-    const invWeight = 1 / sumW;
-    const mean = sumWR * invWeight;
-    const variance = sumWRR * invWeight - mean * mean;
-    if (inside) this.kernel.windowReady(invWeight, mean, variance, -reach, reach, -reach, reach);
+    const stats = this.windowStats;
+    const variance = fillWindow(this.input, col, row, shape, this.colourScale, window, inside, stats);
+    if (inside) this.kernel.windowReady(stats[0], stats[1], variance, -reach, reach, -reach, reach);
     else {
       const clampCol = (c: number) => Math.min(width - 1, Math.max(0, c)) - col;
       const clampRow = (r: number) => Math.min(height - 1, Math.max(0, r)) - row;
-      this.kernel.windowReady(invWeight, mean, variance, clampCol(col - reach), clampCol(col + reach), clampRow(row - reach), clampRow(row + reach));
+      this.kernel.windowReady(stats[0], stats[1], variance, clampCol(col - reach), clampCol(col + reach), clampRow(row - reach), clampRow(row + reach));
     }
     this.flatWindow = this.kernel.windowIsFlat();
     return variance;
@@ -511,28 +499,4 @@ export function planeParts(ref: PinholeGrey, s: SourceCamera): Float64Array {
   parts[10] = s.focal * s.t[1] + s.cy * s.t[2];
   parts[11] = s.t[2];
   return parts;
-}
-
-/** A window's samples: their count, the farthest one's offset in pixels, and per sample the unclamped offsets and the bilateral weight's spatial part. */
-interface WindowShape {
-  sampleCount: number;
-  reach: number;
-  spatialWeight: Float32Array;
-  baseDx: Float32Array;
-  baseDy: Float32Array;
-}
-
-function windowShape(radius: number, step: number, pattern: WindowPattern | undefined, sigmaSpatial: number): WindowShape {
-  const offsets = windowOffsets(radius, step, pattern);
-  // The kernel scores samples four at a time; the padding's weight stays 0.
-  const length = Math.ceil(offsets.dx.length / 4) * 4;
-  const shape = { sampleCount: offsets.dx.length, reach: radius * step, spatialWeight: new Float32Array(length), baseDx: new Float32Array(length), baseDy: new Float32Array(length) };
-  for (let i = 0; i < shape.sampleCount; i++) {
-    const dx = offsets.dx[i];
-    const dy = offsets.dy[i];
-    shape.baseDx[i] = dx;
-    shape.baseDy[i] = dy;
-    shape.spatialWeight[i] = Math.exp(-(dx * dx + dy * dy) / (2 * sigmaSpatial * sigmaSpatial));
-  }
-  return shape;
 }

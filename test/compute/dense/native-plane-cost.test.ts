@@ -1,19 +1,8 @@
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { createKernel, loadWasmKernel, MAX_COST, type CostKernel, type CostWindow } from "../../../compute/stages/dense/kernel.js";
 import { nativePlaneCost } from "../../../compute/stages/dense/native-plane-cost.js";
 import { rng } from "../../support/fixtures.js";
-import { canBuildNative } from "../../support/native-build.js";
-
-/** Whether the CPU has what the addon's planeCost needs (Linux's flags; elsewhere assumed not). */
-function cpuHasAvx512(): boolean {
-  try {
-    const flags = readFileSync("/proc/cpuinfo", "utf8");
-    return /\bavx512f\b/.test(flags) && /\bavx512dq\b/.test(flags);
-  } catch {
-    return false;
-  }
-}
+import { canBuildNative, cpuHas } from "../../support/native-build.js";
 
 /** A window of `n` samples (a multiple of 4): a grid at `step` px, the last few padded with weight 0, clamped at a border sometimes. */
 function window(n: number, step: number, random: () => number, clamp: number): CostWindow {
@@ -48,7 +37,7 @@ function loadSources(kernels: CostKernel[], random: () => number, count: number)
 
 describe("dense/native plane cost", () => {
   it("is built wherever a C compiler and Node-API's header are, and runs the stage's plane cost on a CPU with AVX-512", () => {
-    if (!canBuildNative() || !cpuHasAvx512()) return;
+    if (!canBuildNative() || !cpuHas("avx512f", "avx512dq")) return;
     expect(nativePlaneCost(), "the native addon is missing: run `node scripts/build-native.mjs` (npm ci's postinstall)").not.toBeNull();
     expect(createKernel("wasm", 52).name).toBe("native-avx512");
     expect(loadWasmKernel(52, false)!.name).toBe("wasm-simd");

@@ -11,10 +11,16 @@
  * parameter block in it, and planeCost() reads the block and writes its result there.
  *
  *   params (byte address, 8-aligned): f64 px, py, m0, m1, m2, result;
- *                                     then i32 table, sources, win, n, bestK, scratch.
+ *                                     then i32 table, sources, win, n, bestK, scratch;
+ *   params + 72 (buildWindow's):      f64 colourScale, variance (out);
+ *                                     then i32 col, row, grey, width, height, spatial, samples,
+ *                                     win, n, table, reach, status (out).
  *
- * The binding is per thread (each worker thread has its own kernels). Exported only on a CPU
- * with AVX-512F and DQ; elsewhere `planeCost` is absent and kernel.ts keeps the wasm kernel.
+ * buildWindow() builds PatchMatch's reference window in place (bilateral-window.h).
+ *
+ * The binding is per thread (each worker thread has its own kernels). planeCost is exported only
+ * on a CPU with AVX-512F and DQ, buildWindow with VL as well; elsewhere they are absent and the
+ * stage keeps the wasm kernel and its TypeScript window.
  * Built at `npm ci` by scripts/build-native.mjs with -ffp-contract=off.
  */
 #define NAPI_VERSION 8
@@ -22,6 +28,7 @@
 #include <stdint.h>
 #include <string.h>
 #ifdef __x86_64__
+#include "bilateral-window.h"
 #include "plane-cost.h"
 #endif
 
@@ -29,7 +36,9 @@ static _Thread_local uint8_t *boundMemory;
 static _Thread_local size_t boundBytes;
 static _Thread_local uint32_t boundParams;
 
-#define PARAM_BYTES (6 * 8 + 6 * 4)
+#define PARAM_BYTES (WINDOW_BLOCK + 2 * 8 + 12 * 4)
+/* Where buildWindow's block starts in the parameter block. */
+#define WINDOW_BLOCK 72
 
 static napi_value throwError(napi_env env, const char *message) {
   napi_throw_type_error(env, NULL, message);
@@ -81,6 +90,41 @@ static napi_value planeCost(napi_env env, napi_callback_info info) {
 }
 #endif
 
+#ifdef __x86_64__
+/* Whether [address, address + bytes) lies in the bound memory. */
+static int inMemory(int32_t address, uint64_t bytes) {
+  return address >= 0 && (uint64_t)(uint32_t)address + bytes <= boundBytes;
+}
+
+/* buildWindow(): the bound block's window built in place; its status (bilateral-window.h) and variance written into the block. */
+static napi_value buildWindow(napi_env env, napi_callback_info info) {
+  (void)info;
+  if (!boundMemory) return throwError(env, "buildWindow: bind() first");
+  uint8_t *block = boundMemory + boundParams + WINDOW_BLOCK;
+  double colourScale;
+  int32_t q[12];
+  memcpy(&colourScale, block, sizeof colourScale);
+  memcpy(q, block + 16, sizeof q);
+  const int col = q[0], row = q[1], width = q[3], height = q[4], samples = q[6], n = q[8], reach = q[10];
+  if (width < 1 || height < 1 || n <= 0 || samples < 0 || samples > n || reach < 0 || !inMemory(q[2], 4ull * (uint64_t)width * (uint64_t)height) ||
+      !inMemory(q[5], 4ull * (uint64_t)samples) || !inMemory(q[7], 4ull * (4ull * (uint64_t)n + 7ull)) || !inMemory(q[9], 8ull * (BW_LIMIT + 1)))
+    return throwError(env, "buildWindow: block outside the memory");
+  int32_t status = BW_TYPESCRIPT;
+  double variance = 0;
+  /* Only a window clear of the border (bw_build checks that every sample it reads lies in the image). */
+  if (col >= reach && row >= reach && col < width - reach && row < height - reach) {
+    const double *table = (const double *)(boundMemory + (uint32_t)q[9]);
+    double powers[7];
+    bw_tail_powers(table, powers);
+    status = bw_build((const float *)(boundMemory + (uint32_t)q[2]), width, height, col, row, (const float *)(boundMemory + (uint32_t)q[5]), samples,
+                      (float *)(boundMemory + (uint32_t)q[7]), n, table, powers, colourScale, reach, &variance);
+  }
+  memcpy(block + 8, &variance, sizeof variance);
+  memcpy(block + 16 + 44, &status, sizeof status);
+  return NULL;
+}
+#endif
+
 NAPI_MODULE_INIT() {
   napi_value fn;
   if (napi_create_function(env, "bind", NAPI_AUTO_LENGTH, bind, NULL, &fn) != napi_ok) return NULL;
@@ -90,6 +134,10 @@ NAPI_MODULE_INIT() {
   if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")) {
     if (napi_create_function(env, "planeCost", NAPI_AUTO_LENGTH, planeCost, NULL, &fn) != napi_ok) return NULL;
     if (napi_set_named_property(env, exports, "planeCost", fn) != napi_ok) return NULL;
+  }
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl")) {
+    if (napi_create_function(env, "buildWindow", NAPI_AUTO_LENGTH, buildWindow, NULL, &fn) != napi_ok) return NULL;
+    if (napi_set_named_property(env, exports, "buildWindow", fn) != napi_ok) return NULL;
   }
 #endif
   return exports;
