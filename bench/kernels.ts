@@ -299,7 +299,7 @@ export async function run(args: string[]): Promise<void> {
     rows.push(["native C, one sample at a time", native.scalarNsPerCall, describe(maxDifference(native.scalar, wasmCosts))]);
     rows.push(["native C, AVX2 + FMA (8 wide, gathers)", native.avx2NsPerCall, describe(maxDifference(native.avx2, wasmCosts))]);
     // ncc.c gives −1 on a CPU without AVX-512.
-    if (native.avx512NsPerCall >= 0) rows.push(["native C, AVX-512 (16 wide, pair gathers, the wasm kernel's bits)", native.avx512NsPerCall, describe(maxDifference(native.avx512, wasmCosts))]);
+    if (native.avx512NsPerCall >= 0) rows.push(["native C, AVX-512 (16 wide, a 16-byte load of each sample's four corners, the wasm kernel's bits)", native.avx512NsPerCall, describe(maxDifference(native.avx512, wasmCosts))]);
     else console.log("native C, AVX-512: n/a (this CPU has no AVX-512)");
   }
   const fastest = Math.min(...rows.map((r) => r[1]));

@@ -7,7 +7,8 @@
  * Three versions of the same arithmetic in float32: one sample at a time (what a C compiler makes
  * of the plain loop), eight samples at a time with AVX2 and FMA, whose gather instruction
  * fetches the four bilinear corners (wasm SIMD has neither 256-bit vectors nor a gather), and the
- * dense addon's AVX-512 cost, sixteen at a time with the wasm kernel's bits.
+ * dense addon's AVX-512 cost, sixteen at a time with the wasm kernel's bits, reading the source as
+ * quads (each pixel's four bilinear corners side by side, one 16-byte load per sample).
  *
  * Build: gcc -O3 -march=native -ffp-contract=off -o ncc ncc.c   (bench/kernels.ts does it in bench-out/)
  * Run:   ncc <workload.bin> <rounds> <costs.bin>
@@ -118,12 +119,31 @@ static float cost_avx2(const float *src, int width, int height, const float *win
 }
 
 
+/* The source as the addon reads it: per pixel its four bilinear corners (plane-cost.h); made in main. */
+static float *quads;
+
 /*
  * AVX-512, sixteen samples at a time, with the WebAssembly kernel's bits: the dense stage's native
  * addon's own window cost (compute/stages/dense/native/plane-cost.h), every sample tested.
  */
 static float cost_avx512(const float *src, int width, int height, const float *win, int n, const float *q) {
-  return pc_window_cost(1, src, width, height, win, n, q[0], q[1], q + 2);
+  (void)src;
+  return pc_window_cost(1, quads, width, height, win, n, q[0], q[1], q + 2);
+}
+
+static float *make_quads(const float *src, int width, int height) {
+  float *out = aligned_alloc(64, 16 * (size_t)width * height);
+  if (!out) exit(2);
+  for (int y = 0; y < height; y++)
+    for (int x = 0; x < width; x++) {
+      float *o = out + 4 * ((size_t)y * width + x);
+      const int right = x + 1 < width, down = y + 1 < height;
+      o[0] = src[y * width + x];
+      o[1] = right ? src[y * width + x + 1] : 0;
+      o[2] = down ? src[(y + 1) * width + x] : 0;
+      o[3] = right && down ? src[(y + 1) * width + x + 1] : 0;
+    }
+  return out;
 }
 
 static void *read_exact(FILE *f, size_t bytes) {
@@ -184,7 +204,10 @@ int main(int argc, char **argv) {
   __builtin_cpu_init();
   const int hasAvx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
   double avx512Ns = -1;
-  if (hasAvx512) avx512Ns = time_calls(cost_avx512, &wl, rounds, avx512);
+  if (hasAvx512) {
+    quads = make_quads(wl.src, wl.width, wl.height);
+    avx512Ns = time_calls(cost_avx512, &wl, rounds, avx512);
+  }
   else for (int k = 0; k < wl.count; k++) avx512[k] = MAX_COST;
   double scalarNs = time_calls(cost_scalar, &wl, rounds, scalar);
   FILE *o = fopen(argv[3], "wb");

@@ -213,7 +213,7 @@ type PlaneCostExport = (table: number, sources: number, win: number, n: number, 
 
 const PAGE = 65536;
 
-/** Bytes of a source's entry in the table wasm/ncc.ts planeCost reads: address, width, height, pad (i32), A and b (12 f64). */
+/** Bytes of a source's entry in the table wasm/ncc.ts planeCost reads: address, width, height, the addon's quads' address (i32), A and b (12 f64). */
 const SOURCE_ENTRY = 112;
 
 /**
@@ -272,7 +272,29 @@ class WasmKernel implements CostKernel {
     this.ensure(this.nextFree);
     new Float32Array(this.memory.buffer, ptr, grey.length).set(grey);
     this.slots[slot] = { ptr, width, height };
-    new Int32Array(this.memory.buffer, this.tablePtr + SOURCE_ENTRY * slot, 3).set([ptr, width, height]);
+    const quads = this.native ? this.placeQuads(grey, width, height) : 0;
+    new Int32Array(this.memory.buffer, this.tablePtr + SOURCE_ENTRY * slot, 4).set([ptr, width, height, quads]);
+  }
+
+  /**
+   * The source as the addon's planeCost reads it (./native/plane-cost.h): per pixel its four
+   * bilinear corners side by side, one 16-byte load per sample. The last row and column are never
+   * read (a sample's corners lie inside the image) and stay as the memory has them.
+   */
+  private placeQuads(grey: Float32Array, width: number, height: number): number {
+    const ptr = this.nextFree;
+    this.nextFree = align16(ptr + 16 * grey.length);
+    this.ensure(this.nextFree);
+    const quads = new Float32Array(this.memory.buffer, ptr, 4 * grey.length);
+    for (let y = 0; y + 1 < height; y++) {
+      for (let x = 0, i = y * width, o = 4 * i; x + 1 < width; x++, i++, o += 4) {
+        quads[o] = grey[i];
+        quads[o + 1] = grey[i + 1];
+        quads[o + 2] = grey[i + width];
+        quads[o + 3] = grey[i + width + 1];
+      }
+    }
+    return ptr;
   }
 
   setPlaneParts(slot: number, parts: Float64Array): void {

@@ -80,9 +80,9 @@ static napi_value planeCost(napi_env env, napi_callback_info info) {
   const uint64_t scratchEnd = (uint64_t)(uint32_t)q[5] + 8ull * (uint64_t)(sources > 0 ? sources : 0);
   if (n <= 0 || n % 4 != 0 || sources < 0 || tableEnd > boundBytes || windowEnd > boundBytes || scratchEnd > boundBytes) return throwError(env, "planeCost: block outside the memory");
   for (int j = 0; j < sources; j++) {
-    int32_t at[3];
+    int32_t at[4];
     memcpy(at, boundMemory + (uint32_t)q[0] + (uint32_t)j * PC_SOURCE_ENTRY, sizeof at);
-    if (at[1] < 1 || at[2] < 1 || (uint64_t)(uint32_t)at[0] + 4ull * (uint64_t)at[1] * (uint64_t)at[2] > boundBytes) return throwError(env, "planeCost: a source image outside the memory");
+    if (at[1] < 1 || at[2] < 1 || at[3] % 16 != 0 || (uint64_t)(uint32_t)at[3] + 16ull * (uint64_t)at[1] * (uint64_t)at[2] > boundBytes) return throwError(env, "planeCost: a source's quads outside the memory");
   }
   const double result = pc_plane_cost(boundMemory, (uint32_t)q[0], sources, (uint32_t)q[2], n, (float)p[0], (float)p[1], p[2], p[3], p[4], q[4], (uint32_t)q[5]);
   memcpy(block + 40, &result, sizeof result);

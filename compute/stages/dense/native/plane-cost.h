@@ -6,9 +6,10 @@
  * no fused multiply-add (the addon is built with -ffp-contract=off). The warp, the division and the
  * bilinear fetch run sixteen samples wide, and the products are then added to four-lane sums one
  * group of four samples at a time, so that each lane sums exactly what its wasm lane sums. The
- * fetch is what the wider vectors buy: two 64-bit gathers of pixel pairs per image row for sixteen
- * samples, where wasm loads each pair on its own (`npm run bench -- kernels`: the cost without the
- * fetch takes a third of the time with it, so the gathers are the bound).
+ * fetch bounds the cost (`npm run bench -- kernels`: without it a third of the time), so each
+ * source is also laid out as quads, a pixel's four bilinear corners side by side: one 16-byte
+ * load per sample and a transpose, where gathers of pixel pairs from the two rows took a quarter
+ * longer per source (docs/decisions.md, "The plane cost reads each source as quads").
  *
  * Shared by the addon (plane-cost.c) and the bench's native reference (bench/native/ncc.c).
  */
@@ -49,11 +50,14 @@ static inline float pc_finish(__m128 ss, __m128 sss, __m128 srs, const float *st
 }
 
 /*
- * Cost of the window centred at (px, py) warped by h (row-major 3×3) into the source `src`.
- * win: dx[n] dy[n] ref[n] weight[n], then the statistics; n a multiple of 4. `checked` tests every
- * sample; the caller clears it once corners() found the window safely inside.
+ * Cost of the window centred at (px, py) warped by h (row-major 3×3) into a source of width ×
+ * height pixels, read from its quads: 16-byte aligned, per pixel (x, y) four floats I(x, y),
+ * I(x + 1, y), I(x, y + 1), I(x + 1, y + 1), the four corners of a bilinear fetch (the last row's
+ * and column's quads are never read). win: dx[n] dy[n] ref[n] weight[n], then the statistics; n
+ * a multiple of 4. `checked` tests every sample; the caller clears it once corners() found the
+ * window safely inside.
  */
-__attribute__((target("avx512f,avx512dq"))) static inline float pc_window_cost(int checked, const float *src, int width, int height, const float *win, int n, float px, float py, const float *h) {
+__attribute__((target("avx512f,avx512dq"))) static inline float pc_window_cost(int checked, const float *quads, int width, int height, const float *win, int n, float px, float py, const float *h) {
   const float *dx = win, *dy = win + n, *ref = win + 2 * n, *w = win + 3 * n;
   const __m512 vpx = _mm512_set1_ps(px), vpy = _mm512_set1_ps(py);
   const __m512 h0 = _mm512_set1_ps(h[0]), h1 = _mm512_set1_ps(h[1]), h2 = _mm512_set1_ps(h[2]);
@@ -62,9 +66,6 @@ __attribute__((target("avx512f,avx512dq"))) static inline float pc_window_cost(i
   const __m512 half = _mm512_set1_ps(0.5f), zero = _mm512_setzero_ps(), eps = _mm512_set1_ps(1e-8f), one = _mm512_set1_ps(1.0f);
   const __m512 maxX = _mm512_set1_ps((float)(width - 1)), maxY = _mm512_set1_ps((float)(height - 1));
   const __m512i vw = _mm512_set1_epi32(width);
-  const __m512i evens = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-  const __m512i odds = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
-  const float *below = src + width;
   __m128 ss = _mm_setzero_ps(), sss = _mm_setzero_ps(), srs = _mm_setzero_ps();
   for (int i = 0; i < n; i += 16) {
     const int left = n - i;
@@ -84,31 +85,26 @@ __attribute__((target("avx512f,avx512dq"))) static inline float pc_window_cost(i
       return PC_MAX_COST;
     const __m512 fx0 = _mm512_floor_ps(sx), fy0 = _mm512_floor_ps(sy);
     const __m512i idx = _mm512_add_epi32(_mm512_mullo_epi32(_mm512_cvttps_epi32(fy0), vw), _mm512_cvttps_epi32(fx0));
-    const __m256i idxLo = _mm512_castsi512_si256(idx), idxHi = _mm512_extracti64x4_epi64(idx, 1);
-    /* Each 64-bit element is a horizontal pixel pair (left, right); the permutes split them. A
-       last group of fewer than sixteen samples loads its pairs one by one: a masked gather costs
-       what a whole one does (the window of 52 samples ends in 4; ~10 % of the cost, scratch). */
-    __m512 top0, top1, bot0, bot1;
-    if (left >= 16) {
-      top0 = _mm512_castsi512_ps(_mm512_i32gather_epi64(idxLo, src, 4));
-      top1 = _mm512_castsi512_ps(_mm512_i32gather_epi64(idxHi, src, 4));
-      bot0 = _mm512_castsi512_ps(_mm512_i32gather_epi64(idxLo, below, 4));
-      bot1 = _mm512_castsi512_ps(_mm512_i32gather_epi64(idxHi, below, 4));
-    } else {
-      int32_t lanes[16];
-      uint64_t topPairs[16] = {0}, bottomPairs[16] = {0};
-      _mm512_storeu_si512(lanes, idx);
-      for (int k = 0; k < left; k++) {
-        memcpy(&topPairs[k], src + lanes[k], 8);
-        memcpy(&bottomPairs[k], below + lanes[k], 8);
-      }
-      top0 = _mm512_castsi512_ps(_mm512_loadu_si512(topPairs));
-      top1 = _mm512_castsi512_ps(_mm512_loadu_si512(topPairs + 8));
-      bot0 = _mm512_castsi512_ps(_mm512_loadu_si512(bottomPairs));
-      bot1 = _mm512_castsi512_ps(_mm512_loadu_si512(bottomPairs + 8));
+    /* One 16-byte load per sample brings its four corners (the quads' layout, above). Sample
+       4j + r goes to lane j of z[r], so that the transpose within each 128-bit lane puts it at
+       element 4j + r; a last group of fewer than sixteen samples loads only its own. */
+    int32_t lanes[16];
+    _mm512_storeu_si512(lanes, _mm512_maskz_mov_epi32(live, idx));
+    const int chunks = left >= 16 ? 4 : left / 4;
+    __m512 z[4];
+    for (int r = 0; r < 4; r++) {
+      __m512 zr = _mm512_castps128_ps512(_mm_load_ps(quads + 4 * (int64_t)lanes[r]));
+      if (chunks > 1) zr = _mm512_insertf32x4(zr, _mm_load_ps(quads + 4 * (int64_t)lanes[4 + r]), 1);
+      if (chunks > 2) zr = _mm512_insertf32x4(zr, _mm_load_ps(quads + 4 * (int64_t)lanes[8 + r]), 2);
+      if (chunks > 3) zr = _mm512_insertf32x4(zr, _mm_load_ps(quads + 4 * (int64_t)lanes[12 + r]), 3);
+      z[r] = zr;
     }
-    const __m512 a = _mm512_permutex2var_ps(top0, evens, top1), b = _mm512_permutex2var_ps(top0, odds, top1);
-    const __m512 c = _mm512_permutex2var_ps(bot0, evens, bot1), d = _mm512_permutex2var_ps(bot0, odds, bot1);
+    const __m512 t0 = _mm512_unpacklo_ps(z[0], z[1]), t1 = _mm512_unpackhi_ps(z[0], z[1]);
+    const __m512 t2 = _mm512_unpacklo_ps(z[2], z[3]), t3 = _mm512_unpackhi_ps(z[2], z[3]);
+    const __m512 a = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t0), _mm512_castps_pd(t2)));
+    const __m512 b = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t0), _mm512_castps_pd(t2)));
+    const __m512 c = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t1), _mm512_castps_pd(t3)));
+    const __m512 d = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t1), _mm512_castps_pd(t3)));
     const __m512 fx = _mm512_sub_ps(sx, fx0), fy = _mm512_sub_ps(sy, fy0);
     const __m512 top = _mm512_add_ps(a, _mm512_mul_ps(fx, _mm512_sub_ps(b, a)));
     const __m512 bottom = _mm512_add_ps(c, _mm512_mul_ps(fx, _mm512_sub_ps(d, c)));
@@ -166,27 +162,28 @@ static inline int pc_corners(int width, int height, const float *win, int n, flo
 }
 
 /* One source's cost: the corners first, then the window with or without the per-sample tests. */
-__attribute__((target("avx512f,avx512dq"))) static inline float pc_tested_cost(const float *src, int width, int height, const float *win, int n, float px, float py, const float *h) {
+__attribute__((target("avx512f,avx512dq"))) static inline float pc_tested_cost(const float *quads, int width, int height, const float *win, int n, float px, float py, const float *h) {
   const int where = pc_corners(width, height, win, n, px, py, h);
   if (where == PC_CORNER_OUTSIDE) return PC_MAX_COST;
-  return pc_window_cost(where != PC_CORNER_INSIDE, src, width, height, win, n, px, py, h);
+  return pc_window_cost(where != PC_CORNER_INSIDE, quads, width, height, win, n, px, py, h);
 }
 
-/* Bytes of one source's entry in the table: i32 image address, width, height, pad; A (9 f64), b (3 f64). */
+/* Bytes of one source's entry in the table: i32 image address, width, height, quads' address; A (9 f64), b (3 f64). */
 #define PC_SOURCE_ENTRY 112
 
 /*
  * A plane hypothesis's cost against every source, wasm/ncc.ts planeCost to the bit: H = A + b·mᵀ
  * in float64 rounded to float32, each source's cost kept as float64 in `scratch`, then the mean of
  * the bestK lowest by the same selection. `memory` is the wasm kernel's linear memory; table, win
- * and scratch are byte addresses in it.
+ * and scratch are byte addresses in it, and so is each source's quads' (its entry's fourth i32;
+ * the wasm kernel reads the image itself, the first).
  */
 __attribute__((target("avx512f,avx512dq"))) static double pc_plane_cost(uint8_t *memory, uint32_t table, int sources, uint32_t win, int n, float px, float py, double m0, double m1, double m2, int bestK, uint32_t scratch) {
   const float *window = (const float *)(memory + win);
   double *costs = (double *)(memory + scratch);
   for (int j = 0; j < sources; j++) {
     const uint8_t *e = memory + table + (uint32_t)j * PC_SOURCE_ENTRY;
-    int32_t at[3];
+    int32_t at[4];
     double ab[12];
     memcpy(at, e, sizeof at);
     memcpy(ab, e + 16, sizeof ab);
@@ -196,7 +193,7 @@ __attribute__((target("avx512f,avx512dq"))) static double pc_plane_cost(uint8_t 
       (float)(ab[3] + b1 * m0), (float)(ab[4] + b1 * m1), (float)(ab[5] + b1 * m2),
       (float)(ab[6] + b2 * m0), (float)(ab[7] + b2 * m1), (float)(ab[8] + b2 * m2),
     };
-    costs[j] = (double)pc_tested_cost((const float *)(memory + (uint32_t)at[0]), at[1], at[2], window, n, px, py, h);
+    costs[j] = (double)pc_tested_cost((const float *)(memory + (uint32_t)at[3]), at[1], at[2], window, n, px, py, h);
   }
   const int count = bestK < sources ? bestK : sources;
   if (count <= 0) return (double)PC_MAX_COST;
