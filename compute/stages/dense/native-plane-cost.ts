@@ -6,21 +6,24 @@
  */
 import { createRequire } from "node:module";
 
-/** The addon: planeCost only on a CPU with AVX-512F and DQ; buildWindow (./native-window.ts) on any. */
+/** The addon: planeCost and layQuads on a CPU with AVX-512F and DQ; buildWindow (./native-window.ts) with VL as well. */
 export interface NativePlaneCost {
   bind(memory: ArrayBufferLike, params: number): void;
   planeCost?: () => void;
+  layQuads?: () => void;
   buildWindow?: () => void;
 }
 
 /**
  * Bytes of a call's parameter block in the wasm memory: planeCost's f64 px, py, m0, m1, m2,
  * result, then i32 table, sources, win, n, bestK, scratch; from NATIVE_WINDOW_BLOCK buildWindow's
- * (./native-window.ts). Arguments travel through it because a Node-API call with a dozen numbers
- * costs ~110 ns here and one with none ~12 ns.
+ * (./native-window.ts); from NATIVE_QUADS_BLOCK layQuads' i32 grey, quads, width, height.
+ * Arguments travel through it because a Node-API call with a dozen numbers costs ~110 ns here and
+ * one with none ~12 ns.
  */
 export const NATIVE_WINDOW_BLOCK = 72;
-export const NATIVE_PARAM_BYTES = NATIVE_WINDOW_BLOCK + 2 * 8 + 12 * 4;
+export const NATIVE_QUADS_BLOCK = NATIVE_WINDOW_BLOCK + 2 * 8 + 12 * 4;
+export const NATIVE_PARAM_BYTES = NATIVE_QUADS_BLOCK + 4 * 4;
 
 let addon: NativePlaneCost | null | undefined;
 
@@ -36,9 +39,9 @@ function loadAddon(): NativePlaneCost | null {
 }
 
 /** The native plane cost, or null where it was not built (scripts/build-native.mjs), does not load, or the CPU lacks AVX-512. */
-export function nativePlaneCost(): Required<Pick<NativePlaneCost, "bind" | "planeCost">> | null {
+export function nativePlaneCost(): Required<Pick<NativePlaneCost, "bind" | "planeCost" | "layQuads">> | null {
   const loaded = loadAddon();
-  return loaded?.planeCost ? (loaded as Required<NativePlaneCost>) : null;
+  return loaded?.planeCost && loaded.layQuads ? (loaded as Required<NativePlaneCost>) : null;
 }
 
 /** The native window building, or null where the addon was not built or does not load. */

@@ -5,7 +5,7 @@
  */
 import { createRng, gaussian, type Rng } from "../../math/random.js";
 import { depthEdgeMask, frontalPlaneMask } from "./depth-edges.js";
-import { createKernel, MAX_COST, type CostKernel } from "./kernel.js";
+import { createKernel, MAX_COST, releaseKernel, type CostKernel } from "./kernel.js";
 import type { NativeWindows } from "./native-window.js";
 import type { PatchMatchInput, PatchMatchOutput, SourceCamera } from "./patchmatch-types.js";
 import { agreesWithPrior, priorDepthAt, priorPenalty, type PriorRaster } from "./planar-prior.js";
@@ -442,6 +442,11 @@ export class PatchMatchState {
     this.rayScratch[1] = y / len;
     this.rayScratch[2] = 1 / len;
     return this.rayScratch;
+  }
+
+  /** The level is done: its kernel goes back for the next state to reuse (kernel.ts releaseKernel); nothing may be called after this. */
+  release(): void {
+    releaseKernel(this.kernel);
   }
 
   output(): PatchMatchOutput {

@@ -78,14 +78,16 @@ type LevelOutput = PatchMatchOutput & { prior: PlanarPrior | null };
 function solveLevel(input: PatchMatchInput, meter: SweepMeter | null, working = false): LevelOutput {
   const { params } = input;
   const coarse = hasCoarseLevel(input.width, input.height, params) ? halveInput(input) : null;
+  // The coarser level is solved first, and its state released before this one is made: one
+  // kernel's memory then serves every level of the view (kernel.ts releaseKernel).
+  const seed = coarse ? solveLevel(coarse, meter) : null;
   // Only a level seeded from a coarser one narrows its textured windows (PatchMatchParams.texturedWindow).
   const state = new PatchMatchState(input, coarse !== null);
   let iterations = params.iterations;
   let firstIteration = 0;
   let coarseEvaluations = 0;
   let prior: PlanarPrior | null = null;
-  if (coarse) {
-    const seed = solveLevel(coarse, meter);
+  if (coarse && seed) {
     coarseEvaluations = seed.evaluations;
     prior = seed.prior;
     if (prior) state.setPrior(rasterizePrior(prior, input));
@@ -125,6 +127,7 @@ function solveLevel(input: PatchMatchInput, meter: SweepMeter | null, working = 
     }
   }
   const out = state.output();
+  state.release();
   return { ...out, evaluations: out.evaluations + coarseEvaluations, prior, priorTriangles: prior?.count };
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { patchMatch, type PatchMatchInput, type PatchMatchOutput, type SourceCamera } from "../../../compute/stages/dense/patchmatch.js";
+import { createKernel, releaseKernel } from "../../../compute/stages/dense/kernel.js";
 import { buildPlanarPrior, NO_PLANAR_PRIOR, rasterizePrior, type PlanarPriorParams } from "../../../compute/stages/dense/planar-prior.js";
 
 /**
@@ -142,5 +143,27 @@ describe("planar priors in PatchMatch", () => {
     expect(covered).toBeGreaterThan(0.7);
     const short = buildPlanarPrior(view, { depth, normal, cost }, { ...prior, maxEdgeFraction: 0.04 });
     expect(short.count).toBe(0);
+  });
+});
+
+describe("a PatchMatch level's kernel, reused by the next level and view on the thread", () => {
+  it("gives the same planes whatever ran on it before, a window of another length included", () => {
+    const withPyramid = (windowRadius: number, windowStep: number): PatchMatchInput => {
+      const base = input({ ...NO_PLANAR_PRIOR, weight: 0.3, iterations: 1 });
+      return { ...base, params: { ...base.params, iterations: 2, windowRadius, windowStep, sigmaSpatial: windowRadius * windowStep, pyramidLevels: 1, coarseLevels: 1 } };
+    };
+    const bytes = (out: PatchMatchOutput) => Buffer.concat([out.depth, out.normal, out.cost].map((a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength)));
+    // On fresh memory: the spare kernel, if any, is taken and kept.
+    createKernel("wasm", 4);
+    const fresh = bytes(patchMatch(withPyramid(3, 2)));
+    // After a longer window whose samples were all NaN: the next window's padding lies there.
+    const poisoned = createKernel("wasm", 64);
+    const old = poisoned.windowArrays();
+    for (const values of [old.dx, old.dy, old.ref, old.weight]) values.fill(NaN);
+    releaseKernel(poisoned);
+    expect(bytes(patchMatch(withPyramid(3, 2))).equals(fresh)).toBe(true);
+    // After a shorter window (25 samples), whose source table lies where the longer one's padding goes.
+    patchMatch(withPyramid(2, 1));
+    expect(bytes(patchMatch(withPyramid(3, 2))).equals(fresh)).toBe(true);
   });
 });

@@ -14,9 +14,11 @@
  *                                     then i32 table, sources, win, n, bestK, scratch;
  *   params + 72 (buildWindow's):      f64 colourScale, variance (out);
  *                                     then i32 col, row, grey, width, height, spatial, samples,
- *                                     win, n, table, reach, status (out).
+ *                                     win, n, table, reach, status (out);
+ *   params + 136 (layQuads'):         i32 grey, quads, width, height.
  *
- * buildWindow() builds PatchMatch's reference window in place (bilateral-window.h).
+ * buildWindow() builds PatchMatch's reference window in place (bilateral-window.h); layQuads()
+ * lays a source out as planeCost reads it (plane-cost.h), per pixel its four bilinear corners.
  *
  * The binding is per thread (each worker thread has its own kernels). planeCost is exported only
  * on a CPU with AVX-512F and DQ, buildWindow with VL as well; elsewhere they are absent and the
@@ -36,9 +38,10 @@ static _Thread_local uint8_t *boundMemory;
 static _Thread_local size_t boundBytes;
 static _Thread_local uint32_t boundParams;
 
-#define PARAM_BYTES (WINDOW_BLOCK + 2 * 8 + 12 * 4)
-/* Where buildWindow's block starts in the parameter block. */
+#define PARAM_BYTES (QUADS_BLOCK + 4 * 4)
+/* Where buildWindow's and layQuads' blocks start in the parameter block. */
 #define WINDOW_BLOCK 72
+#define QUADS_BLOCK (WINDOW_BLOCK + 2 * 8 + 12 * 4)
 
 static napi_value throwError(napi_env env, const char *message) {
   napi_throw_type_error(env, NULL, message);
@@ -123,6 +126,30 @@ static napi_value buildWindow(napi_env env, napi_callback_info info) {
   memcpy(block + 16 + 44, &status, sizeof status);
   return NULL;
 }
+
+/* layQuads(): the bound block's grey image laid out as quads; the last row and column are left as they are (never read). */
+static napi_value layQuads(napi_env env, napi_callback_info info) {
+  (void)info;
+  if (!boundMemory) return throwError(env, "layQuads: bind() first");
+  int32_t q[4];
+  memcpy(q, boundMemory + boundParams + QUADS_BLOCK, sizeof q);
+  const int width = q[2], height = q[3];
+  const uint64_t pixels = (uint64_t)(width > 0 ? width : 0) * (uint64_t)(height > 0 ? height : 0);
+  if (width < 1 || height < 1 || q[1] % 16 != 0 || !inMemory(q[0], 4ull * pixels) || !inMemory(q[1], 16ull * pixels)) return throwError(env, "layQuads: block outside the memory");
+  const float *grey = (const float *)(boundMemory + (uint32_t)q[0]);
+  float *quads = (float *)(boundMemory + (uint32_t)q[1]);
+  for (int y = 0; y + 1 < height; y++) {
+    const float *top = grey + (size_t)y * width, *bottom = top + width;
+    float *out = quads + 4 * (size_t)y * width;
+    for (int x = 0; x + 1 < width; x++) {
+      out[4 * x] = top[x];
+      out[4 * x + 1] = top[x + 1];
+      out[4 * x + 2] = bottom[x];
+      out[4 * x + 3] = bottom[x + 1];
+    }
+  }
+  return NULL;
+}
 #endif
 
 NAPI_MODULE_INIT() {
@@ -134,6 +161,8 @@ NAPI_MODULE_INIT() {
   if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")) {
     if (napi_create_function(env, "planeCost", NAPI_AUTO_LENGTH, planeCost, NULL, &fn) != napi_ok) return NULL;
     if (napi_set_named_property(env, exports, "planeCost", fn) != napi_ok) return NULL;
+    if (napi_create_function(env, "layQuads", NAPI_AUTO_LENGTH, layQuads, NULL, &fn) != napi_ok) return NULL;
+    if (napi_set_named_property(env, exports, "layQuads", fn) != napi_ok) return NULL;
   }
   if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl")) {
     if (napi_create_function(env, "buildWindow", NAPI_AUTO_LENGTH, buildWindow, NULL, &fn) != napi_ok) return NULL;
