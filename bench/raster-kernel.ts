@@ -3,15 +3,17 @@
  * part; issue 42, "hot loops at the machine's speed"). A wavy ground and a wavy wall standing on
  * it, simplified to the 200,000 faces the standard preset delivers, seen obliquely by
  * a 3,072 × 2,048 camera (the size the texture stage reads a 6-MP photo at), rasterised by
- * compute/geometry/mesh-raster.ts's rasterizeDepth, by its whole-box reference, and by
- * bench/native/raster.c (the same row spans and arithmetic, gcc -O3 -march=native). The three
+ * compute/geometry/mesh-raster.ts's TypeScript row spans (rasterizeDepthSpans), by its whole-box
+ * reference, by its rasterizeDepth (the stages' choice: the addon of compute/geometry/native where
+ * it was built), and by bench/native/raster.c (the addon's code, gcc -O3 -march=native). The
  * buffers must agree to the bit.
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { buildNative, NATIVE_OUT_DIR } from "./native/build.js";
-import { projectVertices, rasterizeDepth, rasterizeDepthReference, type VertexProjection } from "../compute/geometry/mesh-raster.js";
+import { projectVertices, rasterizeDepth, rasterizeDepthReference, rasterizeDepthSpans, type VertexProjection } from "../compute/geometry/mesh-raster.js";
+import { nativeRaster } from "../compute/geometry/native-raster.js";
 import { simplifyToBudget } from "../compute/stages/mesh/simplify.js";
 import { createRng } from "../compute/math/random.js";
 
@@ -100,22 +102,25 @@ function runNative(proj: VertexProjection, indices: Uint32Array, rounds: number)
   return { ms, zbuf: new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4) };
 }
 
-/** Prints the three rasterisers' times and agreement. */
+/** Prints the rasterisers' times and agreement. */
 export async function runRasterKernel(rounds: number): Promise<void> {
   const { positions, indices } = await scene();
   const proj = project(positions);
   let covered = 0;
-  const ours = bestOf(rounds, () => rasterizeDepth(indices, proj, WIDTH, HEIGHT));
+  const ours = bestOf(rounds, () => rasterizeDepthSpans(indices, proj, WIDTH, HEIGHT));
   for (const z of ours.zbuf) if (z !== Infinity) covered++;
   const reference = bestOf(rounds, () => rasterizeDepthReference(indices, proj, WIDTH, HEIGHT));
+  const addon = nativeRaster() ? bestOf(rounds, () => rasterizeDepth(indices, proj, WIDTH, HEIGHT)) : null;
   const native = runNative(proj, indices, rounds);
   console.log(`\nthe texture scan's z-buffer: ${(indices.length / 3).toLocaleString("en")} faces (a wavy ground and a wall on it, simplified) at ${WIDTH}×${HEIGHT}, ${(covered / 1e6).toFixed(2)} M pixels covered; ${rounds} rounds, best kept`);
-  console.log("| rasteriser | ms | × native | pixels differing from rasterizeDepth |");
+  console.log("| rasteriser | ms | × native | pixels differing from the TypeScript row spans |");
   console.log("|---|---|---|---|");
   const base = typeof native === "string" ? NaN : native.ms;
   const row = (name: string, ms: number, diff: string) => console.log(`| ${name} | ${ms.toFixed(1)} | ${Number.isNaN(base) ? "n/a" : (ms / base).toFixed(2)} | ${diff} |`);
-  row("rasterizeDepth (row spans, TypeScript)", ours.ms, "—");
+  row("rasterizeDepthSpans (row spans, TypeScript)", ours.ms, "—");
   row("whole-box reference (TypeScript)", reference.ms, String(differing(reference.zbuf, ours.zbuf)));
+  if (addon) row("rasterizeDepth, the stages' (the addon, compute/geometry/native/raster.c)", addon.ms, String(differing(addon.zbuf, ours.zbuf)));
+  else console.log("addon row: n/a, compute/geometry/native/build/raster.node was not built");
   if (typeof native === "string") console.log(`native row: n/a, ${native}`);
   else row("bench/native/raster.c (row spans, gcc -O3 -march=native)", native.ms, String(differing(native.zbuf, ours.zbuf)));
 }

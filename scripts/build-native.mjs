@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Builds the compute service's native addons: matching's descriptor search
-// (compute/stages/matching/native/hamming.c) and dense's plane cost
-// (compute/stages/dense/native/plane-cost.c), each into a build/ folder beside its source.
+// (compute/stages/matching/native/hamming.c), dense's plane cost and window
+// (compute/stages/dense/native/plane-cost.c) and the meshes' z-buffer
+// (compute/geometry/native/raster.c), each into a build/ folder beside its source.
 // Run by `postinstall`, so `npm ci` builds them; also by hand after editing a C file.
 //
 // It needs a C compiler (cc, gcc or clang) and Node-API's headers (node_api.h: beside the running
@@ -21,6 +22,7 @@ const ADDONS = [
   { source: "compute/stages/matching/native/hamming.c", out: "compute/stages/matching/native/build/hamming.node", flags: [], fallback: "matching uses its WebAssembly kernel" },
   // The dense cost must give the wasm kernel's bits: no fused multiply-add.
   { source: "compute/stages/dense/native/plane-cost.c", out: "compute/stages/dense/native/build/plane-cost.node", flags: ["-ffp-contract=off"], fallback: "dense uses its WebAssembly kernel" },
+  { source: "compute/geometry/native/raster.c", out: "compute/geometry/native/build/raster.node", flags: ["-ffp-contract=off"], fallback: "the z-buffer is rasterised in TypeScript" },
 ];
 
 function headerDir() {

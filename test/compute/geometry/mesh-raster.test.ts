@@ -2,11 +2,15 @@
  * The z-buffer of compute/geometry/mesh-raster.ts scans each row of a face only where the row
  * crosses it; it must give the same bits as testing every pixel of the face's bounding box (the
  * module's plain reference), on faces of every shape: thin slivers, level and upright edges, vertices
- * exactly on pixel centres, faces larger than the image and partly outside it.
+ * exactly on pixel centres, faces larger than the image and partly outside it. rasterizeDepth runs
+ * in the native addon where it was built (compute/geometry/native/raster.c), rasterizeDepthSpans in
+ * TypeScript: both are held to the reference.
  */
 import { describe, expect, it } from "vitest";
-import { rasterizeDepth, rasterizeDepthReference as rasterizeWholeBox } from "../../../compute/geometry/mesh-raster.js";
+import { rasterizeDepth, rasterizeDepthReference as rasterizeWholeBox, rasterizeDepthSpans } from "../../../compute/geometry/mesh-raster.js";
+import { nativeRaster } from "../../../compute/geometry/native-raster.js";
 import { createRng } from "../../../compute/math/random.js";
+import { canBuildNative } from "../../support/native-build.js";
 
 function same(a: Float32Array, b: Float32Array): boolean {
   const ua = new Uint32Array(a.buffer), ub = new Uint32Array(b.buffer);
@@ -44,6 +48,26 @@ describe("geometry/mesh-raster", () => {
     const reference = rasterizeWholeBox(indices, proj, width, height);
     expect(fast.some((z) => z !== Infinity)).toBe(true);
     expect(same(fast, reference)).toBe(true);
+    expect(same(rasterizeDepthSpans(indices, proj, width, height), reference)).toBe(true);
+  });
+
+  it("runs in the native addon wherever a C compiler and Node-API's header are", () => {
+    if (!canBuildNative()) return;
+    expect(nativeRaster(), "the native addon is missing: run `node scripts/build-native.mjs` (npm ci's postinstall)").not.toBeNull();
+  });
+
+  it("gives the TypeScript's bits with corners that are not finite, or far outside the image", () => {
+    // The reference is not the yardstick here: with a corner 1e38 px away its edges' slopes lose
+    // the precision the row spans need, and the spans (TypeScript and C alike) draw fewer pixels.
+    const big = 3.0e38;
+    const corners: Array<[number, number]> = [[NaN, 5], [5, NaN], [Infinity, 20], [-Infinity, 20], [big, 30], [-big, 30], [40, big], [1e20, -1e20], [1e6, 30]];
+    for (const [x, y] of corners) {
+      const proj = { px: Float32Array.of(10, 60, x, 15, 70, 40), py: Float32Array.of(10, 12, y, 40, 45, 55), depth: Float32Array.of(2, 3, 4, 1, 2, 3) };
+      const indices = Uint32Array.of(0, 1, 2, 3, 4, 5);
+      const spans = rasterizeDepthSpans(indices, proj, width, height);
+      expect(spans.some((z) => z !== Infinity)).toBe(true);
+      expect(same(rasterizeDepth(indices, proj, width, height), spans), `corner (${x}, ${y})`).toBe(true);
+    }
   });
 
   it("gives the same bits face by face, so no face's pixels are lost behind another", () => {
@@ -54,7 +78,9 @@ describe("geometry/mesh-raster", () => {
       if (f % 4 === 0) py[1] = py[0]! + 1e-5; // nearly level
       if (f % 4 === 1) px[2] = px[0]! + 1e-5; // nearly upright
       const one = Uint32Array.of(0, 1, 2);
-      expect(same(rasterizeDepth(one, { px, py, depth }, width, height), rasterizeWholeBox(one, { px, py, depth }, width, height))).toBe(true);
+      const reference = rasterizeWholeBox(one, { px, py, depth }, width, height);
+      expect(same(rasterizeDepth(one, { px, py, depth }, width, height), reference)).toBe(true);
+      expect(same(rasterizeDepthSpans(one, { px, py, depth }, width, height), reference)).toBe(true);
     }
   });
 
