@@ -8,7 +8,7 @@
  * pixel). It spans the same pixels with about half the samples, so a cost costs about half.
  */
 import { bilateralWeight } from "./bilateral-weight.js";
-import type { CostWindow } from "./kernel.js";
+import type { CostWindow } from "./cost-kernel.js";
 
 export type WindowPattern = "square" | "checker";
 
