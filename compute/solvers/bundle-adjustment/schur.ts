@@ -13,6 +13,7 @@
  */
 import type { Layout } from "./layout.js";
 import { plainArray, type Allocate, type Normal } from "./linearize.js";
+import { nativeSchur } from "./native-schur.js";
 import type { BAProblem } from "./types.js";
 
 const MIN_DIAGONAL = 1e-6;
@@ -229,6 +230,17 @@ export function startDenseReduced(problem: BAProblem, layout: Layout, normal: No
  * point block is not positive definite.
  */
 export function eliminatePointsDense(problem: BAProblem, layout: Layout, normal: Normal, work: SchurWork, mu: number, s: Float64Array, b: Float64Array, p0: number, p1: number): boolean {
+  const n = layout.reducedSize;
+  const native = nativeSchur();
+  if (native) {
+    return native.eliminatePointsDense(layout.pointFree, layout.pointObsStart, layout.pointObs, problem.obsCamera, layout.poseBase, layout.intrBase, problem.intrinsicsGroup,
+      normal.w, normal.v, normal.gP, work.diagP, work.vinv, s, b, work.entryOfBase, work.entryBase, work.entrySize, work.entryW, work.entryT, mu, n, layout.ni, p0, p1);
+  }
+  return eliminatePointsDenseTypeScript(problem, layout, normal, work, mu, s, b, p0, p1);
+}
+
+/** eliminatePointsDense in TypeScript: where the addon is not built, and the reference its tests hold it to. */
+export function eliminatePointsDenseTypeScript(problem: BAProblem, layout: Layout, normal: Normal, work: SchurWork, mu: number, s: Float64Array, b: Float64Array, p0: number, p1: number): boolean {
   const n = layout.reducedSize;
   for (let p = p0; p < p1; p++) {
     if (!layout.pointFree[p]) continue;
