@@ -22,8 +22,8 @@ const ADDONS = [
   { source: "compute/stages/matching/native/hamming.c", out: "compute/stages/matching/native/build/hamming.node", flags: [], fallback: "matching uses its WebAssembly kernel" },
   // The dense cost must give the wasm kernel's bits: no fused multiply-add.
   { source: "compute/stages/dense/native/plane-cost.c", out: "compute/stages/dense/native/build/plane-cost.node", flags: ["-ffp-contract=off"], fallback: "dense uses its WebAssembly kernel" },
-  // Bundle adjustment's point elimination must give the TypeScript's bits too.
-  { source: "compute/solvers/bundle-adjustment/native/schur.c", out: "compute/solvers/bundle-adjustment/native/build/schur.node", flags: ["-ffp-contract=off"], fallback: "bundle adjustment eliminates its points in TypeScript" },
+  // Bundle adjustment's linearisation and point elimination must give the TypeScript's bits too.
+  { source: "compute/solvers/bundle-adjustment/native/ba.c", out: "compute/solvers/bundle-adjustment/native/build/ba.node", flags: ["-ffp-contract=off"], fallback: "bundle adjustment runs in TypeScript" },
   { source: "compute/geometry/native/raster.c", out: "compute/geometry/native/build/raster.node", flags: ["-ffp-contract=off"], fallback: "the z-buffer is rasterised in TypeScript" },
 ];
 

@@ -13,6 +13,7 @@ import { accumulatePointPriors, allocatePointPriorLinearization, pointPriorSquar
 import { JAC, projectResidual, projectWithJacobian } from "./projection.js";
 import { angleAxisToMatrix } from "./rotation.js";
 import { lossCurvature, lossValue, lossWeight, type LossName } from "./loss.js";
+import { nativeBundle } from "./native-ba.js";
 import type { BAProblem } from "./types.js";
 
 /** Preallocated per-problem buffers of the normal equations. */
@@ -271,7 +272,7 @@ export function linearize(problem: BAProblem, layout: Layout, normal: Normal, lo
   normal.gR.fill(0); normal.gP.fill(0);
   computeRotations(problem.cameraCount, problem.poses, normal.rotations);
   const sums: CostSum = { cost: 0, sumSquares: 0 };
-  for (let o = 0; o < problem.observationCount; o++) linearizeObservation(problem, layout, normal, o, loss, scale, sums);
+  linearizeObservations(problem, layout, normal, loss, scale, false, 0, problem.observationCount, sums);
   if (normal.prior) sums.cost += accumulatePriors(problem, layout, normal.rotations, normal.upp, normal.gR, normal.prior);
   if (normal.pointPrior) sums.cost += accumulatePointPriors(problem, layout, normal.v, normal.gP, normal.pointPrior);
   mirrorBlocks(layout, normal);
@@ -290,6 +291,40 @@ function linearizeObservation(problem: BAProblem, layout: Layout, normal: Normal
   accumulate(problem, layout, normal, o);
 }
 
+/** ../loss.ts LossName as the addon numbers it (native/linearize.h). */
+const LOSS_CODE: Record<LossName, number> = { squared: 0, huber: 1, cauchy: 2 };
+
+/** Per observation, its whitened squared norm from the addon (one array per thread, grown as needed). */
+let whitenedScratch = new Float64Array(0);
+
+/**
+ * The observation loop of `linearize` (observations [from, to)) or of `linearizePoints` (points
+ * [from, to)) in the addon (native-ba.ts), with the same bits; false where it is not built. ρ is
+ * summed here, in the loop's order, from the whitened norms the addon leaves: Cauchy's log1p
+ * stays V8's.
+ */
+export function linearizeNative(problem: BAProblem, layout: Layout, normal: Normal, loss: LossName, scale: number, byPoints: boolean, from: number, to: number, sums: CostSum): boolean {
+  const native = nativeBundle();
+  if (!native) return false;
+  if (whitenedScratch.length < problem.observationCount) whitenedScratch = new Float64Array(problem.observationCount);
+  const whitened = whitenedScratch;
+  sums.sumSquares += native.linearize(
+    [problem.poses, problem.points, problem.intrinsics, problem.obsXY, problem.obsSigma ?? null, problem.obsCamera, problem.obsPoint, problem.intrinsicsGroup],
+    [layout.pointFree, layout.pointObsStart, layout.pointObs, layout.poseBase, layout.intrBase, layout.intrinsicColumns],
+    [normal.jc, normal.jp, normal.res, normal.w, normal.upp, normal.upi, normal.uii, normal.v, normal.gR, normal.gP, normal.rotations, whitened],
+    layout.ni, LOSS_CODE[loss], scale, byPoints, from, to,
+  );
+  let cost = sums.cost;
+  if (byPoints) {
+    const { pointObsStart, pointObs } = layout;
+    for (let p = from; p < to; p++) for (let k = pointObsStart[p]; k < pointObsStart[p + 1]; k++) cost += lossValue(loss, whitened[pointObs[k]], scale);
+  } else {
+    for (let o = from; o < to; o++) cost += lossValue(loss, whitened[o], scale);
+  }
+  sums.cost = cost;
+  return true;
+}
+
 /**
  * One thread's share of `linearize`: the observations of points [p0, p1), taken point by
  * point so that V, g_p and W of a point are written by one thread only. U's camera blocks and
@@ -298,9 +333,28 @@ function linearizeObservation(problem: BAProblem, layout: Layout, normal: Normal
  * must hold the current poses' matrices. Mirrors V of its points; returns ½·Σρ and Σ‖r‖².
  */
 export function linearizePoints(problem: BAProblem, layout: Layout, normal: Normal, loss: LossName, scale: number, p0: number, p1: number): CostSum {
-  const { pointObsStart, pointObs } = layout;
   const sums: CostSum = { cost: 0, sumSquares: 0 };
-  for (let p = p0; p < p1; p++) {
+  linearizeObservations(problem, layout, normal, loss, scale, true, p0, p1, sums);
+  return { cost: 0.5 * sums.cost, sumSquares: sums.sumSquares };
+}
+
+/**
+ * The observation loop of `linearize` (observations [from, to)) or of `linearizePoints` (points
+ * [from, to), each point's V and g_p zeroed first and V mirrored after): ρ (not halved) and
+ * ‖r‖² are added to `sums`. In the addon where it loads, with the same bits.
+ */
+function linearizeObservations(problem: BAProblem, layout: Layout, normal: Normal, loss: LossName, scale: number, byPoints: boolean, from: number, to: number, sums: CostSum): void {
+  if (!linearizeNative(problem, layout, normal, loss, scale, byPoints, from, to, sums)) linearizeObservationsTypeScript(problem, layout, normal, loss, scale, byPoints, from, to, sums);
+}
+
+/** linearizeObservations in TypeScript: where the addon is not built, and the reference its tests hold it to. */
+export function linearizeObservationsTypeScript(problem: BAProblem, layout: Layout, normal: Normal, loss: LossName, scale: number, byPoints: boolean, from: number, to: number, sums: CostSum): void {
+  if (!byPoints) {
+    for (let o = from; o < to; o++) linearizeObservation(problem, layout, normal, o, loss, scale, sums);
+    return;
+  }
+  const { pointObsStart, pointObs } = layout;
+  for (let p = from; p < to; p++) {
     normal.v.fill(0, 9 * p, 9 * p + 9);
     normal.gP.fill(0, 3 * p, 3 * p + 3);
     for (let k = pointObsStart[p]; k < pointObsStart[p + 1]; k++) linearizeObservation(problem, layout, normal, pointObs[k], loss, scale, sums);
@@ -310,7 +364,6 @@ export function linearizePoints(problem: BAProblem, layout: Layout, normal: Norm
       v[o + 3] = v[o + 1]; v[o + 6] = v[o + 2]; v[o + 7] = v[o + 5];
     }
   }
-  return { cost: 0.5 * sums.cost, sumSquares: sums.sumSquares };
 }
 
 /**

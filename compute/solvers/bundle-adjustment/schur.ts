@@ -13,7 +13,7 @@
  */
 import type { Layout } from "./layout.js";
 import { plainArray, type Allocate, type Normal } from "./linearize.js";
-import { nativeSchur } from "./native-schur.js";
+import { nativeBundle } from "./native-ba.js";
 import type { BAProblem } from "./types.js";
 
 const MIN_DIAGONAL = 1e-6;
@@ -231,7 +231,7 @@ export function startDenseReduced(problem: BAProblem, layout: Layout, normal: No
  */
 export function eliminatePointsDense(problem: BAProblem, layout: Layout, normal: Normal, work: SchurWork, mu: number, s: Float64Array, b: Float64Array, p0: number, p1: number): boolean {
   const n = layout.reducedSize;
-  const native = nativeSchur();
+  const native = nativeBundle();
   if (native) {
     return native.eliminatePointsDense(layout.pointFree, layout.pointObsStart, layout.pointObs, problem.obsCamera, layout.poseBase, layout.intrBase, problem.intrinsicsGroup,
       normal.w, normal.v, normal.gP, work.diagP, work.vinv, s, b, work.entryOfBase, work.entryBase, work.entrySize, work.entryW, work.entryT, mu, n, layout.ni, p0, p1);

@@ -1,12 +1,17 @@
 /**
- * The addon's point elimination (compute/solvers/bundle-adjustment/native/schur.c) against
- * schur.ts eliminatePointsDenseTypeScript: the same reduced system, right-hand side and V*⁻¹ to
- * the bit, on whole problems and on one thread's range of points, and the same refusal of a
- * point block that is not positive definite.
+ * The bundle-adjustment addon (compute/solvers/bundle-adjustment/native/ba.c) against the
+ * TypeScript: the linearisation (linearize.ts linearizeObservationsTypeScript) gives the same
+ * Jacobians, normal equations and sums to the bit, by observations and by points, for every loss
+ * and with per-observation σ; the point elimination (schur.ts eliminatePointsDenseTypeScript) the
+ * same reduced system, right-hand side and V*⁻¹, on whole problems and on one thread's range of
+ * points, and the same refusal of a point block that is not positive definite.
  */
 import { describe, expect, it } from "vitest";
 import { DEFAULTS, type Options } from "../../../../compute/solvers/bundle-adjustment/index.js";
-import { nativeSchur } from "../../../../compute/solvers/bundle-adjustment/native-schur.js";
+import { buildLayout } from "../../../../compute/solvers/bundle-adjustment/layout.js";
+import { allocateNormal, computeRotations, linearizeNative, linearizeObservationsTypeScript, type CostSum, type Normal } from "../../../../compute/solvers/bundle-adjustment/linearize.js";
+import type { LossName } from "../../../../compute/solvers/bundle-adjustment/loss.js";
+import { nativeBundle } from "../../../../compute/solvers/bundle-adjustment/native-ba.js";
 import { computeDampingDiagonals, eliminatePointsDense, eliminatePointsDenseTypeScript } from "../../../../compute/solvers/bundle-adjustment/schur.js";
 import { relinearize } from "../../../../compute/solvers/bundle-adjustment/solver.js";
 import type { BAProblem } from "../../../../compute/solvers/bundle-adjustment/types.js";
@@ -48,12 +53,60 @@ function expectSameBits(a: Eliminated, b: Eliminated): void {
   }
 }
 
-describe("ba/native-schur", () => {
-  const available = nativeSchur() !== null;
+/** The normal equations' arrays, each filled with the same arbitrary values (what a pass does not write must stay). */
+function filledNormal(problem: BAProblem, options: Options): Normal {
+  const normal = allocateNormal(problem, buildLayout(problem, options));
+  const arrays = [normal.jc, normal.jp, normal.res, normal.w, normal.upp, normal.upi, normal.uii, normal.v, normal.gR, normal.gP];
+  arrays.forEach((a, i) => a.forEach((_, k) => (a[k] = Math.sin(7 * k + i))));
+  computeRotations(problem.cameraCount, problem.poses, normal.rotations);
+  return normal;
+}
+
+describe("ba/native-ba", () => {
+  const available = nativeBundle() !== null;
 
   it("is built wherever the addons can be", () => {
     if (!canBuildNative()) return;
-    expect(nativeSchur(), "the native addon is missing: run `node scripts/build-native.mjs` (npm ci's postinstall)").not.toBeNull();
+    expect(nativeBundle(), "the native addon is missing: run `node scripts/build-native.mjs` (npm ci's postinstall)").not.toBeNull();
+  });
+
+  it.runIf(available)("linearises to the TypeScript's bits, for every loss, with and without σ, by observations and by points", () => {
+    const scene = makeScene({ cameras: 8, points: 250, seed: 11, minViews: 2, maxViews: 6 });
+    for (const loss of ["squared", "huber", "cauchy"] as LossName[]) {
+      for (const sigma of [false, true]) {
+        const problem = perturbedCopy(scene, { pointFraction: 0.003 });
+        if (sigma) problem.obsSigma = Float64Array.from({ length: problem.observationCount }, (_, o) => (o % 3 === 0 ? 1 : 0.5 + (o % 7) / 4));
+        problem.fixedPoint = new Uint8Array(problem.pointCount);
+        problem.fixedPoint[9] = 1;
+        problem.fixedPose = new Uint8Array(problem.cameraCount);
+        problem.fixedPose[2] = 1;
+        const options: Options = { ...DEFAULTS, loss, lossScalePx: 1.5, refinePrincipalPoint: sigma };
+        const layout = buildLayout(problem, options);
+        for (const [byPoints, from, to] of [[false, 0, problem.observationCount], [false, 17, 301], [true, 0, problem.pointCount], [true, 40, 171]] as const) {
+          const native = filledNormal(problem, options);
+          const typescript = filledNormal(problem, options);
+          const nativeSums: CostSum = { cost: 0, sumSquares: 0 };
+          const typescriptSums: CostSum = { cost: 0, sumSquares: 0 };
+          expect(linearizeNative(problem, layout, native, loss, options.lossScalePx, byPoints, from, to, nativeSums)).toBe(true);
+          linearizeObservationsTypeScript(problem, layout, typescript, loss, options.lossScalePx, byPoints, from, to, typescriptSums);
+          const label = `${loss}, σ ${sigma}, ${byPoints ? "points" : "observations"} ${from}–${to}`;
+          expect(Object.is(nativeSums.cost, typescriptSums.cost) && Object.is(nativeSums.sumSquares, typescriptSums.sumSquares), label).toBe(true);
+          for (const key of ["jc", "jp", "res", "w", "upp", "upi", "uii", "v", "gR", "gP"] as const) {
+            const differing = native[key].findIndex((x, k) => !Object.is(x, typescript[key][k]));
+            expect(differing, `${label}: ${key}[${differing}]`).toBe(-1);
+          }
+        }
+      }
+    }
+  });
+
+  it.runIf(available)("refuses an observation whose camera is out of range instead of reading past its arrays", () => {
+    const problem = perturbedCopy(makeScene({ cameras: 4, points: 30, seed: 2 }));
+    const options = { ...DEFAULTS };
+    const layout = buildLayout(problem, options);
+    const normal = filledNormal(problem, options);
+    problem.obsCamera[3] = problem.cameraCount;
+    expect(() => linearizeNative(problem, layout, normal, "cauchy", 1, false, 0, problem.observationCount, { cost: 0, sumSquares: 0 })).toThrow(/out of range/);
   });
 
   it.runIf(available)("forms the TypeScript's reduced system to the bit, with shared and per-camera intrinsics", () => {
