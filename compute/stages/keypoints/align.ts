@@ -128,14 +128,19 @@ function solve6(H: Float64Array, b: Float64Array): boolean {
   return true;
 }
 
+/** The pyramid level a patch of `spacing` is aligned on, at the starting warp's scale. */
+export function alignLevel(pyramid: Pyramid, spacing: number, warp: Float64Array): number {
+  const scale = Math.sqrt(Math.abs(warp[2] * warp[5] - warp[3] * warp[4]));
+  return levelFor(spacing * scale, pyramid.length);
+}
+
 /**
  * Aligns the patch around (x, y) in `pyramid` to `reference` (sampled with `spacing` in its
  * own image). `warp` holds (tx, ty, m11, m12, m21, m22), the map from reference offsets to this
  * image's offsets, and is refined in place; the refined keypoint is (x + tx, y + ty).
  */
 export function alignPatch(pyramid: Pyramid, x: number, y: number, reference: Float32Array, spacing: number, offsets: Float32Array, warp: Float64Array, options: AlignOptions, s: AlignScratch): AlignOutcome {
-  const scale = Math.sqrt(Math.abs(warp[2] * warp[5] - warp[3] * warp[4]));
-  const level = levelFor(spacing * scale, pyramid.length);
+  const level = alignLevel(pyramid, spacing, warp);
   const levelPx = 1 << level;
   const n = offsets.length / 2;
   const H = new Float64Array(36);

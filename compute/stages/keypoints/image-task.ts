@@ -6,7 +6,8 @@
  */
 import sharp from "sharp";
 import type { TransferListItem } from "node:worker_threads";
-import { alignPatch, alignScratch, patchOffsets, referencePatch, type AlignOptions, type AlignOutcome } from "./align.js";
+import { alignLevel, alignPatch, alignScratch, patchOffsets, referencePatch, type AlignOptions, type AlignOutcome } from "./align.js";
+import { nativeAlign, type AlignAddon } from "./native-align.js";
 import { buildPyramid, releasePyramid, withGradients, type Pyramid } from "./pyramid.js";
 
 export interface ImageTaskBase {
@@ -70,25 +71,51 @@ function cutReferences(task: ReferenceTask, pyramid: Pyramid, result: ImageTaskR
   }
 }
 
+/** Observation o's starting warp (the similarity of its keypoints' scale ratio and angle) into warp at 6·o. */
+function startingWarp(task: AlignTask, o: number, warp: Float64Array, at: number): void {
+  const ratio = task.scaleRatio[o];
+  warp.set([0, 0, ratio * Math.cos(task.angle[o]), -ratio * Math.sin(task.angle[o]), ratio * Math.sin(task.angle[o]), ratio * Math.cos(task.angle[o])], at);
+}
+
+/** The alignment's outcome kept, or turned into a divergence when the patch's scale ran off; the refined position written when aligned. */
+function settle(task: AlignTask, result: ImageTaskResult, o: number, aligned: AlignOutcome, warp: Float64Array): void {
+  const outcome = aligned === "aligned" && !scaleKept(warp, task.scaleRatio[o], task.maxScaleChange) ? "diverged" : aligned;
+  result.outcome[o] = code(outcome);
+  if (outcome !== "aligned") return;
+  result.xy[2 * o] = task.xy[2 * o] + warp[0];
+  result.xy[2 * o + 1] = task.xy[2 * o + 1] + warp[1];
+}
+
 function alignObservations(task: AlignTask, pyramid: Pyramid, result: ImageTaskResult): void {
   withGradients(pyramid);
   const offsets = patchOffsets(task.align.patchRadius);
   const size = offsets.length / 2;
   const patches = new Float32Array(task.patches);
+  const native = nativeAlign();
+  if (native) return alignObservationsNative(native, task, pyramid, result, offsets, patches);
   const scratch = alignScratch(task.align.patchRadius);
   const warp = new Float64Array(6);
   for (let o = 0; o < task.tracks.length; o++) {
-    const x = task.xy[2 * o];
-    const y = task.xy[2 * o + 1];
-    const ratio = task.scaleRatio[o];
-    warp.set([0, 0, ratio * Math.cos(task.angle[o]), -ratio * Math.sin(task.angle[o]), ratio * Math.sin(task.angle[o]), ratio * Math.cos(task.angle[o])]);
-    let outcome: AlignOutcome = alignPatch(pyramid, x, y, patches.subarray(task.tracks[o] * size, (task.tracks[o] + 1) * size), task.spacing[o], offsets, warp, task.align, scratch);
-    if (outcome === "aligned" && !scaleKept(warp, ratio, task.maxScaleChange)) outcome = "diverged";
-    result.outcome[o] = code(outcome);
-    if (outcome !== "aligned") continue;
-    result.xy[2 * o] = x + warp[0];
-    result.xy[2 * o + 1] = y + warp[1];
+    startingWarp(task, o, warp, 0);
+    const aligned = alignPatch(pyramid, task.xy[2 * o], task.xy[2 * o + 1], patches.subarray(task.tracks[o] * size, (task.tracks[o] + 1) * size), task.spacing[o], offsets, warp, task.align, scratch);
+    settle(task, result, o, aligned, warp);
   }
+}
+
+/** alignObservations in the addon (native-align.ts), with the same bits: the starting warps and their levels (Math.cos, sin, log2) are made here. */
+function alignObservationsNative(native: AlignAddon, task: AlignTask, pyramid: Pyramid, result: ImageTaskResult, offsets: Float32Array, patches: Float32Array): void {
+  const count = task.tracks.length;
+  const warps = new Float64Array(6 * count);
+  const levelOf = new Int32Array(count);
+  for (let o = 0; o < count; o++) {
+    startingWarp(task, o, warps, 6 * o);
+    levelOf[o] = alignLevel(pyramid, task.spacing[o], warps.subarray(6 * o, 6 * o + 6));
+  }
+  const aligned = new Uint8Array(count);
+  const { maxIterations, minZncc, maxShiftLevelPx } = task.align;
+  native.alignObservations(pyramid.map((level) => [level.data, level.gx!, level.gy!]), Int32Array.from(pyramid, (level) => level.width), Int32Array.from(pyramid, (level) => level.height),
+    task.xy, task.tracks, task.spacing, levelOf, warps, patches, offsets, maxIterations, minZncc, maxShiftLevelPx, aligned);
+  for (let o = 0; o < count; o++) settle(task, result, o, OUTCOMES[aligned[o]] as AlignOutcome, warps.subarray(6 * o, 6 * o + 6));
 }
 
 /** Whether the aligned warp's scale stayed within `maxChange` of the keypoints' ratio. */
