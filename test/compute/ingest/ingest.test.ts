@@ -100,6 +100,10 @@ describe("stages/ingest stills", () => {
     expect(reasons["photo.heic"]).not.toMatch(/not a supported/); // sniffed as HEIC, failed in the decoder
     expect(report.counts.skipped).toBe(3);
     expect(report.warnings).toHaveLength(3);
+    // Files are ingested two at a time; the outcomes keep the files' order whichever finished first.
+    expect(skipped.map((s) => s.name)).toEqual(["broken.jpg", "document.jpg", "photo.heic"]);
+    expect(report.perImage?.map((p) => p.name)).toEqual(["broken.jpg", "document.jpg", "photo.heic", "good1.jpg", "good2.png"]);
+    expect(images.map((i) => i.index)).toEqual([0, 1]);
   });
 
   it("decodes HEIC (sniffed from bytes, not the name) and applies its irot rotation once", async () => {
