@@ -13,21 +13,8 @@
  */
 #define NAPI_VERSION 8
 #include <node_api.h>
+#include "../../util/native/napi-args.h"
 #include "raster.h"
-
-static napi_value throwError(napi_env env, const char *message) {
-  napi_throw_type_error(env, NULL, message);
-  return NULL;
-}
-
-/* The typed array argv[i] of `type`, its data and length; 0 when it is not one. */
-static int typedArg(napi_env env, napi_value value, napi_typedarray_type type, void **data, size_t *length) {
-  bool isTyped = false;
-  if (napi_is_typedarray(env, value, &isTyped) != napi_ok || !isTyped) return 0;
-  napi_typedarray_type actual;
-  if (napi_get_typedarray_info(env, value, &actual, length, data, NULL, NULL) != napi_ok || actual != type) return 0;
-  return 1;
-}
 
 static napi_value rasterizeDepth(napi_env env, napi_callback_info info) {
   size_t argc = 7;

@@ -30,22 +30,9 @@
 #include <math.h>
 #include <stdint.h>
 #include <node_api.h>
+#include "../../../util/native/napi-args.h"
 #include "schur.h"
 #include "linearize.h"
-
-static napi_value throwError(napi_env env, const char *message) {
-  napi_throw_type_error(env, NULL, message);
-  return NULL;
-}
-
-/* The typed array `value` of `type`: its data and length; 0 when it is not one. */
-static int typedArg(napi_env env, napi_value value, napi_typedarray_type type, void **data, size_t *length) {
-  bool isTyped = false;
-  if (napi_is_typedarray(env, value, &isTyped) != napi_ok || !isTyped) return 0;
-  napi_typedarray_type actual;
-  if (napi_get_typedarray_info(env, value, &actual, length, data, NULL, NULL) != napi_ok || actual != type) return 0;
-  return 1;
-}
 
 enum { ARG_COUNT = 24 };
 
