@@ -4,23 +4,12 @@
  * loads, and it gives the TypeScript's buffer to the bit (docs/decisions.md, "The z-buffer is
  * rasterised native").
  */
-import { createRequire } from "node:module";
+import { optionalAddon } from "../util/native-addon.js";
 
 interface RasterAddon {
   /** Fills zbuf; false: a face's corner is not finite, and zbuf is unfinished. */
   rasterizeDepth(indices: Uint32Array, px: Float32Array, py: Float32Array, depth: Float32Array, width: number, height: number, zbuf: Float32Array): boolean;
 }
 
-let addon: RasterAddon | null | undefined;
-
 /** The addon, or null where it was not built or does not load. */
-export function nativeRaster(): RasterAddon | null {
-  if (addon === undefined) {
-    try {
-      addon = createRequire(import.meta.url)("./native/build/raster.node") as RasterAddon;
-    } catch {
-      addon = null;
-    }
-  }
-  return addon;
-}
+export const nativeRaster = optionalAddon<RasterAddon>(import.meta.url, "./native/build/raster.node");

@@ -5,7 +5,7 @@
  * equations and reduced system to the bit (docs/decisions.md, "Bundle adjustment's passes run
  * native").
  */
-import { createRequire } from "node:module";
+import { optionalAddon } from "../../util/native-addon.js";
 
 export interface BundleAddon {
   /** schur.ts eliminatePointsDense over points [p0, p1); the arguments are its arrays, flattened (ba.c says which). */
@@ -28,16 +28,5 @@ export interface BundleAddon {
   ): number;
 }
 
-let addon: BundleAddon | null | undefined;
-
 /** The addon, or null where it was not built or does not load (`BA_NATIVE=0` turns it off, to compare). */
-export function nativeBundle(): BundleAddon | null {
-  if (addon === undefined) {
-    try {
-      addon = process.env.BA_NATIVE === "0" ? null : (createRequire(import.meta.url)("./native/build/ba.node") as BundleAddon);
-    } catch {
-      addon = null;
-    }
-  }
-  return addon;
-}
+export const nativeBundle = optionalAddon<BundleAddon>(import.meta.url, "./native/build/ba.node", "BA_NATIVE");

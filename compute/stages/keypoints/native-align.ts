@@ -4,7 +4,7 @@
  * loads, and it gives align.ts alignPatch's warps and outcomes to the bit (docs/decisions.md,
  * "Keypoints are aligned native").
  */
-import { createRequire } from "node:module";
+import { optionalAddon } from "../../util/native-addon.js";
 
 export interface AlignAddon {
   /** align.ts alignPatch for every observation of one image (align.c says how the arguments are laid out). */
@@ -15,16 +15,5 @@ export interface AlignAddon {
   ): void;
 }
 
-let addon: AlignAddon | null | undefined;
-
 /** The addon, or null where it was not built or does not load (`KEYPOINTS_NATIVE=0` turns it off, to compare). */
-export function nativeAlign(): AlignAddon | null {
-  if (addon === undefined) {
-    try {
-      addon = process.env.KEYPOINTS_NATIVE === "0" ? null : (createRequire(import.meta.url)("./native/build/align.node") as AlignAddon);
-    } catch {
-      addon = null;
-    }
-  }
-  return addon;
-}
+export const nativeAlign = optionalAddon<AlignAddon>(import.meta.url, "./native/build/align.node", "KEYPOINTS_NATIVE");
