@@ -60,11 +60,23 @@ static napi_value eliminatePointsDense(napi_env env, napi_callback_info info) {
   e.w = data[7]; e.v = data[8]; e.gP = data[9]; e.diagP = data[10]; e.vinv = data[11]; e.s = data[12]; e.b = data[13];
   e.entryOfBase = data[14]; e.entryBase = data[15]; e.entrySize = data[16]; e.entryW = data[17]; e.entryT = data[18];
   e.mu = mu; e.n = n; e.ni = ni;
-  /* Bounds the loops rely on; the layout's own invariants (observation indices, bases below n) are the caller's, as in the TypeScript. */
+  /* Every index the loops follow, checked against the arrays it reads or writes: a bad one is a thrown error, never a stray write. */
   const size_t points = length[0];
   if (p1 > points || p0 > p1 || length[1] < points + 1 || ni > 6 || length[12] < (size_t)n * n || length[13] < n || length[14] < n ||
-      length[8] < 9 * points || length[9] < 3 * points || length[10] < 3 * points || length[11] < 9 * points)
+      length[8] < 9 * points || length[9] < 3 * points || length[10] < 3 * points || length[11] < 9 * points ||
+      length[16] < length[15] || length[17] < 18 * length[15] || length[18] < 18 * length[15])
     return throwError(env, "eliminatePointsDense: array lengths disagree");
+  const size_t cw3 = (size_t)(6 + ni) * 3;
+  for (uint32_t p = p0; p < p1; p++) {
+    if (!e.pointFree[p]) continue;
+    for (uint32_t k = e.pointObsStart[p]; k < e.pointObsStart[p + 1]; k++) {
+      const uint32_t o = k < length[2] ? e.pointObs[k] : UINT32_MAX;
+      const uint32_t c = o < length[3] ? e.obsCamera[o] : UINT32_MAX;
+      if (c >= length[4] || c >= length[6] || e.intrinsicsGroup[c] >= length[5] || ((size_t)o + 1) * cw3 > length[7]) return throwError(env, "eliminatePointsDense: an observation is out of range");
+      const int32_t pb = e.poseBase[c], ib = e.intrBase[e.intrinsicsGroup[c]];
+      if ((pb >= 0 && (size_t)pb + 6 > n) || (ib >= 0 && (size_t)ib + ni > n)) return throwError(env, "eliminatePointsDense: a block is past the reduced system");
+    }
+  }
   int ok = 1;
   for (uint32_t p = p0; p < p1 && ok; p++) {
     if (!e.pointFree[p]) continue;

@@ -154,5 +154,10 @@ describe("ba/native-ba", () => {
     const n = ws.layout.reducedSize;
     expect(() => eliminatePointsDense(problem, ws.layout, ws.normal, ws.schur, 0, new Float64Array(n * n), new Float64Array(n), 0, problem.pointCount + 1)).toThrow(/lengths disagree/);
     expect(() => eliminatePointsDense(problem, ws.layout, ws.normal, ws.schur, 0, new Float64Array(n), new Float64Array(n), 0, 1)).toThrow(/lengths disagree/);
+    // A camera index past the layout's: refused before anything is written.
+    const camera = problem.obsCamera[ws.layout.pointObs[ws.layout.pointObsStart[3]]];
+    problem.obsCamera[ws.layout.pointObs[ws.layout.pointObsStart[3]]] = problem.cameraCount + 5;
+    expect(() => eliminatePointsDense(problem, ws.layout, ws.normal, ws.schur, 0, new Float64Array(n * n), new Float64Array(n), 0, problem.pointCount)).toThrow(/out of range/);
+    problem.obsCamera[ws.layout.pointObs[ws.layout.pointObsStart[3]]] = camera;
   });
 });
