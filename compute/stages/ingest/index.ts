@@ -38,10 +38,18 @@ async function ingestFile(file: { path: string; name: string }, fileIndex: numbe
     if (sniffed.kind === "video") return { images: await ingestVideo(file, stem, workDir, opts), video: true };
     return { images: [await ingestStill(file, sniffed.kind, stem, workDir, opts)], video: false };
   } catch (err) {
-    const reason = err instanceof Error ? err.message.split("\n")[0] : String(err);
-    return { skipped: { name: file.name, reason } };
+    const message = err instanceof Error ? err.message.split("\n")[0] : String(err);
+    return { skipped: { name: file.name, reason: FAIL_ON_WARNING.test(message) ? CORRUPT_DATA : message } };
   }
 }
+
+/**
+ * sharp's message when libvips stopped on a data warning (`failOn: "warning"`) but its own text
+ * ("VipsJpeg: Premature end of JPEG file") was not kept: libvips' error text is shared by the
+ * process, and the other file's decode may clear it first. The reason then says what it means.
+ */
+const FAIL_ON_WARNING = /Warning treated as error due to failOn/;
+const CORRUPT_DATA = "corrupt or truncated image data (the decoder stopped on a warning)";
 
 /**
  * Files ingested at once. One photo's decode, resize and encode keeps about 1.65 of the two cores
