@@ -23,6 +23,7 @@ import * as matching from "../stages/matching/index.js";
 import * as mesh from "../stages/mesh/index.js";
 import * as texture from "../stages/texture/index.js";
 import { FRESH_FRONT, holdFront, type FrontLease } from "./front-pool.js";
+import { startLateWorkers, type LateWorkers } from "./late-pool.js";
 import { faceBudgetFor, QUALITY_PRESETS } from "./presets.js";
 import { FIXED_FULL_WEIGHTS, FIXED_SPARSE_WEIGHTS, ProgressTracker, type ProgressEvent, type StageWeights } from "./progress.js";
 import { costOptions, jobWeights } from "./stage-costs.js";
@@ -222,26 +223,32 @@ async function execute(input: PipelineInput, timeline: Timeline, run: RunState):
   let atlas: TexturedMesh | null = null;
   if (!input.sparseOnly) {
     const denseOptions = { ...preset.dense, ...(input.denseClusterViews ? { maxClusterViews: input.denseClusterViews } : {}), ...(input.denseSeed !== undefined ? { seed: input.denseSeed } : {}) };
-    const densified = await stage(timeline, "dense", (p) => dense.run({ images, model }, denseOptions, p, input.denseRunner));
-    timeline.reports.push(densified.report);
-    cloud = densified.cloud;
-    // The texture's threads start on the core the mesh stage leaves free (it runs at ~1.5 cores).
-    const textureWorkers = texture.startWorkers(preset.texture.workers ?? texture.DEFAULTS.workers, model.views.length);
-    // …and its photos are decoded on that core too, one at a time (texture/photo-store.ts).
-    const texturePhotos = texture.decodePhotosAhead(model.views, images, preset.texture);
+    // The mesh's helper and the texture's threads (one pool: late-pool.ts) and the texture's photos
+    // start once the dense stage's PatchMatch is done: its filtering and fusion use one core.
+    const late: { started: { workers: LateWorkers; photos: texture.PhotoStore } | null } = { started: null };
+    const startLate = () =>
+      (late.started ??= {
+        workers: startLateWorkers(Math.min(preset.texture.workers ?? texture.DEFAULTS.workers, model.views.length)),
+        // Decoded one at a time on the core the mesh stage leaves free (it runs at ~1.5 cores; texture/photo-store.ts).
+        photos: texture.decodePhotosAhead(model.views, images, preset.texture),
+      });
     try {
-      const meshed = await stage(timeline, "mesh", (p) => mesh.run({ cloud, views: model.views, images }, { ...preset.mesh, faceBudget: faceBudgetFor(input.quality, model.views.map((v) => v.intrinsics)) }, p));
+      const densified = await stage(timeline, "dense", (p) => dense.run({ images, model }, denseOptions, p, input.denseRunner, { onSolved: startLate }));
+      timeline.reports.push(densified.report);
+      cloud = densified.cloud;
+      const { workers: lateWorkers, photos: texturePhotos } = startLate();
+      const meshed = await stage(timeline, "mesh", (p) => mesh.run({ cloud, views: model.views, images }, { ...preset.mesh, faceBudget: faceBudgetFor(input.quality, model.views.map((v) => v.intrinsics)) }, p, lateWorkers.mesh));
       timeline.reports.push(meshed.report);
       surface = meshed.mesh;
       const meshDone = meshed.mesh;
       if (meshDone.faceCount > 0) {
-        const textured = await stage(timeline, "texture", (p) => texture.run({ mesh: meshDone, views: model.views, images }, preset.texture, p, textureWorkers, texturePhotos));
+        const textured = await stage(timeline, "texture", (p) => texture.run({ mesh: meshDone, views: model.views, images }, preset.texture, p, lateWorkers.texture, texturePhotos));
         timeline.reports.push(textured.report);
         atlas = textured.textured;
       }
     } finally {
-      texturePhotos.close();
-      await textureWorkers.close();
+      late.started?.photos.close();
+      await late.started?.workers.close();
     }
   }
   const formats = input.sparseOnly ? SPARSE_FORMATS : [...MODEL_FORMATS];

@@ -151,3 +151,34 @@ export function callingThread<T, R>(handler: (task: T) => Promise<{ value: R }> 
     },
   };
 }
+
+/**
+ * A runner that keeps at most `limit` of its tasks on `runner` at once, the rest queued in order:
+ * a stage written for one helper thread keeps that shape on a larger shared pool.
+ */
+export function atMost<T, R>(runner: TaskRunner<T, R>, limit: number): TaskRunner<T, R> {
+  const size = Math.max(1, Math.min(limit, runner.size));
+  const waiting: Array<() => void> = [];
+  let running = 0;
+  const next = (): void => {
+    if (running >= size) return;
+    const start = waiting.shift();
+    if (start) {
+      running++;
+      start();
+    }
+  };
+  return {
+    size,
+    run: (task, transfer, onProgress) =>
+      new Promise<R>((resolve, reject) => {
+        waiting.push(() => {
+          runner.run(task, transfer, onProgress).then(resolve, reject).finally(() => {
+            running--;
+            next();
+          });
+        });
+        next();
+      }),
+  };
+}

@@ -69,12 +69,13 @@ const CLUSTERS_SHARE = 0.99;
  * views' images and depth maps are in memory. Both paths solve the same jobs with the same
  * function, so they give the same cloud.
  */
-export async function run(input: DenseInput, options: Partial<Options> = {}, progress?: ProgressFn, runner?: ClusterRunner): Promise<DenseOutput> {
+export async function run(input: DenseInput, options: Partial<Options> = {}, progress?: ProgressFn, runner?: ClusterRunner, hooks: DenseHooks = {}): Promise<DenseOutput> {
   const opts: Options = { ...DEFAULTS, ...options };
   const start = performance.now();
   const densePlan = plan(input, opts);
   const remote = runner !== undefined && densePlan.jobs.length > 1;
-  const results = remote ? await runner(densePlan, input.images, (f) => progress?.(f * CLUSTERS_SHARE)) : await solveHere(input, densePlan, opts, progress);
+  const results = remote ? await runner(densePlan, input.images, (f) => progress?.(f * CLUSTERS_SHARE)) : await solveHere(input, densePlan, opts, progress, hooks);
+  if (remote) hooks.onSolved?.();
   const output = merge(densePlan, results, remote ? false : opts.keepDepthMaps);
   output.report.wallMs = performance.now() - start;
   output.report.counts!.remoteClusters = remote ? densePlan.jobs.length : 0;
@@ -82,7 +83,17 @@ export async function run(input: DenseInput, options: Partial<Options> = {}, pro
   return output;
 }
 
-async function solveHere(input: DenseInput, densePlan: DensePlan, opts: Options, progress?: ProgressFn): Promise<Array<ClusterResult & { depthMaps?: DepthMap[] }>> {
+/** What the caller may do while the stage runs. */
+export interface DenseHooks {
+  /**
+   * Called once the last PatchMatch is done (here: before the last cluster is filtered and
+   * fused, on this thread alone; remote clusters: when their results are in), so that the next
+   * stages' threads can start on the cores the stage no longer uses.
+   */
+  onSolved?: () => void;
+}
+
+async function solveHere(input: DenseInput, densePlan: DensePlan, opts: Options, progress: ProgressFn | undefined, hooks: DenseHooks): Promise<Array<ClusterResult & { depthMaps?: DepthMap[] }>> {
   const byIndex = new Map(input.images.map((im) => [im.index, im]));
   const photoOf = (imageIndex: number) => {
     const image = byIndex.get(imageIndex);
@@ -95,9 +106,11 @@ async function solveHere(input: DenseInput, densePlan: DensePlan, opts: Options,
   const pool = new WorkerPool<ViewTask, ViewResult>(new URL("./worker.ts", import.meta.url), { size: Math.min(opts.workers, densePlan.viewCount) });
   try {
     const results = [];
-    for (const job of densePlan.jobs) {
+    for (const [c, job] of densePlan.jobs.entries()) {
       const onProgress = (fraction: number) => progress?.(((before + fraction * job.views.length) / solves) * CLUSTERS_SHARE, Math.floor(before + fraction * job.views.length));
-      results.push(await solveCluster(job, photoOf, pool, { keepDepthMaps: opts.keepDepthMaps, onProgress }));
+      // After the last cluster's PatchMatch the pool's threads (and their kernels' memory) are done with.
+      const onSolved = c === densePlan.jobs.length - 1 ? () => { void pool.close(); hooks.onSolved?.(); } : undefined;
+      results.push(await solveCluster(job, photoOf, pool, { keepDepthMaps: opts.keepDepthMaps, onProgress, onSolved }));
       before += job.views.length;
     }
     return results;

@@ -27,6 +27,8 @@ export interface SolveClusterOptions {
   onProgress?: (fraction: number) => void;
   /** Also return the core views' filtered depth maps (memory: ~24 bytes per pixel per view). */
   keepDepthMaps?: boolean;
+  /** Called once every view's PatchMatch is done, before the maps are filtered and fused on this thread. */
+  onSolved?: () => void;
 }
 
 interface RawMap {
@@ -68,6 +70,7 @@ export async function solveCluster(
   const core = new Set(job.core);
   const raw = await runPatchMatch(views, byIndex, core, pool, job, warnings, meter.solving);
   const solvedAt = performance.now();
+  options.onSolved?.();
   const filtered = filterMaps(raw, job);
   removeSeenThrough(filtered.map((f) => ({ view: f.view, depth: f.depth, cost: f.raw.result.cost, judges: neighbours(filtered, f) })), job.options.freeSpace).forEach((removed, i) => {
     filtered[i].seenThrough = removed;

@@ -60,7 +60,7 @@ import { colorFromImages } from "./project-colors.js";
 import { medianSpacing, occupiedCells, PointGrid } from "./point-grid.js";
 import { buildSignedDistance, type LatticeSums, type SignedDistanceTask } from "./signed-distance.js";
 import type { ColorSums, ColorTask } from "./project-colors.js";
-import type { MeshResult, MeshTask } from "./worker.js";
+import type { MeshResult, MeshTask } from "./worker-task.js";
 import { simplifyToBudget } from "./simplify.js";
 import { loadGreyPhotos } from "./photo-texture.js";
 import { BACKDROP_DEFAULTS, backdropMasks, markBackdrop, type BackdropOptions } from "./backdrop.js";
@@ -257,20 +257,27 @@ function withPoints(cloud: PointCloud, oriented: { normals: Float32Array }, adde
   };
 }
 
-export async function run(input: Input, options?: Partial<Options>, progress?: ProgressFn): Promise<{ mesh: Mesh; report: StageReport }> {
+/**
+ * Runs the stage. `helper` is a thread already started that serves worker-task.ts's tasks (the
+ * pipeline's, shared with the texture stage; the caller closes it); without one, the stage starts
+ * its own when it has a second thread and enough points. The mesh is the same either way.
+ */
+export async function run(input: Input, options?: Partial<Options>, progress?: ProgressFn, helper?: TaskRunner<MeshTask, MeshResult>): Promise<{ mesh: Mesh; report: StageReport }> {
   const opts: Options = { ...DEFAULTS, ...options };
+  const wanted = opts.threads > 1 && input.cloud.count >= Math.max(16, opts.minHelperPoints);
   // Started first, so that the thread is up by the signed distance (after the completions).
-  const pool = opts.threads > 1 && input.cloud.count >= Math.max(16, opts.minHelperPoints) ? new WorkerPool<MeshTask, MeshResult>(new URL("./worker.ts", import.meta.url), { size: 1 }) : null;
-  const helpers: Helpers | null = pool && {
-    signedDistance: { size: 1, run: (task) => pool.run(task) as Promise<LatticeSums> },
-    colors: { size: 1, run: (task) => pool.run(task) as Promise<ColorSums> },
-    groundSweep: { size: 1, run: (task) => pool.run(task) as Promise<number> },
-    depthImages: { size: 1, run: (task) => pool.run(task) as Promise<Float32Array[]> },
+  const own = wanted && !helper ? new WorkerPool<MeshTask, MeshResult>(new URL("./worker.ts", import.meta.url), { size: 1 }) : null;
+  const thread = wanted ? (helper ?? own) : null;
+  const helpers: Helpers | null = thread && {
+    signedDistance: { size: 1, run: (task) => thread.run(task) as Promise<LatticeSums> },
+    colors: { size: 1, run: (task) => thread.run(task) as Promise<ColorSums> },
+    groundSweep: { size: 1, run: (task) => thread.run(task) as Promise<number> },
+    depthImages: { size: 1, run: (task) => thread.run(task) as Promise<Float32Array[]> },
   };
   try {
     return await meshCloud(input, opts, progress, helpers);
   } finally {
-    await pool?.close();
+    await own?.close();
   }
 }
 

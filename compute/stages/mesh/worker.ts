@@ -1,27 +1,5 @@
-/** @module Worker thread of the mesh stage: the cloud's depth images (see-through.ts), the second half of the signed distance's sums (signed-distance.ts), its share of the ground sweep's planes (ground-sweep.ts) and of the vertex colours' (project-colors.ts). */
+/** @module Worker thread of the mesh stage: serves worker-task.ts's tasks. */
 import { serveTasks } from "../../util/pool.js";
-import { scoreSweepTask, type GroundSweepTask } from "./ground-sweep.js";
-import { colorSums, type ColorSums, type ColorTask } from "./project-colors.js";
-import { depthImageTask, type DepthImageTask } from "./see-through.js";
-import { latticeSums, scatterSums, type LatticeSums, type SignedDistanceTask } from "./signed-distance.js";
+import { runMeshTask, type MeshResult, type MeshTask } from "./worker-task.js";
 
-/** What the mesh stage's worker is asked for. */
-export type MeshTask = SignedDistanceTask | ColorTask | GroundSweepTask | DepthImageTask;
-export type MeshResult = LatticeSums | ColorSums | number | Float32Array[];
-
-serveTasks<MeshTask, MeshResult>(async (task) => {
-  if (!("kind" in task)) {
-    const sums = latticeSums(scatterSums(task.positions, task.normals, task.count, task.origin, task.options));
-    return { value: sums, transfer: [sums.ii, sums.jj, sums.kk, sums.value, sums.weight].map((array) => array.buffer as ArrayBuffer) };
-  }
-  if (task.kind === "depthImages") {
-    const depths = depthImageTask(task);
-    return { value: depths, transfer: depths.map((depth) => depth.buffer as ArrayBuffer) };
-  }
-  if (task.kind === "groundSweep") {
-    // The scores are written into the task's shared array; the count says the work is done.
-    return { value: scoreSweepTask(task) };
-  }
-  const sums = await colorSums({ positions: task.positions, indices: task.indices }, task.normals, task.views, task.images, task.options);
-  return { value: sums, transfer: [sums.sum.buffer as ArrayBuffer, sums.weight.buffer as ArrayBuffer] };
-});
+serveTasks<MeshTask, MeshResult>(runMeshTask);

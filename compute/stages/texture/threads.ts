@@ -17,7 +17,8 @@ export interface TextureWorkers {
  * The photos' work on worker threads, one photo per task: the scan, the levelling's samples and
  * the painting took 3.5 s, 1.7 s and 5.2 s on one core for 7 photos of 6 MP (Herz-Jesus-P8).
  * A worker costs about 0.6 s to start (tsx's loader, sharp), so a single photo stays on the
- * calling thread, and the pipeline starts them while the mesh is made.
+ * calling thread. The pipeline runs these tasks on threads it shares with the mesh stage and starts
+ * before the dense stage fuses (pipeline/late-pool.ts).
  */
 export function startWorkers(workers: number, photos: number): TextureWorkers {
   const size = Math.max(1, Math.min(workers, photos));

@@ -23,10 +23,13 @@ describe.each([
 ])("dense on the $scene scene", ({ scene, seed }) => {
   let fixture: DenseFixture;
   let out: DenseOutput;
+  /** When the hook for the next stages' threads fired, against the stage's end. */
+  let solvedAt = 0, endedAt = 0, solvedCalls = 0;
 
   beforeAll(async () => {
     fixture = await denseFixture({ scene, views: 5, width: 200, height: 150, seed });
-    out = await run({ images: fixture.images, model: fixture.model }, { keepDepthMaps: true, workers: 2, iterations: 4, windowStep: 1, minFusedViews: 2 });
+    out = await run({ images: fixture.images, model: fixture.model }, { keepDepthMaps: true, workers: 2, iterations: 4, windowStep: 1, minFusedViews: 2 }, undefined, undefined, { onSolved: () => { solvedCalls++; solvedAt = performance.now(); } });
+    endedAt = performance.now();
   });
 
   afterAll(async () => {
@@ -41,6 +44,9 @@ describe.each([
     expect(out.report.counts.depthMaps).toBe(5);
     expect(out.depthMaps).toHaveLength(5);
     expect(out.report.counts.points).toBe(out.cloud.count);
+    // Once, after PatchMatch and before the filtering and fusion.
+    expect(solvedCalls).toBe(1);
+    expect(endedAt - solvedAt).toBeGreaterThanOrEqual(out.report.counts.clusterFuseMs - 1);
   });
 
   it("recovers per-view depth: median relative error < 1%, most matchable pixels valid", () => {

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { sweepGround, scoreSweepTask, GROUND_SWEEP_DEFAULTS, type GroundSweepTask } from "../../../compute/stages/mesh/ground-sweep.js";
-import type { MeshResult, MeshTask } from "../../../compute/stages/mesh/worker.js";
+import type { MeshResult, MeshTask } from "../../../compute/stages/mesh/worker-task.js";
 import { WorkerPool } from "../../../compute/util/pool.js";
 import type { GreyPhoto } from "../../../compute/stages/mesh/photo-texture.js";
 import { eyeLevelPhoto } from "./fixtures.js";

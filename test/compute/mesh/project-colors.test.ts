@@ -5,6 +5,7 @@ import sharp from "sharp";
 import { afterAll, describe, expect, it } from "vitest";
 import type { ImageRef, PointCloud, RegisteredView } from "../../../compute/scene/index.js";
 import { cameraCenter } from "../../../compute/scene/index.js";
+import { startLateWorkers } from "../../../compute/pipeline/late-pool.js";
 import { run } from "../../../compute/stages/mesh/index.js";
 import { lookAtView } from "../export/fixtures.js";
 import { colorAt, spherePoints } from "./fixtures.js";
@@ -110,6 +111,19 @@ describe("mesh/vertex colours from the photos", () => {
     const single = await run({ cloud, views, images }, { faceBudget: 20_000, threads: 1 });
     expect(single.mesh.positions).toEqual(mesh.positions);
     expect(single.mesh.colors).toEqual(mesh.colors);
+    // On the pipeline's late threads (shared with the texture stage), the same again.
+    // (A helper that fails is made up for on this thread, so the answers it gave are counted.)
+    const late = startLateWorkers(2);
+    try {
+      let answered = 0;
+      const counted: typeof late.mesh = { size: 1, run: (task, transfer, onProgress) => late.mesh.run(task, transfer, onProgress).then((r) => (answered++, r)) };
+      const shared = await run({ cloud, views, images }, { faceBudget: 20_000, threads: 2, minHelperPoints: 0 }, undefined, counted);
+      expect(answered).toBeGreaterThanOrEqual(2);
+      expect(shared.mesh.positions).toEqual(mesh.positions);
+      expect(shared.mesh.colors).toEqual(mesh.colors);
+    } finally {
+      await late.close();
+    }
   });
 
   it("skips a photo it cannot read, with a warning, and still colours from the others", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { WorkerPool } from "../../../compute/util/pool.js";
+import { atMost, WorkerPool, type TaskRunner } from "../../../compute/util/pool.js";
 
 describe("util/pool", () => {
   it("runs tasks on worker threads and reports worker errors per task", async () => {
@@ -47,5 +47,38 @@ describe("util/pool", () => {
     } finally {
       await pool.close();
     }
+  });
+
+  it("atMost keeps that many of its tasks on a larger runner at once, in order, failures included", async () => {
+    const started: number[] = [];
+    const finish = new Map<number, (ok: boolean) => void>();
+    let running = 0, most = 0;
+    const wide: TaskRunner<number, number> = {
+      size: 4,
+      run: (k) => {
+        started.push(k);
+        running++;
+        most = Math.max(most, running);
+        return new Promise<number>((resolve, reject) => finish.set(k, (ok) => { running--; if (ok) resolve(10 * k); else reject(new Error(`task ${k} failed`)); }));
+      },
+    };
+    const narrow = atMost(wide, 2);
+    expect(narrow.size).toBe(2);
+    const answers = [1, 2, 3, 4, 5].map((k) => narrow.run(k));
+    answers[1].catch(() => undefined);
+    const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
+    await tick();
+    expect(started).toEqual([1, 2]);
+    finish.get(2)!(false);
+    await tick();
+    expect(started).toEqual([1, 2, 3]);
+    for (const k of [1, 3, 4, 5]) {
+      await tick();
+      finish.get(k)!(true);
+    }
+    expect(await Promise.all([answers[0], answers[2], answers[3], answers[4]])).toEqual([10, 30, 40, 50]);
+    await expect(answers[1]).rejects.toThrow(/task 2 failed/);
+    expect(started).toEqual([1, 2, 3, 4, 5]);
+    expect(most).toBe(2);
   });
 });
