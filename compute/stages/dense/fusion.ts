@@ -15,6 +15,7 @@
  */
 import type { PointCloud } from "../../scene/index.js";
 import { GrowableFloat32, GrowableUint8 } from "../../util/growable.js";
+import { nativeFusion } from "./native-fusion.js";
 import { packCameras, PACKED_CAMERA, type DenseView } from "./views.js";
 
 export interface FusionOptions {
@@ -64,7 +65,21 @@ function pixelToWorld(cameras: Float64Array, m: number, depth: Float32Array, nor
   out[at + 5] = cameras[o + 2] * nx + cameras[o + 5] * ny + cameras[o + 8] * nz;
 }
 
+/** The fused cloud: in the native addon where it loads (native-fusion.ts), else fuseTypeScript; the same bits. */
 export function fuse(maps: FusionMap[], options: FusionOptions): PointCloud {
+  const addon = nativeFusion();
+  if (!addon) return fuseTypeScript(maps, options);
+  const cameras = packCameras(maps.map((m) => m.view));
+  const cosMax = Math.cos((options.maxNormalAngleDeg * Math.PI) / 180);
+  const seedMaps = Math.min(maps.length, options.seedMaps ?? maps.length);
+  const [positions, normals, colors] = addon.fuse(
+    maps.map((m) => m.depth), maps.map((m) => m.normal), maps.map((m) => m.view.rgb), cameras,
+    options.maxRelativeDepthError, cosMax, options.maxReprojectionPx, options.minFusedViews, seedMaps, options.yieldTo ?? null,
+  );
+  return { count: positions.length / 3, positions, colors, normals };
+}
+
+export function fuseTypeScript(maps: FusionMap[], options: FusionOptions): PointCloud {
   const used = maps.map((m) => new Uint8Array(m.depth.length));
   const cameras = packCameras(maps.map((m) => m.view));
   const positions = new GrowableFloat32(3 * 4096);

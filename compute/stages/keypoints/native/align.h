@@ -11,6 +11,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include "../../../util/native/v8-math.h"
 
 /* ../align.ts AlignOutcome codes, as ../image-task.ts OUTCOMES numbers them. */
 enum { KP_ALIGNED = 0, KP_OUTSIDE = 1, KP_DIVERGED = 2, KP_DISSIMILAR = 3 };
@@ -28,23 +29,10 @@ typedef struct {
   double minZncc, maxShiftLevelPx;
 } KpOptions;
 
-/* Math.hypot of two numbers as V8 computes it (finite arguments; NaN and ∞ as V8 orders them). */
+/* Math.hypot of two numbers (../../../util/native/v8-math.h). */
 static double kp_hypot(double a, double b) {
-  const double x = fabs(a), y = fabs(b);
-  if (x == INFINITY || y == INFINITY) return INFINITY;
-  if (isnan(x) || isnan(y)) return NAN;
-  const double max = x < y ? y : x;
-  if (max == 0) return 0;
-  double sum = 0, compensation = 0;
-  const double values[2] = { x, y };
-  for (int i = 0; i < 2; i++) {
-    const double n = values[i] / max;
-    const double summand = n * n - compensation;
-    const double preliminary = sum + summand;
-    compensation = (preliminary - sum) - summand;
-    sum = preliminary;
-  }
-  return sqrt(sum) * max;
+  const double values[2] = { a, b };
+  return v8Hypot(values, 2);
 }
 
 /* ../pyramid.ts sampleWithGradient: value and level-0 gradient at level-0 point (x, y); 0 outside. */
