@@ -224,7 +224,8 @@ async function execute(input: PipelineInput, timeline: Timeline, run: RunState):
   if (!input.sparseOnly) {
     const denseOptions = { ...preset.dense, ...(input.denseClusterViews ? { maxClusterViews: input.denseClusterViews } : {}), ...(input.denseSeed !== undefined ? { seed: input.denseSeed } : {}) };
     // The mesh's helper and the texture's threads (one pool: late-pool.ts) and the texture's photos
-    // start once the dense stage's PatchMatch is done: its filtering and fusion use one core.
+    // start once a core is free in the dense stage: through its last views' PatchMatch, and its
+    // filtering and fusion, which use one thread.
     const late: { started: { workers: LateWorkers; photos: texture.PhotoStore } | null } = { started: null };
     const startLate = () =>
       (late.started ??= {
@@ -233,7 +234,7 @@ async function execute(input: PipelineInput, timeline: Timeline, run: RunState):
         photos: texture.decodePhotosAhead(model.views, images, preset.texture),
       });
     try {
-      const densified = await stage(timeline, "dense", (p) => dense.run({ images, model }, denseOptions, p, input.denseRunner, { onSolved: startLate }));
+      const densified = await stage(timeline, "dense", (p) => dense.run({ images, model }, denseOptions, p, input.denseRunner, { onLastRound: startLate }));
       timeline.reports.push(densified.report);
       cloud = densified.cloud;
       const { workers: lateWorkers, photos: texturePhotos } = startLate();

@@ -75,7 +75,7 @@ export async function run(input: DenseInput, options: Partial<Options> = {}, pro
   const densePlan = plan(input, opts);
   const remote = runner !== undefined && densePlan.jobs.length > 1;
   const results = remote ? await runner(densePlan, input.images, (f) => progress?.(f * CLUSTERS_SHARE)) : await solveHere(input, densePlan, opts, progress, hooks);
-  if (remote) hooks.onSolved?.();
+  if (remote) hooks.onLastRound?.();
   const output = merge(densePlan, results, remote ? false : opts.keepDepthMaps);
   output.report.wallMs = performance.now() - start;
   output.report.counts!.remoteClusters = remote ? densePlan.jobs.length : 0;
@@ -86,11 +86,12 @@ export async function run(input: DenseInput, options: Partial<Options> = {}, pro
 /** What the caller may do while the stage runs. */
 export interface DenseHooks {
   /**
-   * Called once the last PatchMatch is done (here: before the last cluster is filtered and
-   * fused, on this thread alone; remote clusters: when their results are in), so that the next
-   * stages' threads can start on the cores the stage no longer uses.
+   * Called once, when the last cluster's PatchMatch has no task left waiting for a thread: a
+   * thread idles while the last views are solved, and then the maps are filtered and fused on this
+   * thread alone (remote clusters: when their results are in). The next stages' threads can start
+   * on the cores the stage no longer uses.
    */
-  onSolved?: () => void;
+  onLastRound?: () => void;
 }
 
 async function solveHere(input: DenseInput, densePlan: DensePlan, opts: Options, progress: ProgressFn | undefined, hooks: DenseHooks): Promise<Array<ClusterResult & { depthMaps?: DepthMap[] }>> {
@@ -108,9 +109,10 @@ async function solveHere(input: DenseInput, densePlan: DensePlan, opts: Options,
     const results = [];
     for (const [c, job] of densePlan.jobs.entries()) {
       const onProgress = (fraction: number) => progress?.(((before + fraction * job.views.length) / solves) * CLUSTERS_SHARE, Math.floor(before + fraction * job.views.length));
+      const last = c === densePlan.jobs.length - 1;
       // After the last cluster's PatchMatch the pool's threads (and their kernels' memory) are done with.
-      const onSolved = c === densePlan.jobs.length - 1 ? () => { void pool.close(); hooks.onSolved?.(); } : undefined;
-      results.push(await solveCluster(job, photoOf, pool, { keepDepthMaps: opts.keepDepthMaps, onProgress, onSolved }));
+      const onSolved = last ? () => void pool.close() : undefined;
+      results.push(await solveCluster(job, photoOf, pool, { keepDepthMaps: opts.keepDepthMaps, onProgress, onSolved, onLastRound: last ? hooks.onLastRound : undefined }));
       before += job.views.length;
     }
     return results;

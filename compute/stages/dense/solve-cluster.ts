@@ -29,6 +29,11 @@ export interface SolveClusterOptions {
   keepDepthMaps?: boolean;
   /** Called once every view's PatchMatch is done, before the maps are filtered and fused on this thread. */
   onSolved?: () => void;
+  /**
+   * Called once no PatchMatch task waits for a thread any more: a thread has nothing left to do
+   * while the last views are solved (at once when there are fewer tasks than threads).
+   */
+  onLastRound?: () => void;
 }
 
 interface RawMap {
@@ -68,7 +73,7 @@ export async function solveCluster(
   const loadedAt = performance.now();
   const byIndex = new Map(job.views.map((v) => [v.viewIndex, v]));
   const core = new Set(job.core);
-  const raw = await runPatchMatch(views, byIndex, core, pool, job, warnings, meter.solving);
+  const raw = await runPatchMatch(views, byIndex, core, pool, job, warnings, meter.solving, options.onLastRound);
   const solvedAt = performance.now();
   options.onSolved?.();
   const filtered = filterMaps(raw, job);
@@ -176,6 +181,7 @@ async function runPatchMatch(
   job: ClusterJob,
   warnings: string[],
   solving: () => (fraction: number) => void,
+  onLastRound?: () => void,
 ): Promise<RawMap[]> {
   const o = job.options;
   const params: PatchMatchParams = { iterations: o.iterations, windowRadius: o.windowRadius, windowStep: o.windowStep, windowPattern: o.windowPattern, coarseWindowPattern: o.coarseWindowPattern, ...(o.texturedWindow ? { texturedWindow: o.texturedWindow } : {}), bestK: o.bestK, sigmaColor: o.sigmaColor, sigmaSpatial: o.windowRadius * o.windowStep, kernel: o.kernel, seed: o.seed, pyramidLevels: o.pyramidLevels, refineIterations: o.refineIterations, finalPropagation: o.finalPropagation, planarPrior: o.planarPrior };
@@ -190,17 +196,37 @@ async function runPatchMatch(
     return [];
   });
   const inStrips = solvable.length % 2 === 1 ? solvable[solvable.length - 1].view : null;
+  const round = lastRound(solvable.length + (inStrips ? STRIPS - 1 : 0), pool.size, onLastRound);
+  const counted: TaskRunner<ViewTask, ViewResult> = { size: pool.size, run: (task, transfer, progress) => pool.run(task, transfer, progress).finally(round.taskDone) };
   const jobs = solvable.map(async ({ view, range, own }): Promise<RawMap> => {
     const i = view.viewIndex;
     const onProgress = solving();
     // Averaging the best half of the sources (at most bestK) keeps surfaces seen by few sources.
     const bestK = Math.min(o.bestK, Math.max(1, Math.ceil(own.length / 2)));
     const task = buildTask(view, own.map((j) => loaded.get(j)!), range, { ...params, bestK, seed: o.seed + i });
-    const result = view === inStrips ? await solveInStrips(task, pool, onProgress) : await pool.run(task, transferOf(task), onProgress);
+    const result = view === inStrips ? await solveInStrips(task, counted, onProgress) : await counted.run(task, transferOf(task), onProgress);
     onProgress(1);
     return { view, result, sources: own };
   });
   return Promise.all(jobs);
+}
+
+/** Calls `onLastRound` once, when fewer of `tasks` are unfinished than there are threads (at once if there are fewer tasks than threads). */
+function lastRound(tasks: number, threads: number, onLastRound?: () => void): { taskDone: () => void } {
+  let unfinished = tasks;
+  let called = false;
+  const check = () => {
+    if (called || unfinished >= threads) return;
+    called = true;
+    onLastRound?.();
+  };
+  check();
+  return {
+    taskDone: () => {
+      unfinished--;
+      check();
+    },
+  };
 }
 
 /** The task's image buffers, handed to the worker. */
