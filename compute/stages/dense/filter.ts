@@ -3,6 +3,7 @@
  * geometric consistency with the source views' depth maps (forward–backward reprojection, as in
  * Schönberger et al., ECCV 2016 §4.3 and Galliani et al., ICCV 2015 §3.3 fusion checks).
  */
+import { nativeFusion } from "./native-fusion.js";
 import type { DenseView } from "./views.js";
 import { relativePose } from "./views.js";
 
@@ -50,6 +51,25 @@ export function costFilter(depth: Float32Array, cost: Float32Array, maxCost: num
  * maxReprojectionPx of the pixel and agrees in depth.
  */
 export function geometricFilter(ref: DenseView, refDepth: Float32Array, sources: Array<{ view: DenseView; depth: Float32Array }>, options: FilterOptions, onPrior: Uint8Array | null = null): Float32Array {
+  const addon = nativeFusion();
+  if (!addon) return geometricFilterTypeScript(ref, refDepth, sources, options, onPrior);
+  // Each source as the addon reads it (native/fusion.c): srcFromRef R, t, then its intrinsics and size.
+  const cameras = new Float64Array(17 * sources.length);
+  sources.forEach((source, j) => {
+    const { R, t } = relativePose(ref, source.view);
+    const s = source.view;
+    cameras.set(R.subarray(0, 9), 17 * j);
+    cameras.set(t.subarray(0, 3), 17 * j + 9);
+    cameras.set([s.focal, s.cx, s.cy, s.width, s.height], 17 * j + 12);
+  });
+  return addon.geometricFilter(
+    refDepth, ref.width, ref.height, ref.focal, ref.cx, ref.cy, sources.map((s) => s.depth), cameras,
+    options.maxReprojectionPx ** 2, options.maxRelativeDepthError, options.minConsistentViews, options.priorConsistentViews ?? options.minConsistentViews, onPrior,
+  );
+}
+
+/** geometricFilter in TypeScript: where the addon is not built, and the reference it is tested against. */
+export function geometricFilterTypeScript(ref: DenseView, refDepth: Float32Array, sources: Array<{ view: DenseView; depth: Float32Array }>, options: FilterOptions, onPrior: Uint8Array | null = null): Float32Array {
   const out = new Float32Array(refDepth.length);
   const poses = sources.map((s) => relativePose(ref, s.view));
   const { width, height, focal, cx, cy } = ref;

@@ -1,12 +1,13 @@
 /**
- * The dense fusion addon (compute/stages/dense/native/fusion.c) against fusion.ts fuseTypeScript:
- * the same cloud to the bit on noisy depth maps of a tilted plane seen by rotated cameras, with
+ * The dense filtering and fusion addon (compute/stages/dense/native/fusion.c) against filter.ts
+ * geometricFilterTypeScript and fusion.ts fuseTypeScript: the same maps and cloud to the bit on noisy depth maps of a tilted plane seen by rotated cameras, with
  * holes, outliers, a camera facing away, depths far enough to overflow a projection (and infinite,
  * so that projections are NaN), seeds from a few maps only and maps that yield their points to an
  * earlier cluster. A reassociated sum in the C mostly vanishes in the float32 outputs; the decisions
  * (which pixels join, yield, count) and the outputs' bits are what this holds.
  */
 import { describe, expect, it } from "vitest";
+import { geometricFilter, geometricFilterTypeScript, type FilterOptions } from "../../../compute/stages/dense/filter.js";
 import { fuse, fuseTypeScript, type FusionMap, type FusionOptions } from "../../../compute/stages/dense/fusion.js";
 import { nativeFusion } from "../../../compute/stages/dense/native-fusion.js";
 import type { DenseView } from "../../../compute/stages/dense/views.js";
@@ -101,6 +102,27 @@ describe("dense/native-fusion", () => {
       expect(reference.count).toBeGreaterThan(500);
       expectSameCloud(fuse(maps, options), reference);
     }
+  });
+
+  it.runIf(available)("filters each map as geometricFilterTypeScript does, to the bit, with pixels kept on their prior's word", () => {
+    const maps = views().map((view, i) => planeMap(view, 300 + i));
+    const rng = createRng(11);
+    const onPrior = Uint8Array.from({ length: WIDTH * HEIGHT }, () => (rng() < 0.3 ? 1 : 0));
+    const cases: Array<[FilterOptions, Uint8Array | null]> = [
+      [{ maxCost: 1, maxReprojectionPx: 1, maxRelativeDepthError: 0.01, minConsistentViews: 1 }, null],
+      [{ maxCost: 1, maxReprojectionPx: 2, maxRelativeDepthError: 0.02, minConsistentViews: 2, priorConsistentViews: 3 }, onPrior],
+      [{ maxCost: 1, maxReprojectionPx: 0.5, maxRelativeDepthError: 0.005, minConsistentViews: 3 }, onPrior],
+    ];
+    let kept = 0;
+    for (const [options, prior] of cases) {
+      for (const [i, ref] of maps.entries()) {
+        const sources = maps.filter((_, j) => j !== i).map((m) => ({ view: m.view, depth: m.depth }));
+        const reference = geometricFilterTypeScript(ref.view, ref.depth, sources, options, prior);
+        expect(bytesOf(geometricFilter(ref.view, ref.depth, sources, options, prior)).equals(bytesOf(reference))).toBe(true);
+        kept += reference.filter((d) => d > 0).length;
+      }
+    }
+    expect(kept).toBeGreaterThan(5000);
   });
 
   it.runIf(available)("refuses maps that are not their camera's size", () => {

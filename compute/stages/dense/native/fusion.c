@@ -1,9 +1,9 @@
 /*
- * The dense stage's fusion as a Node-API addon, to the TypeScript's bits (fusion.h says how). It
- * exists because fusion runs on the stage's calling thread alone after every PatchMatch is done
- * (0.77 s of Herz-Jesus-P8's 1.3 s of filtering and fusion in a CPU profile, both cores otherwise
- * idle but for the next stages' threads starting). Built at `npm ci` by scripts/build-native.mjs
- * with -ffp-contract=off; plain C, any CPU.
+ * The dense stage's geometric filter and fusion as a Node-API addon, to the TypeScript's bits
+ * (filter.h and fusion.h say how). It exists because both run on the stage's calling thread alone
+ * after every PatchMatch is done (0.77 s and 0.35 s of Herz-Jesus-P8's filtering and fusion in CPU
+ * profiles, one core otherwise left to the next stages' threads starting). Built at `npm ci` by
+ * scripts/build-native.mjs with -ffp-contract=off; plain C, any CPU.
  *
  *   fuse(depths: Float32Array[], normals: Float32Array[], rgbs: Uint8Array[], cameras: Float64Array,
  *        maxRelativeDepthError, cosMax, maxPx, minFusedViews, seedMaps, yieldTo: Uint8Array | null)
@@ -11,12 +11,19 @@
  *
  * Map m's size is its camera's (cameras[17m + 15], [17m + 16]); its depth holds one value per
  * pixel, its normal and rgb three.
+ *
+ *   geometricFilter(refDepth: Float32Array, width, height, focal, cx, cy, sourceDepths: Float32Array[],
+ *                   sources: Float64Array, maxErr2, maxRel, minConsistentViews, priorConsistentViews,
+ *                   onPrior: Uint8Array | null) → Float32Array
+ *
+ * Source j's camera is sources[17j .. 17j + 17): srcFromRef R (9), t (3), focal, cx, cy, width, height.
  */
 #define NAPI_VERSION 8
 #include <stdlib.h>
 #include <string.h>
 #include <node_api.h>
 #include "../../../util/native/napi-args.h"
+#include "filter.h"
 #include "fusion.h"
 
 /* The i-th element of the JavaScript array `list` as a typed array of `type`. */
@@ -110,8 +117,65 @@ static napi_value fuse(napi_env env, napi_callback_info info) {
   return failure ? throwError(env, failure) : result;
 }
 
+static napi_value geometricFilter(napi_env env, napi_callback_info info) {
+  size_t argc = 13;
+  napi_value argv[13];
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc != 13) return throwError(env, "geometricFilter: 13 arguments");
+  void *refDepth, *sourceCameras;
+  size_t refLength, cameraCount;
+  if (!typedArg(env, argv[0], napi_float32_array, &refDepth, &refLength)) return throwError(env, "geometricFilter: the reference depth, a Float32Array");
+  int32_t width, height;
+  GfOptions options;
+  if (napi_get_value_int32(env, argv[1], &width) != napi_ok || napi_get_value_int32(env, argv[2], &height) != napi_ok || width < 1 || height < 1 || (size_t)width * (size_t)height != refLength)
+    return throwError(env, "geometricFilter: the reference's width and height, its depth's size");
+  options.width = width;
+  options.height = height;
+  if (napi_get_value_double(env, argv[3], &options.focal) != napi_ok || napi_get_value_double(env, argv[4], &options.cx) != napi_ok ||
+      napi_get_value_double(env, argv[5], &options.cy) != napi_ok || napi_get_value_double(env, argv[8], &options.maxErr2) != napi_ok ||
+      napi_get_value_double(env, argv[9], &options.maxRel) != napi_ok || napi_get_value_int32(env, argv[10], &options.minConsistentViews) != napi_ok ||
+      napi_get_value_int32(env, argv[11], &options.priorConsistentViews) != napi_ok)
+    return throwError(env, "geometricFilter: focal, cx, cy, maxErr2, maxRel, minConsistentViews, priorConsistentViews");
+  uint32_t sourceCount;
+  if (napi_get_array_length(env, argv[6], &sourceCount) != napi_ok || sourceCount > 4096) return throwError(env, "geometricFilter: the sources' depths, an array");
+  if (!typedArg(env, argv[7], napi_float64_array, &sourceCameras, &cameraCount) || cameraCount < (size_t)GF_SOURCE * sourceCount) return throwError(env, "geometricFilter: the sources' cameras, a Float64Array of 17 per source");
+  options.onPrior = NULL;
+  napi_valuetype priorType;
+  if (napi_typeof(env, argv[12], &priorType) != napi_ok) return throwError(env, "geometricFilter: onPrior");
+  if (priorType != napi_null && priorType != napi_undefined) {
+    void *onPrior;
+    size_t priorLength;
+    if (!typedArg(env, argv[12], napi_uint8_array, &onPrior, &priorLength) || priorLength < refLength) return throwError(env, "geometricFilter: onPrior, a Uint8Array of one per pixel, or null");
+    options.onPrior = onPrior;
+  }
+  GfSource *sources = calloc(sourceCount > 0 ? sourceCount : 1, sizeof(GfSource));
+  if (!sources) return throwError(env, "geometricFilter: out of memory");
+  for (uint32_t j = 0; j < sourceCount; j++) {
+    const double *camera = (const double *)sourceCameras + GF_SOURCE * j;
+    const double w = camera[15], h = camera[16];
+    void *depth;
+    size_t depthLength;
+    if (!(w >= 1 && h >= 1 && w <= 1 << 20 && h <= 1 << 20 && w == floor(w) && h == floor(h)) || !elementArg(env, argv[6], j, napi_float32_array, &depth, &depthLength) ||
+        depthLength != (size_t)w * (size_t)h) {
+      free(sources);
+      return throwError(env, "geometricFilter: a source's depth (a Float32Array) is not its camera's size");
+    }
+    sources[j] = (GfSource){ depth, camera, (int64_t)w, (int64_t)h };
+  }
+  void *outData;
+  napi_value outBuffer, out;
+  if (napi_create_arraybuffer(env, refLength * sizeof(float), &outData, &outBuffer) != napi_ok || napi_create_typedarray(env, napi_float32_array, refLength, outBuffer, 0, &out) != napi_ok) {
+    free(sources);
+    return throwError(env, "geometricFilter: could not make the filtered depth");
+  }
+  memset(outData, 0, refLength * sizeof(float));
+  gf_filter(refDepth, sources, (int32_t)sourceCount, &options, outData);
+  free(sources);
+  return out;
+}
+
 NAPI_MODULE_INIT() {
   napi_value fn;
   if (napi_create_function(env, "fuse", NAPI_AUTO_LENGTH, fuse, NULL, &fn) != napi_ok || napi_set_named_property(env, exports, "fuse", fn) != napi_ok) return NULL;
+  if (napi_create_function(env, "geometricFilter", NAPI_AUTO_LENGTH, geometricFilter, NULL, &fn) != napi_ok || napi_set_named_property(env, exports, "geometricFilter", fn) != napi_ok) return NULL;
   return exports;
 }
