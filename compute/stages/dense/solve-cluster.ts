@@ -218,7 +218,13 @@ function lastRound(tasks: number, threads: number, onLastRound?: () => void): { 
   const check = () => {
     if (called || unfinished >= threads) return;
     called = true;
-    onLastRound?.();
+    // The caller's start-up of what comes next must not fail a view's solve (the pipeline starts
+    // it again after the stage, where a failure is its own).
+    try {
+      onLastRound?.();
+    } catch {
+      // left to the caller
+    }
   };
   check();
   return {
