@@ -26,6 +26,7 @@ const ADDONS = [
   { source: "compute/solvers/bundle-adjustment/native/ba.c", out: "compute/solvers/bundle-adjustment/native/build/ba.node", flags: ["-ffp-contract=off"], fallback: "bundle adjustment runs in TypeScript" },
   { source: "compute/stages/dense/native/fusion.c", out: "compute/stages/dense/native/build/fusion.node", flags: ["-ffp-contract=off"], fallback: "dense fusion runs in TypeScript" },
   { source: "compute/stages/keypoints/native/align.c", out: "compute/stages/keypoints/native/build/align.node", flags: ["-ffp-contract=off"], fallback: "keypoints are aligned in TypeScript" },
+  { source: "compute/stages/mesh/native/planes.c", out: "compute/stages/mesh/native/build/planes.node", flags: ["-ffp-contract=off"], fallback: "the mesh's plane search runs in TypeScript" },
   { source: "compute/geometry/native/raster.c", out: "compute/geometry/native/build/raster.node", flags: ["-ffp-contract=off"], fallback: "the z-buffer is rasterised in TypeScript" },
 ];
 

@@ -10,6 +10,7 @@
  */
 import { symmetricEigen } from "../../math/decompositions.js";
 import { createRng } from "../../math/random.js";
+import { nativePlanes } from "./native-planes.js";
 
 export interface PlaneFitOptions {
   /** Planes sought, at most. */
@@ -40,13 +41,20 @@ export function findPlanes(positions: Float32Array, normals: Float32Array, count
   const taken = new Uint8Array(count);
   const planes: Plane[] = [];
   const minInliers = Math.max(16, Math.ceil(options.minInlierShare * count));
+  // The addon's passes write into one scratch array of the cloud's size.
+  const addon = nativePlanes();
+  const scratch = addon ? new Uint32Array(count) : null;
+  const inliersOf = (plane: PlaneEq): Uint32Array =>
+    addon && scratch
+      ? scratch.slice(0, addon.inliersOf(positions, normals, taken, count, Float64Array.of(...plane.normal, plane.d), options.inlierDistance, options.minNormalCosine, scratch))
+      : inliersOfTypeScript(positions, normals, taken, count, plane, options);
   for (let p = 0; p < options.maxPlanes; p++) {
-    const pool = freeSample(taken, count, options.sampleSize, rng);
+    const pool = freeSample(taken, count, options.sampleSize, rng, scratch);
     if (pool.length < 3) break;
     const best = bestHypothesis(positions, normals, pool, options, rng);
     if (!best) break;
-    let plane = refine(positions, inliersOf(positions, normals, taken, count, best, options));
-    const inliers = inliersOf(positions, normals, taken, count, plane, options);
+    let plane = refine(positions, inliersOf(best));
+    const inliers = inliersOf(plane);
     if (inliers.length < minInliers) break;
     plane = refine(positions, inliers);
     for (const i of inliers) taken[i] = 1;
@@ -55,19 +63,26 @@ export function findPlanes(positions: Float32Array, normals: Float32Array, count
   return planes;
 }
 
-/** Up to `size` indices of points no plane has taken, drawn evenly. */
-function freeSample(taken: Uint8Array, count: number, size: number, rng: () => number): Uint32Array {
+/** Up to `size` indices of points no plane has taken, drawn evenly (`scratch`: the addon's, of `count`). */
+function freeSample(taken: Uint8Array, count: number, size: number, rng: () => number, scratch: Uint32Array | null): Uint32Array {
+  const addon = nativePlanes();
   let freeCount = 0;
-  for (let i = 0; i < count; i++) if (!taken[i]) freeCount++;
-  const free = new Uint32Array(freeCount);
-  for (let i = 0, k = 0; i < count; i++) if (!taken[i]) free[k++] = i;
-  if (freeCount <= size) return free;
+  let free: Uint32Array;
+  if (addon && scratch) {
+    freeCount = addon.freeIndices(taken, count, scratch);
+    free = scratch;
+  } else {
+    for (let i = 0; i < count; i++) if (!taken[i]) freeCount++;
+    free = new Uint32Array(freeCount);
+    for (let i = 0, k = 0; i < count; i++) if (!taken[i]) free[k++] = i;
+  }
+  if (freeCount <= size) return free.slice(0, freeCount);
   const out = new Uint32Array(size);
   for (let k = 0; k < size; k++) out[k] = free[Math.floor(rng() * freeCount)]!;
   return out;
 }
 
-type PlaneEq = { normal: [number, number, number]; d: number };
+export type PlaneEq = { normal: [number, number, number]; d: number };
 
 /**
  * The best of `iterations` hypotheses, alternately the plane through one pooled point with that
@@ -91,18 +106,34 @@ function bestHypothesis(positions: Float32Array, normals: Float32Array, pool: Ui
       poolNormals[3 * k + a] = normals[3 * pool[k]! + a]!;
     }
   }
-  let best: PlaneEq | null = null;
-  let bestScore = 0;
+  // Every hypothesis is drawn before any is scored: the draws do not depend on the scores.
   const draw = () => Math.floor(rng() * n);
-  for (let it = 0; it < options.iterations; it++) {
-    const plane = (it & 1) === 0 ? planeAt(poolPositions, poolNormals, draw()) : planeThrough(poolPositions, draw(), draw(), draw());
-    if (!plane) continue;
-    const score = inlierCount(poolPositions, poolNormals, n, plane, options, bestScore);
+  const hypotheses: (PlaneEq | null)[] = [];
+  for (let it = 0; it < options.iterations; it++) hypotheses.push((it & 1) === 0 ? planeAt(poolPositions, poolNormals, draw()) : planeThrough(poolPositions, draw(), draw(), draw()));
+  const index = bestHypothesisIndex(poolPositions, poolNormals, hypotheses, options);
+  return index >= 0 ? hypotheses[index]! : null;
+}
+
+/** The first hypothesis with the most inliers among the pool's points (at least one), or -1: in the addon where it loads. */
+function bestHypothesisIndex(poolPositions: Float32Array, poolNormals: Float32Array, hypotheses: (PlaneEq | null)[], options: PlaneFitOptions): number {
+  const addon = nativePlanes();
+  if (!addon) return bestHypothesisIndexTypeScript(poolPositions, poolNormals, hypotheses, options);
+  const packed = new Float64Array(4 * hypotheses.length).fill(NaN);
+  hypotheses.forEach((plane, h) => plane && packed.set([...plane.normal, plane.d], 4 * h));
+  return addon.bestHypothesis(poolPositions, poolNormals, packed, options.inlierDistance, options.minNormalCosine);
+}
+
+export function bestHypothesisIndexTypeScript(poolPositions: Float32Array, poolNormals: Float32Array, hypotheses: (PlaneEq | null)[], options: PlaneFitOptions): number {
+  let best = -1;
+  let bestScore = 0;
+  hypotheses.forEach((plane, h) => {
+    if (!plane) return;
+    const score = inlierCount(poolPositions, poolNormals, poolPositions.length / 3, plane, options, bestScore);
     if (score > bestScore) {
       bestScore = score;
-      best = plane;
+      best = h;
     }
-  }
+  });
   return best;
 }
 
@@ -151,7 +182,7 @@ function planeAt(positions: Float32Array, normals: Float32Array, a: number): Pla
 }
 
 /** The inliers among the points no plane has taken: a whole-cloud pass, twice per plane. */
-function inliersOf(positions: Float32Array, normals: Float32Array, taken: Uint8Array, count: number, plane: PlaneEq, options: PlaneFitOptions): Uint32Array {
+export function inliersOfTypeScript(positions: Float32Array, normals: Float32Array, taken: Uint8Array, count: number, plane: PlaneEq, options: PlaneFitOptions): Uint32Array {
   const [n0, n1, n2] = plane.normal;
   const { d } = plane;
   const { inlierDistance, minNormalCosine } = options;
