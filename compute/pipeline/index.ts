@@ -24,6 +24,7 @@ import * as mesh from "../stages/mesh/index.js";
 import * as texture from "../stages/texture/index.js";
 import { FRESH_FRONT, holdFront, type FrontLease } from "./front-pool.js";
 import { startLateWorkers, type LateWorkers } from "./late-pool.js";
+import { writeCloudAhead } from "./cloud-ahead.js";
 import { faceBudgetFor, QUALITY_PRESETS } from "./presets.js";
 import { FIXED_FULL_WEIGHTS, FIXED_SPARSE_WEIGHTS, ProgressTracker, type ProgressEvent, type StageWeights } from "./progress.js";
 import { costOptions, jobWeights } from "./stage-costs.js";
@@ -218,9 +219,11 @@ async function execute(input: PipelineInput, timeline: Timeline, run: RunState):
     run.georeferenceRefused = [run.controlReport?.reason && `ground control not applied: ${run.controlReport.reason}`, placed.refused].filter(Boolean).join("; ") || undefined;
   }
   const located = run.located;
+  const formats = input.sparseOnly ? SPARSE_FORMATS : [...MODEL_FORMATS];
   let cloud = sparseCloud(model);
   let surface: Mesh | null = null;
   let atlas: TexturedMesh | null = null;
+  let cloudWritten: Promise<exporter.WrittenFormats | null> | null = null;
   if (!input.sparseOnly) {
     const denseOptions = { ...preset.dense, ...(input.denseClusterViews ? { maxClusterViews: input.denseClusterViews } : {}), ...(input.denseSeed !== undefined ? { seed: input.denseSeed } : {}) };
     // The mesh's helper and the texture's threads (one pool: late-pool.ts) and the texture's photos
@@ -238,6 +241,7 @@ async function execute(input: PipelineInput, timeline: Timeline, run: RunState):
       timeline.reports.push(densified.report);
       cloud = densified.cloud;
       const { workers: lateWorkers, photos: texturePhotos } = startLate();
+      cloudWritten = writeCloudAhead(lateWorkers, located, { views: model.views, cloud, sparse: model.points, images }, formats, input.outDir, exporter.DEFAULTS.baseName);
       const meshed = await stage(timeline, "mesh", (p) => mesh.run({ cloud, views: model.views, images }, { ...preset.mesh, faceBudget: faceBudgetFor(input.quality, model.views.map((v) => v.intrinsics)) }, p, lateWorkers.mesh));
       timeline.reports.push(meshed.report);
       surface = meshed.mesh;
@@ -249,12 +253,14 @@ async function execute(input: PipelineInput, timeline: Timeline, run: RunState):
       }
     } finally {
       late.started?.photos.close();
+      // The cloud's formats are long written by now (it never rejects); the pool closes only after them.
+      await cloudWritten;
       await late.started?.workers.close();
     }
   }
-  const formats = input.sparseOnly ? SPARSE_FORMATS : [...MODEL_FORMATS];
   const exportInput = surveyInputs(located, { views: model.views, cloud, mesh: surface, textured: atlas, images, sparse: model.points });
-  const exported = await stage(timeline, "export", () => exporter.run(exportInput, { formats, outDir: input.outDir, ...(located ? { georeference: { crs: located.frame.crs, wkt: located.frame.wkt, offset: located.frame.offset } } : {}) }));
+  const writtenAhead = (await cloudWritten) ?? undefined;
+  const exported = await stage(timeline, "export", () => exporter.run(exportInput, { formats, outDir: input.outDir, ...(located ? { georeference: { crs: located.frame.crs, wkt: located.frame.wkt, offset: located.frame.offset } } : {}), ...(writtenAhead ? { writtenAhead } : {}) }));
   timeline.reports.push(exported.report);
   run.outputs = exported.files;
   if (located && atlas) {

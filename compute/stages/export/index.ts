@@ -11,17 +11,12 @@
  * cloud as always, and obj/stl — surface formats with nothing to hold — are not written (the
  * report's warnings say so).
  */
-import { mkdir, writeFile } from "node:fs/promises";
-import path from "node:path";
-import { downloadFileName, type Format } from "../../../shared/formats.js";
+import { mkdir } from "node:fs/promises";
+import type { Format } from "../../../shared/formats.js";
 import type { ImageRef, Mesh, PointCloud, RegisteredView, SparsePoints, StageReport, TexturedMesh } from "../../scene/index.js";
-import { writeColmapZip } from "./colmap.js";
-import { writeTransformsJson } from "./transforms.js";
+import { CLOUD_FORMATS, encodeCloudFormat, writeFormats, type Content, type ExportedFile, type WrittenFormats } from "./cloud-formats.js";
 import { buildGltfDocument, glbChunks, gltfChunks } from "./gltf.js";
-import { writeChunks } from "./chunks.js";
-import { lasChunks } from "./las.js";
 import { objZipChunks } from "./obj.js";
-import { plyChunks } from "./ply.js";
 import { stlChunks } from "./stl.js";
 
 export { buildGltfDocument, glbChunks, gltfChunks, writeGlb, writeGltf } from "./gltf.js";
@@ -34,6 +29,7 @@ export { joinChunks, joinChunksAsync, writeChunks, CHUNK_BYTES } from "./chunks.
 export { cameraNodePose, verticalFov } from "./camera-nodes.js";
 export { writeColmapZip, projectPoint } from "./colmap.js";
 export { writeTransformsJson, openGlCamToWorld } from "./transforms.js";
+export { CLOUD_FORMATS, writeCloudFormats, type CloudExportTask, type ExportedFile, type WrittenFormats } from "./cloud-formats.js";
 
 export const NAME = "export";
 
@@ -55,6 +51,8 @@ export interface Options {
   /** File name without extension; default "model". */
   baseName?: string;
   georeference?: ExportGeoreference;
+  /** Formats written already (the pipeline writes the cloud's during the mesh stage): not written again, listed in their place. */
+  writtenAhead?: WrittenFormats;
 }
 
 export const DEFAULTS: Required<Pick<Options, "baseName">> = { baseName: "model" };
@@ -70,12 +68,6 @@ export interface Input {
   sparse?: SparsePoints;
 }
 
-export interface ExportedFile {
-  format: Format;
-  path: string;
-  bytes: number;
-}
-
 /** Formats that describe a surface and have nothing to hold without a mesh. */
 const SURFACE_ONLY: ReadonlySet<Format> = new Set<Format>(["obj", "stl"]);
 
@@ -83,37 +75,18 @@ const SURFACE_ONLY: ReadonlySet<Format> = new Set<Format>(["obj", "stl"]);
  * A format's content: the model formats as chunks written as they are made (a 30-million-point
  * LAS is 1.1 GB, and whole it was the export's peak); colmap and transforms (cameras) whole.
  */
-async function encode(format: Format, input: Input, georeference: ExportGeoreference | undefined): Promise<Iterable<Uint8Array> | AsyncIterable<Uint8Array> | Uint8Array | string> {
+async function encode(format: Format, input: Input, georeference: ExportGeoreference | undefined): Promise<Content> {
+  if (CLOUD_FORMATS.has(format)) return encodeCloudFormat(format, input, georeference);
   const gltfInput = { ...input, ...(georeference ? { georeference: { crs: georeference.crs, offset: georeference.offset } } : {}) };
   const sidecars = georeference ? [{ name: "model.prj", text: georeference.wkt }, { name: "model_offset.xyz", text: `${georeference.offset.join(" ")}\n` }] : [];
   switch (format) {
-    case "ply": return plyChunks(input.cloud);
-    case "las": return lasChunks(input.cloud, georeference);
     case "obj": return objZipChunks(input.mesh as Mesh, input.textured ?? null, undefined, sidecars);
     case "stl": return stlChunks(input.mesh as Mesh);
     case "glb": return glbChunks(await buildGltfDocument(gltfInput));
     case "gltf": return gltfChunks(await buildGltfDocument(gltfInput));
-    case "colmap": return writeColmapZip(input.views, input.sparse);
-    case "transforms": return writeTransformsJson(input.views);
     // ortho, dsm and report are the survey outputs, written by their own stage, not here.
     default: throw new Error(`export: ${format} is not a model format`);
   }
-}
-
-function isAsyncIterable(content: unknown): content is AsyncIterable<Uint8Array> {
-  return typeof content === "object" && content !== null && Symbol.asyncIterator in content;
-}
-
-async function writeContent(filePath: string, content: Iterable<Uint8Array> | AsyncIterable<Uint8Array> | Uint8Array | string): Promise<number> {
-  if (typeof content === "string") {
-    await writeFile(filePath, content);
-    return Buffer.byteLength(content);
-  }
-  if (content instanceof Uint8Array) {
-    await writeFile(filePath, content);
-    return content.byteLength;
-  }
-  return writeChunks(filePath, content);
 }
 
 export async function run(given: Input, options: Options): Promise<{ files: ExportedFile[]; report: StageReport }> {
@@ -123,28 +96,20 @@ export async function run(given: Input, options: Options): Promise<{ files: Expo
   // A mesh without faces is exported like no mesh: an empty OBJ or STL would only mislead.
   const input: Input = given.mesh && given.mesh.faceCount === 0 ? { ...given, mesh: null } : given;
   if (given.mesh && given.mesh.faceCount === 0) warnings.push("the mesh is empty; exporting the points instead");
-  const writing: Array<Promise<ExportedFile>> = [];
-  const timings: Record<string, number> = {};
   await mkdir(options.outDir, { recursive: true });
+  const ahead = options.writtenAhead ?? { files: [], ms: {} };
+  const done = new Set(ahead.files.map((file) => file.format));
+  const formats: Format[] = [];
   for (const format of new Set(options.formats)) {
     if (input.mesh === null && SURFACE_ONLY.has(format)) {
       warnings.push(`${format} not written: no mesh (sparse-only result); glb, gltf, ply and las hold the points`);
       continue;
     }
-    const formatStarted = performance.now();
-    const content = await encode(format, input, options.georeference);
-    const filePath = path.join(options.outDir, downloadFileName(baseName, format));
-    const written = writeContent(filePath, content).then((bytes) => {
-      timings[`ms_${format}`] = Math.round(performance.now() - formatStarted);
-      return { format, path: filePath, bytes };
-    });
-    written.catch(() => undefined);
-    writing.push(written);
-    // An asynchronous writer (the OBJ zip, deflated on libuv's thread pool) goes on while the
-    // formats after it are encoded on this thread; its ms_ counts until its last byte.
-    if (!isAsyncIterable(content)) await written;
+    formats.push(format);
   }
-  const files = await Promise.all(writing);
+  const written = await writeFormats(formats.filter((format) => !done.has(format)), (format) => encode(format, input, options.georeference), options.outDir, baseName);
+  const byFormat = new Map([...ahead.files, ...written.files].map((file) => [file.format, file]));
+  const files = formats.flatMap((format) => byFormat.get(format) ?? []);
   const counts: Record<string, number> = {
     files: files.length,
     bytes: files.reduce((sum, f) => sum + f.bytes, 0),
@@ -153,6 +118,7 @@ export async function run(given: Input, options: Options): Promise<{ files: Expo
     cameras: input.views.length,
   };
   for (const f of files) counts[`bytes_${f.format}`] = f.bytes;
-  Object.assign(counts, timings);
+  for (const [format, ms] of Object.entries({ ...ahead.ms, ...written.ms })) counts[`ms_${format}`] = ms;
+  if (ahead.files.length > 0) counts.formatsWrittenAhead = ahead.files.length;
   return { files, report: { stage: NAME, wallMs: performance.now() - started, counts, warnings } };
 }

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parse } from "@loaders.gl/core";
@@ -6,8 +6,8 @@ import { LAZRsLoader } from "@loaders.gl/las";
 import { OBJLoader } from "@loaders.gl/obj";
 import { PLYLoader } from "@loaders.gl/ply";
 import { describe, expect, it } from "vitest";
-import { downloadFileName } from "../../../shared/formats.js";
-import { chooseLasQuantisation, run, writeLas, writeObj, writePly, writeStl } from "../../../compute/stages/export/index.js";
+import { downloadFileName, type Format } from "../../../shared/formats.js";
+import { chooseLasQuantisation, run, writeCloudFormats, writeLas, writeObj, writePly, writeStl } from "../../../compute/stages/export/index.js";
 import { withFileFetch } from "../../support/file-fetch.js";
 import { cubeMesh, randomCloud, views } from "./fixtures.js";
 
@@ -152,6 +152,32 @@ describe("export/run", () => {
       const empty = await run({ views: views(), cloud: randomCloud(10), mesh: emptyMesh }, { formats: ["obj", "glb"], outDir, baseName: "empty" });
       expect(empty.files.map((f) => f.format)).toEqual(["glb"]);
       expect(empty.report.warnings.join(" ")).toMatch(/mesh is empty/);
+    } finally {
+      await rm(outDir, { recursive: true, force: true });
+    }
+  });
+
+  it("writes the cloud's formats ahead with the same bytes, and lists them in their place without writing them again", async () => {
+    const outDir = await mkdtemp(path.join(tmpdir(), "export-"));
+    try {
+      const input = { views: views(), cloud: randomCloud(300), mesh: cubeMesh() };
+      const formats: Format[] = ["obj", "ply", "glb", "las", "transforms"];
+      const whole = await run(input, { formats, outDir, baseName: "whole" });
+      const ahead = await writeCloudFormats({ input, formats, outDir, baseName: "split" });
+      expect(ahead.files.map((f) => f.format)).toEqual(["ply", "las", "transforms"]);
+      for (const format of ["ply", "las", "transforms"] as const) {
+        expect(await readFile(path.join(outDir, downloadFileName("split", format)))).toEqual(await readFile(path.join(outDir, downloadFileName("whole", format))));
+      }
+      // A file written ahead is not touched by the stage (its content here marks it).
+      await writeFile(path.join(outDir, "split.ply"), "written ahead");
+      const split = await run(input, { formats, outDir, baseName: "split", writtenAhead: ahead });
+      expect(split.files.map((f) => f.format)).toEqual(formats);
+      expect(split.files.map((f) => path.basename(f.path))).toEqual(formats.map((f) => downloadFileName("split", f)));
+      expect(await readFile(path.join(outDir, "split.ply"), "utf8")).toBe("written ahead");
+      expect(split.report.counts.formatsWrittenAhead).toBe(3);
+      expect(split.report.counts.bytes_las).toBe(whole.report.counts.bytes_las);
+      expect(typeof split.report.counts.ms_ply).toBe("number");
+      expect(await readFile(path.join(outDir, "split.glb"))).toEqual(await readFile(path.join(outDir, "whole.glb")));
     } finally {
       await rm(outDir, { recursive: true, force: true });
     }

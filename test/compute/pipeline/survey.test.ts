@@ -111,6 +111,20 @@ describe("a survey with ground control, whole pipeline", () => {
     expect(errors[errors.length >> 1]).toBeLessThan(2 * GSD_M);
   });
 
+  it("writes the cloud's formats during the mesh stage, the LAS in the survey's frame where the DSM lies", async () => {
+    const exported = result.report.stages.find((s) => s.stage === "export")!;
+    expect(exported.counts!.formatsWrittenAhead).toBe(4);
+    const las = await readFile(result.outputs.find((o) => o.format === "las")!.path);
+    const header = new DataView(las.buffer, las.byteOffset, las.byteLength);
+    const [maxE, minE, maxN, minN] = [179, 187, 195, 203].map((at) => header.getFloat64(at, true));
+    expect(las.toString("latin1")).toContain("UTM zone 32N");
+    const dsm = await geotiffOf(result.outputs.find((o) => o.format === "dsm")!.path);
+    const [e0, n0, e1, n1] = dsm.getBoundingBox();
+    // The cloud reaches somewhat past the DSM's cells; they overlap by most of the DSM.
+    expect(Math.min(maxE, e1) - Math.max(minE, e0)).toBeGreaterThan(0.8 * (e1 - e0));
+    expect(Math.min(maxN, n1) - Math.max(minN, n0)).toBeGreaterThan(0.8 * (n1 - n0));
+  });
+
   it("shows every target in the orthophoto within 2 GSD of its true position", async () => {
     const ortho = await geotiffOf(result.outputs.find((o) => o.format === "ortho")!.path);
     expect(ortho.getGeoKeys()!.ProjectedCSTypeGeoKey).toBe(UTM);
