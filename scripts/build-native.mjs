@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // Builds the compute service's native addons: matching's descriptor search
 // (compute/stages/matching/native/hamming.c), dense's plane cost and window
-// (compute/stages/dense/native/plane-cost.c) and the meshes' z-buffer
-// (compute/geometry/native/raster.c), each into a build/ folder beside its source.
+// (compute/stages/dense/native/plane-cost.c), dense's filter and fusion, bundle adjustment's
+// passes, the keypoints' alignment, the mesh's plane search (compute/stages/mesh/native/planes.c)
+// and the meshes' z-buffer (compute/geometry/native/raster.c), each into a build/ folder beside
+// its source.
 // Run by `postinstall`, so `npm ci` builds them; also by hand after editing a C file.
 //
 // It needs a C compiler (cc, gcc or clang) and Node-API's headers (node_api.h: beside the running
