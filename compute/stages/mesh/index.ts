@@ -378,9 +378,12 @@ async function meshCloud(input: Input, opts: Options, progress: ProgressFn | und
       }
     }
   }
+  // The trimming's grid of the final points is built while the helper finishes its half of the sums.
+  const meshed = cloud;
+  let pointGrid: PointGrid | null = null;
   const lattice = await buildSignedDistance(cloud.positions, oriented.normals, cloud.count, {
     spacing: h, supportVoxels: opts.supportRadius, stride,
-  }, helpers?.signedDistance);
+  }, helpers?.signedDistance, () => { pointGrid = new PointGrid(meshed.positions, meshed.count, h); });
   counts.latticeNodes = lattice.countNodes();
   counts.latticeBricks = lattice.brickCount;
   lap("signedDistance");
@@ -390,7 +393,7 @@ async function meshCloud(input: Input, opts: Options, progress: ProgressFn | und
   lap("extract");
   progress?.(0.6);
 
-  const grid = new PointGrid(cloud.positions, cloud.count, h);
+  const grid = pointGrid ?? new PointGrid(cloud.positions, cloud.count, h);
   const trimmed = trimFaces(raw, grid, opts.trimDistance * h);
   raw = trimmed.mesh;
   counts.trimmedFaces = counts.extractedFaces - raw.indices.length / 3;

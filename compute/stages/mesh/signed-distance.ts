@@ -55,8 +55,9 @@ export interface SignedDistanceTask {
  * then the second's), so that `helper` (a worker) can sum the second half while this thread
  * sums the first: the mesh stage's longest single-threaded phase, halved. The halves are the
  * same whether a helper is given or not, so the lattice is the same to the bit on any machine.
+ * `whileWaiting` runs here once this thread's half is summed, while the helper's is still out.
  */
-export async function buildSignedDistance(positions: Float32Array, normals: Float32Array, count: number, options: SignedDistanceOptions, helper?: TaskRunner<SignedDistanceTask, LatticeSums>): Promise<BrickLattice> {
+export async function buildSignedDistance(positions: Float32Array, normals: Float32Array, count: number, options: SignedDistanceOptions, helper?: TaskRunner<SignedDistanceTask, LatticeSums>, whileWaiting?: () => void): Promise<BrickLattice> {
   const origin = latticeOrigin(positions, count, options);
   // The split falls on the stride, so the halves take exactly the points one pass would.
   const half = Math.ceil(Math.ceil(count / options.stride) / 2) * options.stride;
@@ -74,6 +75,9 @@ export async function buildSignedDistance(positions: Float32Array, normals: Floa
   // costs time, not the job, and the second half is then summed here.
   const secondSums = helper ? helper.run(second).catch(() => null) : null;
   const lattice = scatterSums(positions, normals, split, origin, options);
+  // The worker's half takes longer (its copy there, its sums packed and sent back): this thread
+  // does the caller's other work meanwhile.
+  if (secondSums) whileWaiting?.();
   const fromHelper = secondSums ? await secondSums : null;
   addSums(lattice, fromHelper ?? latticeSums(scatterSums(second.positions, second.normals, second.count, origin, options)));
   // Sums to weighted means.
