@@ -347,7 +347,7 @@ function keptCells(
       const isCovered = dense.hasPointNearer(centre[0]!, centre[1]!, centre[2]!, cell * Math.SQRT1_2);
       if (isCovered && !(options.sweepCoveredEvery > 0 && (row + col) % options.sweepCoveredEvery === 0)) continue;
       if (!isCovered) report.groundCellsTried++;
-      const verdict = cameraVerdict(centre, found.normal, images, centres, 3 * voxel, options, 2 * options.inlierVoxels * voxel, options.standingOcclusion ? 2 * options.inlierVoxels * voxel : undefined);
+      const verdict = cameraVerdict(centre, found.normal, images, centres, 3 * voxel, options, 2 * options.inlierVoxels * voxel, options.standingOcclusion ? 2 * options.inlierVoxels * voxel : undefined, true);
       if (isCovered) {
         if (verdict.verdict === "keep") covered.push({ u: cu, v: cv, seenBy: verdict.seenBy });
         continue;

@@ -66,7 +66,7 @@ import { loadGreyPhotos } from "./photo-texture.js";
 import { BACKDROP_DEFAULTS, backdropMasks, markBackdrop, type BackdropOptions } from "./backdrop.js";
 import { SKY_DEFAULTS, skyMasks, unionMasks, type SkyOptions } from "./sky.js";
 import { carveSky, SKY_CARVE_DEFAULTS, type SkyCarveOptions } from "./sky-carve.js";
-import { cloudDepthImages, cloudDepthImagesOn, grownDepthImagesOn, type DepthImageTask } from "./see-through.js";
+import { cloudDepthImages, cloudDepthImagesOn, grownDepthImagesOn, markMeasured, type DepthImageTask } from "./see-through.js";
 import { completeStandingWalls, STANDING_WALL_DEFAULTS, type StandingWallOptions } from "./standing-walls.js";
 import { extractSurfaceNets } from "./surface-nets.js";
 import type { RawMesh } from "./surface-nets.js";
@@ -363,6 +363,8 @@ async function meshCloud(input: Input, opts: Options, progress: ProgressFn | und
         if (ahead || backdrop) depthImages = { images: ahead ?? cloudDepthImages(cloud.positions, cloud.count, input.views), count: cloud.count };
         if (depthImages && backdrop) counts.backdropPixels = markBackdrop(depthImages.images, backdrop);
       }
+      // Those images hold the measured points only: the ground's see-through test keeps reading them.
+      if (depthImages) markMeasured(depthImages.images);
       // The planes' points are splatted into their depth images on the worker while the ground is sought.
       const known = depthImages && helpers && depthImages.count < cloud.count ? grownDepthImagesOn(helpers.depthImages, depthImages, cloud.positions, cloud.count) : depthImages;
       const ground = await completeGround({ ...cloud, normals: oriented.normals }, input.views, h, completion.planes, completion.planeOf, opts.groundCompletion, photos, known, helpers?.groundSweep);

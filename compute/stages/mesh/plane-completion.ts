@@ -447,9 +447,14 @@ export interface CameraVerdict {
  * 0.11 below the camera), so the wall beyond falls in the same pixel, and the plane's own points,
  * `grazingHeight` below it, lie grazingHeight / sin e behind along the ray. Two pixels' span and
  * that height, over sin e, are added to the margin. With `standingRaise`, a view also does not see
- * `x` when something stands between it and the point that far above x (standingOccluded).
+ * `x` when something stands between it and the point that far above x (standingOccluded). With
+ * `seeThroughMeasured`, only the measured points (DepthImage.measured) show a view seeing through
+ * `x`, while every point occludes: SceauxCastle's facade, filled down to 10 voxels below its
+ * gravel (where stereo left no point to stop it), had every ground cell in front of its foot that
+ * three photos look across "seen through" to that fill, and the held-out courtyard view's ground
+ * came back with a band of holes (docs/decisions.md, "Only measured points see through the ground").
  */
-export function cameraVerdict(x: number[], normal: number[], images: DepthImage[], centres: Float64Array[], tolerance: number, options: Pick<PlaneCompletionOptions, "minViews" | "maxSeeThrough">, grazingHeight?: number, standingRaise?: number): CameraVerdict {
+export function cameraVerdict(x: number[], normal: number[], images: DepthImage[], centres: Float64Array[], tolerance: number, options: Pick<PlaneCompletionOptions, "minViews" | "maxSeeThrough">, grazingHeight?: number, standingRaise?: number, seeThroughMeasured = false): CameraVerdict {
   const seenBy: number[] = [];
   let through = 0;
   images.forEach((image, index) => {
@@ -483,7 +488,8 @@ export function cameraVerdict(x: number[], normal: number[], images: DepthImage[
     // plane's cell is seen through beyond the occlusion's margin"). The ground keeps 5 % (its
     // grazing rays meet its own spread points behind the cell).
     const throughMargin = grazingHeight === undefined ? occlusionMargin : margin;
-    if (depth > zc + throughMargin + beyond) through++;
+    const behind = seeThroughMeasured && image.measured ? image.measured[pixel.index]! : depth;
+    if (behind > zc + throughMargin + beyond) through++;
   });
   if (through > options.maxSeeThrough * seenBy.length) return { verdict: "seen-through", seenBy };
   return { verdict: seenBy.length >= options.minViews ? "keep" : "unseen", seenBy };

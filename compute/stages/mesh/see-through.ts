@@ -26,6 +26,20 @@ export interface DepthImage {
   scale: number;
   /** Nearest point's depth per pixel; 0 where no point projects, Infinity where the photo shows a backdrop or a clear sky and no point projects (backdrop.ts, sky.ts). */
   depth: Float32Array;
+  /**
+   * The same of the measured points alone (the dense cloud's, with the backdrop's marks), once
+   * completions' points are splatted into `depth`: a filled plane is a guess, and a ray that meets
+   * it has not shown that space empty (cameraVerdict's `seeThroughMeasured`). Absent: `depth` holds
+   * measured points only. While nothing is added it is `depth` itself; withMorePoints copies before
+   * it writes.
+   */
+  measured?: Float32Array;
+}
+
+/** Marks images of measured points as such, so that growing them keeps the measured depths (DepthImage.measured). */
+export function markMeasured(images: DepthImage[]): DepthImage[] {
+  for (const image of images) image.measured ??= image.depth;
+  return images;
 }
 
 /** One depth image per view: each point splatted to the pixel it projects to, the nearest kept. */
@@ -41,6 +55,7 @@ export function cloudDepthImages(positions: Float32Array, count: number, views: 
  */
 export function withMorePoints(images: DepthImage[], positions: Float32Array, from: number, count: number): DepthImage[] {
   for (const image of images) {
+    if (image.measured === image.depth && count > from) image.depth = image.depth.slice();
     const { view: { intrinsics: k, camFromWorld: { R, t } }, width, height, scale, depth } = image;
     for (let i = from; i < count; i++) {
       const x = positions[3 * i], y = positions[3 * i + 1], z = positions[3 * i + 2];
