@@ -16,6 +16,7 @@ import path from "node:path";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { completeGround, GROUND_DEFAULTS } from "../../../compute/stages/mesh/ground-completion.js";
+import { cloudDepthImages, markMeasured } from "../../../compute/stages/mesh/see-through.js";
 import { GROUND_SWEEP_DEFAULTS } from "../../../compute/stages/mesh/ground-sweep.js";
 import { GROUND_REGION_DEFAULTS } from "../../../compute/stages/mesh/ground-regions.js";
 import type { ImageRef, RegisteredView } from "../../../compute/scene/index.js";
@@ -195,6 +196,32 @@ describe("mesh/ground-completion", () => {
       if (count(points.positions, (px, _y, pz) => Math.abs(px - x) < 0.05 && Math.abs(pz - z) < 0.1) > 0) filled++;
     }
     expect(filled / patches).toBeGreaterThan(0.9);
+  });
+
+  it("is not seen through to a completed plane's points below it, only to measured ones", async () => {
+    // Plane completion fills a plain wall wherever the photos leave it open, and with no ground point
+    // to stop it the fill runs on below the ground: here the wall's plane filled 0.6 below the
+    // ground, its points after the courtyard's measured ones. A camera looking at the ground
+    // between z ≈ 4.4 and the wall's foot sees that fill beyond the ground along its ray.
+    const yard = courtyard(400);
+    const positions = Array.from(yard.positions), normals = Array.from(yard.normals);
+    for (let x = -3; x <= 3; x += 0.02) for (let y = -0.6; y < 0; y += 0.02) { positions.push(x, y, WALL); normals.push(0, 0, -1); }
+    const cloud = { positions: new Float32Array(positions), normals: new Float32Array(normals), colors: new Uint8Array(positions.length).fill(180), count: positions.length / 3 };
+    const planeOf = new Int16Array(cloud.count).fill(-1);
+    const known = () => ({ images: cloudDepthImages(yard.positions, yard.count, CAMERAS), count: yard.count });
+    const inBand = (x: number, _y: number, z: number) => Math.abs(x) > 0.6 && Math.abs(x) < 1.4 && z > 4.7 && z < 5.4;
+    const alone = await completeGround(yard, CAMERAS, VOXEL, [], new Int16Array(yard.count).fill(-1), GROUND_DEFAULTS, undefined, known());
+    const measured = await completeGround(cloud, CAMERAS, VOXEL, [], planeOf, GROUND_DEFAULTS, undefined, { ...known(), images: markMeasured(known().images) });
+    const unmarked = await completeGround(cloud, CAMERAS, VOXEL, [], planeOf, GROUND_DEFAULTS, undefined, known());
+    const band = count(alone.points.positions, inBand);
+    expect(band).toBeGreaterThan(500);
+    expect(count(measured.points.positions, inBand)).toBe(band);
+    expect(measured.report.groundCellsSeenThrough).toBe(alone.report.groundCellsSeenThrough);
+    // Read from every point, the fill would have made the band an opening.
+    expect(count(unmarked.points.positions, inBand)).toBeLessThan(band / 4);
+    // Growing the images kept the measured depths apart: the wall's fill is in `depth`, not in `measured`.
+    const grown = measured.images!;
+    expect(grown.some((image) => image.depth.some((d, i) => d !== image.measured![i]))).toBe(true);
   });
 
   it("adds nothing without points on the ground, or when the photos disagree on up", async () => {
