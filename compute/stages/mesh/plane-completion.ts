@@ -448,11 +448,12 @@ export interface CameraVerdict {
  * `grazingHeight` below it, lie grazingHeight / sin e behind along the ray. Two pixels' span and
  * that height, over sin e, are added to the margin. With `standingRaise`, a view also does not see
  * `x` when something stands between it and the point that far above x (standingOccluded). With
- * `seeThroughMeasured`, only the measured points (DepthImage.measured) show a view seeing through
- * `x`, while every point occludes: SceauxCastle's facade, filled down to 10 voxels below its
- * gravel (where stereo left no point to stop it), had every ground cell in front of its foot that
- * three photos look across "seen through" to that fill, and the held-out courtyard view's ground
- * came back with a band of holes (docs/decisions.md, "Only measured points see through the ground").
+ * `seeThroughMeasured`, a view sees through `x` only where a measured point (DepthImage.measured)
+ * lies beyond it too, while every point occludes: SceauxCastle's facade was filled down to 10
+ * voxels below its gravel (no point of the gravel stopped it), the ground cells that three photos
+ * look across toward the facade's foot were "seen through" to that fill, and the model's ground,
+ * seen from 100_7100, had a band of holes (docs/decisions.md, "Only measured points see through
+ * the ground").
  */
 export function cameraVerdict(x: number[], normal: number[], images: DepthImage[], centres: Float64Array[], tolerance: number, options: Pick<PlaneCompletionOptions, "minViews" | "maxSeeThrough">, grazingHeight?: number, standingRaise?: number, seeThroughMeasured = false): CameraVerdict {
   const seenBy: number[] = [];
@@ -488,8 +489,10 @@ export function cameraVerdict(x: number[], normal: number[], images: DepthImage[
     // plane's cell is seen through beyond the occlusion's margin"). The ground keeps 5 % (its
     // grazing rays meet its own spread points behind the cell).
     const throughMargin = grazingHeight === undefined ? occlusionMargin : margin;
-    const behind = seeThroughMeasured && image.measured ? image.measured[pixel.index]! : depth;
-    if (behind > zc + throughMargin + beyond) through++;
+    const farthest = zc + throughMargin + beyond;
+    // The nearest point beyond, and (with seeThroughMeasured) a measured one beyond as well: where
+    // only completions' points lie behind, nothing was seen through.
+    if (depth > farthest && (!seeThroughMeasured || !image.measured || image.measured[pixel.index]! > farthest)) through++;
   });
   if (through > options.maxSeeThrough * seenBy.length) return { verdict: "seen-through", seenBy };
   return { verdict: seenBy.length >= options.minViews ? "keep" : "unseen", seenBy };
