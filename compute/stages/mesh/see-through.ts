@@ -61,8 +61,10 @@ export function withMorePoints(images: DepthImage[], positions: Float32Array, fr
       const x = positions[3 * i], y = positions[3 * i + 1], z = positions[3 * i + 2];
       const zc = R[6] * x + R[7] * y + R[8] * z + t[2];
       if (!(zc > 0)) continue;
-      const at = pixelIndex(k, (R[0] * x + R[1] * y + R[2] * z + t[0]) / zc, (R[3] * x + R[4] * y + R[5] * z + t[1]) / zc, scale, width, height);
-      if (at < 0) continue;
+      const u = Math.floor(((k.focal * (R[0] * x + R[1] * y + R[2] * z + t[0])) / zc + k.cx) / scale);
+      const v = Math.floor(((k.focal * (R[3] * x + R[4] * y + R[5] * z + t[1])) / zc + k.cy) / scale);
+      if (u < 0 || v < 0 || u >= width || v >= height) continue;
+      const at = v * width + u;
       if (depth[at] === 0 || zc < depth[at]) depth[at] = zc;
     }
   }
@@ -143,27 +145,10 @@ export function depthPixelOf(image: DepthImage, x: number, y: number, z: number)
   const { intrinsics: k, camFromWorld: { R, t } } = image.view;
   const zc = R[6] * x + R[7] * y + R[8] * z + t[2];
   if (!(zc > 0)) return null;
-  const index = pixelIndex(k, (R[0] * x + R[1] * y + R[2] * z + t[0]) / zc, (R[3] * x + R[4] * y + R[5] * z + t[1]) / zc, image.scale, image.width, image.height);
-  return index < 0 ? null : { depth: zc, index };
-}
-
-/**
- * The depth-image pixel of normalised camera coordinates (x/z, y/z) through the lens's radial
- * distortion (compute/geometry/camera.ts), as the photo shows it; −1 outside the image, or past
- * the radius where the distortion stops growing outward (1 + 3·k1·r² + 5·k2·r⁴ ≤ 0: farther rays
- * would fold back into the frame). The backdrop's and the sky's masks are read from the photo's
- * own pixels, so the depth images must lie on them: SceauxCastle's lens (k1 −0.26) shows the
- * world 4 % past a pinhole frame's edges at mid-side and 12 % at the corners, and the ground cells
- * each photo shows along its bottom edge were out of that photo's sight.
- */
-function pixelIndex(k: { focal: number; cx: number; cy: number; k1: number; k2: number }, nx: number, ny: number, scale: number, width: number, height: number): number {
-  const r2 = nx * nx + ny * ny;
-  if (1 + 3 * k.k1 * r2 + 5 * k.k2 * r2 * r2 <= 0) return -1;
-  const d = 1 + k.k1 * r2 + k.k2 * r2 * r2;
-  const u = Math.floor((k.focal * d * nx + k.cx) / scale);
-  const v = Math.floor((k.focal * d * ny + k.cy) / scale);
-  if (u < 0 || v < 0 || u >= width || v >= height) return -1;
-  return v * width + u;
+  const u = Math.floor(((k.focal * (R[0] * x + R[1] * y + R[2] * z + t[0])) / zc + k.cx) / image.scale);
+  const v = Math.floor(((k.focal * (R[3] * x + R[4] * y + R[5] * z + t[1])) / zc + k.cy) / image.scale);
+  if (u < 0 || v < 0 || u >= image.width || v >= image.height) return null;
+  return { depth: zc, index: v * image.width + u };
 }
 
 export interface SeeThroughVote {

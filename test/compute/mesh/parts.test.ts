@@ -6,7 +6,7 @@ import { orientTowardCameras } from "../../../compute/stages/mesh/orient.js";
 import { medianSpacing, occupiedCells, PointGrid } from "../../../compute/stages/mesh/point-grid.js";
 import { ReliefPoints, reliefNear } from "../../../compute/stages/mesh/plane-completion.js";
 import { createRng } from "../../../compute/math/random.js";
-import { cloudDepthImages, depthPixelOf, withMorePoints } from "../../../compute/stages/mesh/see-through.js";
+import { cloudDepthImages, withMorePoints } from "../../../compute/stages/mesh/see-through.js";
 import { VoxelHash } from "../../../compute/stages/mesh/voxel-hash.js";
 import { planePoints, rng, spherePoints } from "./fixtures.js";
 
@@ -221,23 +221,5 @@ describe("mesh/see-through depth images", () => {
       // The appended points matter: some pixels are nearer or newly covered.
       expect(firstOnly[k].depth).not.toEqual(whole[k].depth);
     }
-  });
-
-  it("lie on the photo's pixels through the lens's radial distortion, and drop rays past its fold", () => {
-    // A barrel lens (k1 −0.25) at focal 500 on 640 × 480: the photo's bottom edge, 240 px below the
-    // centre, shows the ray at y/z ≈ 0.507, past a pinhole frame's 0.48.
-    const barrel: RegisteredView = { imageIndex: 0, name: "barrel", intrinsics: { width: 640, height: 480, focal: 500, cx: 320, cy: 240, k1: -0.25, k2: 0 }, camFromWorld: { R: new Float64Array([1, 0, 0, 0, 1, 0, 0, 0, 1]), t: new Float64Array([0, 0, 0]) } };
-    const pinhole: RegisteredView = { ...barrel, name: "pinhole", intrinsics: { ...barrel.intrinsics, k1: 0 } };
-    const [withLens, withoutLens] = cloudDepthImages(new Float32Array(0), 0, [barrel, pinhole]);
-    // y/z = 0.5 on the axis x = 0: the photo shows it at 240 + 500 · 0.5 · (1 − 0.25 · 0.25) = 474.4 px.
-    const edge = depthPixelOf(withLens, 0, 0.5, 1);
-    expect(edge).not.toBeNull();
-    expect(Math.floor(edge!.index / withLens.width)).toBe(Math.floor(474.4 / withLens.scale));
-    expect(depthPixelOf(withoutLens, 0, 0.5, 1)).toBeNull();
-    // Past the fold (1 + 3 · k1 · r² ≤ 0 from r ≈ 1.15) a ray would map back into the frame: r = 1.9 lands at y ≈ 240 + 500 · 1.9 · 0.0975 ≈ 333 px, and is dropped.
-    expect(depthPixelOf(withLens, 0, 1.9, 1)).toBeNull();
-    const splatted = withMorePoints([withLens], new Float32Array([0, 0.5, 1, 0, 1.9, 1]), 0, 2)[0];
-    expect(splatted.depth.filter((d) => d > 0).length).toBe(1);
-    expect(splatted.depth[edge!.index]).toBe(1);
   });
 });
