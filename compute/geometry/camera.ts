@@ -33,6 +33,23 @@ export function distort(intr: CameraIntrinsics, u: number, v: number, out: Float
 }
 
 /**
+ * Squared normalised radius where the radial mapping r·(1 + k1·r² + k2·r⁴) stops increasing (its
+ * derivative 1 + 3·k1·r² + 5·k2·r⁴ reaches 0), or Infinity where it never does. Past it a ray
+ * folds back onto pixels that nearer rays already own: with k1 −0.26 and k2 0, a point 48° off the
+ * axis can land inside the frame although the lens never saw it. distortion-select.ts keeps every
+ * refined lens monotone out to the image's corner, so the fold lies outside the frame.
+ */
+export function foldRadius2(k1: number, k2: number): number {
+  // Smallest positive root x = r² of 5·k2·x² + 3·k1·x + 1.
+  if (k2 === 0) return k1 < 0 ? -1 / (3 * k1) : Infinity;
+  const disc = 9 * k1 * k1 - 20 * k2;
+  if (disc < 0) return Infinity;
+  const sq = Math.sqrt(disc);
+  const roots = [(-3 * k1 - sq) / (10 * k2), (-3 * k1 + sq) / (10 * k2)].filter((x) => x > 0);
+  return roots.length > 0 ? Math.min(...roots) : Infinity;
+}
+
+/**
  * Pixel → undistorted normalised coordinates into out[0..1]. Radial distortion only scales
  * the radius, so invert r_d = r·(1 + k1·r² + k2·r⁴) for r by Newton's method (starting at
  * r = r_d) and scale the distorted point by r/r_d.

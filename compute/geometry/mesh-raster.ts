@@ -4,6 +4,7 @@
  * can ask which surface a pixel sees. Used for visibility by the vertex colouring of the mesh
  * stage and by the texture stage.
  */
+import { foldRadius2 } from "./camera.js";
 import { nativeRaster } from "./native-raster.js";
 import type { CameraIntrinsics, RigidTransform } from "./types.js";
 
@@ -11,7 +12,10 @@ import type { CameraIntrinsics, RigidTransform } from "./types.js";
 export interface VertexProjection {
   px: Float32Array;
   py: Float32Array;
-  /** Depth along the camera's z axis; ≤ 0 for vertices behind the camera (px, py then 0). */
+  /**
+   * Depth along the camera's z axis; ≤ 0 for vertices behind the camera, and 0 for those past the
+   * lens's fold (camera.ts foldRadius2), which no pixel sees; px, py then 0.
+   */
   depth: Float32Array;
 }
 
@@ -21,6 +25,7 @@ export function projectVertices(positions: Float32Array, camFromWorld: RigidTran
   const { R, t } = camFromWorld;
   const { focal, cx, cy, k1, k2 } = intrinsics;
   const px = new Float32Array(n), py = new Float32Array(n), depth = new Float32Array(n);
+  const fold = foldRadius2(k1, k2);
   for (let v = 0; v < n; v++) {
     const X = positions[3 * v], Y = positions[3 * v + 1], Z = positions[3 * v + 2];
     const xc = R[0] * X + R[1] * Y + R[2] * Z + t[0];
@@ -30,6 +35,11 @@ export function projectVertices(positions: Float32Array, camFromWorld: RigidTran
     if (zc <= 0) continue;
     const u = xc / zc, w = yc / zc;
     const r2 = u * u + w * w;
+    if (r2 >= fold) {
+      // A far point past the fold would land inside the frame, in front of what the photo shows.
+      depth[v] = 0;
+      continue;
+    }
     const d = 1 + k1 * r2 + k2 * r2 * r2;
     px[v] = (focal * d * u + cx) * scale;
     py[v] = (focal * d * w + cy) * scale;

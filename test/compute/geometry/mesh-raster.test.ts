@@ -7,7 +7,8 @@
  * TypeScript: both are held to the reference.
  */
 import { describe, expect, it } from "vitest";
-import { rasterizeDepth, rasterizeDepthReference as rasterizeWholeBox, rasterizeDepthSpans } from "../../../compute/geometry/mesh-raster.js";
+import { foldRadius2 } from "../../../compute/geometry/camera.js";
+import { projectVertices, rasterizeDepth, rasterizeDepthReference as rasterizeWholeBox, rasterizeDepthSpans } from "../../../compute/geometry/mesh-raster.js";
 import { nativeRaster } from "../../../compute/geometry/native-raster.js";
 import { createRng } from "../../../compute/math/random.js";
 import { canBuildNative } from "../../support/native-build.js";
@@ -87,5 +88,30 @@ describe("geometry/mesh-raster", () => {
   it("leaves faces behind the camera out", () => {
     const proj = { px: Float32Array.of(10, 50, 30), py: Float32Array.of(10, 10, 50), depth: Float32Array.of(1, -1, 1) };
     expect(rasterizeDepth(Uint32Array.of(0, 1, 2), proj, width, height).every((z) => z === Infinity)).toBe(true);
+  });
+
+  it("finds where a lens's radial mapping folds over", () => {
+    expect(foldRadius2(-0.26, 0)).toBeCloseTo(1 / 0.78, 12);
+    expect(foldRadius2(-0.257, 0.329)).toBe(Infinity); // SceauxCastle's lens never folds
+    expect(foldRadius2(0.1, 0)).toBe(Infinity);
+    expect(foldRadius2(0, 0)).toBe(Infinity);
+    const x = foldRadius2(-0.2, -0.05);
+    expect(1 + 3 * -0.2 * x + 5 * -0.05 * x * x).toBeCloseTo(0, 12);
+    const y = foldRadius2(-0.3, 0.02);
+    expect(1 + 3 * -0.3 * y + 5 * 0.02 * y * y).toBeCloseTo(0, 12);
+    expect(y).toBeLessThan(2);
+  });
+
+  it("leaves points past the lens's fold out of the frame they would fold into", () => {
+    // k1 −0.26: the mapping peaks at 48.5° off the axis; a point 60° off it (r = 1.73) would land
+    // at r·(1 + k1·r²) = 0.38, inside a frame of half-width 0.5, though the lens never saw it.
+    const intrinsics = { focal: 200, cx: 100, cy: 100, k1: -0.26, k2: 0 };
+    const camFromWorld = { R: Float64Array.of(1, 0, 0, 0, 1, 0, 0, 0, 1), t: Float64Array.of(0, 0, 0) };
+    const positions = Float32Array.of(Math.tan((60 * Math.PI) / 180), 0, 1, Math.tan((20 * Math.PI) / 180), 0, 1);
+    const proj = projectVertices(positions, camFromWorld, intrinsics, 1);
+    expect(proj.depth[0]).toBe(0);
+    expect(proj.depth[1]).toBeCloseTo(1, 6);
+    const r = Math.tan((20 * Math.PI) / 180);
+    expect(proj.px[1]).toBeCloseTo(200 * r * (1 - 0.26 * r * r) + 100, 3);
   });
 });
