@@ -28,7 +28,7 @@ import { buildCharts, splitVertices, type ChartedMesh } from "./charts.js";
 import type { ChartFaces } from "./paint.js";
 import { consensusShifts, faceAdjacency, gatherCandidates, mergeRegions, rejectInconsistent, selectViews, UNSEEN } from "./select-views.js";
 import { UNREADABLE_PHOTO, type PaintTask, type PhotoOf, type ViewTask, type ViewTaskResult } from "./view-task.js";
-import { dropGrazing, faceGeometry, type ScanOptions, type ViewObservations } from "./view-scan.js";
+import { dropFallbacks, faceGeometry, type ScanOptions, type ViewObservations } from "./view-scan.js";
 import { solveChannels, startWorkers, type TextureWorkers } from "./threads.js";
 import { chartTargets, consistentSeams } from "./levelling.js";
 import { shared } from "../../util/shared-memory.js";
@@ -337,9 +337,9 @@ async function texture(input: Input, opts: Options, runner: TaskRunner<ViewTask,
   const scan: ScanOptions = { depthTolerance: opts.depthToleranceEdges * medianEdgeLength(mesh), minCosine: opts.minCosine, grazingMinCosine: opts.grazingMinCosine, borderPixels: opts.padding + 1, frontalPower: opts.frontalPower };
   const scanned = await scanPhotos(input, imageByIndex, photoOf, baseScale, scan, runner, progress);
   if (scanned.unreadable.length > 0) warnings.push(`could not read ${scanned.unreadable.join(", ")}; not used for the texture`);
-  const grazing = dropGrazing(scanned.observations, mesh.faceCount);
-  const observations = grazing.observations;
-  counts.grazingObservations = grazing.kept;
+  const fallbacks = dropFallbacks(scanned.observations, mesh.faceCount);
+  const observations = fallbacks.observations;
+  counts.fallbackObservations = fallbacks.kept;
   lap("scan");
 
   // 2. One view per face.

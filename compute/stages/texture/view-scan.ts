@@ -27,8 +27,12 @@ export interface ViewObservations {
   quality: Float32Array;
   /** Mean RGB (0–255, sRGB) of the face in this photo, 3 per seen face. */
   colours: Float32Array;
-  /** 1 where the view sees the face more obliquely than minCosine (kept only for faces no view sees better: dropGrazing). */
-  grazing: Uint8Array;
+  /**
+   * Per seen face, why this view is only a fallback for it (0 when it is not): GRAZING, seen more
+   * obliquely than minCosine, and/or PARTIAL, a corner outside the frame. A fallback is kept only
+   * for faces that no view sees whole and at minCosine or better (dropFallbacks).
+   */
+  fallback: Uint8Array;
 }
 
 export interface ScanOptions {
@@ -91,8 +95,16 @@ export interface LoadedPhoto {
 /** Gradient floor (luma units) so a face on a flat wall still ranks views by projected area. */
 const GRADIENT_FLOOR = 2;
 
+/** Fallback reasons (ViewObservations.fallback), as bits. */
+export const GRAZING = 1;
+export const PARTIAL = 2;
+
+function insideFrame(x: number, y: number, width: number, height: number, border: number): boolean {
+  return x >= border && y >= border && x <= width - border && y <= height - border;
+}
+
 function inside(proj: VertexProjection, v: number, width: number, height: number, border: number): boolean {
-  return proj.depth[v] > 0 && proj.px[v] >= border && proj.py[v] >= border && proj.px[v] <= width - border && proj.py[v] <= height - border;
+  return proj.depth[v] > 0 && insideFrame(proj.px[v], proj.py[v], width, height, border);
 }
 
 /** Observations of every face by one view, from its photo. */
@@ -107,24 +119,32 @@ export function scanView(mesh: Pick<Mesh, "positions" | "indices" | "faceCount">
   const seen = new Uint32Array(mesh.faceCount);
   const quality = new Float32Array(mesh.faceCount);
   const colours = new Float32Array(3 * mesh.faceCount);
-  const grazing = new Uint8Array(mesh.faceCount);
+  const fallback = new Uint8Array(mesh.faceCount);
   let count = 0;
   const texel = new Float64Array(3);
+  const border = options.borderPixels;
   const visibleAt = (x: number, y: number, z: number): boolean => z <= zbuf[Math.min(height - 1, Math.floor(y)) * width + Math.min(width - 1, Math.floor(x))] + options.depthTolerance;
+  // A corner outside the frame is not looked up: the z-buffer holds nothing there.
+  const cornerVisible = (v: number): boolean => !insideFrame(proj.px[v], proj.py[v], width, height, border) || visibleAt(proj.px[v], proj.py[v], proj.depth[v]);
   const at = (x: number, y: number): number => gradientAt(rgb, width, height, Math.floor(x), Math.floor(y));
   for (let f = 0; f < mesh.faceCount; f++) {
     const a = mesh.indices[3 * f], b = mesh.indices[3 * f + 1], c = mesh.indices[3 * f + 2];
-    if (!inside(proj, a, width, height, options.borderPixels) || !inside(proj, b, width, height, options.borderPixels) || !inside(proj, c, width, height, options.borderPixels)) continue;
+    if (!(proj.depth[a] > 0 && proj.depth[b] > 0 && proj.depth[c] > 0)) continue;
+    const gx = (proj.px[a] + proj.px[b] + proj.px[c]) / 3, gy = (proj.py[a] + proj.py[b] + proj.py[c]) / 3;
+    // A face whose centroid is in the frame but a corner is not is a fallback (PARTIAL): its texels
+    // past the edge repeat the edge's pixels (paint.ts clamps), which beats no texture where no
+    // photo frames the face whole, e.g. ground at the frames' bottom edges.
+    const whole = inside(proj, a, width, height, border) && inside(proj, b, width, height, border) && inside(proj, c, width, height, border);
+    if (!whole && !insideFrame(gx, gy, width, height, border)) continue;
     const dx = centre[0] - faces.centroids[3 * f], dy = centre[1] - faces.centroids[3 * f + 1], dz = centre[2] - faces.centroids[3 * f + 2];
     const cosine = Math.abs(faces.normals[3 * f] * dx + faces.normals[3 * f + 1] * dy + faces.normals[3 * f + 2] * dz) / Math.hypot(dx, dy, dz);
     if (cosine < Math.min(options.minCosine, options.grazingMinCosine)) continue;
-    const gx = (proj.px[a] + proj.px[b] + proj.px[c]) / 3, gy = (proj.py[a] + proj.py[b] + proj.py[c]) / 3;
     const gz = 3 / (1 / proj.depth[a] + 1 / proj.depth[b] + 1 / proj.depth[c]);
-    if (!visibleAt(gx, gy, gz) || !visibleAt(proj.px[a], proj.py[a], proj.depth[a]) || !visibleAt(proj.px[b], proj.py[b], proj.depth[b]) || !visibleAt(proj.px[c], proj.py[c], proj.depth[c])) continue;
+    if (!visibleAt(gx, gy, gz) || !cornerVisible(a) || !cornerVisible(b) || !cornerVisible(c)) continue;
     const area = Math.abs((proj.px[b] - proj.px[a]) * (proj.py[c] - proj.py[a]) - (proj.py[b] - proj.py[a]) * (proj.px[c] - proj.px[a])) / 2;
     const sharpness = (at(gx, gy) + at(proj.px[a], proj.py[a]) + at(proj.px[b], proj.py[b]) + at(proj.px[c], proj.py[c])) / 4;
     seen[count] = f;
-    grazing[count] = cosine < options.minCosine ? 1 : 0;
+    fallback[count] = (cosine < options.minCosine ? GRAZING : 0) | (whole ? 0 : PARTIAL);
     quality[count] = Math.max(area, 0.25) * (sharpness + GRADIENT_FLOOR) * cosine ** options.frontalPower;
     // Mean colour: centroid and the three points halfway to the corners.
     sampleRgb(rgb, width, height, gx, gy, texel);
@@ -137,29 +157,29 @@ export function scanView(mesh: Pick<Mesh, "positions" | "indices" | "faceCount">
     colours[3 * count] = r / 4; colours[3 * count + 1] = g / 4; colours[3 * count + 2] = bl / 4;
     count++;
   }
-  return { view: viewIndex, faces: seen.slice(0, count), quality: quality.slice(0, count), colours: colours.slice(0, 3 * count), grazing: grazing.slice(0, count) };
+  return { view: viewIndex, faces: seen.slice(0, count), quality: quality.slice(0, count), colours: colours.slice(0, 3 * count), fallback: fallback.slice(0, count) };
 }
 
 /**
- * Drops every grazing observation of a face that some view sees at minCosine or better, so
- * grazing views only texture what nothing else shows. Returns how many grazing observations
- * were kept.
+ * Drops every fallback observation (grazing, or partly outside the frame) of a face that some view
+ * sees whole and at minCosine or better, so fallbacks only texture what nothing else shows.
+ * Returns how many fallback observations were kept.
  */
-export function dropGrazing(observations: ViewObservations[], faceCount: number): { observations: ViewObservations[]; kept: number } {
+export function dropFallbacks(observations: ViewObservations[], faceCount: number): { observations: ViewObservations[]; kept: number } {
   const seenWell = new Uint8Array(faceCount);
-  for (const o of observations) for (let k = 0; k < o.faces.length; k++) if (!o.grazing[k]) seenWell[o.faces[k]] = 1;
+  for (const o of observations) for (let k = 0; k < o.faces.length; k++) if (!o.fallback[k]) seenWell[o.faces[k]] = 1;
   let kept = 0;
   const out = observations.map((o) => {
-    const keeps = (k: number): boolean => !o.grazing[k] || !seenWell[o.faces[k]];
+    const keeps = (k: number): boolean => !o.fallback[k] || !seenWell[o.faces[k]];
     let count = 0;
     for (let k = 0; k < o.faces.length; k++) {
       if (!keeps(k)) continue;
       count++;
-      if (o.grazing[k]) kept++;
+      if (o.fallback[k]) kept++;
     }
     if (count === o.faces.length) return o;
     // Typed copies in one pass (a subarray per kept face cost ~0.5 s on 200k faces × 7 photos).
-    const faces = new Uint32Array(count), quality = new Float32Array(count), colours = new Float32Array(3 * count), grazing = new Uint8Array(count);
+    const faces = new Uint32Array(count), quality = new Float32Array(count), colours = new Float32Array(3 * count), fallback = new Uint8Array(count);
     for (let k = 0, i = 0; k < o.faces.length; k++) {
       if (!keeps(k)) continue;
       faces[i] = o.faces[k];
@@ -167,10 +187,10 @@ export function dropGrazing(observations: ViewObservations[], faceCount: number)
       colours[3 * i] = o.colours[3 * k];
       colours[3 * i + 1] = o.colours[3 * k + 1];
       colours[3 * i + 2] = o.colours[3 * k + 2];
-      grazing[i] = o.grazing[k];
+      fallback[i] = o.fallback[k];
       i++;
     }
-    return { view: o.view, faces, quality, colours, grazing };
+    return { view: o.view, faces, quality, colours, fallback };
   });
   return { observations: out, kept };
 }

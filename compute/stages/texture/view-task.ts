@@ -73,7 +73,7 @@ export async function runViewTask(task: ViewTask): Promise<{ value: ViewTaskResu
   switch (task.kind) {
     case "scan": {
       const seen = scanView(task.mesh, task.faces, task.view, task.viewIndex, photo, task.options);
-      return { value: seen, transfer: [seen.faces.buffer, seen.quality.buffer, seen.colours.buffer, seen.grazing.buffer] as ArrayBuffer[] };
+      return { value: seen, transfer: [seen.faces.buffer, seen.quality.buffer, seen.colours.buffer, seen.fallback.buffer] as ArrayBuffer[] };
     }
     case "sample": {
       const colours = new Float32Array((3 * task.pixels.length) / 2);
