@@ -45,8 +45,9 @@ export function foldRadius2(k1: number, k2: number): number {
   const disc = 9 * k1 * k1 - 20 * k2;
   if (disc < 0) return Infinity;
   const sq = Math.sqrt(disc);
-  const roots = [(-3 * k1 - sq) / (10 * k2), (-3 * k1 + sq) / (10 * k2)].filter((x) => x > 0);
-  return roots.length > 0 ? Math.min(...roots) : Infinity;
+  const a = (-3 * k1 - sq) / (10 * k2), b = (-3 * k1 + sq) / (10 * k2);
+  const lo = Math.min(a, b), hi = Math.max(a, b);
+  return lo > 0 ? lo : hi > 0 ? hi : Infinity;
 }
 
 /**
