@@ -34,15 +34,16 @@ function greyPhoto(): { rgb: Uint8Array; width: number; height: number; scale: n
 }
 
 describe("texture/fallback views", () => {
-  it("keeps a fallback view only for the faces that no view sees whole and well, with its quality and colour", () => {
-    // Faces 0 and 1: view 0 frontal, view 1 grazing. Face 2: only fallbacks (grazing, partial). Face 3: view 1 frontal only.
-    const { observations: kept, kept: fallbacksKept } = dropFallbacks([observations(0, [0, 1, 2], [0, 0, PARTIAL]), observations(1, [0, 1, 2, 3], [GRAZING, GRAZING | PARTIAL, GRAZING, 0])], 4);
-    expect(Array.from(kept[0].faces)).toEqual([0, 1, 2]);
-    expect(Array.from(kept[1].faces)).toEqual([2, 3]);
-    expect(Array.from(kept[1].quality)).toEqual([12, 13]);
-    expect(Array.from(kept[1].colours)).toEqual([2, 101, 200, 3, 101, 200]);
-    expect(Array.from(kept[1].fallback)).toEqual([GRAZING, 0]);
-    expect(fallbacksKept).toBe(2);
+  it("keeps a fallback view only for the faces that no view sees whole and better, with its quality and colour", () => {
+    // Faces 0 and 1: view 0 frontal, view 1 grazing (and cutting face 1). Face 2: view 0 cuts it,
+    // view 1 grazes it whole. Face 3: view 1 frontal only. Face 4: both views cut it.
+    const { observations: kept, kept: fallbacksKept } = dropFallbacks([observations(0, [0, 1, 2, 4], [0, 0, PARTIAL, PARTIAL]), observations(1, [0, 1, 2, 3, 4], [GRAZING, GRAZING | PARTIAL, GRAZING, 0, PARTIAL | GRAZING])], 5);
+    expect(Array.from(kept[0].faces)).toEqual([0, 1, 4]);
+    expect(Array.from(kept[1].faces)).toEqual([2, 3, 4]);
+    expect(Array.from(kept[1].quality)).toEqual([12, 13, 14]);
+    expect(Array.from(kept[1].colours)).toEqual([2, 101, 200, 3, 101, 200, 4, 101, 200]);
+    expect(Array.from(kept[1].fallback)).toEqual([GRAZING, 0, PARTIAL | GRAZING]);
+    expect(fallbacksKept).toBe(3);
   });
 
   it("leaves views without fallback observations as they are", () => {
