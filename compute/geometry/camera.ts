@@ -10,14 +10,16 @@ import type { CameraIntrinsics, RigidTransform } from "./types.js";
 const MIN_DEPTH = 1e-12;
 const UNDISTORT_ITERATIONS = 20;
 
-/** Projects world point X to pixels into out[0..1]; false (out untouched) if X is not in front. */
+/** Projects world point X to pixels into out[0..1]; false (out untouched) if X is not in front, or past the lens's fold (foldRadius2). */
 export function project(intr: CameraIntrinsics, camFromWorld: RigidTransform, X: ArrayLike<number>, out: Float64Array): boolean {
   const { R, t } = camFromWorld;
   const x = R[0] * X[0] + R[1] * X[1] + R[2] * X[2] + t[0];
   const y = R[3] * X[0] + R[4] * X[1] + R[5] * X[2] + t[1];
   const z = R[6] * X[0] + R[7] * X[1] + R[8] * X[2] + t[2];
   if (!(z > MIN_DEPTH)) return false;
-  distort(intr, x / z, y / z, out);
+  const u = x / z, v = y / z;
+  if (u * u + v * v >= foldOf(intr.k1, intr.k2)) return false;
+  distort(intr, u, v, out);
   out[0] = intr.focal * out[0] + intr.cx;
   out[1] = intr.focal * out[1] + intr.cy;
   return true;
@@ -48,6 +50,19 @@ export function foldRadius2(k1: number, k2: number): number {
   const a = (-3 * k1 - sq) / (10 * k2), b = (-3 * k1 + sq) / (10 * k2);
   const lo = Math.min(a, b), hi = Math.max(a, b);
   return lo > 0 ? lo : hi > 0 ? hi : Infinity;
+}
+
+/** The last lens's fold (foldRadius2), kept by value: projections come in long runs through one lens. */
+let foldK1 = 0, foldK2 = 0, foldR2 = Infinity;
+
+/** foldRadius2(k1, k2), remembered for the last lens asked about. */
+export function foldOf(k1: number, k2: number): number {
+  if (k1 !== foldK1 || k2 !== foldK2) {
+    foldR2 = foldRadius2(k1, k2);
+    foldK1 = k1;
+    foldK2 = k2;
+  }
+  return foldR2;
 }
 
 /**

@@ -17,12 +17,13 @@
  * from the detected keypoints by the reprojection error that points3D.txt states per point.
  */
 import { zipSync } from "fflate";
+import { foldOf } from "../../geometry/camera.js";
 import type { RegisteredView, SparsePoints } from "../../scene/index.js";
 import { quaternionFromMatrix } from "./camera-nodes.js";
 
 const encoder = new TextEncoder();
 
-/** Pixel position of world point (x, y, z) in `view`, or null behind the camera. */
+/** Pixel position of world point (x, y, z) in `view`, or null behind the camera or past its lens's fold. */
 export function projectPoint(view: RegisteredView, x: number, y: number, z: number): [number, number] | null {
   const { R, t } = view.camFromWorld;
   const cx = R[0] * x + R[1] * y + R[2] * z + t[0];
@@ -33,6 +34,7 @@ export function projectPoint(view: RegisteredView, x: number, y: number, z: numb
   const v = cy / cz;
   const r2 = u * u + v * v;
   const { focal, k1, k2 } = view.intrinsics;
+  if (r2 >= foldOf(k1, k2)) return null;
   const d = 1 + k1 * r2 + k2 * r2 * r2;
   return [focal * d * u + view.intrinsics.cx, focal * d * v + view.intrinsics.cy];
 }

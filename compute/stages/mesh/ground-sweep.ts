@@ -10,6 +10,7 @@
  * facade), so every view paints the ground's shadows and edges somewhere else. Thousands of
  * patches over the whole ground decide height and tilt far better than the points do.
  */
+import { foldOf } from "../../geometry/camera.js";
 import type { TaskRunner } from "../../util/pool.js";
 import { shared } from "../../util/shared-memory.js";
 import { bilinear, type GreyPhoto } from "./photo-texture.js";
@@ -393,14 +394,16 @@ export function patchScorer(start: GroundPlane, reach: SweepReach, anchors: Floa
   };
 }
 
-/** Where world point (X, Y, Z) falls in `photo`'s pixels, written into `pixel` (x, y); false when it lies behind the photo or outside it. */
+/** Where world point (X, Y, Z) falls in `photo`'s pixels, written into `pixel` (x, y); false when it lies behind the photo, past its lens's fold, or outside it. */
 function pixelOf(photo: GreyPhoto, X: number, Y: number, Z: number, pixel: Float64Array): boolean {
   const { R, t } = photo.view.camFromWorld;
   const { focal, cx, cy, k1, k2 } = photo.view.intrinsics;
   const zc = R[6] * X + R[7] * Y + R[8] * Z + t[2];
   if (!(zc > 0)) return false;
   const x = (R[0] * X + R[1] * Y + R[2] * Z + t[0]) / zc, y = (R[3] * X + R[4] * Y + R[5] * Z + t[1]) / zc;
-  const r2 = x * x + y * y, dist = 1 + k1 * r2 + k2 * r2 * r2;
+  const r2 = x * x + y * y;
+  if (r2 >= foldOf(k1, k2)) return false; // past the lens's fold a far point lands on another's pixel
+  const dist = 1 + k1 * r2 + k2 * r2 * r2;
   const px = (focal * dist * x + cx) * photo.scale - 0.5, py = (focal * dist * y + cy) * photo.scale - 0.5;
   pixel[0] = px;
   pixel[1] = py;

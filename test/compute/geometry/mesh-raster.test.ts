@@ -7,7 +7,7 @@
  * TypeScript: both are held to the reference.
  */
 import { describe, expect, it } from "vitest";
-import { foldRadius2 } from "../../../compute/geometry/camera.js";
+import { foldOf, foldRadius2, project } from "../../../compute/geometry/camera.js";
 import { projectVertices, rasterizeDepth, rasterizeDepthReference as rasterizeWholeBox, rasterizeDepthSpans } from "../../../compute/geometry/mesh-raster.js";
 import { nativeRaster } from "../../../compute/geometry/native-raster.js";
 import { createRng } from "../../../compute/math/random.js";
@@ -102,7 +102,7 @@ describe("geometry/mesh-raster", () => {
     expect(y).toBeLessThan(2);
   });
 
-  it("leaves points past the lens's fold out of the frame they would fold into", () => {
+  it("leaves points past the lens's fold out of the frame they would fold into, in every projection", () => {
     // k1 −0.26: the mapping peaks at 48.5° off the axis; a point 60° off it (r = 1.73) would land
     // at r·(1 + k1·r²) = 0.38, inside a frame of half-width 0.5, though the lens never saw it.
     const intrinsics = { focal: 200, cx: 100, cy: 100, k1: -0.26, k2: 0 };
@@ -113,5 +113,13 @@ describe("geometry/mesh-raster", () => {
     expect(proj.depth[1]).toBeCloseTo(1, 6);
     const r = Math.tan((20 * Math.PI) / 180);
     expect(proj.px[1]).toBeCloseTo(200 * r * (1 - 0.26 * r * r) + 100, 3);
+    // The single-point projection refuses it too, and remembers each lens's fold by value.
+    const pixel = new Float64Array(2);
+    expect(project(intrinsics, camFromWorld, positions.subarray(0, 3), pixel)).toBe(false);
+    expect(project(intrinsics, camFromWorld, positions.subarray(3, 6), pixel)).toBe(true);
+    expect(pixel[0]).toBeCloseTo(proj.px[1]!, 3);
+    expect(foldOf(-0.26, 0)).toBe(foldRadius2(-0.26, 0));
+    expect(foldOf(0.1, 0)).toBe(Infinity);
+    expect(foldOf(-0.26, 0)).toBeCloseTo(1 / 0.78, 12);
   });
 });
