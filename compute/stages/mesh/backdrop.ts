@@ -21,6 +21,7 @@
  * point does.
  */
 import sharp from "sharp";
+import { foldRadius2 } from "../../geometry/camera.js";
 import type { ImageRef, RegisteredView } from "../../scene/index.js";
 import { depthImageShape, type DepthImage } from "./see-through.js";
 
@@ -99,19 +100,56 @@ export function darkSmooth(grey: Uint8Array, width: number, height: number, opti
   return mask;
 }
 
-/** Marks, in place, the depthless pixels of each depth image that its mask calls backdrop as infinitely far; returns how many. */
+/**
+ * Marks, in place, the depthless pixels of each depth image that its mask calls backdrop (or sky) as
+ * infinitely far; returns how many. The masks are read on the photo's own pixels, through its lens,
+ * and the depth images lie on a pinhole frame of the same size (see-through.ts), so each depth pixel
+ * reads the mask where the photo shows its ray (maskPixelOf): SceauxCastle's lens (k1 −0.26) shows
+ * a ray 4 % farther out at mid-side, 12 % at the corners, and read at the same index the sky's marks
+ * fell on rays nearer the middle than the ones the photo shows as sky, roofs near the top corners
+ * among them.
+ */
 export function markBackdrop(images: DepthImage[], masks: Array<Uint8Array | null>): number {
   let marked = 0;
   images.forEach((image, i) => {
     const mask = masks[i];
     if (!mask) return;
     const { depth } = image;
+    const lookup = maskPixelOf(image);
     for (let p = 0; p < depth.length; p++) {
-      if (depth[p] === 0 && mask[p]) {
+      if (depth[p] !== 0) continue;
+      const m = lookup ? lookup[p]! : p;
+      if (m >= 0 && mask[m]) {
         depth[p] = Infinity;
         marked++;
       }
     }
   });
   return marked;
+}
+
+/**
+ * Per depth pixel, the index of the photo's pixel (at the depth image's size) that shows the ray
+ * through the depth pixel's centre, through the lens's radial distortion (geometry/camera.ts); −1
+ * where the photo does not show it. Null for a lens without distortion, where the two are the
+ * same pixel.
+ */
+export function maskPixelOf(image: DepthImage): Int32Array | null {
+  const { focal, cx, cy, k1, k2 } = image.view.intrinsics;
+  if (k1 === 0 && k2 === 0) return null;
+  const { width, height, scale } = image;
+  const fold = foldRadius2(k1, k2);
+  const lookup = new Int32Array(width * height).fill(-1);
+  for (let y = 0; y < height; y++) {
+    const v = ((y + 0.5) * scale - cy) / focal;
+    for (let x = 0; x < width; x++) {
+      const u = ((x + 0.5) * scale - cx) / focal;
+      const r2 = u * u + v * v;
+      if (r2 >= fold) continue;
+      const d = 1 + k1 * r2 + k2 * r2 * r2;
+      const mx = Math.floor((focal * d * u + cx) / scale), my = Math.floor((focal * d * v + cy) / scale);
+      if (mx >= 0 && my >= 0 && mx < width && my < height) lookup[y * width + x] = my * width + mx;
+    }
+  }
+  return lookup;
 }

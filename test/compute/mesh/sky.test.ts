@@ -14,7 +14,8 @@ import { DEFAULTS } from "../../../compute/stages/mesh/index.js";
 import { completePlanes } from "../../../compute/stages/mesh/plane-completion.js";
 import { SKY_DEFAULTS, skyMasks, skyOf, unionMasks } from "../../../compute/stages/mesh/sky.js";
 import { carveSky, eroded, SKY_CARVE_DEFAULTS } from "../../../compute/stages/mesh/sky-carve.js";
-import { depthImageShape } from "../../../compute/stages/mesh/see-through.js";
+import { cloudDepthImages, depthImageShape, depthPixelOf } from "../../../compute/stages/mesh/see-through.js";
+import { markBackdrop, maskPixelOf } from "../../../compute/stages/mesh/backdrop.js";
 
 const SPACING = 0.01;
 const VOXEL = 0.02;
@@ -192,3 +193,26 @@ describe("surface the photos show the sky through", () => {
     expect(out[0]).toBe(1); // the image border does not erode
   });
 });
+
+describe("the sky's marks through the lens", () => {
+  it("fall on the rays the photo shows as sky, not on the pixel of the same index", () => {
+    // A barrel lens (k1 −0.25) at focal 500 on 800 × 800: the photo shows the ray at y/z = −0.6
+    // (above the middle) at row 400 − 500 · 0.6 · (1 − 0.25 · 0.36) = 127, the pinhole frame at row 100.
+    const barrel: RegisteredView = { ...facingWall(0, 0), intrinsics: { width: 800, height: 800, focal: 500, cx: 400, cy: 400, k1: -0.25, k2: 0 }, camFromWorld: { R: new Float64Array([1, 0, 0, 0, 1, 0, 0, 0, 1]), t: new Float64Array(3) } };
+    const [image] = cloudDepthImages(new Float32Array(0), 0, [barrel]);
+    const { width, height, scale } = image!;
+    // The photo shows sky above row 127 (in full-size pixels) and nothing else.
+    const mask = new Uint8Array(width * height);
+    for (let y = 0; y < height; y++) if ((y + 0.5) * scale < 127) mask.fill(1, y * width, (y + 1) * width);
+    const lookup = maskPixelOf(image!)!;
+    expect(lookup).not.toBeNull();
+    markBackdrop([image!], [mask]);
+    const marked = (ny: number) => image!.depth[depthPixelOf(image!, 0, ny, 1)!.index] === Infinity;
+    // The ray at −0.62 is sky in the photo; the one at −0.58 is not, though its pinhole row (110) is above 127.
+    expect(marked(-0.62)).toBe(true);
+    expect(marked(-0.58)).toBe(false);
+    // A lens without distortion reads the mask at the same index.
+    expect(maskPixelOf({ ...image!, view: { ...barrel, intrinsics: { ...barrel.intrinsics, k1: 0 } } })).toBeNull();
+  });
+});
+
