@@ -99,6 +99,14 @@ const GRADIENT_FLOOR = 2;
 export const GRAZING = 1;
 export const PARTIAL = 2;
 
+/**
+ * How far past the frame a PARTIAL face's corners may reach, as a share of the photo's long side.
+ * A chart's rectangle in the atlas spans its faces' projections, so a corner near the camera's plane
+ * (thousands of pixels out) would claim atlas space, and the atlas's scale, for texels that only
+ * repeat the frame's edge.
+ */
+export const PARTIAL_REACH = 0.125;
+
 function insideFrame(x: number, y: number, width: number, height: number, border: number): boolean {
   return x >= border && y >= border && x <= width - border && y <= height - border;
 }
@@ -127,6 +135,8 @@ export function scanView(mesh: Pick<Mesh, "positions" | "indices" | "faceCount">
   // A corner outside the frame is not looked up: the z-buffer holds nothing there.
   const cornerVisible = (v: number): boolean => !insideFrame(proj.px[v], proj.py[v], width, height, border) || visibleAt(proj.px[v], proj.py[v], proj.depth[v]);
   const at = (x: number, y: number): number => gradientAt(rgb, width, height, Math.floor(x), Math.floor(y));
+  const reach = -PARTIAL_REACH * Math.max(width, height);
+  const withinReach = (v: number): boolean => insideFrame(proj.px[v], proj.py[v], width, height, reach);
   for (let f = 0; f < mesh.faceCount; f++) {
     const a = mesh.indices[3 * f], b = mesh.indices[3 * f + 1], c = mesh.indices[3 * f + 2];
     if (!(proj.depth[a] > 0 && proj.depth[b] > 0 && proj.depth[c] > 0)) continue;
@@ -135,7 +145,7 @@ export function scanView(mesh: Pick<Mesh, "positions" | "indices" | "faceCount">
     // past the edge repeat the edge's pixels (paint.ts clamps), which beats no texture where no
     // photo frames the face whole, e.g. ground at the frames' bottom edges.
     const whole = inside(proj, a, width, height, border) && inside(proj, b, width, height, border) && inside(proj, c, width, height, border);
-    if (!whole && !insideFrame(gx, gy, width, height, border)) continue;
+    if (!whole && (!insideFrame(gx, gy, width, height, border) || !withinReach(a) || !withinReach(b) || !withinReach(c))) continue;
     const dx = centre[0] - faces.centroids[3 * f], dy = centre[1] - faces.centroids[3 * f + 1], dz = centre[2] - faces.centroids[3 * f + 2];
     const cosine = Math.abs(faces.normals[3 * f] * dx + faces.normals[3 * f + 1] * dy + faces.normals[3 * f + 2] * dz) / Math.hypot(dx, dy, dz);
     if (cosine < Math.min(options.minCosine, options.grazingMinCosine)) continue;

@@ -9,7 +9,7 @@
 import { describe, expect, it } from "vitest";
 import type { Mesh, RegisteredView } from "../../../compute/scene/index.js";
 import { DEFAULTS } from "../../../compute/stages/texture/index.js";
-import { dropFallbacks, faceGeometry, GRAZING, PARTIAL, scanView, type ScanOptions, type ViewObservations } from "../../../compute/stages/texture/view-scan.js";
+import { dropFallbacks, faceGeometry, GRAZING, PARTIAL, PARTIAL_REACH, scanView, type ScanOptions, type ViewObservations } from "../../../compute/stages/texture/view-scan.js";
 
 function observations(view: number, faces: number[], fallback: number[]): ViewObservations {
   return {
@@ -73,5 +73,14 @@ describe("texture/fallback views", () => {
     expect(whole.fallback[Array.from(whole.faces).indexOf(0)]).toBe(0);
     const { observations: kept } = dropFallbacks([cut, whole], 3);
     expect(Array.from(kept[0].faces)).toEqual([2]);
+  });
+
+  it("takes no cut face whose corner reaches far past the frame", () => {
+    // Centroid inside (x 0.4), but a corner at x 3.3: 230 px past the right edge of a 200-px frame, beyond PARTIAL_REACH.
+    const positions = Float32Array.from([-1.0, -0.2, 0, 3.3, -0.2, 0, -1.1, 0.2, 0]);
+    const mesh: Mesh = { vertexCount: 3, faceCount: 1, positions, colors: new Uint8Array(9), normals: Float32Array.from([0, 0, -1, 0, 0, -1, 0, 0, -1]), indices: Uint32Array.from([0, 1, 2]) };
+    const options: ScanOptions = { depthTolerance: 0.01, minCosine: DEFAULTS.minCosine, grazingMinCosine: DEFAULTS.grazingMinCosine, borderPixels: 2, frontalPower: 2 };
+    expect(scanView(mesh, faceGeometry(mesh), frontalView(0, 0), 0, greyPhoto(), options).faces.length).toBe(0);
+    expect(PARTIAL_REACH * SIDE).toBeLessThan(230);
   });
 });
