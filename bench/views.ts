@@ -112,11 +112,12 @@ interface SetScore {
 async function loadTruth(setDir: string): Promise<{ cameras: TrueCamera[]; pixelCentreOffset: number } | null> {
   const file = path.join(setDir, "gt/cameras.json");
   if (!existsSync(file)) return null;
-  const gt = JSON.parse(await readFile(file, "utf8")) as { convention: string; images?: Array<{ file: string; width: number; height: number; K: number[][]; R: number[][]; t: number[]; outlier?: boolean }> };
+  const gt = JSON.parse(await readFile(file, "utf8")) as { convention: string; images?: Array<{ file: string; width: number; height: number; K: number[][]; R: number[][]; t: number[]; radial?: [number, number]; outlier?: boolean }> };
   if (!gt.images || gt.images.length === 0) return null;
   // As bench/published.ts: sets that publish OpenCV's integer pixel centres sit half a pixel before ours.
   const pixelCentreOffset = /centers at integer coordinates \+ 0\.5/.test(gt.convention) ? 0 : 0.5;
-  return { cameras: gt.images.filter((i) => !i.outlier).map((i) => ({ file: i.file, width: i.width, height: i.height, K: i.K, R: i.R.flat(), t: i.t })), pixelCentreOffset };
+  // A set may publish its lens's radial terms (k1, k2 of r·(1 + k1·r² + k2·r⁴)): the held-back photo is then undistorted before it is scored.
+  return { cameras: gt.images.filter((i) => !i.outlier).map((i) => ({ file: i.file, width: i.width, height: i.height, K: i.K, R: i.R.flat(), t: i.t, ...(i.radial && (i.radial[0] !== 0 || i.radial[1] !== 0) ? { radial: i.radial } : {}) })), pixelCentreOffset };
 }
 
 /** Runs `<root>/compute/cli.ts` on `files` and returns its wall time and peak RSS (GNU time's %M). */
