@@ -33,7 +33,9 @@
  * bench/out/rendered/, scored like the synthetic ones): rendered/plain-room (bench/plain-room.ts),
  * a white wall, a plain floor and a textured object, and rendered/courtyard (bench/courtyard.ts),
  * white walls on three sides of cobbles seen at grazing angles, for how much of plain surfaces
- * the model covers (issue "Complete surfaces").
+ * the model covers (issue "Complete surfaces"), and rendered/courtyard-wide (bench/courtyard-wide.ts),
+ * the courtyard through a barrel lens without EXIF, for a lens the pipeline must calibrate and
+ * whose radial mapping folds just outside the frame.
  * With --own-cameras, each held-back photo of a real set with published poses is also scored from
  * the pipeline's own camera for it (views-reference.ts: a sparse run on every photo, the held-back
  * ones included), as a user who added the photo would see the model: the published camera tests
@@ -67,6 +69,7 @@ import { structureAlignment } from "./views-align.js";
 import { backgroundMask } from "./views-mask.js";
 import { referenceTruth, undistort, type TrueCamera } from "./views-reference.js";
 import { COURTYARD_SET, courtyardDataset } from "./courtyard.js";
+import { COURTYARD_WIDE_SET, courtyardWideDataset } from "./courtyard-wide.js";
 import { PLAIN_ROOM_SET, plainRoomDataset } from "./plain-room.js";
 import { ThreeRenderer, type RenderCamera, type RenderedImage } from "./three-render.js";
 
@@ -74,7 +77,7 @@ const RENDER_WIDTH = 768;
 const HOLD_BACK_EVERY = 8;
 const HOLD_BACK_OFFSET = 4;
 /** Sets the bench renders itself: name → their folder (rendered on first use), in the synthetic sets' format. */
-const RENDERED_SETS: Record<string, () => Promise<string>> = { [PLAIN_ROOM_SET]: plainRoomDataset, [COURTYARD_SET]: courtyardDataset };
+const RENDERED_SETS: Record<string, () => Promise<string>> = { [PLAIN_ROOM_SET]: plainRoomDataset, [COURTYARD_SET]: courtyardDataset, [COURTYARD_WIDE_SET]: courtyardWideDataset };
 
 
 interface ViewScore {
