@@ -37,8 +37,8 @@ export function distort(intr: CameraIntrinsics, u: number, v: number, out: Float
 /**
  * Squared normalised radius where the radial mapping r·(1 + k1·r² + k2·r⁴) stops increasing (its
  * derivative 1 + 3·k1·r² + 5·k2·r⁴ reaches 0), or Infinity where it never does. Past it a ray
- * folds back onto pixels that nearer rays already own: with k1 −0.26 and k2 0, a point 48° off the
- * axis can land inside the frame although the lens never saw it. distortion-select.ts keeps every
+ * folds back onto pixels that nearer rays already own: with k1 −0.26 and k2 0 the fold is 48.5° off
+ * the axis, and a point 60° off it lands inside the frame although the lens never saw it. distortion-select.ts keeps every
  * refined lens monotone out to the image's corner, so the fold lies outside the frame.
  */
 export function foldRadius2(k1: number, k2: number): number {
