@@ -12,6 +12,7 @@
  * tested: a sparse cloud says too little of the surface for that, and over open ground, the
  * survey case, nothing hides the ground from a photo whose frame holds it.
  */
+import { foldOf } from "../../geometry/camera.js";
 import type { RegisteredView, Similarity, SparsePoints } from "../../scene/index.js";
 import { mapPositions, mapViews } from "../../scene/index.js";
 
@@ -142,8 +143,8 @@ export function countViews(grid: Omit<OverlapGrid, "counts">, viewsInTarget: Reg
         const u = (R[0] * X + R[1] * Y + R[2] * Z + t[0]) / z;
         const v = (R[3] * X + R[4] * Y + R[5] * Z + t[1]) / z;
         const r2 = u * u + v * v;
-        // Beyond the distortion polynomial's turning point a far point can fold back into the frame.
-        if (r2 > 4) continue;
+        // Beyond the distortion polynomial's turning point a far point folds back into the frame.
+        if (r2 >= foldOf(k1, k2)) continue;
         const d = 1 + r2 * (k1 + r2 * k2);
         const px = focal * d * u + cx;
         const py = focal * d * v + cy;
