@@ -84,6 +84,57 @@ export function photosShareUnknownCamera(images: ImageRef[]): boolean {
   return false;
 }
 
+/** Registered photos of one size without EXIF before their focals' failure to agree says something. */
+const UNSETTLED_MIN_PHOTOS = 6;
+
+/**
+ * Whether a model's photos without an EXIF focal (not video frames) of some image size, at least
+ * UNSETTLED_MIN_PHOTOS of them placed, ended with no intrinsics group holding half of them: their
+ * per-photo focals never came to agree (mergeConsistentGroups). One camera's photos agree within
+ * a few percent even on a narrow ring (templeSparseRing: 1,494–1,646 px, merged); through a
+ * barrel lens the model cannot represent per photo, they run away together instead
+ * (rendered/courtyard-wide, k1 −0.25, true focal 864 px: 1,481–1,659 px at 6 photos placed,
+ * 5,206–10,551 px at 16), and every per-photo start does the same.
+ */
+export function focalsUnsettled(images: ImageRef[], placed: number[], groupOfImage: Uint32Array): boolean {
+  return unsettledSizes(images, placed, groupOfImage).length > 0;
+}
+
+/** The placed EXIF-less photos of each image size whose focals are unsettled (focalsUnsettled). */
+function unsettledSizes(images: ImageRef[], placed: number[], groupOfImage: Uint32Array): number[][] {
+  const bySize = new Map<string, number[]>();
+  for (const i of placed) {
+    const image = images[i];
+    if (image.focalPriorSource !== "default" || image.video) continue;
+    const key = `${image.width}x${image.height}`;
+    bySize.set(key, [...(bySize.get(key) ?? []), i]);
+  }
+  return [...bySize.values()].filter((members) => {
+    if (members.length < UNSETTLED_MIN_PHOTOS) return false;
+    const count = new Map<number, number>();
+    for (const i of members) count.set(groupOfImage[i], (count.get(groupOfImage[i]) ?? 0) + 1);
+    return 2 * Math.max(...count.values()) < members.length;
+  });
+}
+
+/** Unsettled focals whose median has grown this many times their prior run away. */
+const RUNAWAY_FACTOR = 2;
+
+/**
+ * Whether unsettled per-photo focals (focalsUnsettled) are running away: their median at least
+ * RUNAWAY_FACTOR times the photos' prior, or at most its 1 / RUNAWAY_FACTOR. On rendered/courtyard-wide (barrel lens, no EXIF,
+ * prior 960 px, true 864 px) the median went 1,579 → 2,186 → 2,849 px over the global
+ * adjustments at 6, 7 and 9 photos placed, and 7,123 px at 16; the finished start took 16 of the
+ * stage's 38 s. A focal that is only far from its guess converges and agrees (templeSparseRing,
+ * 768 → ~1,520 px, merged from 6 photos on).
+ */
+export function focalsRunAway(images: ImageRef[], placed: number[], groupOfImage: Uint32Array, intrinsics: Float64Array): boolean {
+  return unsettledSizes(images, placed, groupOfImage).some((members) => {
+    const ratio = median(members.map((i) => intrinsics[5 * groupOfImage[i]])) / median(members.map((i) => images[i].focalPrior));
+    return ratio >= RUNAWAY_FACTOR || ratio <= 1 / RUNAWAY_FACTOR;
+  });
+}
+
 /**
  * Relative spread of refined focals within which default-prior images are taken to share a
  * camera. 5%: one image's focal is poorly fixed on a narrow lens (temple ring, f ≈ 2.4 ×

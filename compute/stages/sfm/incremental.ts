@@ -53,6 +53,13 @@ export interface GrowContext {
   /** Images that may join this model (the stage lets every image join every model). */
   available: Uint8Array;
   onRegistered: () => void;
+  /**
+   * Asked after each global adjustment that refined the intrinsics while the model grows: true
+   * stops the growth there (`stoppedEarly`), without the final refinements. Null: never.
+   */
+  stopGrowth: ((state: SfmState) => boolean) | null;
+  /** Whether the last model's growth was stopped by `stopGrowth`. */
+  stoppedEarly: boolean;
   /** A reconstruction from another start (focal guess) begins: progress counts starts, not only registrations. */
   onStartBegun: () => void;
 }
@@ -183,8 +190,13 @@ export function growModel(ctx: GrowContext): void {
   for (;;) {
     if (registerNext(ctx, eligible)) {
       if (globalBaDue(state.order.length, lastGlobalSize, options)) {
-        globalRefinement(ctx, state.order.length >= 2 * MIN_CAMERAS_FOR_INTRINSICS);
+        const refine = state.order.length >= 2 * MIN_CAMERAS_FOR_INTRINSICS;
+        globalRefinement(ctx, refine);
         lastGlobalSize = state.order.length;
+        if (refine && ctx.stopGrowth?.(state)) {
+          ctx.stoppedEarly = true;
+          return;
+        }
       }
       continue;
     }

@@ -13,7 +13,7 @@ import { withoutViews } from "./plausible.js";
 import { hasGuessedFocal, withFocalGuess } from "./focal-guess.js";
 import { crossCheckStarts, startsAgree } from "./cross-check.js";
 import { gpsFrame } from "./georeference.js";
-import { assignIntrinsicsGroups, oneCameraPerSize, photosShareUnknownCamera, type IntrinsicsGroups } from "./groups.js";
+import { assignIntrinsicsGroups, focalsRunAway, focalsUnsettled, oneCameraPerSize, photosShareUnknownCamera, type IntrinsicsGroups } from "./groups.js";
 import type { GrowContext } from "./incremental.js";
 import { meanReprojectionErrorPx } from "./model.js";
 import { DEFAULTS, type Options } from "./options.js";
@@ -34,6 +34,9 @@ export interface Output {
   model: SparseModel;
   report: Report;
 }
+
+/** What the one-camera starts must improve on when the per-photo starts gave nothing usable. */
+const NOTHING_PLACED: Outcome = { models: [], best: null, error: null };
 
 /** Share of the connected photos a model must leave out before other focal guesses are tried. */
 const MIN_MISSING_SHARE = 0.1;
@@ -75,6 +78,8 @@ interface Helper {
    */
   asideOptions: Options | null;
   begin: (initial: IntrinsicsGroups) => void;
+  /** Stops the thread's start, whose answer is no longer wanted; a later begin makes a new thread. */
+  abandon: () => void;
   /** How long the last start on the calling thread took (bounds the wait for the thread's). */
   ownMs: number;
   /** Progress for a start the thread ran, which placed `photos`. */
@@ -108,6 +113,10 @@ function startHelper(aside: boolean, input: Input, options: Options, components:
       helper.thread ??= new StartThread();
       helper.thread.begin({ input, options: asideOptions, initial, components });
     },
+    abandon: () => {
+      helper.thread?.close();
+      helper.thread = null;
+    },
   };
   return helper;
 }
@@ -135,6 +144,7 @@ function startFrom(ctx: GrowContext, base: SfmState, initial: IntrinsicsGroups, 
     const started = performance.now();
     try {
       outcome = finishLargest(reconstructModels(ctx, pairs, initial, components, base), images, pairs, components);
+      if (ctx.stoppedEarly) outcome.stoppedEarly = true;
     } finally {
       ctx.options = own;
     }
@@ -159,16 +169,40 @@ function startFrom(ctx: GrowContext, base: SfmState, initial: IntrinsicsGroups, 
  * independent starts had put a courtyard camera 21.6° off; on refined keypoints the courtyard is
  * 16/16 within 0.25° (docs/decisions.md, "Focal starts are independent witnesses").
  */
-function tryOtherFocalGuesses(ctx: GrowContext, base: SfmState, prior: Outcome, groups: IntrinsicsGroups, pairs: VerifiedPair[], components: Components, helper: Helper): { outcome: Outcome; summary: FocalGuessSummary } {
+function tryOtherFocalGuesses(ctx: GrowContext, base: SfmState, priorStart: Outcome, groups: IntrinsicsGroups, pairs: VerifiedPair[], components: Components, helper: Helper): { outcome: Outcome; summary: FocalGuessSummary } {
   const { images } = ctx.state;
-  let outcome = prior;
+  let prior = priorStart;
   const summary: FocalGuessSummary = { attempts: 0, factor: null, priorRegistered: placed(prior), crossCheck: null };
+  let shared: { outcome: Outcome; summary: FocalGuessSummary } | null = null;
+  if (prior.stoppedEarly) {
+    // Its per-photo focals ran away (run): the one-camera starts, kept when they place every
+    // photo the matches connect to them; else the prior's start to its end, and on as before.
+    helper.abandon();
+    shared = oneCameraFallback(ctx, base, groups, pairs, components, { outcome: NOTHING_PLACED, summary }, helper);
+    if (shared.outcome.best && placed(shared.outcome) >= components.size[shared.outcome.best.model.views[0].imageIndex]) return shared;
+    summary.attempts = shared.summary.attempts;
+    prior = startFrom(ctx, base, groups, pairs, components, helper, false);
+    summary.priorRegistered = placed(prior);
+  }
+  let outcome = prior;
   // Only to extend a model the prior built: where the prior built none, the capture itself
   // usually lacks the geometry (a camera turning in place), and another start only finds
   // another wrong fit (the panning stress scene from 2 × the long side: 9/9 "placed", focal
   // 36 % long with k1 = 0.24, a camera 1.4° off).
   if (!hasGuessedFocal(images) || placed(prior) < 3) return { outcome, summary };
   const crossCheck = crossCheckable(images);
+  // The one-camera starts first where the prior's per-photo focals never agreed (a lens the
+  // per-photo model cannot represent): its model is kept when it places as many photos and fits
+  // them better with fewer parameters; else the per-photo starts run as they would have.
+  if (crossCheck && prior.best && photosShareUnknownCamera(images) && focalsUnsettled(images, prior.best.model.views.map((v) => v.imageIndex), prior.best.groupOfImage)) {
+    if (shared === null) {
+      // The first guess's per-photo start, begun on the thread beside the prior's, is not wanted now.
+      helper.abandon();
+      shared = oneCameraFallback(ctx, base, groups, pairs, components, { outcome: NOTHING_PLACED, summary }, helper);
+      summary.attempts = shared.summary.attempts;
+    }
+    if (fitsBetter(shared.outcome, prior)) return shared;
+  }
   const outcomes: Array<{ outcome: Outcome; factor: number | null }> = [{ outcome: prior, factor: null }];
   for (const [k, factor] of ctx.options.focalGuessFactors.entries()) {
     // A photo or two left out of a large capture (blur, a stray view) is not worth rebuilding
@@ -195,7 +229,19 @@ function tryOtherFocalGuesses(ctx: GrowContext, base: SfmState, prior: Outcome, 
   const checked = crossChecked(outcomes, images, summary);
   const complete = checked.outcome.best !== null && summary.crossCheck?.unconfirmed === 0;
   if (complete || !photosShareUnknownCamera(images)) return checked;
-  return oneCameraFallback(ctx, base, groups, pairs, components, checked, helper);
+  if (shared === null) return oneCameraFallback(ctx, base, groups, pairs, components, checked, helper);
+  return placed(shared.outcome) > placed(checked.outcome) ? { ...shared, summary: { ...shared.summary, attempts: summary.attempts } } : checked;
+}
+
+/**
+ * Whether the one-camera model should replace a per-photo prior whose focals never agreed: it
+ * places as many photos and fits them better, though it has a focal and a lens for all of them
+ * where the prior had one per photo. On rendered/courtyard-wide (barrel lens, no EXIF) the prior
+ * held 0.171 px at focals of 5,206–10,551 px, the one-camera model 0.116 px at 861 px (true 864).
+ */
+function fitsBetter(candidate: Outcome, prior: Outcome): boolean {
+  if (candidate.best === null || prior.best === null || placed(candidate) < placed(prior)) return false;
+  return meanReprojectionErrorPx(candidate.best.model) < meanReprojectionErrorPx(prior.best.model);
 }
 
 /**
@@ -203,7 +249,8 @@ function tryOtherFocalGuesses(ctx: GrowContext, base: SfmState, prior: Outcome, 
  * and leave out), the starts again with one focal per image size for the photos without EXIF
  * (groups.ts oneCameraPerSize), cross-checked the same way: kept only when they confirm one
  * another and place more photos than the per-photo model kept, else that model (or refusal)
- * stands. Only such uploads pay for it (three more reconstructions of at most 40 photos).
+ * stands. Only such uploads pay for it (two or three more reconstructions of at most 40 photos:
+ * the third only when the first two do not agree on 8 photos or more, AGREEING_STARTS_MIN_PHOTOS).
  *
  * Why also after a partial agreement: on templeSparseRing (one camera, no EXIF) the per-photo
  * starts agree on 13 of 16 photos or on 2, depending on a few descriptor bits (OpenCV.js's SIMD
@@ -217,15 +264,22 @@ function oneCameraFallback(ctx: GrowContext, base: SfmState, groups: IntrinsicsG
   const shared = oneCameraPerSize(groups, images);
   const starts: Array<number | null> = [null, ...ctx.options.focalGuessFactors];
   const initialOf = (factor: number | null) => (factor === null ? shared : withFocalGuess(shared, images, factor));
-  // The second start on the helper thread, the others here meanwhile; kept in the starts' order.
+  // The second start on the helper thread beside the first here; the third only when those two
+  // do not already agree (as in tryOtherFocalGuesses).
   const aside = starts.length > 1 ? 1 : -1;
   if (aside >= 0) helper.begin(initialOf(starts[aside]));
-  const outcomes: Array<{ outcome: Outcome; factor: number | null }> = new Array(starts.length);
-  for (const k of [...starts.keys()].filter((k) => k !== aside).concat(aside >= 0 ? [aside] : [])) {
-    outcomes[k] = { outcome: startFrom(ctx, base, initialOf(starts[k]), pairs, components, helper, k === aside), factor: starts[k] };
+  const run = (k: number) => ({ outcome: startFrom(ctx, base, initialOf(starts[k]), pairs, components, helper, k === aside), factor: starts[k] });
+  const outcomes = [run(0), ...(aside >= 0 ? [run(aside)] : [])];
+  const summary: FocalGuessSummary = { ...refused.summary, attempts: refused.summary.attempts + outcomes.length, oneCamera: true };
+  const first = outcomes[0].outcome;
+  let checked: { outcome: Outcome; summary: FocalGuessSummary };
+  if (placed(first) >= AGREEING_STARTS_MIN_PHOTOS && startsAgree(outcomes.map(({ outcome }) => outcome.best?.model ?? null))) {
+    checked = { outcome: first, summary: { ...summary, factor: null, crossCheck: { peers: 2, confirmed: placed(first), unconfirmed: 0, refused: false } } };
+  } else {
+    for (let k = 2; k < starts.length; k++) outcomes.push(run(k));
+    summary.attempts = refused.summary.attempts + outcomes.length;
+    checked = crossChecked(outcomes, images, summary);
   }
-  const summary: FocalGuessSummary = { ...refused.summary, attempts: refused.summary.attempts + starts.length, oneCamera: true };
-  const checked = crossChecked(outcomes, images, summary);
   return placed(checked.outcome) > placed(refused.outcome) ? checked : refused;
 }
 
@@ -336,7 +390,13 @@ export function run(input: Input, options: Partial<Options> = {}, progress: Prog
       beginAside = null;
       helper.begin(withFocalGuess(groups, images, opts.focalGuessFactors[0]));
     };
+    // A small upload of EXIF-less photos that share a size stops its first start once their
+    // per-photo focals run away (groups.ts focalsRunAway): tryOtherFocalGuesses then tries one camera.
+    if (crossCheckable(images) && hasGuessedFocal(images) && opts.focalGuessFactors.length > 0 && photosShareUnknownCamera(images)) {
+      ctx.stopGrowth = (grown) => focalsRunAway(images, grown.order, grown.groupOfImage, grown.intrinsics);
+    }
     const prior = startFrom(ctx, state, groups, pairs, components, helper, false);
+    ctx.stopGrowth = null;
     beginAside = null;
     chosen = tryOtherFocalGuesses(ctx, state, prior, groups, pairs, components, helper);
   } finally {

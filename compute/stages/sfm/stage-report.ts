@@ -151,7 +151,7 @@ export function buildReport(best: Attempted, others: number[], ctx: GrowContext,
   if (best.distortion && !best.distortion.plausible) {
     warnings.push("the refined lens distortion was beyond a rectilinear lens's (it folded back or moved the corners by over 30 %) and was dropped; photos from a fisheye lens need that lens's own model");
   }
-  if (guess.oneCamera) warnings.push("the photos carry no focal length, and reconstructions with a focal of their own per photo disagreed; these cameras assume that one camera took the photos of each image size");
+  if (guess.oneCamera) warnings.push("the photos carry no focal length, and reconstructions with a focal of their own per photo disagreed or never settled on one; these cameras assume that one camera took the photos of each image size");
   if (last?.rejected) warnings.push(`the final bundle adjustment ended above its starting cost (${last.initialCost.toPrecision(4)} → ${last.finalCost.toPrecision(4)}) and was not kept`);
   if (last?.gps && last.gps.withFix > 0 && last.gps.used === 0 && last.gps.reason !== "off") warnings.push(`the photos' GPS positions were not used as priors: ${last.gps.reason}`);
   const finalBundleAdjustment = last ? { iterations: last.iterations, initialCost: last.initialCost, finalCost: last.finalCost, initialRmsPx: last.initialRmsPx, finalRmsPx: last.finalRmsPx, refined: last.refined, kept: !last.rejected, ...(last.gps ? { gps: last.gps } : {}) } : null;

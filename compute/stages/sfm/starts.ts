@@ -44,6 +44,8 @@ export function newContext(input: Input, groups: IntrinsicsGroups, options: Opti
     distortion: null,
     closure: null,
     available: new Uint8Array(images.length).fill(1),
+    stopGrowth: null,
+    stoppedEarly: false,
     ...hooks,
   };
 }
@@ -55,6 +57,7 @@ function reconstructOne(ctx: GrowContext, base: SfmState, pairs: VerifiedPair[],
   ctx.closure = null;
   ctx.distortion = null;
   ctx.mergedGroups = 0;
+  ctx.stoppedEarly = false;
   const { state, options } = ctx;
   resetModel(state);
   ctx.reasons.clear();
@@ -72,7 +75,8 @@ function reconstructOne(ctx: GrowContext, base: SfmState, pairs: VerifiedPair[],
   growModel(ctx);
   const finalBundle = ctx.bundles.filter((b) => b.kind === "global").at(-1);
   const profileStart = performance.now();
-  const focalProfiles = profileGuessedFocals(ctx.state, options);
+  // A model stopped while growing is not delivered: its focals need no profile.
+  const focalProfiles = ctx.stoppedEarly ? [] : profileGuessedFocals(ctx.state, options);
   ctx.timings.focalProfile += performance.now() - profileStart;
   const snapStart = performance.now();
   const model = snapshotModel(ctx.state);
@@ -90,6 +94,8 @@ export interface Outcome {
   /** The largest model without its implausible cameras; null with `error` when none is usable. */
   best: Attempted | null;
   error: PipelineError | null;
+  /** The growth was stopped (GrowContext.stopGrowth): the models are partial, not to be delivered. */
+  stoppedEarly?: boolean;
 }
 
 
@@ -108,6 +114,7 @@ export function reconstructModels(ctx: GrowContext, pairs: VerifiedPair[], initi
     const attempted = reconstructOne(ctx, base, pairs, initial, seedable);
     if (attempted === null || attempted.model.views.length < 2) break;
     models.push(attempted);
+    if (ctx.stoppedEarly) break;
     largest = Math.max(largest, attempted.model.views.length);
     for (const v of attempted.model.views) seedable[v.imageIndex] = 0;
     // Only a component larger than the largest model can still give a larger one.

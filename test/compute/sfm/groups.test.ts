@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { assignIntrinsicsGroups, mergeConsistentGroups, oneCameraPerSize, photosShareUnknownCamera } from "../../../compute/stages/sfm/groups.js";
+import { assignIntrinsicsGroups, focalsRunAway, focalsUnsettled, mergeConsistentGroups, oneCameraPerSize, photosShareUnknownCamera } from "../../../compute/stages/sfm/groups.js";
 import { createState, registerImage } from "../../../compute/stages/sfm/state.js";
 import { makeSyntheticScene } from "./synthetic.js";
 
@@ -83,5 +83,53 @@ describe("oneCameraPerSize", () => {
     expect(shared.intrinsics[5 * g[2]]).toBe(700);
     expect(shared.intrinsics[5 * g[0]]).toBe(600);
     expect(photosShareUnknownCamera([images[0], images[2], images[4], images[5]])).toBe(false);
+  });
+});
+
+describe("focalsUnsettled", () => {
+  const scene = makeSyntheticScene({ cameras: 8, points: 30, noisePx: 0.5, outlierShare: 0, outlierImage: false, seed: 2, defaultFocalPrior: 600 });
+  const images = scene.images.map((image, i) => ({ ...image, index: i }));
+  const all = [0, 1, 2, 3, 4, 5, 6, 7];
+
+  it("holds when no group has half of six or more placed EXIF-less photos of one size", () => {
+    // A barrel lens the per-photo model cannot represent: eight focals of their own.
+    expect(focalsUnsettled(images, all, Uint32Array.from(all))).toBe(true);
+    // Half of them on one merged focal: settled (the others may be a second camera).
+    expect(focalsUnsettled(images, all, Uint32Array.from([0, 0, 0, 0, 4, 5, 6, 7]))).toBe(false);
+    // Three on one focal, five alone: no half.
+    expect(focalsUnsettled(images, all, Uint32Array.from([0, 0, 0, 3, 4, 5, 6, 7]))).toBe(true);
+  });
+
+  it("says nothing of fewer than six photos, of photos with EXIF or of video frames", () => {
+    expect(focalsUnsettled(images, [0, 1, 2, 3, 4], Uint32Array.from(all))).toBe(false);
+    const exif = images.map((image, i) => (i < 3 ? { ...image, focalPriorSource: "exif35mm" as const, focalPrior: 700 } : image));
+    expect(focalsUnsettled(exif, all, Uint32Array.from(all))).toBe(false);
+    const video = images.map((image, i) => (i < 3 ? { ...image, video: { file: "walk.mp4", frame: i } } : image));
+    expect(focalsUnsettled(video, all, Uint32Array.from(all))).toBe(false);
+    // Two image sizes of four each: neither reaches six.
+    const sizes = images.map((image, i) => (i < 4 ? { ...image, width: 800, height: 600 } : image));
+    expect(focalsUnsettled(sizes, all, Uint32Array.from(all))).toBe(false);
+  });
+});
+
+describe("focalsRunAway", () => {
+  const scene = makeSyntheticScene({ cameras: 8, points: 30, noisePx: 0.5, outlierShare: 0, outlierImage: false, seed: 2, defaultFocalPrior: 960 });
+  const images = scene.images.map((image, i) => ({ ...image, index: i }));
+  const all = [0, 1, 2, 3, 4, 5, 6, 7];
+  const perPhoto = Uint32Array.from(all);
+  const intrinsicsOf = (focals: number[]) => Float64Array.from(focals.flatMap((f) => [f, 320, 240, 0, 0]));
+
+  it("holds for unsettled focals whose median is twice the prior or half of it", () => {
+    // rendered/courtyard-wide's per-photo focals at 7 photos placed (prior 960 px, true 864 px).
+    const courtyardWide = [1988, 1992, 2075, 2186, 2281, 2326, 2298, 2200];
+    expect(focalsRunAway(images, all, perPhoto, intrinsicsOf(courtyardWide))).toBe(true);
+    expect(focalsRunAway(images, all, perPhoto, intrinsicsOf(courtyardWide.map((f) => f / 5)))).toBe(true);
+  });
+
+  it("does not hold for unsettled focals near the prior, nor for settled ones far from it", () => {
+    expect(focalsRunAway(images, all, perPhoto, intrinsicsOf([1481, 1485, 1521, 1579, 1628, 1659, 1600, 1550]))).toBe(false);
+    // The temple's case: far from the 768-px guess, but merged.
+    const merged = Uint32Array.from([0, 0, 0, 0, 0, 5, 6, 7]);
+    expect(focalsRunAway(images, all, merged, intrinsicsOf([2500, 0, 0, 0, 0, 2400, 2600, 2550]))).toBe(false);
   });
 });
