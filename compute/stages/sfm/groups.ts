@@ -117,6 +117,22 @@ function unsettledSizes(images: ImageRef[], placed: number[], groupOfImage: Uint
   });
 }
 
+/**
+ * The median relative step of the focals of the placed photos without an EXIF focal (not video
+ * frames) from `before` (the intrinsics a global adjustment began from) to the state's; 0 when
+ * there are none.
+ */
+export function guessedFocalStep(state: SfmState, before: Float64Array): number {
+  const steps: number[] = [];
+  for (const i of state.order) {
+    const image = state.images[i];
+    if (image.focalPriorSource !== "default" || image.video) continue;
+    const g = state.groupOfImage[i];
+    steps.push(Math.abs(state.intrinsics[5 * g] / before[5 * g] - 1));
+  }
+  return steps.length === 0 ? 0 : median(steps);
+}
+
 /** Unsettled focals whose median has grown this many times their prior run away. */
 const RUNAWAY_FACTOR = 2;
 

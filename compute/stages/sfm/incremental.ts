@@ -15,7 +15,7 @@ import type { VerifiedPair } from "../../scene/index.js";
 import { globalBundleAdjustment, groupsWellViewed, localBundleAdjustment, type BundleSummary } from "./bundle.js";
 import { closeLoops, type ClosureSummary } from "./closure.js";
 import { filterOutliers } from "./filter.js";
-import { mergeConsistentGroups } from "./groups.js";
+import { guessedFocalStep, mergeConsistentGroups } from "./groups.js";
 import type { Options } from "./options.js";
 import { registerByPnp, rankCandidates } from "./register.js";
 import { applyPairRegistration, bestRegisteredPartner, planPairRegistration, type PairRegistration } from "./register-pair.js";
@@ -48,6 +48,8 @@ export interface GrowContext {
   distortion: DistortionChoice | null;
   /** Intrinsics groups merged because their focals agreed (see groups.ts). */
   mergedGroups: number;
+  /** How far the last global adjustment that refined the intrinsics moved the guessed focals (groups.ts guessedFocalStep). */
+  lastFocalStep: number;
   /** What the loop closure of the current model found (null until it ran). */
   closure: ClosureSummary | null;
   /** Images that may join this model (the stage lets every image join every model). */
@@ -81,8 +83,10 @@ export function globalRefinement(ctx: GrowContext, refineIntrinsics: boolean): v
   const { state } = ctx;
   const options = effectiveOptions(ctx);
   const refine = refineIntrinsics && state.order.length >= MIN_CAMERAS_FOR_INTRINSICS;
+  const before = refine ? state.intrinsics.slice() : null;
   ctx.bundles.push(timed(ctx, "globalBa", () => globalBundleAdjustment(state, options, refine)));
-  if (refine) {
+  if (before) {
+    ctx.lastFocalStep = guessedFocalStep(state, before);
     clearNormalizedCache(state);
     ctx.mergedGroups += mergeConsistentGroups(state);
     propagateFocalGuess(state);

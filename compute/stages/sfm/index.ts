@@ -35,6 +35,14 @@ export interface Output {
   report: Report;
 }
 
+/**
+ * A finished start whose last adjustment still moved its guessed focals by more than this share
+ * has not converged: rendered/courtyard-wide without photos 04 and 12 merged its per-photo focals
+ * but they ran on (2,682 → 3,264 → 3,943 px over its last three adjustments, true 864 px), where
+ * templeSparseRing's end within 3 % (1,544 → 1,494 → 1,494 → 1,492 px).
+ */
+const FOCAL_STILL_MOVING = 0.05;
+
 /** What the one-camera starts must improve on when the per-photo starts gave nothing usable. */
 const NOTHING_PLACED: Outcome = { models: [], best: null, error: null };
 
@@ -191,10 +199,11 @@ function tryOtherFocalGuesses(ctx: GrowContext, base: SfmState, priorStart: Outc
   // 36 % long with k1 = 0.24, a camera 1.4° off).
   if (!hasGuessedFocal(images) || placed(prior) < 3) return { outcome, summary };
   const crossCheck = crossCheckable(images);
-  // The one-camera starts first where the prior's per-photo focals never agreed (a lens the
-  // per-photo model cannot represent): its model is kept when it places as many photos and fits
-  // them better with fewer parameters; else the per-photo starts run as they would have.
-  if (crossCheck && prior.best && photosShareUnknownCamera(images) && focalsUnsettled(images, prior.best.model.views.map((v) => v.imageIndex), prior.best.groupOfImage)) {
+  // The one-camera starts first where the prior's per-photo focals never agreed or never came to
+  // rest (a lens the per-photo model cannot represent): its model is kept when it places as many
+  // photos and fits them better with fewer parameters; else the per-photo starts run as they
+  // would have.
+  if (crossCheck && prior.best && photosShareUnknownCamera(images) && (focalsUnsettled(images, prior.best.model.views.map((v) => v.imageIndex), prior.best.groupOfImage) || prior.best.focalStep > FOCAL_STILL_MOVING)) {
     if (shared === null) {
       // The first guess's per-photo start, begun on the thread beside the prior's, is not wanted now.
       helper.abandon();

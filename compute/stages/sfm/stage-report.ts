@@ -41,6 +41,8 @@ export interface Attempted {
   finalBundle: BundleSummary | undefined;
   /** Intrinsics groups this model merged (groups.ts). */
   mergedGroups: number;
+  /** How far this model's last global adjustment that refined the intrinsics moved its guessed focals (relative, median). */
+  focalStep: number;
 }
 
 /**

@@ -40,6 +40,7 @@ export function newContext(input: Input, groups: IntrinsicsGroups, options: Opti
     reasons: new Map(),
     registeredBy: new Map(),
     mergedGroups: 0,
+    lastFocalStep: 0,
     principalPointRefined: false,
     distortion: null,
     closure: null,
@@ -57,6 +58,7 @@ function reconstructOne(ctx: GrowContext, base: SfmState, pairs: VerifiedPair[],
   ctx.closure = null;
   ctx.distortion = null;
   ctx.mergedGroups = 0;
+  ctx.lastFocalStep = 0;
   ctx.stoppedEarly = false;
   const { state, options } = ctx;
   resetModel(state);
@@ -85,6 +87,7 @@ function reconstructOne(ctx: GrowContext, base: SfmState, pairs: VerifiedPair[],
     model, reasons: new Map(ctx.reasons), registeredBy: new Map(ctx.registeredBy), init: init.attempts, closure: ctx.closure, focalProfiles,
     groupOfImage: ctx.state.groupOfImage.slice(), distortion: ctx.distortion, principalPointRefined: ctx.principalPointRefined, finalBundle,
     mergedGroups: ctx.mergedGroups,
+    focalStep: ctx.lastFocalStep,
   };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { assignIntrinsicsGroups, focalsRunAway, focalsUnsettled, mergeConsistentGroups, oneCameraPerSize, photosShareUnknownCamera } from "../../../compute/stages/sfm/groups.js";
+import { assignIntrinsicsGroups, focalsRunAway, focalsUnsettled, guessedFocalStep, mergeConsistentGroups, oneCameraPerSize, photosShareUnknownCamera } from "../../../compute/stages/sfm/groups.js";
 import { createState, registerImage } from "../../../compute/stages/sfm/state.js";
 import { makeSyntheticScene } from "./synthetic.js";
 
@@ -131,5 +131,22 @@ describe("focalsRunAway", () => {
     // The temple's case: far from the 768-px guess, but merged.
     const merged = Uint32Array.from([0, 0, 0, 0, 0, 5, 6, 7]);
     expect(focalsRunAway(images, all, merged, intrinsicsOf([2500, 0, 0, 0, 0, 2400, 2600, 2550]))).toBe(false);
+  });
+});
+
+describe("guessedFocalStep", () => {
+  it("is the median step of the placed EXIF-less photos' focals, photos with EXIF left out", () => {
+    const scene = makeSyntheticScene({ cameras: 4, points: 30, noisePx: 0.5, outlierShare: 0, outlierImage: false, seed: 2, defaultFocalPrior: 600 });
+    const images = scene.images.map((image, i) => (i === 3 ? { ...image, focalPriorSource: "exif35mm" as const, focalPrior: 700 } : image));
+    // Images 0 and 1 share group 0; image 2 its own; image 3 (EXIF) group 2.
+    const before = Float64Array.from([1000, 320, 240, 0, 0, 1000, 320, 240, 0, 0, 700, 320, 240, 0, 0]);
+    const state = createState(images, scene.features, scene.tracks, Uint32Array.from([0, 0, 1, 2]), before.slice());
+    for (const i of [0, 1, 2, 3]) registerImage(state, i);
+    state.intrinsics[0] = 1200;
+    state.intrinsics[5] = 1010;
+    state.intrinsics[10] = 2100;
+    // Steps 0.2, 0.2, 0.01 over the three EXIF-less photos (the EXIF camera's 200 % not among them).
+    expect(guessedFocalStep(state, before)).toBeCloseTo(0.2, 12);
+    expect(guessedFocalStep(state, state.intrinsics.slice())).toBe(0);
   });
 });
