@@ -138,11 +138,11 @@ const RUNAWAY_FACTOR = 2;
 
 /**
  * Whether unsettled per-photo focals (focalsUnsettled) are running away: their median at least
- * RUNAWAY_FACTOR times the photos' prior, or at most its 1 / RUNAWAY_FACTOR. On rendered/courtyard-wide (barrel lens, no EXIF,
- * prior 960 px, true 864 px) the median went 1,579 → 2,186 → 2,849 px over the global
- * adjustments at 6, 7 and 9 photos placed, and 7,123 px at 16; the finished start took 16 of the
- * stage's 38 s. A focal that is only far from its guess converges and agrees (templeSparseRing,
- * 768 → ~1,520 px, merged from 6 photos on).
+ * RUNAWAY_FACTOR times the photos' prior, or at most its 1 / RUNAWAY_FACTOR. On
+ * rendered/courtyard-wide (barrel lens, no EXIF, prior 960 px, true 864 px) the median went
+ * 1,579 → 2,186 → 2,849 px over the global adjustments at 6, 7 and 9 photos placed, and 7,123 px
+ * at 16; the finished start took 16 of the stage's 38 s. A focal that is only far from its guess
+ * converges and agrees (templeSparseRing, 768 → ~1,520 px, merged from 6 photos on).
  */
 export function focalsRunAway(images: ImageRef[], placed: number[], groupOfImage: Uint32Array, intrinsics: Float64Array): boolean {
   return unsettledSizes(images, placed, groupOfImage).some((members) => {
