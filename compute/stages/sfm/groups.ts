@@ -151,6 +151,23 @@ export function focalsRunAway(images: ImageRef[], placed: number[], groupOfImage
   });
 }
 
+/** A last adjustment that moved the guessed focals by more than this (median, relative) has not settled them. */
+const RUNNING_STEP = 0.1;
+
+/**
+ * Whether the placed EXIF-less photos' focals, merged or not, are running away: their median at
+ * RUNAWAY_FACTOR times their prior (or 1 / RUNAWAY_FACTOR) while the last adjustment (`lastStep`,
+ * guessedFocalStep) still moved them by more than RUNNING_STEP. rendered/courtyard-wide without
+ * photos 04 and 12 merged its focals and ran on: 2.20 × the prior at 13 photos, +23 % in that
+ * adjustment; templeSparseRing's reached 2.01 × with a 4.9 % step and settled at 1,520 px.
+ */
+export function guessedFocalsRunning(images: ImageRef[], placed: number[], groupOfImage: Uint32Array, intrinsics: Float64Array, lastStep: number): boolean {
+  const guessed = placed.filter((i) => images[i].focalPriorSource === "default" && !images[i].video);
+  if (guessed.length < UNSETTLED_MIN_PHOTOS || lastStep <= RUNNING_STEP) return false;
+  const ratio = median(guessed.map((i) => intrinsics[5 * groupOfImage[i]])) / median(guessed.map((i) => images[i].focalPrior));
+  return ratio >= RUNAWAY_FACTOR || ratio <= 1 / RUNAWAY_FACTOR;
+}
+
 /**
  * Relative spread of refined focals within which default-prior images are taken to share a
  * camera. 5%: one image's focal is poorly fixed on a narrow lens (temple ring, f ≈ 2.4 ×

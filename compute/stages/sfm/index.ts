@@ -13,7 +13,7 @@ import { withoutViews } from "./plausible.js";
 import { hasGuessedFocal, withFocalGuess } from "./focal-guess.js";
 import { crossCheckStarts, startsAgree } from "./cross-check.js";
 import { gpsFrame } from "./georeference.js";
-import { assignIntrinsicsGroups, focalsRunAway, focalsUnsettled, oneCameraPerSize, photosShareUnknownCamera, type IntrinsicsGroups } from "./groups.js";
+import { assignIntrinsicsGroups, focalsRunAway, focalsUnsettled, guessedFocalsRunning, oneCameraPerSize, photosShareUnknownCamera, type IntrinsicsGroups } from "./groups.js";
 import type { GrowContext } from "./incremental.js";
 import { meanReprojectionErrorPx } from "./model.js";
 import { DEFAULTS, type Options } from "./options.js";
@@ -400,9 +400,10 @@ export function run(input: Input, options: Partial<Options> = {}, progress: Prog
       helper.begin(withFocalGuess(groups, images, opts.focalGuessFactors[0]));
     };
     // A small upload of EXIF-less photos that share a size stops its first start once their
-    // per-photo focals run away (groups.ts focalsRunAway): tryOtherFocalGuesses then tries one camera.
+    // focals run away (groups.ts focalsRunAway, guessedFocalsRunning): tryOtherFocalGuesses then
+    // tries one camera.
     if (crossCheckable(images) && hasGuessedFocal(images) && opts.focalGuessFactors.length > 0 && photosShareUnknownCamera(images)) {
-      ctx.stopGrowth = (grown) => focalsRunAway(images, grown.order, grown.groupOfImage, grown.intrinsics);
+      ctx.stopGrowth = (grown) => focalsRunAway(images, grown.order, grown.groupOfImage, grown.intrinsics) || guessedFocalsRunning(images, grown.order, grown.groupOfImage, grown.intrinsics, ctx.lastFocalStep);
     }
     const prior = startFrom(ctx, state, groups, pairs, components, helper, false);
     ctx.stopGrowth = null;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { assignIntrinsicsGroups, focalsRunAway, focalsUnsettled, guessedFocalStep, mergeConsistentGroups, oneCameraPerSize, photosShareUnknownCamera } from "../../../compute/stages/sfm/groups.js";
+import { assignIntrinsicsGroups, focalsRunAway, focalsUnsettled, guessedFocalsRunning, guessedFocalStep, mergeConsistentGroups, oneCameraPerSize, photosShareUnknownCamera } from "../../../compute/stages/sfm/groups.js";
 import { createState, registerImage } from "../../../compute/stages/sfm/state.js";
 import { makeSyntheticScene } from "./synthetic.js";
 
@@ -148,5 +148,25 @@ describe("guessedFocalStep", () => {
     // Steps 0.2, 0.2, 0.01 over the three EXIF-less photos (the EXIF camera's 200 % not among them).
     expect(guessedFocalStep(state, before)).toBeCloseTo(0.2, 12);
     expect(guessedFocalStep(state, state.intrinsics.slice())).toBe(0);
+  });
+});
+
+describe("guessedFocalsRunning", () => {
+  const scene = makeSyntheticScene({ cameras: 8, points: 30, noisePx: 0.5, outlierShare: 0, outlierImage: false, seed: 2, defaultFocalPrior: 960 });
+  const images = scene.images.map((image, i) => ({ ...image, index: i }));
+  const all = [0, 1, 2, 3, 4, 5, 6, 7];
+  const merged = new Uint32Array(8);
+  const intrinsicsAt = (focal: number) => Float64Array.from([focal, 320, 240, 0, 0]);
+
+  it("holds for merged focals at twice the prior that the last adjustment still moved by over 10 %", () => {
+    expect(guessedFocalsRunning(images, all, merged, intrinsicsAt(2114), 0.23)).toBe(true);
+    expect(guessedFocalsRunning(images, all, merged, intrinsicsAt(400), 0.15)).toBe(true);
+  });
+
+  it("does not hold for a focal that is settling, nor one still near its prior", () => {
+    // templeSparseRing's: twice its guess, moving by 5 %.
+    expect(guessedFocalsRunning(images, all, merged, intrinsicsAt(1930), 0.049)).toBe(false);
+    expect(guessedFocalsRunning(images, all, merged, intrinsicsAt(1800), 0.2)).toBe(false);
+    expect(guessedFocalsRunning(images, [0, 1, 2, 3, 4], merged, intrinsicsAt(2114), 0.23)).toBe(false);
   });
 });
