@@ -9,7 +9,7 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { encodeJpeg } from "../test/support/fixtures.js";
-import { box, renderDefinedScene, rectangle, sphere, type Primitive, type SceneDef } from "../test/support/render.js";
+import { box, cylinder, renderDefinedScene, rectangle, sphere, type Primitive, type SceneDef } from "../test/support/render.js";
 import { repoRoot } from "./datasets.js";
 
 export type Colour = [number, number, number];
@@ -17,12 +17,15 @@ export type Colour = [number, number, number];
 export type Shape =
   | { kind: "rectangle"; axis: 0 | 1 | 2; value: number; facing: 1 | -1; lo: [number, number]; hi: [number, number]; colour: Colour; contrast?: number }
   | { kind: "box"; centre: [number, number]; half: [number, number]; z: [number, number]; yaw: number; colour: Colour; contrast?: number }
-  | { kind: "sphere"; centre: [number, number, number]; radius: number; colour: Colour };
+  | { kind: "sphere"; centre: [number, number, number]; radius: number; colour: Colour; contrast?: number }
+  /** A vertical cylinder standing on z = 0 with a top cap (render.ts's cylinder). */
+  | { kind: "cylinder"; base: [number, number]; radius: number; height: number; colour: Colour; contrast?: number };
 
 export function primitive(shape: Shape): Primitive {
   if (shape.kind === "rectangle") return { ...rectangle(shape.axis, shape.value, shape.facing, shape.lo, shape.hi, shape.colour), contrast: shape.contrast };
   if (shape.kind === "box") return { ...box(shape.centre, shape.half, shape.z, shape.yaw, shape.colour), contrast: shape.contrast };
-  return sphere(shape.centre, shape.radius, shape.colour);
+  if (shape.kind === "cylinder") return { ...cylinder(shape.base, shape.radius, shape.height, shape.colour), contrast: shape.contrast };
+  return { ...sphere(shape.centre, shape.radius, shape.colour), contrast: shape.contrast };
 }
 
 /** What a rendered set is: its name under rendered/, its shapes and cameras, and how its photos are taken. */
@@ -82,6 +85,16 @@ function triangulate(shapes: Shape[]): { positions: number[]; colours: number[];
       face([[-hx, -hy, z1], [hx, -hy, z1], [hx, hy, z1], [-hx, hy, z1]]);
       for (const sx of [-hx, hx]) face([[sx, -hy, z0], [sx, hy, z0], [sx, hy, z1], [sx, -hy, z1]]);
       for (const sy of [-hy, hy]) face([[-hx, sy, z0], [hx, sy, z0], [hx, sy, z1], [-hx, sy, z1]]);
+    } else if (s.kind === "cylinder") {
+      const segments = 64;
+      const rim = (j: number, z: number): number[] => [s.base[0] + s.radius * Math.cos((2 * Math.PI * j) / segments), s.base[1] + s.radius * Math.sin((2 * Math.PI * j) / segments), z];
+      const top = [s.base[0], s.base[1], s.height];
+      for (let j = 0; j < segments; j++) {
+        const a = rim(j, 0), b = rim(j + 1, 0), cc = rim(j + 1, s.height), d = rim(j, s.height);
+        quad(a, b, cc, d, [(a[0] + b[0]) / 2 - s.base[0], (a[1] + b[1]) / 2 - s.base[1], 0], s.colour);
+        // The cap's fan: counter-clockwise seen from above, so its normal is +Z.
+        faces.push(vertex(d, s.colour), vertex(cc, s.colour), vertex(top, s.colour));
+      }
     } else {
       const rings = 32, segments = 64;
       const point = (i: number, j: number): number[] => {

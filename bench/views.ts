@@ -70,6 +70,7 @@ import { backgroundMask } from "./views-mask.js";
 import { referenceTruth, undistort, type TrueCamera } from "./views-reference.js";
 import { COURTYARD_SET, courtyardDataset } from "./courtyard.js";
 import { COURTYARD_WIDE_SET, courtyardWideDataset } from "./courtyard-wide.js";
+import { PLAIN_OBJECTS_SET, plainObjectsDataset } from "./plain-objects.js";
 import { PLAIN_ROOM_SET, plainRoomDataset } from "./plain-room.js";
 import { ThreeRenderer, type RenderCamera, type RenderedImage } from "./three-render.js";
 
@@ -77,7 +78,10 @@ const RENDER_WIDTH = 768;
 const HOLD_BACK_EVERY = 8;
 const HOLD_BACK_OFFSET = 4;
 /** Sets the bench renders itself: name → their folder (rendered on first use), in the synthetic sets' format. */
-const RENDERED_SETS: Record<string, () => Promise<string>> = { [PLAIN_ROOM_SET]: plainRoomDataset, [COURTYARD_SET]: courtyardDataset, [COURTYARD_WIDE_SET]: courtyardWideDataset };
+const RENDERED_SETS: Record<string, () => Promise<string>> = {
+  [PLAIN_ROOM_SET]: plainRoomDataset, [COURTYARD_SET]: courtyardDataset, [COURTYARD_WIDE_SET]: courtyardWideDataset,
+  [PLAIN_OBJECTS_SET]: plainObjectsDataset,
+};
 
 
 interface ViewScore {

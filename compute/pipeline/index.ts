@@ -242,7 +242,7 @@ async function execute(input: PipelineInput, timeline: Timeline, run: RunState):
       cloud = densified.cloud;
       const { workers: lateWorkers, photos: texturePhotos } = startLate();
       cloudWritten = writeCloudAhead(lateWorkers, located, { views: model.views, cloud, sparse: model.points, images }, formats, input.outDir, exporter.DEFAULTS.baseName);
-      const meshed = await stage(timeline, "mesh", (p) => mesh.run({ cloud, views: model.views, images }, { ...preset.mesh, faceBudget: faceBudgetFor(input.quality, model.views.map((v) => v.intrinsics)) }, p, lateWorkers.mesh));
+      const meshed = await stage(timeline, "mesh", (p) => mesh.run({ cloud, views: model.views, images, viewDepths: densified.viewDepths }, { ...preset.mesh, faceBudget: faceBudgetFor(input.quality, model.views.map((v) => v.intrinsics)) }, p, lateWorkers.mesh));
       timeline.reports.push(meshed.report);
       surface = meshed.mesh;
       const meshDone = meshed.mesh;

@@ -16,6 +16,21 @@ export interface DepthMap {
   cy: number;
 }
 
+/**
+ * A view's own filtered depth, coarse: the nearest depth per cell of a grid `scale` photo pixels
+ * square over the photo, in the registered view's pinhole frame (its focal, cx, cy, without
+ * distortion), 0 where the view measured none. What the view itself saw, where the fused cloud
+ * also holds what other views saw behind a surface this one could not measure.
+ */
+export interface ViewDepth {
+  viewIndex: number;
+  width: number;
+  height: number;
+  /** Photo pixels per cell. */
+  scale: number;
+  depth: Float32Array;
+}
+
 export interface PointCloud {
   count: number;
   positions: Float32Array; // 3·count

@@ -8,7 +8,7 @@
  * process. The job travels as JSON (its numbers round-trip IEEE doubles exactly), the result as
  * bytes with the point arrays copied raw.
  */
-import type { Intrinsics, PointCloud } from "../../scene/index.js";
+import type { Intrinsics, PointCloud, ViewDepth } from "../../scene/index.js";
 import type { DenseCluster } from "./clusters.js";
 import type { Options } from "./options.js";
 import type { ViewResult } from "./worker.js";
@@ -77,6 +77,8 @@ export interface ClusterResult {
   workingSize: [number, number];
   /** Wall time of the solve's phases: loading the views, PatchMatch on all of them, filtering and fusion. */
   phaseMs: ClusterPhaseMs;
+  /** Its core views' filtered depths, coarse (view-depth.ts); absent from a solve that did not make them. */
+  viewDepths?: ViewDepth[];
 }
 
 export interface ClusterPhaseMs {

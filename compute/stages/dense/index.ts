@@ -4,7 +4,7 @@
  * photometrically and geometrically, and fuse them into a coloured point cloud with normals (Schönberger et al., ECCV 2016; Galliani et al., ICCV
  * 2015; Bleyer et al., BMVC 2011).
  */
-import type { DepthMap, ImageRef, PointCloud, ProgressFn, SparseModel, StageReport } from "../../scene/index.js";
+import type { DepthMap, ImageRef, PointCloud, ProgressFn, SparseModel, StageReport, ViewDepth } from "../../scene/index.js";
 import { cameraCenter, PipelineError } from "../../scene/index.js";
 import { WorkerPool } from "../../util/pool.js";
 import { clusterJobs, type ClusterJob, type ClusterResult, type ClusterSolveOptions } from "./cluster-job.js";
@@ -28,6 +28,8 @@ export interface DenseInput {
 export interface DenseOutput {
   cloud: PointCloud;
   depthMaps?: DepthMap[];
+  /** Every registered view's own filtered depth, coarse (view-depth.ts), by viewIndex; absent when a cluster's result lacks them. */
+  viewDepths?: ViewDepth[];
   report: StageReport;
 }
 
@@ -166,7 +168,8 @@ function merge(densePlan: DensePlan, results: Array<ClusterResult & { depthMaps?
     warnings,
   };
   const depthMaps = keepDepthMaps ? ordered.flatMap((r) => r.depthMaps ?? []).sort((a, b) => a.viewIndex - b.viewIndex) : undefined;
-  return { cloud, depthMaps, report };
+  const viewDepths = ordered.every((r) => r.viewDepths) ? ordered.flatMap((r) => r.viewDepths!).sort((a, b) => a.viewIndex - b.viewIndex) : undefined;
+  return { cloud, depthMaps, viewDepths, report };
 }
 
 /** The stage options a cluster's solve needs: not the machine's (workers, keepDepthMaps), nor those the plan already used. */

@@ -16,6 +16,7 @@ import { skyPixels, trimFattening } from "./edge-trim.js";
 import { removeSeenThrough } from "./free-space.js";
 import { stitchStrips, stripsOf, stripTask } from "./strips.js";
 import { relativePose, type DenseView } from "./views.js";
+import { coarseViewDepth } from "./view-depth.js";
 import type { ViewResult, ViewTask } from "./worker.js";
 
 export interface SolveClusterOptions {
@@ -110,6 +111,7 @@ export async function solveCluster(
     workingSize: [views[0]?.width ?? 0, views[0]?.height ?? 0],
     phaseMs: { load: loadedAt - began, patchMatch: solvedAt - loadedAt, fuse: performance.now() - solvedAt },
     depthMaps: options.keepDepthMaps ? coreMaps.map((f) => toDepthMap(f.raw, f.depth)) : undefined,
+    viewDepths: coreMaps.map((f) => coarseViewDepth(f.raw.view.viewIndex, { ...f.raw.view, depth: f.depth }, byIndex.get(f.raw.view.viewIndex)!.intrinsics)),
   };
 }
 

@@ -46,12 +46,13 @@
  *   completion 4.0–4.2 → 2.8 s, the stage 10.5 → 8.6–9.3 s (two runs each), the same mesh.
  */
 import { availableParallelism } from "node:os";
-import type { ImageRef, Mesh, PointCloud, ProgressFn, RegisteredView, StageReport } from "../../scene/index.js";
+import type { ImageRef, Mesh, PointCloud, ProgressFn, RegisteredView, StageReport, ViewDepth } from "../../scene/index.js";
 import { WorkerPool, type TaskRunner } from "../../util/pool.js";
 import { vertexColors, vertexNormals } from "./attributes.js";
 import { compactVertices, dropDegenerateFaces, removeSmallComponents, trimFaces } from "./cleanup.js";
 import { closeEnclosedHoles, type EnclosedHoleOptions } from "./close-holes.js";
 import { fillSmallHoles } from "./fill-holes.js";
+import { completeHulls, HULL_DEFAULTS, viewDepthImages, type HullCompletionOptions } from "./hull-completion.js";
 import { completeGround, GROUND_DEFAULTS, type GroundCompletionOptions } from "./ground-completion.js";
 import { GROUND_SWEEP_DEFAULTS, type GroundSweepOptions, type GroundSweepTask } from "./ground-sweep.js";
 import { completePlanes, PLANE_COMPLETION_MIN_POINTS, type CompletionPoints, type PlaneCompletionOptions } from "./plane-completion.js";
@@ -105,6 +106,8 @@ export interface Options {
   groundCompletion: GroundCompletionOptions | null;
   /** Upright walls on the ground, over lines of points standing on it and under upright planes (standing-walls.ts), after the ground; null: off. */
   standingWalls: StandingWallOptions | null;
+  /** Plain objects closed where the photos show them as depthless regions enclosed by seen-through space (hull-completion.ts), after the walls; null: off. */
+  hullCompletion: HullCompletionOptions | null;
   /** The ground's plane placed by the photos (ground-sweep.ts) when they are given; null: by its points only. */
   groundSweep: GroundSweepOptions | null;
   /** Depthless pixels where the photos show a dark, smooth backdrop count as seen-through space for the completions (backdrop.ts); null: off. */
@@ -166,6 +169,7 @@ export const DEFAULTS: Options = {
   sky: SKY_DEFAULTS,
   skyCarve: SKY_CARVE_DEFAULTS,
   standingWalls: STANDING_WALL_DEFAULTS,
+  hullCompletion: HULL_DEFAULTS,
   oversample: 2,
   colorImageSize: 1024,
   threads: Math.min(2, availableParallelism()),
@@ -176,6 +180,8 @@ export interface Input {
   cloud: PointCloud;
   views: RegisteredView[];
   images?: ImageRef[];
+  /** The views' own filtered depths from the dense stage (by viewIndex = index into `views`): the hulls' free space. Without them no hull is completed. */
+  viewDepths?: ViewDepth[];
 }
 
 /**
@@ -255,6 +261,23 @@ function withPoints(cloud: PointCloud, oriented: { normals: Float32Array }, adde
     normals: oriented.normals,
     colors: concatBytes(cloud.colors, added.colors),
   };
+}
+
+/** The cloud without the points marked in `dropped` (their normals left out of `oriented` too). */
+function withoutPoints(cloud: PointCloud, oriented: { normals: Float32Array }, dropped: Uint8Array): PointCloud {
+  let count = 0;
+  for (let i = 0; i < cloud.count; i++) count += dropped[i] ? 0 : 1;
+  if (count === cloud.count) return cloud;
+  const positions = new Float32Array(3 * count), normals = new Float32Array(3 * count), colors = new Uint8Array(3 * count);
+  for (let i = 0, o = 0; i < cloud.count; i++) {
+    if (dropped[i]) continue;
+    positions.set(cloud.positions.subarray(3 * i, 3 * i + 3), 3 * o);
+    normals.set(oriented.normals.subarray(3 * i, 3 * i + 3), 3 * o);
+    colors.set(cloud.colors.subarray(3 * i, 3 * i + 3), 3 * o);
+    o++;
+  }
+  oriented.normals = normals;
+  return { count, positions, normals, colors };
 }
 
 /**
@@ -377,6 +400,14 @@ async function meshCloud(input: Input, opts: Options, progress: ProgressFn | und
         Object.assign(counts, walls.report);
         cloud = withPoints(cloud, oriented, walls.points);
         lap("standingWalls");
+      }
+      const cloudImages = ground.images ?? depthImages?.images;
+      if (opts.hullCompletion && cloudImages && input.viewDepths) {
+        const hulls = completeHulls(viewDepthImages(input.views, input.viewDepths, cloudImages), input.cloud, cloud, h, spacing, opts.hullCompletion, ground.plane);
+        Object.assign(counts, hulls.report);
+        if (hulls.dropped) cloud = withoutPoints(cloud, oriented, hulls.dropped);
+        cloud = withPoints(cloud, oriented, hulls.points);
+        lap("hullCompletion");
       }
     }
   }
