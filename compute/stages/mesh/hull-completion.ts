@@ -122,7 +122,7 @@ export function enclosedBlank(image: DepthImage, maxShare: number): Uint8Array {
   return out;
 }
 
-/** The grid over the measured points' box (0.5th–99.5th percentile per axis), a few cells wider. */
+/** The grid over the measured points' box (0.1th–99.9th percentile per axis), 15 % of its largest side wider. */
 export function gridOver(positions: Float32Array, count: number, voxel: number, options: HullCompletionOptions): Grid | null {
   if (count < 100) return null;
   const lo = [0, 0, 0], hi = [0, 0, 0];
@@ -132,13 +132,15 @@ export function gridOver(positions: Float32Array, count: number, voxel: number, 
     let m = 0;
     for (let i = 0; i < count; i += step) values[m++] = positions[3 * i + a];
     const sorted = values.subarray(0, m).sort();
-    lo[a] = sorted[Math.floor(0.005 * (m - 1))];
-    hi[a] = sorted[Math.ceil(0.995 * (m - 1))];
+    lo[a] = sorted[Math.floor(0.001 * (m - 1))];
+    hi[a] = sorted[Math.ceil(0.999 * (m - 1))];
   }
-  const volume = (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
+  // More on every side: an object may rise above the points that outline it.
+  const extra = 0.15 * Math.max(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]);
+  const volume = (hi[0] - lo[0] + 2 * extra) * (hi[1] - lo[1] + 2 * extra) * (hi[2] - lo[2] + 2 * extra);
   if (!(volume > 0)) return null;
   const cell = Math.max(options.minCellVoxels * voxel, Math.cbrt(volume / options.maxCells));
-  const margin = 2 * cell;
+  const margin = extra + 2 * cell;
   const origin: [number, number, number] = [lo[0] - margin, lo[1] - margin, lo[2] - margin];
   const size = (a: number): number => Math.max(1, Math.ceil((hi[a] - lo[a] + 2 * margin) / cell));
   return { origin, cell, nx: size(0), ny: size(1), nz: size(2) };
@@ -148,10 +150,10 @@ export function gridOver(positions: Float32Array, count: number, voxel: number, 
  * Per cell of the grid: how many views see through it (`carving`) and how many show it as an
  * enclosed depthless region (`enclosed`), both capped at 255.
  */
-export function carve(grid: Grid, images: DepthImage[], enclosed: Uint8Array[]): { carving: Uint8Array; enclosedViews: Uint8Array } {
+export function carve(grid: Grid, images: DepthImage[], enclosed: Uint8Array[]): { carving: Uint8Array; enclosedViews: Uint8Array; surfaceViews: Uint8Array } {
   const { origin, cell, nx, ny, nz } = grid;
   const cells = nx * ny * nz;
-  const carving = new Uint8Array(cells), enclosedViews = new Uint8Array(cells);
+  const carving = new Uint8Array(cells), enclosedViews = new Uint8Array(cells), surfaceViews = new Uint8Array(cells);
   images.forEach((image, v) => {
     const { view, width, height, scale } = image;
     const depth = image.measured ?? image.depth;
@@ -179,14 +181,17 @@ export function carve(grid: Grid, images: DepthImage[], enclosed: Uint8Array[]):
           const d = depth[pixel];
           if (d === 0) {
             if (blank[pixel] && enclosedViews[at] < 255) enclosedViews[at]++;
-          } else if (zc < d - cell - zc * footprintPerDepth) {
-            if (carving[at] < 255) carving[at]++;
+          } else {
+            const margin = cell + zc * footprintPerDepth;
+            if (zc < d - margin) {
+              if (carving[at] < 255) carving[at]++;
+            } else if (zc <= d + margin && surfaceViews[at] < 255) surfaceViews[at]++;
           }
         }
       }
     }
   });
-  return { carving, enclosedViews };
+  return { carving, enclosedViews, surfaceViews };
 }
 
 /**
@@ -214,12 +219,14 @@ export function completeHulls(
   report.hullCellSize = cell;
   report.hullCells = nx * ny * nz;
   const enclosed = images.map((image) => enclosedBlank(image, options.maxEnclosedShare));
-  const { carving, enclosedViews } = carve(grid, images, enclosed);
+  const { carving, enclosedViews, surfaceViews } = carve(grid, images, enclosed);
 
-  // Solid: shown enclosed by enough views, seen through by too few; above the ground if there is one.
+  // Solid: shown enclosed by enough views, seen through by too few, and holding a measured surface
+  // in fewer views than show it enclosed (the ground beside an object is behind it in some views,
+  // and no view can see through the ground's own cells); above the ground if there is one.
   const solid = new Uint8Array(carving.length);
   for (let iz = 0, at = 0; iz < nz; iz++) for (let iy = 0; iy < ny; iy++) for (let ix = 0; ix < nx; ix++, at++) {
-    if (enclosedViews[at] < options.minEnclosedViews || carving[at] >= options.minCarvingViews) continue;
+    if (enclosedViews[at] < options.minEnclosedViews || carving[at] >= options.minCarvingViews || surfaceViews[at] >= enclosedViews[at]) continue;
     if (ground) {
       const x = origin[0] + (ix + 0.5) * cell, y = origin[1] + (iy + 0.5) * cell, z = origin[2] + (iz + 0.5) * cell;
       if (ground.normal[0] * x + ground.normal[1] * y + ground.normal[2] * z - ground.d < 0) continue;
