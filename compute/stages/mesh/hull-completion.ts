@@ -24,7 +24,9 @@ import { PointGrid } from "./point-grid.js";
 import type { DepthImage } from "./see-through.js";
 
 export interface HullCompletionOptions {
-  /** Most cells of the carving's grid over the measured points' box (sets its cell size). */
+  /** Most cells of the first pass's grid, over the measured points' box (sets its cell size). */
+  coarseCells: number;
+  /** Most cells of the second pass's grid, over the box of the blocks the first kept. */
   maxCells: number;
   /** The cell is at least this many mesh voxels. */
   minCellVoxels: number;
@@ -41,7 +43,8 @@ export interface HullCompletionOptions {
 }
 
 export const HULL_DEFAULTS: HullCompletionOptions = {
-  maxCells: 4_000_000,
+  coarseCells: 1_000_000,
+  maxCells: 2_000_000,
   minCellVoxels: 1.5,
   minCarvingViews: 2,
   minEnclosedViews: 6,
@@ -51,6 +54,8 @@ export const HULL_DEFAULTS: HullCompletionOptions = {
 };
 
 export interface HullCompletionReport {
+  /** The first pass's cell (over the whole cloud), then the cell and cells of the pass the points come from. */
+  hullCoarseCellSize: number;
   hullCellSize: number;
   hullCells: number;
   hullSolidCells: number;
@@ -139,7 +144,7 @@ export function gridOver(positions: Float32Array, count: number, voxel: number, 
   const extra = 0.15 * Math.max(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]);
   const volume = (hi[0] - lo[0] + 2 * extra) * (hi[1] - lo[1] + 2 * extra) * (hi[2] - lo[2] + 2 * extra);
   if (!(volume > 0)) return null;
-  const cell = Math.max(options.minCellVoxels * voxel, Math.cbrt(volume / options.maxCells));
+  const cell = Math.max(options.minCellVoxels * voxel, Math.cbrt(volume / options.coarseCells));
   const margin = extra + 2 * cell;
   const origin: [number, number, number] = [lo[0] - margin, lo[1] - margin, lo[2] - margin];
   const size = (a: number): number => Math.max(1, Math.ceil((hi[a] - lo[a] + 2 * margin) / cell));
@@ -211,31 +216,24 @@ export function completeHulls(
   options: HullCompletionOptions,
   ground?: { normal: number[]; d: number } | null,
 ): { points: CompletionPoints; dropped: Uint8Array | null; report: HullCompletionReport } {
-  const report: HullCompletionReport = { hullCellSize: 0, hullCells: 0, hullSolidCells: 0, hullBlocks: 0, hullBlocksAtEdge: 0, hullBlocksKept: 0, hullPointsAdded: 0, hullPointsDropped: 0 };
+  const report: HullCompletionReport = { hullCoarseCellSize: 0, hullCellSize: 0, hullCells: 0, hullSolidCells: 0, hullBlocks: 0, hullBlocksAtEdge: 0, hullBlocksKept: 0, hullPointsAdded: 0, hullPointsDropped: 0 };
   const none: CompletionPoints = { count: 0, positions: new Float32Array(0), normals: new Float32Array(0), colors: new Uint8Array(0) };
-  const grid = images.length >= 3 ? gridOver(measured.positions, measured.count, voxel, options) : null;
-  if (!grid) return { points: none, dropped: null, report };
+  const coarse = images.length >= 3 ? gridOver(measured.positions, measured.count, voxel, options) : null;
+  if (!coarse) return { points: none, dropped: null, report };
+  report.hullCoarseCellSize = coarse.cell;
+  const enclosed = images.map((image) => enclosedBlank(image, options.maxEnclosedShare));
+  let grid = coarse;
+  let kept = keptCells(coarse, images, enclosed, options, ground, report);
+  // Then again over the kept blocks' box, at the finest cell the budget allows there.
+  const fine = kept ? gridAround(coarse, kept, voxel, options) : null;
+  if (fine) {
+    grid = fine;
+    kept = keptCells(fine, images, enclosed, options, ground, report);
+  }
+  if (!kept) return { points: none, dropped: null, report };
   const { nx, ny, nz, cell, origin } = grid;
   report.hullCellSize = cell;
   report.hullCells = nx * ny * nz;
-  const enclosed = images.map((image) => enclosedBlank(image, options.maxEnclosedShare));
-  const { carving, enclosedViews, surfaceViews } = carve(grid, images, enclosed);
-
-  // Solid: shown enclosed by enough views, seen through by too few, and holding a measured surface
-  // in fewer views than show it enclosed (the ground beside an object is behind it in some views,
-  // and no view can see through the ground's own cells); above the ground if there is one.
-  const solid = new Uint8Array(carving.length);
-  for (let iz = 0, at = 0; iz < nz; iz++) for (let iy = 0; iy < ny; iy++) for (let ix = 0; ix < nx; ix++, at++) {
-    if (enclosedViews[at] < options.minEnclosedViews || carving[at] >= options.minCarvingViews || surfaceViews[at] >= enclosedViews[at]) continue;
-    if (ground) {
-      const x = origin[0] + (ix + 0.5) * cell, y = origin[1] + (iy + 0.5) * cell, z = origin[2] + (iz + 0.5) * cell;
-      if (ground.normal[0] * x + ground.normal[1] * y + ground.normal[2] * z - ground.d < 0) continue;
-    }
-    solid[at] = 1;
-    report.hullSolidCells++;
-  }
-  const kept = keptBlocks(solid, grid, report);
-  if (report.hullBlocksKept === 0) return { points: none, dropped: null, report };
   const cloud = new PointGrid(cloudPoints.positions, cloudPoints.count, voxel);
   const surfaced = new Uint8Array(kept.length);
 
@@ -306,6 +304,50 @@ function pointsWithin(cloud: PointGrid, p: number[], radius: number, enough: num
   let n = 0;
   cloud.forEachWithin(p[0], p[1], p[2], radius, () => (++n >= enough ? false : undefined));
   return n;
+}
+
+/**
+ * The grid's kept cells (1), or null when no block is kept: solid where enough views show the
+ * cell enclosed, too few see through it, and it holds a measured surface in fewer views than show
+ * it enclosed (the ground beside an object is behind the object in some views, and no view can
+ * see through the ground's own cells); above the ground if there is one.
+ */
+function keptCells(grid: Grid, images: DepthImage[], enclosed: Uint8Array[], options: HullCompletionOptions, ground: { normal: number[]; d: number } | null | undefined, report: HullCompletionReport): Uint8Array | null {
+  const { nx, ny, nz, cell, origin } = grid;
+  const { carving, enclosedViews, surfaceViews } = carve(grid, images, enclosed);
+  const solid = new Uint8Array(carving.length);
+  report.hullSolidCells = 0;
+  for (let iz = 0, at = 0; iz < nz; iz++) for (let iy = 0; iy < ny; iy++) for (let ix = 0; ix < nx; ix++, at++) {
+    if (enclosedViews[at] < options.minEnclosedViews || carving[at] >= options.minCarvingViews || surfaceViews[at] >= enclosedViews[at]) continue;
+    if (ground) {
+      const x = origin[0] + (ix + 0.5) * cell, y = origin[1] + (iy + 0.5) * cell, z = origin[2] + (iz + 0.5) * cell;
+      if (ground.normal[0] * x + ground.normal[1] * y + ground.normal[2] * z - ground.d < 0) continue;
+    }
+    solid[at] = 1;
+    report.hullSolidCells++;
+  }
+  report.hullBlocks = report.hullBlocksAtEdge = report.hullBlocksKept = 0;
+  const kept = keptBlocks(solid, grid, report);
+  return report.hullBlocksKept > 0 ? kept : null;
+}
+
+/** A finer grid over the box of the coarse grid's kept cells (two coarse cells wider), or null when it would be no finer. */
+function gridAround(coarse: Grid, kept: Uint8Array, voxel: number, options: HullCompletionOptions): Grid | null {
+  const { nx, ny, cell, origin } = coarse;
+  const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
+  for (let at = 0; at < kept.length; at++) {
+    if (!kept[at]) continue;
+    const i = [at % nx, Math.floor(at / nx) % ny, Math.floor(at / (nx * ny))];
+    for (let a = 0; a < 3; a++) {
+      lo[a] = Math.min(lo[a], origin[a] + (i[a] - 2) * cell);
+      hi[a] = Math.max(hi[a], origin[a] + (i[a] + 3) * cell);
+    }
+  }
+  const volume = (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
+  const fineCell = Math.max(options.minCellVoxels * voxel, Math.cbrt(volume / options.maxCells));
+  if (!(fineCell < 0.9 * cell)) return null;
+  const size = (a: number): number => Math.max(3, Math.ceil((hi[a] - lo[a]) / fineCell));
+  return { origin: [lo[0], lo[1], lo[2]], cell: fineCell, nx: size(0), ny: size(1), nz: size(2) };
 }
 
 /** Solid cells joined face to face into blocks; blocks touching the grid's edge are dropped. 1 where a kept block's cell is. */

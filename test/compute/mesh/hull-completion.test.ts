@@ -119,8 +119,8 @@ describe("hull completion", () => {
     for (let i = 0; i < points.count; i++) {
       const p = [points.positions[3 * i], points.positions[3 * i + 1], points.positions[3 * i + 2]];
       const n = [points.normals[3 * i], points.normals[3 * i + 1], points.normals[3 * i + 2]];
-      const allowed = 2 * cell + (p[2] > BOX_TOP ? roof : 0);
-      if (Math.abs(boxSurfaceDistance(p)) > allowed) far++;
+      const allowed = 2.5 * cell + (p[2] > BOX_TOP ? roof : 0);
+      if (Math.abs(boxSurfaceDistance(p)) > allowed) { far++; if (process.env.HULL_DEBUG && far % 50 === 0) console.log("far", p.map((x) => x.toFixed(3)).join(" "), boxSurfaceDistance(p).toFixed(3), n.map((x) => x.toFixed(2)).join(" ")); }
       // Outward: the normal points away from the box's middle.
       if (n[0] * p[0] + n[1] * p[1] + n[2] * (p[2] - BOX_TOP / 2) < 0) inward++;
       if (p[2] > BOX_TOP - 2 * cell && n[2] > 0.7) sides.top++;
@@ -129,7 +129,8 @@ describe("hull completion", () => {
       else if (n[1] > 0.7) sides.py++;
       else if (n[1] < -0.7) sides.ny++;
     }
-    // A visual hull from sixteen views overshoots the box's corners by a little: within two cells (and the roof).
+    // A visual hull from sixteen views 22.5° apart stands off the box's faces by up to about two
+    // cells (only the views along a face see past it close by): within 2.5 cells, and the roof.
     expect(far / points.count).toBeLessThan(0.01);
     expect(inward / points.count).toBeLessThan(0.02);
     for (const [side, n] of Object.entries(sides)) expect(n, side).toBeGreaterThan(100);
