@@ -120,7 +120,7 @@ describe("hull completion", () => {
       const p = [points.positions[3 * i], points.positions[3 * i + 1], points.positions[3 * i + 2]];
       const n = [points.normals[3 * i], points.normals[3 * i + 1], points.normals[3 * i + 2]];
       const allowed = 2.5 * cell + (p[2] > BOX_TOP ? roof : 0);
-      if (Math.abs(boxSurfaceDistance(p)) > allowed) { far++; if (process.env.HULL_DEBUG && far % 50 === 0) console.log("far", p.map((x) => x.toFixed(3)).join(" "), boxSurfaceDistance(p).toFixed(3), n.map((x) => x.toFixed(2)).join(" ")); }
+      if (Math.abs(boxSurfaceDistance(p)) > allowed) far++;
       // Outward: the normal points away from the box's middle.
       if (n[0] * p[0] + n[1] * p[1] + n[2] * (p[2] - BOX_TOP / 2) < 0) inward++;
       if (p[2] > BOX_TOP - 2 * cell && n[2] > 0.7) sides.top++;
