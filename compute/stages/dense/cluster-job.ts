@@ -118,13 +118,19 @@ export function checkClusterJob(value: unknown): ClusterJob {
 
 const RESULT_MAGIC = 0x44435231; // "DCR1"
 
-/** Layout: magic, header length (u32 LE), JSON header, padding to 4 bytes, positions, normals (f32), colours (u8). */
+/**
+ * Layout: magic, header length (u32 LE), JSON header, padding to 4 bytes, positions, normals (f32),
+ * colours (u8), padding to 4 bytes, then each view depth's cells (f32) in the header's order.
+ */
 export function encodeClusterResult(result: ClusterResult): Uint8Array {
   const { cloud } = result;
-  const header = new TextEncoder().encode(JSON.stringify({ cluster: result.cluster, core: result.core, warnings: result.warnings, workingSize: result.workingSize, phaseMs: result.phaseMs, count: cloud.count }));
+  const viewDepths = result.viewDepths?.map(({ viewIndex, width, height, scale }) => ({ viewIndex, width, height, scale }));
+  const header = new TextEncoder().encode(JSON.stringify({ cluster: result.cluster, core: result.core, warnings: result.warnings, workingSize: result.workingSize, phaseMs: result.phaseMs, count: cloud.count, viewDepths }));
   const headerEnd = align4(8 + header.byteLength);
   const floats = 3 * cloud.count * 4;
-  const bytes = new Uint8Array(headerEnd + 2 * floats + 3 * cloud.count);
+  const cloudEnd = align4(headerEnd + 2 * floats + 3 * cloud.count);
+  const depthBytes = (result.viewDepths ?? []).reduce((sum, d) => sum + 4 * d.width * d.height, 0);
+  const bytes = new Uint8Array(cloudEnd + depthBytes);
   const view = new DataView(bytes.buffer);
   view.setUint32(0, RESULT_MAGIC, true);
   view.setUint32(4, header.byteLength, true);
@@ -132,6 +138,11 @@ export function encodeClusterResult(result: ClusterResult): Uint8Array {
   bytes.set(new Uint8Array(cloud.positions.buffer, cloud.positions.byteOffset, floats), headerEnd);
   bytes.set(new Uint8Array(cloud.normals.buffer, cloud.normals.byteOffset, floats), headerEnd + floats);
   bytes.set(cloud.colors.subarray(0, 3 * cloud.count), headerEnd + 2 * floats);
+  let at = cloudEnd;
+  for (const d of result.viewDepths ?? []) {
+    bytes.set(new Uint8Array(d.depth.buffer, d.depth.byteOffset, 4 * d.width * d.height), at);
+    at += 4 * d.width * d.height;
+  }
   return bytes;
 }
 
@@ -139,15 +150,24 @@ export function decodeClusterResult(bytes: Uint8Array): ClusterResult {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (bytes.byteLength < 8 || view.getUint32(0, true) !== RESULT_MAGIC) throw new Error("dense: not a cluster result");
   const headerLength = view.getUint32(4, true);
-  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + headerLength))) as Omit<ClusterResult, "cloud"> & { count: number };
+  type Header = Omit<ClusterResult, "cloud" | "viewDepths"> & { count: number; viewDepths?: Array<Omit<ViewDepth, "depth">> };
+  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + headerLength))) as Header;
   const headerEnd = align4(8 + headerLength);
   const floats = 3 * header.count * 4;
-  if (bytes.byteLength !== headerEnd + 2 * floats + 3 * header.count) throw new Error("dense: truncated cluster result");
+  const cloudEnd = align4(headerEnd + 2 * floats + 3 * header.count);
+  const depthBytes = (header.viewDepths ?? []).reduce((sum, d) => sum + 4 * d.width * d.height, 0);
+  if (bytes.byteLength !== cloudEnd + depthBytes) throw new Error("dense: truncated cluster result");
   // Copies: the arrays must be aligned and own their memory.
   const positions = new Float32Array(bytes.slice(headerEnd, headerEnd + floats).buffer);
   const normals = new Float32Array(bytes.slice(headerEnd + floats, headerEnd + 2 * floats).buffer);
   const colors = bytes.slice(headerEnd + 2 * floats, headerEnd + 2 * floats + 3 * header.count);
-  return { cluster: header.cluster, core: header.core, warnings: header.warnings, workingSize: header.workingSize, phaseMs: header.phaseMs, cloud: { count: header.count, positions, normals, colors } };
+  let at = cloudEnd;
+  const viewDepths = header.viewDepths?.map((d) => {
+    const depth = new Float32Array(bytes.slice(at, at + 4 * d.width * d.height).buffer);
+    at += 4 * d.width * d.height;
+    return { ...d, depth };
+  });
+  return { cluster: header.cluster, core: header.core, warnings: header.warnings, workingSize: header.workingSize, phaseMs: header.phaseMs, cloud: { count: header.count, positions, normals, colors }, viewDepths };
 }
 
 function align4(n: number): number {

@@ -131,6 +131,13 @@ describe("dense clusters", () => {
       expect(Buffer.from(remote.cloud.positions.buffer).equals(Buffer.from(split.cloud.positions.buffer))).toBe(true);
       expect(Buffer.from(remote.cloud.normals.buffer).equals(Buffer.from(split.cloud.normals.buffer))).toBe(true);
       expect(Buffer.from(remote.cloud.colors).equals(Buffer.from(split.cloud.colors))).toBe(true);
+      // The views' own coarse depths (the mesh stage's hull completion reads them) come back too, the same.
+      expect(split.viewDepths?.map((d) => d.viewIndex)).toEqual(fixture.model.views.map((_, i) => i));
+      expect(remote.viewDepths?.length).toBe(split.viewDepths!.length);
+      for (const [i, d] of remote.viewDepths!.entries()) {
+        expect(d.depth.some((z) => z > 0)).toBe(true);
+        expect(Buffer.from(d.depth.buffer).equals(Buffer.from(split.viewDepths![i].depth.buffer))).toBe(true);
+      }
       expect(remote.report.perImage).toEqual(split.report.perImage!.map((p) => ({ ...p, patchMatchMs: expect.any(Number) })));
     }, 600_000); // re-solves every cluster: ~1 min alone, over 2 beside a full CI run
   });
