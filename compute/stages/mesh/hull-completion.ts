@@ -223,21 +223,22 @@ export function completeHulls(
   report.hullCoarseCellSize = coarse.cell;
   const enclosed = images.map((image) => enclosedBlank(image, options.maxEnclosedShare));
   let grid = coarse;
-  let kept = keptCells(coarse, images, enclosed, options, ground, report);
+  let cells = keptCells(coarse, images, enclosed, options, ground, report);
   // Then again over the kept blocks' box, at the finest cell the budget allows there.
-  const fine = kept ? gridAround(coarse, kept, voxel, options) : null;
+  const fine = cells ? gridAround(coarse, cells.kept, voxel, options) : null;
   if (fine) {
     grid = fine;
-    kept = keptCells(fine, images, enclosed, options, ground, report);
+    cells = keptCells(fine, images, enclosed, options, ground, report);
   }
-  if (!kept) return { points: none, dropped: null, report };
+  if (!cells) return { points: none, dropped: null, report };
+  const { kept, carving } = cells;
   const { nx, ny, nz, cell, origin } = grid;
   report.hullCellSize = cell;
   report.hullCells = nx * ny * nz;
   const cloud = new PointGrid(cloudPoints.positions, cloudPoints.count, voxel);
   const surfaced = new Uint8Array(kept.length);
 
-  // The boundary of the kept blocks, sampled at four points per cell face; not toward the ground
+  // The boundary of the kept blocks, sampled at the cloud's spacing on each cell face; not toward the ground
   // (the cells under it are not solid, and the ground's own points make that face).
   const underGround = (ix: number, iy: number, iz: number): boolean => {
     if (!ground) return false;
@@ -255,7 +256,9 @@ export function completeHulls(
     const n = blockNormal(kept, grid, ix, iy, iz);
     for (let axis = 0; axis < 3; axis++) for (const side of [-1, 1]) {
       const next = at + side * steps[axis];
-      if (kept[next]) continue;
+      // Toward space a view saw through: not toward space every view saw behind a surface (a
+      // block's side inside a building, behind its facade, is no surface anyone sees).
+      if (kept[next] || carving[next] === 0) continue;
       if (underGround(ix + (axis === 0 ? side : 0), iy + (axis === 1 ? side : 0), iz + (axis === 2 ? side : 0))) continue;
       const u = (axis + 1) % 3, w = (axis + 2) % 3;
       const faceCentre = centre.slice();
@@ -312,7 +315,7 @@ function pointsWithin(cloud: PointGrid, p: number[], radius: number, enough: num
  * it enclosed (the ground beside an object is behind the object in some views, and no view can
  * see through the ground's own cells); above the ground if there is one.
  */
-function keptCells(grid: Grid, images: DepthImage[], enclosed: Uint8Array[], options: HullCompletionOptions, ground: { normal: number[]; d: number } | null | undefined, report: HullCompletionReport): Uint8Array | null {
+function keptCells(grid: Grid, images: DepthImage[], enclosed: Uint8Array[], options: HullCompletionOptions, ground: { normal: number[]; d: number } | null | undefined, report: HullCompletionReport): { kept: Uint8Array; carving: Uint8Array } | null {
   const { nx, ny, nz, cell, origin } = grid;
   const { carving, enclosedViews, surfaceViews } = carve(grid, images, enclosed);
   const solid = new Uint8Array(carving.length);
@@ -328,7 +331,7 @@ function keptCells(grid: Grid, images: DepthImage[], enclosed: Uint8Array[], opt
   }
   report.hullBlocks = report.hullBlocksAtEdge = report.hullBlocksKept = 0;
   const kept = keptBlocks(solid, grid, report);
-  return report.hullBlocksKept > 0 ? kept : null;
+  return report.hullBlocksKept > 0 ? { kept, carving } : null;
 }
 
 /** A finer grid over the box of the coarse grid's kept cells (two coarse cells wider), or null when it would be no finer. */
