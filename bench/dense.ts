@@ -461,7 +461,7 @@ async function benchSet(set: string, quality: Quality, workRoot: string, flags: 
     result.hypotheses = densified.report.counts.hypothesesScored;
     result.nearDepthEdgePixels = densified.report.counts.nearDepthEdgePixels;
     const faceBudget = faceBudgetFor(quality, model.views.map((v) => v.intrinsics));
-    const meshed = await timed(seconds, "mesh", () => mesh.run({ cloud: densified.cloud, views: model.views, images }, { ...preset.mesh, faceBudget, ...flags.meshOverrides }));
+    const meshed = await timed(seconds, "mesh", () => mesh.run({ cloud: densified.cloud, views: model.views, images, viewDepths: densified.viewDepths }, { ...preset.mesh, faceBudget, ...flags.meshOverrides }));
     result.faces = meshed.mesh.faceCount;
     result.ground = groundLine(meshed.report.counts);
     const textured = meshed.mesh.faceCount > 0 ? (await timed(seconds, "texture", () => texture.run({ mesh: meshed.mesh, views: model.views, images }, preset.texture))).textured : null;
@@ -497,7 +497,7 @@ async function benchSet(set: string, quality: Quality, workRoot: string, flags: 
       const identity: Similarity = { R: new Float64Array([1, 0, 0, 0, 1, 0, 0, 0, 1]), t: new Float64Array(3), s: 1, scale: 1 };
       const onTruthCloud = transformCloud(onTruth.cloud, identity);
       // The mesh too: where the mesh stage's ground lands when the cameras cannot be blamed.
-      const onTruthMesh = await mesh.run({ cloud: onTruth.cloud, views: trueModel.views, images }, { ...preset.mesh, faceBudget, ...flags.meshOverrides });
+      const onTruthMesh = await mesh.run({ cloud: onTruth.cloud, views: trueModel.views, images, viewDepths: onTruth.viewDepths }, { ...preset.mesh, faceBudget, ...flags.meshOverrides });
       result.trueCameras = {
         meshHalf: meshAccuracy(onTruthMesh.mesh, gt, { ...identity, alignedCameras: trueModel.views.length, fit: "scene" })?.surfaceHalf ?? null,
         ground: groundLine(onTruthMesh.report.counts),
