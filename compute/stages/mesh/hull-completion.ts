@@ -36,6 +36,10 @@ export interface HullCompletionOptions {
   minEnclosedViews: number;
   /** A depthless region of a depth image counts as enclosed when it touches no border and is at most this share of the image. */
   maxEnclosedShare: number;
+  /** Fewest cells of a kept block in the second pass (the first keeps blocks of an eighth of that): a smaller one is a hole in one surface's depth, not an object. */
+  minBlockCells: number;
+  /** No point is added within this many cells of a plane's or a wall's completion points: space in front of a plain wall that the completions closed is no object. */
+  guessClearanceCells: number;
   /** A point is left out where the cloud already holds `surfacePoints` points within this many mesh voxels: a surface the signed distance makes without it. */
   clearanceVoxels: number;
   /** Points within the clearance that make a surface (a well-sampled one holds ~25 there). */
@@ -51,6 +55,8 @@ export const HULL_DEFAULTS: HullCompletionOptions = {
   maxEnclosedShare: 0.25,
   clearanceVoxels: 1.5,
   surfacePoints: 25,
+  minBlockCells: 64,
+  guessClearanceCells: 3,
 };
 
 export interface HullCompletionReport {
@@ -61,6 +67,7 @@ export interface HullCompletionReport {
   hullSolidCells: number;
   hullBlocks: number;
   hullBlocksAtEdge: number;
+  hullBlocksSmall: number;
   hullBlocksKept: number;
   hullPointsAdded: number;
   hullPointsDropped: number;
@@ -215,20 +222,21 @@ export function completeHulls(
   spacing: number,
   options: HullCompletionOptions,
   ground?: { normal: number[]; d: number } | null,
+  guesses?: { positions: Float32Array; count: number },
 ): { points: CompletionPoints; dropped: Uint8Array | null; report: HullCompletionReport } {
-  const report: HullCompletionReport = { hullCoarseCellSize: 0, hullCellSize: 0, hullCells: 0, hullSolidCells: 0, hullBlocks: 0, hullBlocksAtEdge: 0, hullBlocksKept: 0, hullPointsAdded: 0, hullPointsDropped: 0 };
+  const report: HullCompletionReport = { hullCoarseCellSize: 0, hullCellSize: 0, hullCells: 0, hullSolidCells: 0, hullBlocks: 0, hullBlocksAtEdge: 0, hullBlocksSmall: 0, hullBlocksKept: 0, hullPointsAdded: 0, hullPointsDropped: 0 };
   const none: CompletionPoints = { count: 0, positions: new Float32Array(0), normals: new Float32Array(0), colors: new Uint8Array(0) };
   const coarse = images.length >= 3 ? gridOver(measured.positions, measured.count, voxel, options) : null;
   if (!coarse) return { points: none, dropped: null, report };
   report.hullCoarseCellSize = coarse.cell;
   const enclosed = images.map((image) => enclosedBlank(image, options.maxEnclosedShare));
   let grid = coarse;
-  let cells = keptCells(coarse, images, enclosed, options, ground, report);
+  let cells = keptCells(coarse, images, enclosed, options, ground, Math.max(1, Math.round(options.minBlockCells / 8)), report);
   // Then again over the kept blocks' box, at the finest cell the budget allows there.
   const fine = cells ? gridAround(coarse, cells.kept, voxel, options) : null;
   if (fine) {
     grid = fine;
-    cells = keptCells(fine, images, enclosed, options, ground, report);
+    cells = keptCells(fine, images, enclosed, options, ground, options.minBlockCells, report);
   }
   if (!cells) return { points: none, dropped: null, report };
   const { kept, carving } = cells;
@@ -236,6 +244,7 @@ export function completeHulls(
   report.hullCellSize = cell;
   report.hullCells = nx * ny * nz;
   const cloud = new PointGrid(cloudPoints.positions, cloudPoints.count, voxel);
+  const guessed = guesses && guesses.count > 0 ? new PointGrid(guesses.positions, guesses.count, options.guessClearanceCells * cell) : null;
   const surfaced = new Uint8Array(kept.length);
 
   // The boundary of the kept blocks, sampled at the cloud's spacing on each cell face; not toward the ground
@@ -264,6 +273,7 @@ export function completeHulls(
       const faceCentre = centre.slice();
       faceCentre[axis] += 0.5 * side * cell;
       if (pointsWithin(cloud, faceCentre, clearance, options.surfacePoints) >= options.surfacePoints) continue;
+      if (guessed?.hasPointNearer(faceCentre[0], faceCentre[1], faceCentre[2], options.guessClearanceCells * cell)) continue;
       surfaced[at] = 1;
       const normal = n ?? [0, 1, 2].map((a) => (a === axis ? side : 0));
       // At the cloud's spacing, as the other completions: the signed distance takes every stride-th point.
@@ -315,7 +325,7 @@ function pointsWithin(cloud: PointGrid, p: number[], radius: number, enough: num
  * it enclosed (the ground beside an object is behind the object in some views, and no view can
  * see through the ground's own cells); above the ground if there is one.
  */
-function keptCells(grid: Grid, images: DepthImage[], enclosed: Uint8Array[], options: HullCompletionOptions, ground: { normal: number[]; d: number } | null | undefined, report: HullCompletionReport): { kept: Uint8Array; carving: Uint8Array } | null {
+function keptCells(grid: Grid, images: DepthImage[], enclosed: Uint8Array[], options: HullCompletionOptions, ground: { normal: number[]; d: number } | null | undefined, minCells: number, report: HullCompletionReport): { kept: Uint8Array; carving: Uint8Array } | null {
   const { nx, ny, nz, cell, origin } = grid;
   const { carving, enclosedViews, surfaceViews } = carve(grid, images, enclosed);
   const solid = new Uint8Array(carving.length);
@@ -329,8 +339,8 @@ function keptCells(grid: Grid, images: DepthImage[], enclosed: Uint8Array[], opt
     solid[at] = 1;
     report.hullSolidCells++;
   }
-  report.hullBlocks = report.hullBlocksAtEdge = report.hullBlocksKept = 0;
-  const kept = keptBlocks(solid, grid, report);
+  report.hullBlocks = report.hullBlocksAtEdge = report.hullBlocksSmall = report.hullBlocksKept = 0;
+  const kept = keptBlocks(solid, grid, minCells, report);
   return report.hullBlocksKept > 0 ? { kept, carving } : null;
 }
 
@@ -354,7 +364,7 @@ function gridAround(coarse: Grid, kept: Uint8Array, voxel: number, options: Hull
 }
 
 /** Solid cells joined face to face into blocks; blocks touching the grid's edge are dropped. 1 where a kept block's cell is. */
-function keptBlocks(solid: Uint8Array, grid: Grid, report: HullCompletionReport): Uint8Array {
+function keptBlocks(solid: Uint8Array, grid: Grid, minCells: number, report: HullCompletionReport): Uint8Array {
   const { nx, ny, nz } = grid;
   const kept = new Uint8Array(solid.length);
   const seen = new Uint8Array(solid.length);
@@ -376,6 +386,7 @@ function keptBlocks(solid: Uint8Array, grid: Grid, report: HullCompletionReport)
     }
     report.hullBlocks++;
     if (atEdge) { report.hullBlocksAtEdge++; continue; }
+    if (members.length < minCells) { report.hullBlocksSmall++; continue; }
     report.hullBlocksKept++;
     for (const at of members) kept[at] = 1;
   }

@@ -395,15 +395,19 @@ async function meshCloud(input: Input, opts: Options, progress: ProgressFn | und
       const denseAndPlanes = cloud;
       cloud = withPoints(cloud, oriented, ground.points);
       lap("groundCompletion");
+      let wallPoints: CompletionPoints | null = null;
       if (opts.standingWalls && ground.plane && ground.images && input.images?.length) {
         const walls = await completeStandingWalls(denseAndPlanes, input.cloud.count, input.views, h, spacing, ground.plane, completion.planes, completion.planeOf, ground.images, { images: input.images, read: ground.grey }, opts.standingWalls);
         Object.assign(counts, walls.report);
         cloud = withPoints(cloud, oriented, walls.points);
+        wallPoints = walls.points;
         lap("standingWalls");
       }
       const cloudImages = ground.images ?? depthImages?.images;
       if (opts.hullCompletion && cloudImages && input.viewDepths) {
-        const hulls = completeHulls(viewDepthImages(input.views, input.viewDepths, cloudImages), input.cloud, cloud, h, spacing, opts.hullCompletion, ground.plane);
+        // The planes' and walls' points: space in front of a plain wall they closed is not an object.
+        const guesses = { positions: concat(completion.points.positions, wallPoints?.positions ?? new Float32Array(0)), count: completion.points.count + (wallPoints?.count ?? 0) };
+        const hulls = completeHulls(viewDepthImages(input.views, input.viewDepths, cloudImages), input.cloud, cloud, h, spacing, opts.hullCompletion, ground.plane, guesses);
         Object.assign(counts, hulls.report);
         if (hulls.dropped) cloud = withoutPoints(cloud, oriented, hulls.dropped);
         cloud = withPoints(cloud, oriented, hulls.points);
