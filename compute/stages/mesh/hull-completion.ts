@@ -291,22 +291,30 @@ export function completeHulls(
   const colour = meanColourNear(measured, grid, kept);
   const colors = new Uint8Array(3 * count);
   for (let i = 0; i < count; i++) colors.set(colour, 3 * i);
-  const dropped = insidePoints(cloudPoints, grid, kept, surfaced);
+  const dropped = insidePoints(cloudPoints, measured.count, grid, kept, surfaced);
   report.hullPointsDropped = dropped.reduce((sum, d) => sum + d, 0);
   return { points: { count, positions: new Float32Array(out), normals: new Float32Array(normals), colors }, dropped, report };
 }
 
-/** 1 for each point in a kept cell whose six neighbours are kept too, or whose faces got points. */
-function insidePoints(cloud: { positions: Float32Array; count: number }, grid: Grid, kept: Uint8Array, surfaced: Uint8Array): Uint8Array {
+/**
+ * 1 for each measured point (the first `measuredCount`; the completions' stay) in a block that got
+ * points, in a cell whose six neighbours are the block's too, or whose faces got points. A block that
+ * got none (in front of a completed plain wall) keeps every point.
+ */
+function insidePoints(cloud: { positions: Float32Array; count: number }, measuredCount: number, grid: Grid, kept: Int32Array, surfaced: Uint8Array): Uint8Array {
   const { nx, ny, nz, cell, origin } = grid;
   const dropped = new Uint8Array(cloud.count);
-  for (let i = 0; i < cloud.count; i++) {
+  let blocks = 0;
+  for (let at = 0; at < kept.length; at++) blocks = Math.max(blocks, kept[at]);
+  const blockGotPoints = new Uint8Array(blocks + 1);
+  for (let at = 0; at < kept.length; at++) if (surfaced[at]) blockGotPoints[kept[at]] = 1;
+  for (let i = 0; i < Math.min(cloud.count, measuredCount); i++) {
     const ix = Math.floor((cloud.positions[3 * i] - origin[0]) / cell);
     const iy = Math.floor((cloud.positions[3 * i + 1] - origin[1]) / cell);
     const iz = Math.floor((cloud.positions[3 * i + 2] - origin[2]) / cell);
     if (ix < 1 || iy < 1 || iz < 1 || ix >= nx - 1 || iy >= ny - 1 || iz >= nz - 1) continue;
     const at = (iz * ny + iy) * nx + ix;
-    if (!kept[at]) continue;
+    if (!kept[at] || !blockGotPoints[kept[at]]) continue;
     if (surfaced[at] || (kept[at - 1] && kept[at + 1] && kept[at - nx] && kept[at + nx] && kept[at - nx * ny] && kept[at + nx * ny])) dropped[i] = 1;
   }
   return dropped;
@@ -325,7 +333,7 @@ function pointsWithin(cloud: PointGrid, p: number[], radius: number, enough: num
  * it enclosed (the ground beside an object is behind the object in some views, and no view can
  * see through the ground's own cells); above the ground if there is one.
  */
-function keptCells(grid: Grid, images: DepthImage[], enclosed: Uint8Array[], options: HullCompletionOptions, ground: { normal: number[]; d: number } | null | undefined, minCells: number, report: HullCompletionReport): { kept: Uint8Array; carving: Uint8Array } | null {
+function keptCells(grid: Grid, images: DepthImage[], enclosed: Uint8Array[], options: HullCompletionOptions, ground: { normal: number[]; d: number } | null | undefined, minCells: number, report: HullCompletionReport): { kept: Int32Array; carving: Uint8Array } | null {
   const { nx, ny, nz, cell, origin } = grid;
   const { carving, enclosedViews, surfaceViews } = carve(grid, images, enclosed);
   const solid = new Uint8Array(carving.length);
@@ -345,7 +353,7 @@ function keptCells(grid: Grid, images: DepthImage[], enclosed: Uint8Array[], opt
 }
 
 /** A finer grid over the box of the coarse grid's kept cells (two coarse cells wider), or null when it would be no finer. */
-function gridAround(coarse: Grid, kept: Uint8Array, voxel: number, options: HullCompletionOptions): Grid | null {
+function gridAround(coarse: Grid, kept: Int32Array, voxel: number, options: HullCompletionOptions): Grid | null {
   const { nx, ny, cell, origin } = coarse;
   const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
   for (let at = 0; at < kept.length; at++) {
@@ -363,10 +371,10 @@ function gridAround(coarse: Grid, kept: Uint8Array, voxel: number, options: Hull
   return { origin: [lo[0], lo[1], lo[2]], cell: fineCell, nx: size(0), ny: size(1), nz: size(2) };
 }
 
-/** Solid cells joined face to face into blocks; blocks touching the grid's edge are dropped. 1 where a kept block's cell is. */
-function keptBlocks(solid: Uint8Array, grid: Grid, minCells: number, report: HullCompletionReport): Uint8Array {
+/** Solid cells joined face to face into blocks; blocks touching the grid's edge, or too small, are dropped. The kept block's number (from 1) at its cells, 0 elsewhere. */
+function keptBlocks(solid: Uint8Array, grid: Grid, minCells: number, report: HullCompletionReport): Int32Array {
   const { nx, ny, nz } = grid;
-  const kept = new Uint8Array(solid.length);
+  const kept = new Int32Array(solid.length);
   const seen = new Uint8Array(solid.length);
   const stack: number[] = [], members: number[] = [];
   for (let start = 0; start < solid.length; start++) {
@@ -388,13 +396,13 @@ function keptBlocks(solid: Uint8Array, grid: Grid, minCells: number, report: Hul
     if (atEdge) { report.hullBlocksAtEdge++; continue; }
     if (members.length < minCells) { report.hullBlocksSmall++; continue; }
     report.hullBlocksKept++;
-    for (const at of members) kept[at] = 1;
+    for (const at of members) kept[at] = report.hullBlocksKept;
   }
   return kept;
 }
 
 /** The outward normal of a block at a cell: minus the gradient of its cells' occupancy over a 5 × 5 × 5 neighbourhood; null where flat. */
-function blockNormal(kept: Uint8Array, grid: Grid, ix: number, iy: number, iz: number): number[] | null {
+function blockNormal(kept: Int32Array, grid: Grid, ix: number, iy: number, iz: number): number[] | null {
   const { nx, ny, nz } = grid;
   const g = [0, 0, 0];
   for (let dz = -2; dz <= 2; dz++) for (let dy = -2; dy <= 2; dy++) for (let dx = -2; dx <= 2; dx++) {
@@ -408,7 +416,7 @@ function blockNormal(kept: Uint8Array, grid: Grid, ix: number, iy: number, iz: n
 }
 
 /** The mean colour of the measured points within the kept blocks' box (grey where none). */
-function meanColourNear(measured: { positions: Float32Array; colors: Uint8Array; count: number }, grid: Grid, kept: Uint8Array): number[] {
+function meanColourNear(measured: { positions: Float32Array; colors: Uint8Array; count: number }, grid: Grid, kept: Int32Array): number[] {
   const { nx, ny, nz, cell, origin } = grid;
   const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
   for (let at = 0; at < kept.length; at++) {
