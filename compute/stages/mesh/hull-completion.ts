@@ -56,7 +56,7 @@ export const HULL_DEFAULTS: HullCompletionOptions = {
   clearanceVoxels: 1.5,
   surfacePoints: 25,
   minBlockCells: 64,
-  guessClearanceCells: 8,
+  guessClearanceCells: 3,
 };
 
 export interface HullCompletionReport {
