@@ -46,6 +46,12 @@ export interface HullCompletionOptions {
   surfacePoints: number;
 }
 
+/**
+ * Measured on `npm run bench -- views` (docs/decisions.md, "Plain objects are closed from the space
+ * the views saw through"): 6 enclosing views and 64-cell blocks leave the holes in one surface's
+ * depth alone (facade, templeSparseRing), 3 cells from the completions keep a table's plane from
+ * hiding the objects on it (8 cost plain-objects 2.3 dB).
+ */
 export const HULL_DEFAULTS: HullCompletionOptions = {
   coarseCells: 1_000_000,
   maxCells: 2_000_000,
@@ -135,7 +141,7 @@ export function enclosedBlank(image: DepthImage, maxShare: number): Uint8Array {
 }
 
 /** The grid over the measured points' box (0.1th–99.9th percentile per axis), 15 % of its largest side wider. */
-export function gridOver(positions: Float32Array, count: number, voxel: number, options: HullCompletionOptions): Grid | null {
+function gridOver(positions: Float32Array, count: number, voxel: number, options: HullCompletionOptions): Grid | null {
   if (count < 100) return null;
   const lo = [0, 0, 0], hi = [0, 0, 0];
   const step = Math.max(1, Math.floor(count / 200_000));
@@ -162,7 +168,7 @@ export function gridOver(positions: Float32Array, count: number, voxel: number, 
  * Per cell of the grid: how many views see through it (`carving`) and how many show it as an
  * enclosed depthless region (`enclosed`), both capped at 255.
  */
-export function carve(grid: Grid, images: DepthImage[], enclosed: Uint8Array[]): { carving: Uint8Array; enclosedViews: Uint8Array; surfaceViews: Uint8Array } {
+function carve(grid: Grid, images: DepthImage[], enclosed: Uint8Array[]): { carving: Uint8Array; enclosedViews: Uint8Array; surfaceViews: Uint8Array } {
   const { origin, cell, nx, ny, nz } = grid;
   const cells = nx * ny * nz;
   const carving = new Uint8Array(cells), enclosedViews = new Uint8Array(cells), surfaceViews = new Uint8Array(cells);
