@@ -13,7 +13,9 @@
  * their plane where the cameras see that plane and nothing behind it (plane-completion.ts; a studio's
  * dark backdrop and a clear sky count as seen through: backdrop.ts, sky.ts), the
  * ground under the cameras likewise (ground-completion.ts), and a plain wall that stereo saw only
- * at its edges is stood upright on the ground under them (standing-walls.ts).
+ * at its edges is stood upright on the ground under them (standing-walls.ts). A plain object
+ * whose outline the photos show against measured depth is closed as the space no view saw
+ * through (a visual hull carved with each view's own depth: hull-completion.ts).
  *
  * First, normals facing away from every camera are flipped (orient.ts). Then, after
  * extraction: faces farther than `trimDistance` from every point are cut, small disconnected
