@@ -38,6 +38,12 @@ export interface HullCompletionOptions {
   maxEnclosedShare: number;
   /** Fewest cells of a kept block in the second pass (the first keeps blocks of an eighth of that): a smaller one is a hole in one surface's depth, not an object. */
   minBlockCells: number;
+  /**
+   * Most of a kept block's faces (those not toward the ground) that may face space no view saw
+   * through: a block leaning on such space fills a hole in a wall's depth, whose far side is the
+   * wall, not an object standing free.
+   */
+  maxUnseenFaceShare: number;
   /** No point is added within this many cells of a plane's or a wall's completion points: space in front of a plain wall that the completions closed is no object. */
   guessClearanceCells: number;
   /** A point is left out where the cloud already holds `surfacePoints` points within this many mesh voxels: a surface the signed distance makes without it. */
@@ -62,6 +68,7 @@ export const HULL_DEFAULTS: HullCompletionOptions = {
   clearanceVoxels: 1.5,
   surfacePoints: 25,
   minBlockCells: 64,
+  maxUnseenFaceShare: 0.35,
   guessClearanceCells: 3,
 };
 
@@ -74,6 +81,8 @@ export interface HullCompletionReport {
   hullBlocks: number;
   hullBlocksAtEdge: number;
   hullBlocksSmall: number;
+  /** Blocks left out for leaning on space no view saw through (maxUnseenFaceShare). */
+  hullBlocksAgainstSurface: number;
   hullBlocksKept: number;
   hullPointsAdded: number;
   hullPointsDropped: number;
@@ -164,11 +173,18 @@ function gridOver(positions: Float32Array, count: number, voxel: number, options
   return { origin, cell, nx: size(0), ny: size(1), nz: size(2) };
 }
 
-/**
- * Per cell of the grid: how many views see through it (`carving`) and how many show it as an
- * enclosed depthless region (`enclosed`), both capped at 255.
- */
-function carve(grid: Grid, images: DepthImage[], enclosed: Uint8Array[]): { carving: Uint8Array; enclosedViews: Uint8Array; surfaceViews: Uint8Array } {
+/** Per cell of a grid, counts of views (capped at 255). */
+interface Carving {
+  /** Views that see through the cell. */
+  carving: Uint8Array;
+  /** Views that show it as an enclosed depthless region. */
+  enclosedViews: Uint8Array;
+  /** Views whose measured depth lies within the cell's margin. */
+  surfaceViews: Uint8Array;
+}
+
+/** What each view's depth says of each cell of the grid. */
+function carve(grid: Grid, images: DepthImage[], enclosed: Uint8Array[]): Carving {
   const { origin, cell, nx, ny, nz } = grid;
   const cells = nx * ny * nz;
   const carving = new Uint8Array(cells), enclosedViews = new Uint8Array(cells), surfaceViews = new Uint8Array(cells);
@@ -230,20 +246,25 @@ export function completeHulls(
   ground?: { normal: number[]; d: number } | null,
   guesses?: { positions: Float32Array; count: number },
 ): { points: CompletionPoints; dropped: Uint8Array | null; report: HullCompletionReport } {
-  const report: HullCompletionReport = { hullCoarseCellSize: 0, hullCellSize: 0, hullCells: 0, hullSolidCells: 0, hullBlocks: 0, hullBlocksAtEdge: 0, hullBlocksSmall: 0, hullBlocksKept: 0, hullPointsAdded: 0, hullPointsDropped: 0 };
+  const report: HullCompletionReport = { hullCoarseCellSize: 0, hullCellSize: 0, hullCells: 0, hullSolidCells: 0, hullBlocks: 0, hullBlocksAtEdge: 0, hullBlocksSmall: 0, hullBlocksAgainstSurface: 0, hullBlocksKept: 0, hullPointsAdded: 0, hullPointsDropped: 0 };
   const none: CompletionPoints = { count: 0, positions: new Float32Array(0), normals: new Float32Array(0), colors: new Uint8Array(0) };
   const coarse = images.length >= 3 ? gridOver(measured.positions, measured.count, voxel, options) : null;
   if (!coarse) return { points: none, dropped: null, report };
   report.hullCoarseCellSize = coarse.cell;
   const enclosed = images.map((image) => enclosedBlank(image, options.maxEnclosedShare));
+  // The first pass keeps smaller blocks, and ones that lean on unseen space: at its cell an object
+  // is a few cells across, and the gaps beside it are not yet carved.
+  const coarseCarving = carve(coarse, images, enclosed);
+  const loose = { minCells: Math.max(1, Math.round(options.minBlockCells / 8)), maxUnseenFaceShare: 1 };
+  const strict = { minCells: options.minBlockCells, maxUnseenFaceShare: options.maxUnseenFaceShare };
   let grid = coarse;
-  let cells = keptCells(coarse, images, enclosed, options, ground, Math.max(1, Math.round(options.minBlockCells / 8)), report);
+  let cells = keptCells(coarse, coarseCarving, options, ground, loose, report);
   // Then again over the kept blocks' box, at the finest cell the budget allows there.
   const fine = cells ? gridAround(coarse, cells.kept, voxel, options) : null;
   if (fine) {
     grid = fine;
-    cells = keptCells(fine, images, enclosed, options, ground, options.minBlockCells, report);
-  }
+    cells = keptCells(fine, carve(fine, images, enclosed), options, ground, strict, report);
+  } else if (cells) cells = keptCells(coarse, coarseCarving, options, ground, strict, report);
   if (!cells) return { points: none, dropped: null, report };
   const { kept, carving } = cells;
   const { nx, ny, nz, cell, origin } = grid;
@@ -255,11 +276,7 @@ export function completeHulls(
 
   // The boundary of the kept blocks, sampled at the cloud's spacing on each cell face; not toward the ground
   // (the cells under it are not solid, and the ground's own points make that face).
-  const underGround = (ix: number, iy: number, iz: number): boolean => {
-    if (!ground) return false;
-    const x = origin[0] + (ix + 0.5) * cell, y = origin[1] + (iy + 0.5) * cell, z = origin[2] + (iz + 0.5) * cell;
-    return ground.normal[0] * x + ground.normal[1] * y + ground.normal[2] * z - ground.d < cell;
-  };
+  const underGround = (ix: number, iy: number, iz: number): boolean => aboveGround(ground, grid, ix, iy, iz) < cell;
   const out: number[] = [], normals: number[] = [];
   const clearance = options.clearanceVoxels * voxel;
   const perSide = Math.max(1, Math.round(cell / spacing));
@@ -339,22 +356,25 @@ function pointsWithin(cloud: PointGrid, p: number[], radius: number, enough: num
  * it enclosed (the ground beside an object is behind the object in some views, and no view can
  * see through the ground's own cells); above the ground if there is one.
  */
-function keptCells(grid: Grid, images: DepthImage[], enclosed: Uint8Array[], options: HullCompletionOptions, ground: { normal: number[]; d: number } | null | undefined, minCells: number, report: HullCompletionReport): { kept: Int32Array; carving: Uint8Array } | null {
-  const { nx, ny, nz, cell, origin } = grid;
-  const { carving, enclosedViews, surfaceViews } = carve(grid, images, enclosed);
+function keptCells(
+  grid: Grid,
+  { carving, enclosedViews, surfaceViews }: Carving,
+  options: HullCompletionOptions,
+  ground: { normal: number[]; d: number } | null | undefined,
+  rules: { minCells: number; maxUnseenFaceShare: number },
+  report: HullCompletionReport,
+): { kept: Int32Array; carving: Uint8Array } | null {
+  const { nx, ny, nz } = grid;
   const solid = new Uint8Array(carving.length);
   report.hullSolidCells = 0;
   for (let iz = 0, at = 0; iz < nz; iz++) for (let iy = 0; iy < ny; iy++) for (let ix = 0; ix < nx; ix++, at++) {
     if (enclosedViews[at] < options.minEnclosedViews || carving[at] >= options.minCarvingViews || surfaceViews[at] >= enclosedViews[at]) continue;
-    if (ground) {
-      const x = origin[0] + (ix + 0.5) * cell, y = origin[1] + (iy + 0.5) * cell, z = origin[2] + (iz + 0.5) * cell;
-      if (ground.normal[0] * x + ground.normal[1] * y + ground.normal[2] * z - ground.d < 0) continue;
-    }
+    if (aboveGround(ground, grid, ix, iy, iz) < 0) continue;
     solid[at] = 1;
     report.hullSolidCells++;
   }
-  report.hullBlocks = report.hullBlocksAtEdge = report.hullBlocksSmall = report.hullBlocksKept = 0;
-  const kept = keptBlocks(solid, grid, minCells, report);
+  report.hullBlocks = report.hullBlocksAtEdge = report.hullBlocksSmall = report.hullBlocksAgainstSurface = report.hullBlocksKept = 0;
+  const kept = keptBlocks(solid, grid, { ...rules, carving, ground }, report);
   return report.hullBlocksKept > 0 ? { kept, carving } : null;
 }
 
@@ -377,8 +397,28 @@ function gridAround(coarse: Grid, kept: Int32Array, voxel: number, options: Hull
   return { origin: [lo[0], lo[1], lo[2]], cell: fineCell, nx: size(0), ny: size(1), nz: size(2) };
 }
 
-/** Solid cells joined face to face into blocks; blocks touching the grid's edge, or too small, are dropped. The kept block's number (from 1) at its cells, 0 elsewhere. */
-function keptBlocks(solid: Uint8Array, grid: Grid, minCells: number, report: HullCompletionReport): Int32Array {
+/** How far the cell's centre lies above the ground plane (Infinity without one). */
+function aboveGround(ground: { normal: number[]; d: number } | null | undefined, grid: Grid, ix: number, iy: number, iz: number): number {
+  if (!ground) return Infinity;
+  const { origin, cell } = grid;
+  const x = origin[0] + (ix + 0.5) * cell, y = origin[1] + (iy + 0.5) * cell, z = origin[2] + (iz + 0.5) * cell;
+  return ground.normal[0] * x + ground.normal[1] * y + ground.normal[2] * z - ground.d;
+}
+
+interface BlockRules {
+  minCells: number;
+  maxUnseenFaceShare: number;
+  /** Per cell, how many views saw through it. */
+  carving: Uint8Array;
+  ground: { normal: number[]; d: number } | null | undefined;
+}
+
+/**
+ * Solid cells joined face to face into blocks; blocks touching the grid's edge, too small, or
+ * leaning on space no view saw through are dropped. The kept block's number (from 1) at its cells,
+ * 0 elsewhere.
+ */
+function keptBlocks(solid: Uint8Array, grid: Grid, rules: BlockRules, report: HullCompletionReport): Int32Array {
   const { nx, ny, nz } = grid;
   const kept = new Int32Array(solid.length);
   const seen = new Uint8Array(solid.length);
@@ -400,11 +440,33 @@ function keptBlocks(solid: Uint8Array, grid: Grid, minCells: number, report: Hul
     }
     report.hullBlocks++;
     if (atEdge) { report.hullBlocksAtEdge++; continue; }
-    if (members.length < minCells) { report.hullBlocksSmall++; continue; }
+    if (members.length < rules.minCells) { report.hullBlocksSmall++; continue; }
+    if (unseenFaceShare(members, solid, grid, rules) > rules.maxUnseenFaceShare) { report.hullBlocksAgainstSurface++; continue; }
     report.hullBlocksKept++;
     for (const at of members) kept[at] = report.hullBlocksKept;
   }
   return kept;
+}
+
+/**
+ * The share of a block's outer faces (leaving out those toward the ground) that face space no view
+ * saw through. A free-standing object is seen around: only where it stands close to another
+ * surface is the space beside it hidden from every view. A hole in a plain wall's depth that no view
+ * measured leaves a slab of solid cells in the wall's plane, leaning on the space behind the wall.
+ */
+function unseenFaceShare(members: number[], solid: Uint8Array, grid: Grid, rules: BlockRules): number {
+  const { nx, ny } = grid;
+  let seen = 0, unseen = 0;
+  for (const at of members) {
+    for (const next of [at - 1, at + 1, at - nx, at + nx, at - nx * ny, at + nx * ny]) {
+      if (solid[next]) continue;
+      const ix = next % nx, iy = Math.floor(next / nx) % ny, iz = Math.floor(next / (nx * ny));
+      if (aboveGround(rules.ground, grid, ix, iy, iz) < grid.cell) continue;
+      if (rules.carving[next] > 0) seen++;
+      else unseen++;
+    }
+  }
+  return seen + unseen > 0 ? unseen / (seen + unseen) : 1;
 }
 
 /** The outward normal of a block at a cell: minus the gradient of its cells' occupancy over a 5 × 5 × 5 neighbourhood; null where flat. */

@@ -6,7 +6,8 @@
  * or misses both. The completion must put points on the box's four sides and its top, with
  * normals pointing out of it, and nowhere else; the floor alone gets none. A depthless region that
  * touches the image's border (a sky, a plain wall filling the frame) is no evidence: the same box
- * seen only against the sky is not closed.
+ * seen only against the sky is not closed. A plain patch of a measured wall, which no view measured,
+ * is no object either: the space behind the wall that its block leans on was never seen.
  */
 import { describe, expect, it } from "vitest";
 import type { RegisteredView } from "../../../compute/scene/index.js";
@@ -100,6 +101,55 @@ function boxSurfaceDistance(p: number[]): number {
   return outside > 0 ? outside : -Math.max(q[0], q[1], q[2]);
 }
 
+/** Camera `i` of `n` on an arc 2 in front of the wall at y = WALL_Y (from −60° to 60°), at heights 0.5 and 1.5 in turn, looking at the patch. */
+function arcView(i: number, n: number): RegisteredView {
+  const a = ((-60 + (120 * i) / (n - 1)) * Math.PI) / 180;
+  const eye = [2 * Math.sin(a), WALL_Y - 2 * Math.cos(a), i % 2 === 0 ? 0.5 : 1.5];
+  const forward = normalise([PATCH.x[0] + PATCH.x[1], 2 * WALL_Y, PATCH.z[0] + PATCH.z[1]].map((t, k) => t / 2 - eye[k]));
+  const right = normalise(cross(forward, [0, 0, 1]));
+  const down = cross(forward, right);
+  const R = new Float64Array([...right, ...down, ...forward]);
+  const t = new Float64Array([0, 1, 2].map((r) => -(R[3 * r] * eye[0] + R[3 * r + 1] * eye[1] + R[3 * r + 2] * eye[2])));
+  return { imageIndex: i, name: `arc-${i}.jpg`, intrinsics: { width: 640, height: 480, focal: 500, cx: 320, cy: 240, k1: 0, k2: 0 }, camFromWorld: { R, t } };
+}
+
+const WALL_Y = 1;
+/** The plain patch of the wall that no view measured. */
+const PATCH = { x: [-0.25, 0.25], z: [0.6, 1.1] };
+
+/** A view's depth of a measured floor (z = 0, y < WALL_Y) and wall (y = WALL_Y, z < 2), nothing on the patch or beyond. */
+function wallDepth(view: RegisteredView): DepthImage {
+  const { width, height, scale } = depthImageShape(view);
+  const { R, t } = view.camFromWorld;
+  const k = view.intrinsics;
+  const eye = [0, 1, 2].map((a) => -(R[a] * t[0] + R[3 + a] * t[1] + R[6 + a] * t[2]));
+  const depth = new Float32Array(width * height);
+  for (let v = 0; v < height; v++) for (let u = 0; u < width; u++) {
+    const ray = [((u + 0.5) * scale - k.cx) / k.focal, ((v + 0.5) * scale - k.cy) / k.focal, 1];
+    const d = [0, 1, 2].map((a) => R[a] * ray[0] + R[3 + a] * ray[1] + R[6 + a] * ray[2]);
+    const tFloor = d[2] < 0 ? -eye[2] / d[2] : Infinity;
+    const tWall = d[1] > 0 ? (WALL_Y - eye[1]) / d[1] : Infinity;
+    const hit = Math.min(tFloor, tWall);
+    if (hit === Infinity) continue;
+    const p = eye.map((e, a) => e + hit * d[a]);
+    if (Math.abs(p[0]) > 1.5 || p[2] > 2 || p[1] < WALL_Y - 2.5) continue;
+    if (hit === tWall && p[0] > PATCH.x[0] && p[0] < PATCH.x[1] && p[2] > PATCH.z[0] && p[2] < PATCH.z[1]) continue;
+    depth[v * width + u] = hit * ray[2];
+  }
+  return { view, width, height, scale, depth };
+}
+
+/** The measured floor and wall at SPACING, less the patch. */
+function wallCloud(): { positions: Float32Array; colors: Uint8Array; count: number } {
+  const positions: number[] = [];
+  for (let y = WALL_Y - 2.5; y <= WALL_Y; y += SPACING) for (let x = -1.5; x <= 1.5; x += SPACING) positions.push(x, y, 0);
+  for (let z = SPACING; z <= 2; z += SPACING) for (let x = -1.5; x <= 1.5; x += SPACING) {
+    if (x > PATCH.x[0] && x < PATCH.x[1] && z > PATCH.z[0] && z < PATCH.z[1]) continue;
+    positions.push(x, WALL_Y, z);
+  }
+  return { positions: new Float32Array(positions), colors: new Uint8Array(positions.length).fill(120), count: positions.length / 3 };
+}
+
 describe("hull completion", () => {
   const views = Array.from({ length: 16 }, (_, i) => ringView(i, 16));
   const floor = floorCloud(false);
@@ -152,6 +202,20 @@ describe("hull completion", () => {
     const images = views.map((view) => ownDepth(view, true, false));
     for (const image of images) expect(enclosedBlank(image, HULL_DEFAULTS.maxEnclosedShare).some((x) => x === 1)).toBe(false);
     const { points } = completeHulls(images, floor, floor, VOXEL, SPACING, HULL_DEFAULTS, GROUND);
+    expect(points.count).toBe(0);
+  });
+
+  it("takes a hole in a wall's depth for no object: its block leans on the space behind the wall", () => {
+    const arc = Array.from({ length: 9 }, (_, i) => arcView(i, 9));
+    const images = arc.map((view) => wallDepth(view));
+    const wall = wallCloud();
+    // Without the rule the hole's block (in front of the patch and behind it) would be closed.
+    const loose = completeHulls(images, wall, wall, VOXEL, SPACING, { ...HULL_DEFAULTS, maxUnseenFaceShare: 1 }, GROUND);
+    expect(loose.report.hullBlocksKept).toBe(1);
+    expect(loose.points.count).toBeGreaterThan(1000);
+    const { points, report } = completeHulls(images, wall, wall, VOXEL, SPACING, HULL_DEFAULTS, GROUND);
+    expect(report.hullBlocksAgainstSurface).toBe(1);
+    expect(report.hullBlocksKept).toBe(0);
     expect(points.count).toBe(0);
   });
 
