@@ -457,7 +457,7 @@ async function benchSet(set: string, quality: Quality, workRoot: string, flags: 
     result.images = images.length;
     result.registered = model.views.length;
     result.points = densified.cloud.count;
-    result.denseKernel = densified.report.counts.kernelNative ? "native" : densified.report.counts.kernelWasm ? "wasm-simd" : "typescript";
+    result.denseKernel = densified.report.counts.kernelNative ? "native-avx512" : densified.report.counts.kernelWasm ? "wasm-simd" : "typescript";
     result.hypotheses = densified.report.counts.hypothesesScored;
     result.nearDepthEdgePixels = densified.report.counts.nearDepthEdgePixels;
     const faceBudget = faceBudgetFor(quality, model.views.map((v) => v.intrinsics));

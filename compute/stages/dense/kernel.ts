@@ -29,7 +29,7 @@ const SOURCE_ENTRY = 112;
  * source images, each 16-byte aligned.
  */
 class WasmKernel implements CostKernel {
-  readonly name: "wasm-simd" | "native-avx512" | "native-avx2";
+  readonly name: "wasm-simd" | "native-avx512";
   private readonly slots: Array<{ ptr: number; width: number; height: number }> = [];
   private windowPtr = PAGE;
   private windowLength = 0;
@@ -49,10 +49,10 @@ class WasmKernel implements CostKernel {
     private readonly memory: WebAssembly.Memory,
     private readonly ncc: NccExport,
     private readonly plane: PlaneCostExport,
-    private readonly native: Required<Pick<NativePlaneCost, "bind" | "isa" | "planeCost" | "layQuads">> | null,
+    private readonly native: Required<Pick<NativePlaneCost, "bind" | "planeCost" | "layQuads">> | null,
     private readonly windowAddon: Required<Pick<NativePlaneCost, "bind" | "buildWindow">> | null = null,
   ) {
-    this.name = native ? `native-${native.isa}` : "wasm-simd";
+    this.name = native ? "native-avx512" : "wasm-simd";
   }
 
   /** Reserve the window scratch and the source table; call before setSource so the layout is fixed. */

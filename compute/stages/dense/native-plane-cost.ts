@@ -6,10 +6,9 @@
  */
 import { createRequire } from "node:module";
 
-/** The addon: planeCost and layQuads on a CPU with AVX-512F and DQ or else AVX2 (`isa` says which); buildWindow (./native-window.ts) with AVX-512 VL as well. */
+/** The addon: planeCost and layQuads on a CPU with AVX-512F and DQ; buildWindow (./native-window.ts) with VL as well. */
 export interface NativePlaneCost {
   bind(memory: ArrayBufferLike, params: number): void;
-  isa?: "avx512" | "avx2";
   planeCost?: () => void;
   layQuads?: () => void;
   buildWindow?: () => void;
@@ -39,10 +38,10 @@ function loadAddon(): NativePlaneCost | null {
   return addon;
 }
 
-/** The native plane cost, or null where it was not built (scripts/build-native.mjs), does not load, or the CPU has neither AVX-512 nor AVX2. */
-export function nativePlaneCost(): Required<Pick<NativePlaneCost, "bind" | "isa" | "planeCost" | "layQuads">> | null {
+/** The native plane cost, or null where it was not built (scripts/build-native.mjs), does not load, or the CPU lacks AVX-512. */
+export function nativePlaneCost(): Required<Pick<NativePlaneCost, "bind" | "planeCost" | "layQuads">> | null {
   const loaded = loadAddon();
-  return loaded?.planeCost && loaded.layQuads && loaded.isa ? (loaded as Required<NativePlaneCost>) : null;
+  return loaded?.planeCost && loaded.layQuads ? (loaded as Required<NativePlaneCost>) : null;
 }
 
 /** The native window building, or null where the addon was not built or does not load. */

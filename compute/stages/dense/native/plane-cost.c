@@ -20,10 +20,9 @@
  * buildWindow() builds PatchMatch's reference window in place (bilateral-window.h); layQuads()
  * lays a source out as planeCost reads it (plane-cost.h), per pixel its four bilinear corners.
  *
- * The binding is per thread (each worker thread has its own kernels). planeCost is exported on a
- * CPU with AVX-512F and DQ (sixteen samples wide) or else AVX2 (eight), `isa` naming which;
- * buildWindow only with AVX-512 VL as well; elsewhere they are absent and the stage keeps the wasm
- * kernel and its TypeScript window.
+ * The binding is per thread (each worker thread has its own kernels). planeCost is exported only
+ * on a CPU with AVX-512F and DQ, buildWindow with VL as well; elsewhere they are absent and the
+ * stage keeps the wasm kernel and its TypeScript window.
  * Built at `npm ci` by scripts/build-native.mjs with -ffp-contract=off.
  */
 #define NAPI_VERSION 8
@@ -33,12 +32,6 @@
 #ifdef __x86_64__
 #include "bilateral-window.h"
 #include "plane-cost.h"
-#endif
-
-#ifdef __x86_64__
-/* The plane cost for this CPU's widest instruction set, chosen once at load. */
-typedef double (*PlaneCostFn)(uint8_t *, uint32_t, int, uint32_t, int, float, float, double, double, double, int, uint32_t);
-static PlaneCostFn planeCostOfCpu;
 #endif
 
 static _Thread_local uint8_t *boundMemory;
@@ -94,7 +87,7 @@ static napi_value planeCost(napi_env env, napi_callback_info info) {
     memcpy(at, boundMemory + (uint32_t)q[0] + (uint32_t)j * PC_SOURCE_ENTRY, sizeof at);
     if (at[1] < 1 || at[2] < 1 || at[3] % 16 != 0 || (uint64_t)(uint32_t)at[3] + 16ull * (uint64_t)at[1] * (uint64_t)at[2] > boundBytes) return throwError(env, "planeCost: a source's quads outside the memory");
   }
-  const double result = planeCostOfCpu(boundMemory, (uint32_t)q[0], sources, (uint32_t)q[2], n, (float)p[0], (float)p[1], p[2], p[3], p[4], q[4], (uint32_t)q[5]);
+  const double result = pc_plane_cost(boundMemory, (uint32_t)q[0], sources, (uint32_t)q[2], n, (float)p[0], (float)p[1], p[2], p[3], p[4], q[4], (uint32_t)q[5]);
   memcpy(block + 40, &result, sizeof result);
   return NULL;
 }
@@ -165,18 +158,7 @@ NAPI_MODULE_INIT() {
   if (napi_set_named_property(env, exports, "bind", fn) != napi_ok) return NULL;
 #ifdef __x86_64__
   __builtin_cpu_init();
-  const char *isa = NULL;
   if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")) {
-    planeCostOfCpu = pc_plane_cost;
-    isa = "avx512";
-  } else if (__builtin_cpu_supports("avx2")) {
-    planeCostOfCpu = pc_plane_cost_avx2;
-    isa = "avx2";
-  }
-  if (isa) {
-    napi_value name;
-    if (napi_create_string_utf8(env, isa, NAPI_AUTO_LENGTH, &name) != napi_ok) return NULL;
-    if (napi_set_named_property(env, exports, "isa", name) != napi_ok) return NULL;
     if (napi_create_function(env, "planeCost", NAPI_AUTO_LENGTH, planeCost, NULL, &fn) != napi_ok) return NULL;
     if (napi_set_named_property(env, exports, "planeCost", fn) != napi_ok) return NULL;
     if (napi_create_function(env, "layQuads", NAPI_AUTO_LENGTH, layQuads, NULL, &fn) != napi_ok) return NULL;
