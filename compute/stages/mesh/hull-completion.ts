@@ -264,7 +264,10 @@ export function completeHulls(
   if (fine) {
     grid = fine;
     cells = keptCells(fine, carve(fine, images, enclosed), options, ground, strict, report);
-  } else if (cells) cells = keptCells(coarse, coarseCarving, options, ground, strict, report);
+  } else if (cells) {
+    // No finer grid fits the budget: the first pass's blocks stand, less those leaning on unseen space.
+    cells = keptCells(coarse, coarseCarving, options, ground, { ...loose, maxUnseenFaceShare: strict.maxUnseenFaceShare }, report);
+  }
   if (!cells) return { points: none, dropped: null, report };
   const { kept, carving } = cells;
   const { nx, ny, nz, cell, origin } = grid;
