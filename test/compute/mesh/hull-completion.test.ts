@@ -59,8 +59,11 @@ function boxHit(o: number[], d: number[]): number {
   return near <= far ? near : Infinity;
 }
 
-/** The view's own depth image: the floor's depth where the floor is hit first; 0 on the box and past the floor. With `box` false the box is not there. */
-function ownDepth(view: RegisteredView, box: boolean, floor = true): DepthImage {
+/**
+ * A depth image of the view ray cast through `depthAlong`: the depth (the ray's parameter, its
+ * direction having a camera z of 1) of what the ray from `eye` along `d` measures, 0 for nothing.
+ */
+function castDepth(view: RegisteredView, depthAlong: (eye: number[], d: number[]) => number): DepthImage {
   const { width, height, scale } = depthImageShape(view);
   const { R, t } = view.camFromWorld;
   const k = view.intrinsics;
@@ -69,13 +72,20 @@ function ownDepth(view: RegisteredView, box: boolean, floor = true): DepthImage 
   for (let v = 0; v < height; v++) for (let u = 0; u < width; u++) {
     const ray = [((u + 0.5) * scale - k.cx) / k.focal, ((v + 0.5) * scale - k.cy) / k.focal, 1];
     const d = [0, 1, 2].map((a) => R[a] * ray[0] + R[3 + a] * ray[1] + R[6 + a] * ray[2]);
+    depth[v * width + u] = depthAlong(eye, d);
+  }
+  return { view, width, height, scale, depth };
+}
+
+/** The view's own depth image: the floor's depth where the floor is hit first; 0 on the box and past the floor. With `box` false the box is not there. */
+function ownDepth(view: RegisteredView, box: boolean, floor = true): DepthImage {
+  return castDepth(view, (eye, d) => {
     const tFloor = d[2] < 0 ? -eye[2] / d[2] : Infinity;
     const hitFloor = floor && tFloor < Infinity && Math.abs(eye[0] + tFloor * d[0]) <= FLOOR_HALF && Math.abs(eye[1] + tFloor * d[1]) <= FLOOR_HALF;
     const tBox = box ? boxHit(eye, d) : Infinity;
-    if (tBox < (hitFloor ? tFloor : Infinity)) continue;
-    if (hitFloor) depth[v * width + u] = tFloor;
-  }
-  return { view, width, height, scale, depth };
+    if (tBox < (hitFloor ? tFloor : Infinity)) return 0;
+    return hitFloor ? tFloor : 0;
+  });
 }
 
 /** The measured floor: a grid at SPACING over the floor, less the box's footprint; with `rim`, the box's edges too (stereo finds its outline). */
@@ -119,24 +129,16 @@ const PATCH = { x: [-0.25, 0.25], z: [0.6, 1.1] };
 
 /** A view's depth of a measured floor (z = 0, y < WALL_Y) and wall (y = WALL_Y, z < 2), nothing on the patch or beyond. */
 function wallDepth(view: RegisteredView): DepthImage {
-  const { width, height, scale } = depthImageShape(view);
-  const { R, t } = view.camFromWorld;
-  const k = view.intrinsics;
-  const eye = [0, 1, 2].map((a) => -(R[a] * t[0] + R[3 + a] * t[1] + R[6 + a] * t[2]));
-  const depth = new Float32Array(width * height);
-  for (let v = 0; v < height; v++) for (let u = 0; u < width; u++) {
-    const ray = [((u + 0.5) * scale - k.cx) / k.focal, ((v + 0.5) * scale - k.cy) / k.focal, 1];
-    const d = [0, 1, 2].map((a) => R[a] * ray[0] + R[3 + a] * ray[1] + R[6 + a] * ray[2]);
+  return castDepth(view, (eye, d) => {
     const tFloor = d[2] < 0 ? -eye[2] / d[2] : Infinity;
     const tWall = d[1] > 0 ? (WALL_Y - eye[1]) / d[1] : Infinity;
     const hit = Math.min(tFloor, tWall);
-    if (hit === Infinity) continue;
+    if (hit === Infinity) return 0;
     const p = eye.map((e, a) => e + hit * d[a]);
-    if (Math.abs(p[0]) > 1.5 || p[2] > 2 || p[1] < WALL_Y - 2.5) continue;
-    if (hit === tWall && p[0] > PATCH.x[0] && p[0] < PATCH.x[1] && p[2] > PATCH.z[0] && p[2] < PATCH.z[1]) continue;
-    depth[v * width + u] = hit * ray[2];
-  }
-  return { view, width, height, scale, depth };
+    if (Math.abs(p[0]) > 1.5 || p[2] > 2 || p[1] < WALL_Y - 2.5) return 0;
+    if (hit === tWall && p[0] > PATCH.x[0] && p[0] < PATCH.x[1] && p[2] > PATCH.z[0] && p[2] < PATCH.z[1]) return 0;
+    return hit;
+  });
 }
 
 /** The measured floor and wall at SPACING, less the patch. */
