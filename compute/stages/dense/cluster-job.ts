@@ -25,6 +25,11 @@ export interface ClusterJobView {
   t: number[];
   /** Its source views (all of them; the solve uses those loaded in the cluster). */
   sources: number[];
+  /**
+   * Of them, those added for a part of its frame the others miss (select.ts withFrameCover()):
+   * they take part in its cost but do not raise how many best sources the cost averages.
+   */
+  addedSources?: number[];
   /** Sparse depth range, or null when too few sparse points see it. */
   range: [number, number] | null;
   /** The cluster whose core holds this view. */
@@ -32,7 +37,7 @@ export interface ClusterJobView {
 }
 
 /** The dense options a cluster's solve uses: the stage's Options without the machine's own settings and those the plan already applied. */
-export type ClusterSolveOptions = Omit<Options, "workers" | "keepDepthMaps" | "sourceViews" | "minAngleDeg" | "maxAngleDeg" | "depthMargin" | "maxClusterViews">;
+export type ClusterSolveOptions = Omit<Options, "workers" | "keepDepthMaps" | "sourceViews" | "extraSourceViews" | "sourceFrameCells" | "minAngleDeg" | "maxAngleDeg" | "depthMargin" | "maxClusterViews">;
 
 export interface ClusterJob {
   /** Index of the cluster in the plan (fusion yields to lower ones). */
@@ -94,6 +99,7 @@ export function clusterJobs(
   sources: number[][],
   ranges: Array<[number, number] | null>,
   options: ClusterSolveOptions,
+  baseSources = Infinity,
 ): ClusterJob[] {
   const home = new Int32Array(views.length);
   clusters.forEach((cluster, c) => cluster.core.forEach((v) => (home[v] = c)));
@@ -101,7 +107,7 @@ export function clusterJobs(
     cluster: c,
     core: cluster.core,
     extras: cluster.extras,
-    views: [...cluster.core, ...cluster.extras].map((v) => ({ ...views[v], sources: sources[v], range: ranges[v], home: home[v] })),
+    views: [...cluster.core, ...cluster.extras].map((v) => ({ ...views[v], sources: sources[v], ...(sources[v].length > baseSources ? { addedSources: sources[v].slice(baseSources) } : {}), range: ranges[v], home: home[v] })),
     options,
   }));
 }

@@ -38,6 +38,8 @@ export interface DensePlan {
   jobs: ClusterJob[];
   /** Registered views in the model. */
   viewCount: number;
+  /** Views given a source beyond sourceViews, for a part of their frame the others miss (select.ts withFrameCover()). */
+  viewsWithExtraSources: number;
 }
 
 /**
@@ -50,12 +52,12 @@ export type ClusterRunner = (plan: DensePlan, images: ImageRef[], progress: (fra
 function plan(input: DenseInput, options: Partial<Options> = {}): DensePlan {
   const opts: Options = { ...DEFAULTS, ...options };
   const { model } = input;
-  const sources = selectSourceViews(model, { sourceViews: opts.sourceViews, minAngleDeg: opts.minAngleDeg, maxAngleDeg: opts.maxAngleDeg, minSharedPoints: 5 });
+  const sources = selectSourceViews(model, { sourceViews: opts.sourceViews, minAngleDeg: opts.minAngleDeg, maxAngleDeg: opts.maxAngleDeg, minSharedPoints: 5, extraSourceViews: opts.extraSourceViews, frameCells: opts.sourceFrameCells });
   const ranges = depthRanges(model, opts.depthMargin);
   const centres = new Float64Array(model.views.flatMap((v) => [...cameraCenter(v.camFromWorld)]));
   const clusters = clusterViews(centres, sources, opts.maxClusterViews);
   const views = model.views.map((v, viewIndex) => ({ viewIndex, name: v.name, imageIndex: v.imageIndex, intrinsics: { ...v.intrinsics }, R: Array.from(v.camFromWorld.R), t: Array.from(v.camFromWorld.t) }));
-  return { jobs: clusterJobs(clusters, views, sources, ranges, solveOptions(opts)), viewCount: model.views.length };
+  return { jobs: clusterJobs(clusters, views, sources, ranges, solveOptions(opts), opts.sourceViews), viewCount: model.views.length, viewsWithExtraSources: sources.filter((s) => s.length > opts.sourceViews).length };
 }
 
 /**
@@ -163,6 +165,7 @@ function merge(densePlan: DensePlan, results: Array<ClusterResult & { depthMaps?
       fatteningTrimmedPixels: core.reduce((s, f) => s + (f.fatteningTrimmed ?? 0), 0),
       seenThroughPixels: core.reduce((s, f) => s + (f.seenThrough ?? 0), 0),
       viewsInStrips: core.filter((f) => (f.strips ?? 1) > 1).length,
+      viewsWithExtraSources: densePlan.viewsWithExtraSources,
     },
     perImage: core.map((f) => ({ name: f.name, sources: f.sources, validFraction: f.valid / f.pixels, patchMatchMs: Math.round(f.wallMs), kernel: f.kernel, ...((f.strips ?? 1) > 1 ? { strips: f.strips } : {}) })),
     warnings,
@@ -174,7 +177,7 @@ function merge(densePlan: DensePlan, results: Array<ClusterResult & { depthMaps?
 
 /** The stage options a cluster's solve needs: not the machine's (workers, keepDepthMaps), nor those the plan already used. */
 function solveOptions(options: Options): ClusterSolveOptions {
-  const { workers: _workers, keepDepthMaps: _keep, sourceViews: _sources, minAngleDeg: _min, maxAngleDeg: _max, depthMargin: _margin, maxClusterViews: _cluster, ...solve } = options;
+  const { workers: _workers, keepDepthMaps: _keep, sourceViews: _sources, extraSourceViews: _extra, sourceFrameCells: _cells, minAngleDeg: _min, maxAngleDeg: _max, depthMargin: _margin, maxClusterViews: _cluster, ...solve } = options;
   return solve;
 }
 

@@ -58,6 +58,13 @@ export interface Options {
   sigmaColor: number;
   /** Best source costs averaged per hypothesis (at most half the view's sources, rounded up). */
   bestK: number;
+  /**
+   * Source views added to a reference whose `sourceViews` leave a region of its frame (of
+   * `sourceFrameCells`² regions) seen by fewer than two of them (select.ts withFrameCover(); 0:
+   * none).
+   */
+  extraSourceViews: number;
+  sourceFrameCells: number;
   /** Triangulation angles (degrees) preferred for source selection. */
   minAngleDeg: number;
   maxAngleDeg: number;
@@ -120,6 +127,8 @@ export interface Options {
 export const DEFAULTS: Options = {
   maxImageSide: 1200,
   sourceViews: 6,
+  extraSourceViews: 1,
+  sourceFrameCells: 3,
   iterations: 5,
   pyramidLevels: 2,
   refineIterations: 1,

@@ -189,9 +189,10 @@ async function runPatchMatch(
   const params: PatchMatchParams = { iterations: o.iterations, windowRadius: o.windowRadius, windowStep: o.windowStep, windowPattern: o.windowPattern, coarseWindowPattern: o.coarseWindowPattern, ...(o.texturedWindow ? { texturedWindow: o.texturedWindow } : {}), bestK: o.bestK, sigmaColor: o.sigmaColor, sigmaSpatial: o.windowRadius * o.windowStep, kernel: o.kernel, seed: o.seed, pyramidLevels: o.pyramidLevels, refineIterations: o.refineIterations, finalPropagation: o.finalPropagation, planarPrior: o.planarPrior };
   const loaded = new Map(views.map((v) => [v.viewIndex, v]));
   const solvable = views.flatMap((view) => {
-    const { range, sources } = jobViews.get(view.viewIndex)!;
+    const { range, sources, addedSources } = jobViews.get(view.viewIndex)!;
     const own = sources.filter((j) => loaded.has(j));
-    if (range && own.length > 0) return [{ view, range, own }];
+    const added = own.filter((j) => addedSources?.includes(j)).length;
+    if (range && own.length > 0) return [{ view, range, own, added }];
     if (core.has(view.viewIndex)) warnings.push(`dense: ${view.name} skipped (${range ? "no source views" : "too few sparse points"})`);
     // Its share of the cluster's fraction is done.
     solving()(1);
@@ -200,11 +201,12 @@ async function runPatchMatch(
   const inStrips = solvable.length % 2 === 1 ? solvable[solvable.length - 1].view : null;
   const round = lastRound(solvable.length + (inStrips ? STRIPS - 1 : 0), pool.size, onLastRound);
   const counted: TaskRunner<ViewTask, ViewResult> = { size: pool.size, run: (task, transfer, progress) => pool.run(task, transfer, progress).finally(round.taskDone) };
-  const jobs = solvable.map(async ({ view, range, own }): Promise<RawMap> => {
+  const jobs = solvable.map(async ({ view, range, own, added }): Promise<RawMap> => {
     const i = view.viewIndex;
     const onProgress = solving();
-    // Averaging the best half of the sources (at most bestK) keeps surfaces seen by few sources.
-    const bestK = Math.min(o.bestK, Math.max(1, Math.ceil(own.length / 2)));
+    // Averaging the best half of the sources (at most bestK) keeps surfaces seen by few sources;
+    // a source added for one part of the frame does not make the rest of it need one more.
+    const bestK = Math.min(o.bestK, Math.max(1, Math.ceil((own.length - added) / 2)));
     const task = buildTask(view, own.map((j) => loaded.get(j)!), range, { ...params, bestK, seed: o.seed + i });
     const result = view === inStrips ? await solveInStrips(task, counted, onProgress) : await counted.run(task, transferOf(task), onProgress);
     onProgress(1);

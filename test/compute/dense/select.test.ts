@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { depthRanges, selectSourceViews } from "../../../compute/stages/dense/select.js";
 import { renderScene } from "../../support/render.js";
+import type { SparseModel } from "../../../compute/scene/index.js";
 import { trueModel } from "./fixture.js";
 
 describe("dense/select", () => {
@@ -9,7 +10,7 @@ describe("dense/select", () => {
   const model = trueModel(scene);
 
   it("prefers sources at 5–30° of triangulation angle and keeps the requested count", () => {
-    const sources = selectSourceViews(model, { sourceViews: 4, minAngleDeg: 5, maxAngleDeg: 30, minSharedPoints: 5 });
+    const sources = selectSourceViews(model, { sourceViews: 4, minAngleDeg: 5, maxAngleDeg: 30, minSharedPoints: 5, extraSourceViews: 0, frameCells: 3 });
     expect(sources).toHaveLength(8);
     for (let r = 0; r < 8; r++) {
       expect(sources[r]).toHaveLength(4);
@@ -32,4 +33,48 @@ describe("dense/select", () => {
       expect(depths[Math.floor(0.98 * depths.length)]).toBeLessThan(range![1]);
     });
   });
+
+  it("adds no source where the best-scored ones see the whole frame", () => {
+    const sources = selectSourceViews(model, { sourceViews: 4, minAngleDeg: 5, maxAngleDeg: 30, minSharedPoints: 5, extraSourceViews: 1, frameCells: 3 });
+    expect(sources).toEqual(selectSourceViews(model, { sourceViews: 4, minAngleDeg: 5, maxAngleDeg: 30, minSharedPoints: 5, extraSourceViews: 0, frameCells: 3 }));
+  });
+
+  it("adds a source for the part of the frame the best-scored ones do not see", () => {
+    // The reference (view 0) at the origin looks along +z at a wall of points 4 units away; views
+    // 1–3 stand 1, 2 and 3 units to its left, view 4 one unit to its right. Matching joined the
+    // left views to every point they see and the right one to only ten, at the right edge.
+    const model = sideModel();
+    const options = { sourceViews: 3, minAngleDeg: 5, maxAngleDeg: 30, minSharedPoints: 5 };
+    expect(selectSourceViews(model, { ...options, extraSourceViews: 0, frameCells: 3 })[0]).toEqual([1, 2, 3]);
+    // Of the frame's right third, view 1 sees half, 2 a fifth and 3 nothing; view 4 sees it all.
+    expect(selectSourceViews(model, { ...options, extraSourceViews: 1, frameCells: 3 })[0]).toEqual([1, 2, 3, 4]);
+    expect(selectSourceViews(model, { ...options, extraSourceViews: 1, frameCells: 1 })[0]).toEqual([1, 2, 3]);
+  });
 });
+
+/** Five cameras looking along +z from x = 0, −1, −2, −3, +1 at a wall of 13 × 5 points at z = 4 (focal 100, 200 × 100 px). */
+function sideModel(): SparseModel {
+  const centresX = [0, -1, -2, -3, 1];
+  const xyz: number[] = [], offsets = [0], obsViews: number[] = [];
+  const sees = (cx: number, x: number) => Math.abs(100 * (x - cx) / 4) < 100;
+  for (let i = 0; i < 13; i++) for (let j = 0; j < 5; j++) {
+    const x = -3.8 + (7.6 * i) / 12, y = -1.6 + 0.8 * j;
+    xyz.push(x, y, 4);
+    centresX.forEach((cx, v) => {
+      if (v === 4 ? x > 2.5 : sees(cx, x)) obsViews.push(v);
+    });
+    offsets.push(obsViews.length);
+  }
+  const count = xyz.length / 3;
+  return {
+    views: centresX.map((cx, i) => ({
+      imageIndex: i,
+      name: `v${i}`,
+      intrinsics: { width: 200, height: 100, focal: 100, cx: 100, cy: 50, k1: 0, k2: 0 },
+      camFromWorld: { R: new Float64Array([1, 0, 0, 0, 1, 0, 0, 0, 1]), t: new Float64Array([-cx, 0, 0]) },
+    })),
+    unregistered: [],
+    points: { count, xyz: new Float64Array(xyz), rgb: new Uint8Array(3 * count), error: new Float32Array(count), obsOffsets: new Uint32Array(offsets), obsViews: new Uint32Array(obsViews), obsKeypoints: new Uint32Array(obsViews.length) },
+    otherModelSizes: [],
+  };
+}
