@@ -61,7 +61,11 @@ export interface Options {
   /**
    * Source views added to a reference whose `sourceViews` leave a region of its frame (of
    * `sourceFrameCells`² regions) seen by fewer than two of them (select.ts withFrameCover(); 0:
-   * none).
+   * none, the default). With 1, the held-back photos' coverage rose on the orbits
+   * (rendered/plain-objects 0.947 → 0.980, synthetic/object-ring 0.948 → 0.995) but their PSNR fell
+   * on two sets (plain-objects over dense seeds 2 and 3 28.18 → 27.43 dB, courtyard-wide 28.87 →
+   * 28.38), so it is off (docs/decisions.md, "A source for the part of the frame the others miss:
+   * an option, off by default").
    */
   extraSourceViews: number;
   sourceFrameCells: number;
@@ -127,7 +131,7 @@ export interface Options {
 export const DEFAULTS: Options = {
   maxImageSide: 1200,
   sourceViews: 6,
-  extraSourceViews: 1,
+  extraSourceViews: 0,
   sourceFrameCells: 3,
   iterations: 5,
   pyramidLevels: 2,

@@ -98,7 +98,9 @@ function project(view: RegisteredView, xyz: Float64Array, o: number): [number, n
  * scene for the same reason; here the part is a region of the frame, and what a source sees is
  * told by the cameras rather than by what matching found. The best-scored sources all stay:
  * choosing the four for spread alone lost the courtyard's near wall (coverage 0.983 → 0.930 from
- * its held-back photos, `npm run bench -- views courtyard`).
+ * its held-back photos, `npm run bench -- views courtyard`). The stage runs without extra sources
+ * by default: the held-back photos gained coverage and lost PSNR (docs/decisions.md, "A source for
+ * the part of the frame the others miss: an option, off by default").
  */
 function withFrameCover(model: SparseModel, r: number, refPoints: number[], candidates: number[], centres: Float64Array[], angles: { min: number; max: number }, options: SelectionOptions): number[] {
   const side = options.frameCells, cells = side * side;
