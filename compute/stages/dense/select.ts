@@ -5,6 +5,7 @@
  * weighted by its triangulation angle: too small an angle gives poor depth, too large a poor
  * photo-consistency (Goesele et al., ICCV 2007 "Multi-View Stereo for Community Photo
  * Collections", view selection; Schönberger et al., ECCV 2016 §4.1 use the same prior).
+ * Optionally a source is added for a part of the frame the best-scored ones miss (withFrameCover()).
  * The depth range of a view is taken from the depths of the sparse points it sees.
  */
 import type { RegisteredView, SparseModel } from "../../scene/index.js";
