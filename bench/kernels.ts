@@ -266,10 +266,10 @@ export async function run(args: string[]): Promise<void> {
   // Alternating, so that both see the same spells of a shared machine.
   for (let round = 0; round < ROUNDS; round++) {
     planeMs = Math.min(planeMs, bestOf(1, () => {
-      for (let k = 0; k < replay.length; k++) planeCosts[k] = planeKernel.planeCost(replay[k].px, replay[k].py, replay[k].m[0], replay[k].m[1], replay[k].m[2], bestK);
+      for (let k = 0; k < replay.length; k++) planeCosts[k] = planeKernel.planeCost(replay[k].px, replay[k].py, replay[k].m[0], replay[k].m[1], replay[k].m[2], bestK, input.sources.length);
     }));
     if (nativePlaneKernel) nativePlaneMs = Math.min(nativePlaneMs, bestOf(1, () => {
-      for (let k = 0; k < replay.length; k++) nativePlaneCosts[k] = nativePlaneKernel.planeCost(replay[k].px, replay[k].py, replay[k].m[0], replay[k].m[1], replay[k].m[2], bestK);
+      for (let k = 0; k < replay.length; k++) nativePlaneCosts[k] = nativePlaneKernel.planeCost(replay[k].px, replay[k].py, replay[k].m[0], replay[k].m[1], replay[k].m[2], bestK, input.sources.length);
     }));
   }
   // The same hypotheses as the stage scored them before planeCost: H built in JS, one call per source, the mean in JS.

@@ -11,6 +11,7 @@
 import type { Intrinsics, PointCloud, ViewDepth } from "../../scene/index.js";
 import type { DenseCluster } from "./clusters.js";
 import type { Options } from "./options.js";
+import type { AddedSource } from "./select.js";
 import type { ViewResult } from "./worker.js";
 
 /** One view of the cluster (core or extra) with what the whole model says about it. */
@@ -26,10 +27,11 @@ export interface ClusterJobView {
   /** Its source views (all of them; the solve uses those loaded in the cluster). */
   sources: number[];
   /**
-   * Of them, those added for a part of its frame the others miss (select.ts withFrameCover()):
-   * they take part in its cost but do not raise how many best sources the cost averages.
+   * Of them, those added for a part of its frame the others miss (select.ts withFrameCover()), in
+   * the order they end the list: each takes part in its cost only inside its boxes, and none raises
+   * how many best sources the cost averages.
    */
-  addedSources?: number[];
+  addedSources?: AddedSource[];
   /** Sparse depth range, or null when too few sparse points see it. */
   range: [number, number] | null;
   /** The cluster whose core holds this view. */
@@ -99,7 +101,7 @@ export function clusterJobs(
   sources: number[][],
   ranges: Array<[number, number] | null>,
   options: ClusterSolveOptions,
-  baseSources = Infinity,
+  added: AddedSource[][] = [],
 ): ClusterJob[] {
   const home = new Int32Array(views.length);
   clusters.forEach((cluster, c) => cluster.core.forEach((v) => (home[v] = c)));
@@ -107,7 +109,7 @@ export function clusterJobs(
     cluster: c,
     core: cluster.core,
     extras: cluster.extras,
-    views: [...cluster.core, ...cluster.extras].map((v) => ({ ...views[v], sources: sources[v], ...(sources[v].length > baseSources ? { addedSources: sources[v].slice(baseSources) } : {}), range: ranges[v], home: home[v] })),
+    views: [...cluster.core, ...cluster.extras].map((v) => ({ ...views[v], sources: sources[v], ...(added[v]?.length ? { addedSources: added[v] } : {}), range: ranges[v], home: home[v] })),
     options,
   }));
 }

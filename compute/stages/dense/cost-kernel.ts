@@ -46,11 +46,11 @@ export interface CostKernel {
   /** Source `slot`'s fixed homography parts: A = K_s·R·K_r⁻¹ (9, row-major), then b = K_s·t (3). */
   setPlaneParts(slot: number, parts: Float64Array): void;
   /**
-   * A plane hypothesis's cost: the mean of the bestK lowest source costs (Gipuma §3.1), source j
-   * warped by H = A_j + b_j·mᵀ with m = nᵀ·K_r⁻¹/ρ, formed in float64: the same bits as calling
-   * cost() per source with that H.
+   * A plane hypothesis's cost over sources 0..sources−1: the mean of the bestK lowest source costs
+   * (Gipuma §3.1), source j warped by H = A_j + b_j·mᵀ with m = nᵀ·K_r⁻¹/ρ, formed in float64: the
+   * same bits as calling cost() per source with that H.
    */
-  planeCost(px: number, py: number, m0: number, m1: number, m2: number, bestK: number): number;
+  planeCost(px: number, py: number, m0: number, m1: number, m2: number, bestK: number, sources: number): number;
   /**
    * Whether the current window is too flat to score: its weighted variance under the kernel's
    * floor, so that cost() and planeCost() give MAX_COST for any plane and source.
@@ -71,14 +71,14 @@ export type SampleBox = [number, number, number, number];
 /** Most sources a wasm kernel takes (its table is laid out before the images). */
 export const MAX_SOURCES = 32;
 
-/** Mean of the k lowest values (reorders `values`): selection in the order wasm/ncc.ts planeCost repeats. */
-export function meanOfBest(values: Float64Array, k: number): number {
-  const count = Math.min(k, values.length);
+/** Mean of the k lowest of the first `length` values (reorders them): selection in the order wasm/ncc.ts planeCost repeats. */
+export function meanOfBest(values: Float64Array, k: number, length = values.length): number {
+  const count = Math.min(k, length);
   if (count <= 0) return MAX_COST;
   let sum = 0;
   for (let i = 0; i < count; i++) {
     let best = i;
-    for (let j = i + 1; j < values.length; j++) if (values[j] < values[best]) best = j;
+    for (let j = i + 1; j < length; j++) if (values[j] < values[best]) best = j;
     const v = values[best];
     values[best] = values[i];
     values[i] = v;
@@ -167,13 +167,14 @@ export class TypeScriptKernel implements CostKernel {
     this.parts.set(parts.subarray(0, 12), 12 * slot);
   }
 
-  planeCost(px: number, py: number, m0: number, m1: number, m2: number, bestK: number): number {
+  planeCost(px: number, py: number, m0: number, m1: number, m2: number, bestK: number, sources: number): number {
     const { costs, H } = this;
-    for (let j = 0; j < costs.length; j++) {
+    const n = Math.min(sources, costs.length);
+    for (let j = 0; j < n; j++) {
       planeHomography(this.parts, j, m0, m1, m2, H);
       costs[j] = this.cost(j, px, py, H);
     }
-    return meanOfBest(costs, bestK);
+    return meanOfBest(costs, bestK, n);
   }
 
   setSource(slot: number, grey: Float32Array, width: number, height: number): void {

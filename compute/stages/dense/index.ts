@@ -52,12 +52,12 @@ export type ClusterRunner = (plan: DensePlan, images: ImageRef[], progress: (fra
 function plan(input: DenseInput, options: Partial<Options> = {}): DensePlan {
   const opts: Options = { ...DEFAULTS, ...options };
   const { model } = input;
-  const sources = selectSourceViews(model, { sourceViews: opts.sourceViews, minAngleDeg: opts.minAngleDeg, maxAngleDeg: opts.maxAngleDeg, minSharedPoints: 5, extraSourceViews: opts.extraSourceViews, frameCells: opts.sourceFrameCells });
+  const { sources, added } = selectSourceViews(model, { sourceViews: opts.sourceViews, minAngleDeg: opts.minAngleDeg, maxAngleDeg: opts.maxAngleDeg, minSharedPoints: 5, extraSourceViews: opts.extraSourceViews, frameCells: opts.sourceFrameCells });
   const ranges = depthRanges(model, opts.depthMargin);
   const centres = new Float64Array(model.views.flatMap((v) => [...cameraCenter(v.camFromWorld)]));
   const clusters = clusterViews(centres, sources, opts.maxClusterViews);
   const views = model.views.map((v, viewIndex) => ({ viewIndex, name: v.name, imageIndex: v.imageIndex, intrinsics: { ...v.intrinsics }, R: Array.from(v.camFromWorld.R), t: Array.from(v.camFromWorld.t) }));
-  return { jobs: clusterJobs(clusters, views, sources, ranges, solveOptions(opts), opts.sourceViews), viewCount: model.views.length, viewsWithExtraSources: sources.filter((s) => s.length > opts.sourceViews).length };
+  return { jobs: clusterJobs(clusters, views, sources, ranges, solveOptions(opts), added), viewCount: model.views.length, viewsWithExtraSources: added.filter((a) => a.length > 0).length };
 }
 
 /**

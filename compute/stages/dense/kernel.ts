@@ -107,13 +107,14 @@ class WasmKernel implements CostKernel {
     this.planeSources = Math.max(this.planeSources, slot + 1);
   }
 
-  planeCost(px: number, py: number, m0: number, m1: number, m2: number, bestK: number): number {
-    if (this.native) return this.nativePlaneCost(px, py, m0, m1, m2, bestK);
-    return this.plane(this.tablePtr, this.planeSources, this.windowPtr, this.windowLength, px, py, m0, m1, m2, bestK, this.scratchPtr);
+  planeCost(px: number, py: number, m0: number, m1: number, m2: number, bestK: number, sources: number): number {
+    const n = Math.min(sources, this.planeSources);
+    if (this.native) return this.nativePlaneCost(px, py, m0, m1, m2, bestK, n);
+    return this.plane(this.tablePtr, n, this.windowPtr, this.windowLength, px, py, m0, m1, m2, bestK, this.scratchPtr);
   }
 
   /** planeCost in the addon: the arguments written into the parameter block, the result read from it. */
-  private nativePlaneCost(px: number, py: number, m0: number, m1: number, m2: number, bestK: number): number {
+  private nativePlaneCost(px: number, py: number, m0: number, m1: number, m2: number, bestK: number, sources: number): number {
     // The views are dropped whenever the memory grows (ensure), so the buffer is read only then:
     // the memory's buffer getter was 2 % of PatchMatch when read per call (a CPU profile).
     let views = this.paramViews;
@@ -131,7 +132,7 @@ class WasmKernel implements CostKernel {
     f64[3] = m1;
     f64[4] = m2;
     i32[0] = this.tablePtr;
-    i32[1] = this.planeSources;
+    i32[1] = sources;
     i32[2] = this.windowPtr;
     i32[3] = this.windowLength;
     i32[4] = bestK;

@@ -72,6 +72,8 @@ export class PatchMatchState {
   private readonly nativeWindows: NativeWindows | null;
   /** fillWindow's 1/Σw, mean and variance. */
   private readonly windowStats = new Float64Array(3);
+  /** Per pixel, how many of the leading sources its cost takes (PatchMatchInput.addedSourceBoxes); null: all of them everywhere. */
+  private readonly sourcesAt: Uint8Array | null;
 
   /** `refining`: the level is seeded from a coarser one (its textured pixels may take the narrow window). */
   constructor(private readonly input: PatchMatchInput, refining = false) {
@@ -99,6 +101,7 @@ export class PatchMatchState {
     input.sources.forEach((s, j) => this.kernel.setPlaneParts(j, planeParts(input, s)));
     this.nativeWindows = this.kernel.nativeWindows?.(input, this.colourScale, this.narrow ? [this.wide, this.narrow] : [this.wide]) ?? null;
     this.rng = createRng(params.seed);
+    this.sourcesAt = input.addedSourceBoxes?.length ? sourcesPerPixel(input, input.addedSourceBoxes) : null;
   }
 
   initialize(): void {
@@ -338,7 +341,8 @@ export class PatchMatchState {
     const m0 = nx / focal / rho;
     const m1 = ny / focal / rho;
     const m2 = (nz - (nx * cx) / focal - (ny * cy) / focal) / rho;
-    return this.kernel.planeCost(px, py, m0, m1, m2, params.bestK);
+    const sources = this.sourcesAt ? this.sourcesAt[row * this.width + col] : this.input.sources.length;
+    return this.kernel.planeCost(px, py, m0, m1, m2, params.bestK, sources);
   }
 
   /**
@@ -482,6 +486,24 @@ function countOnes(mask: Uint8Array, box: [number, number, number, number] | und
   let count = 0;
   for (let row = y0; row < y1; row++) for (let col = x0; col < x1; col++) count += mask[row * width + col];
   return count;
+}
+
+/**
+ * Per pixel of `input`, how many of its leading sources its cost takes: those before the added
+ * ones, and the added ones up to the last whose boxes hold the pixel's centre.
+ */
+export function sourcesPerPixel(input: PatchMatchInput, addedBoxes: NonNullable<PatchMatchInput["addedSourceBoxes"]>): Uint8Array {
+  const { width, height, focal, cx, cy } = input;
+  const base = input.sources.length - addedBoxes.length;
+  const counts = new Uint8Array(width * height).fill(base);
+  addedBoxes.forEach((boxes, k) => {
+    for (const [x0, x1, y0, y1] of boxes) {
+      const col0 = Math.max(0, Math.ceil(x0 * focal + cx - 0.5)), col1 = Math.min(width, Math.ceil(x1 * focal + cx - 0.5));
+      const row0 = Math.max(0, Math.ceil(y0 * focal + cy - 0.5)), row1 = Math.min(height, Math.ceil(y1 * focal + cy - 0.5));
+      for (let row = row0; row < row1; row++) counts.fill(base + k + 1, row * width + col0, row * width + Math.max(col0, col1));
+    }
+  });
+  return counts;
 }
 
 /** Source s's fixed homography parts for the kernel: A = K_s·R·K_r⁻¹ (9, row-major) then b = K_s·t (3); H = A + b·mᵀ, m = nᵀ·K_r⁻¹/ρ. */

@@ -84,6 +84,13 @@ export interface PatchMatchInput extends PinholeGrey {
   depthMin: number;
   depthMax: number;
   params: PatchMatchParams;
+  /**
+   * For the last sources, in order: the boxes [x0, x1, y0, y1) in normalised image coordinates
+   * ((u − cx) / focal) where each counts in the cost (a source added for part of the frame,
+   * select.ts withFrameCover()). A pixel's cost takes the sources up to the last one whose box
+   * holds it (kernels score a leading run of sources). Absent: every source everywhere.
+   */
+  addedSourceBoxes?: Array<Array<[number, number, number, number]>>;
   /** The box [x0, x1, y0, y1) of pixels the output's counts (priorPixels) cover: a strip's own part (strips.ts); absent, the whole image. */
   figureBox?: [number, number, number, number];
 }

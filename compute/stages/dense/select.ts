@@ -27,8 +27,25 @@ export interface SelectionOptions {
   frameCells: number;
 }
 
-/** Per view (index into model.views): its source views, best first. */
-export function selectSourceViews(model: SparseModel, options: SelectionOptions): number[][] {
+/**
+ * Where a source added for part of a reference's frame counts: boxes [x0, x1, y0, y1) in the
+ * reference's normalised image coordinates ((u − cx) / focal), which a downscaled, cropped or
+ * undistorted pinhole copy of the view shares.
+ */
+export interface AddedSource {
+  view: number;
+  boxes: Array<[number, number, number, number]>;
+}
+
+export interface SourceSelection {
+  /** Per view (index into model.views): its source views, best first, any added ones last. */
+  sources: number[][];
+  /** Per view: its added sources (the tail of its list), in order, with where each counts. */
+  added: AddedSource[][];
+}
+
+/** Per view: its source views, and those added for a part of its frame. */
+export function selectSourceViews(model: SparseModel, options: SelectionOptions): SourceSelection {
   const n = model.views.length;
   const centres = model.views.map((v) => cameraCenter(v.camFromWorld));
   const pointsOf = pointsByView(model);
@@ -38,7 +55,7 @@ export function selectSourceViews(model: SparseModel, options: SelectionOptions)
   // Per reference view, reused.
   const score = new Float64Array(n);
   const shared = new Uint32Array(n);
-  const result: number[][] = [];
+  const result: SourceSelection = { sources: [], added: [] };
   for (let r = 0; r < n; r++) {
     score.fill(0);
     shared.fill(0);
@@ -54,7 +71,9 @@ export function selectSourceViews(model: SparseModel, options: SelectionOptions)
     for (let s = 0; s < n; s++) if (s !== r && shared[s] >= options.minSharedPoints && score[s] > 0) candidates.push(s);
     candidates.sort((a, b) => score[b] - score[a] || a - b);
     const widen = options.frameCells > 1 && options.extraSourceViews > 0 && candidates.length > options.sourceViews;
-    result.push(widen ? withFrameCover(model, r, pointsOf[r], candidates.slice(0, EXTRA_CANDIDATES * options.sourceViews), centres, angles, options) : candidates.slice(0, options.sourceViews));
+    const chosen = widen ? withFrameCover(model, r, pointsOf[r], candidates.slice(0, EXTRA_CANDIDATES * options.sourceViews), centres, angles, options) : { sources: candidates.slice(0, options.sourceViews), added: [] };
+    result.sources.push(chosen.sources);
+    result.added.push(chosen.added);
   }
   return result;
 }
@@ -88,7 +107,9 @@ function project(view: RegisteredView, xyz: Float64Array, o: number): [number, n
  * the reference's sparse points there that fall inside its own frame, each weighted by its
  * triangulation angle (angleWeight: the same preference as the score). An extra source is the
  * candidate that adds most cover to the thin regions (up to two sources' worth each), taken when it
- * adds at least half a region's.
+ * adds at least half a region's. It counts in the cost only in the regions it adds cover to (at
+ * least MIN_REGION_GAIN): elsewhere the best-scored sources already decide, and a fifth source
+ * there let small blobs of wrong depth pass on plain walls (courtyard-wide's white back wall).
  *
  * Why: ranked by their score (points matched in both photos), an orbit's sources fall on one side
  * of the reference. The background at the frame's other edge leaves their fields of view, its cost
@@ -103,7 +124,7 @@ function project(view: RegisteredView, xyz: Float64Array, o: number): [number, n
  * by default: the held-back photos gained coverage and lost PSNR (docs/decisions.md, "A source for
  * the part of the frame the others miss: an option, off by default").
  */
-function withFrameCover(model: SparseModel, r: number, refPoints: number[], candidates: number[], centres: Float64Array[], angles: { min: number; max: number }, options: SelectionOptions): number[] {
+function withFrameCover(model: SparseModel, r: number, refPoints: number[], candidates: number[], centres: Float64Array[], angles: { min: number; max: number }, options: SelectionOptions): { sources: number[]; added: AddedSource[] } {
   const side = options.frameCells, cells = side * side;
   const { xyz } = model.points;
   const ref = model.views[r];
@@ -129,6 +150,7 @@ function withFrameCover(model: SparseModel, r: number, refPoints: number[], cand
   });
   const covered = new Float64Array(cells);
   const chosen: number[] = [];
+  const added: AddedSource[] = [];
   const take = (k: number) => {
     chosen.push(k);
     for (let c = 0; c < cells; c++) covered[c] += cover[k * cells + c];
@@ -143,15 +165,35 @@ function withFrameCover(model: SparseModel, r: number, refPoints: number[], cand
       if (gain >= bestGain + 1e-9) { best = k; bestGain = gain; }
     }
     if (best < 0) break;
+    const boxes: AddedSource["boxes"] = [];
+    for (let c = 0; c < cells; c++) if (Math.min(cover[best * cells + c], FULL_REGION_COVER - covered[c]) >= MIN_REGION_GAIN) boxes.push(regionBox(ref, side, c));
+    added.push({ view: candidates[best], boxes });
     take(best);
   }
-  return chosen.map((k) => candidates[k]);
+  return { sources: chosen.map((k) => candidates[k]), added };
+}
+
+/** Region `cell` of a `side`² cut of the view's frame, in normalised image coordinates. */
+function regionBox(view: RegisteredView, side: number, cell: number): [number, number, number, number] {
+  const { width, height, focal, cx, cy } = view.intrinsics;
+  const col = cell % side, row = Math.floor(cell / side);
+  const x = (k: number) => ((k * width) / side - cx) / focal;
+  const y = (k: number) => ((k * height) / side - cy) / focal;
+  // The frame's outer regions reach far beyond it, so no pixel at its edge falls outside by rounding
+  // (finite: the box travels in a cluster job's JSON).
+  return [col === 0 ? -OUTSIDE_FRAME : x(col), col === side - 1 ? OUTSIDE_FRAME : x(col + 1), row === 0 ? -OUTSIDE_FRAME : y(row), row === side - 1 ? OUTSIDE_FRAME : y(row + 1)];
 }
 
 /** A region is seen well enough when its cover adds up to two sources' (the cost averages the best two of four). */
 const FULL_REGION_COVER = 2;
 /** An extra source must add this much cover to the thin regions (half a region seen by one more source). */
 const MIN_EXTRA_GAIN = 0.5;
+
+/** Beyond any frame, in normalised image coordinates. */
+const OUTSIDE_FRAME = 1e6;
+
+/** An added source counts in a region where it adds this much cover (a tenth of a source's). */
+const MIN_REGION_GAIN = 0.1;
 
 /** A region of the frame with fewer of the reference's sparse points than this is not weighed (its cover is noise). */
 const MIN_REGION_POINTS = 5;

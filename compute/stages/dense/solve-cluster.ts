@@ -191,7 +191,8 @@ async function runPatchMatch(
   const solvable = views.flatMap((view) => {
     const { range, sources, addedSources } = jobViews.get(view.viewIndex)!;
     const own = sources.filter((j) => loaded.has(j));
-    const added = own.filter((j) => addedSources?.includes(j)).length;
+    // The added sources end the list, so those loaded end `own`, in the same order.
+    const added = (addedSources ?? []).filter((a) => loaded.has(a.view));
     if (range && own.length > 0) return [{ view, range, own, added }];
     if (core.has(view.viewIndex)) warnings.push(`dense: ${view.name} skipped (${range ? "no source views" : "too few sparse points"})`);
     // Its share of the cluster's fraction is done.
@@ -206,8 +207,9 @@ async function runPatchMatch(
     const onProgress = solving();
     // Averaging the best half of the sources (at most bestK) keeps surfaces seen by few sources;
     // a source added for one part of the frame does not make the rest of it need one more.
-    const bestK = Math.min(o.bestK, Math.max(1, Math.ceil((own.length - added) / 2)));
+    const bestK = Math.min(o.bestK, Math.max(1, Math.ceil((own.length - added.length) / 2)));
     const task = buildTask(view, own.map((j) => loaded.get(j)!), range, { ...params, bestK, seed: o.seed + i });
+    if (added.length > 0) task.addedSourceBoxes = added.map((a) => a.boxes);
     const result = view === inStrips ? await solveInStrips(task, counted, onProgress) : await counted.run(task, transferOf(task), onProgress);
     onProgress(1);
     return { view, result, sources: own };

@@ -93,10 +93,10 @@ describe("dense/kernel", () => {
       const flat = { ...textured, ref: textured.ref.map((_, i) => 0.5 + 1e-4 * (i % 3)) };
       kernel.setWindow(flat);
       expect(kernel.windowIsFlat()).toBe(true);
-      expect(kernel.planeCost(40.5, 30.5, 1e-3, -1e-3, -0.3, 1)).toBe(MAX_COST);
+      expect(kernel.planeCost(40.5, 30.5, 1e-3, -1e-3, -0.3, 1, 1)).toBe(MAX_COST);
       kernel.setWindow(textured);
       expect(kernel.windowIsFlat()).toBe(false);
-      expect(kernel.planeCost(40.5, 30.5, 1e-3, -1e-3, -0.3, 1)).toBeLessThan(MAX_COST);
+      expect(kernel.planeCost(40.5, 30.5, 1e-3, -1e-3, -0.3, 1, 1)).toBeLessThan(MAX_COST);
     }
   });
 
@@ -132,9 +132,14 @@ describe("dense/kernel", () => {
         if (costs[j] === MAX_COST) outside++;
         else inside++;
       }
+      // A leading run of the sources as well (a pixel outside an added source's part of the frame).
+      const lead = 1 + (inside + outside) % sizes.length;
+      const perLeading = meanOfBest(costs.slice(0, lead), 2);
       const perSource = meanOfBest(costs, 2);
-      expect(wasm.planeCost(px, py, m[0], m[1], m[2], 2)).toBe(perSource);
-      expect(Math.abs(ts.planeCost(px, py, m[0], m[1], m[2], 2) - perSource)).toBeLessThan(1e-4);
+      expect(wasm.planeCost(px, py, m[0], m[1], m[2], 2, sizes.length)).toBe(perSource);
+      expect(Math.abs(ts.planeCost(px, py, m[0], m[1], m[2], 2, sizes.length) - perSource)).toBeLessThan(1e-4);
+      expect(wasm.planeCost(px, py, m[0], m[1], m[2], 2, lead)).toBe(perLeading);
+      expect(Math.abs(ts.planeCost(px, py, m[0], m[1], m[2], 2, lead) - perLeading)).toBeLessThan(1e-4);
     }
     // Both kinds of window were scored: inside every source, and leaving one.
     expect(inside).toBeGreaterThan(300);

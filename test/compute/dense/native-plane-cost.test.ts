@@ -65,8 +65,10 @@ describe("dense/native plane cost", () => {
         const tilt = trial % 8 === 0 ? 0.05 : 2e-3;
         const m = [(random() - 0.5) * tilt, (random() - 0.5) * tilt, -0.1 - 0.4 * random()];
         const bestK = 1 + (trial % sources);
-        const expected = wasm.planeCost(px, py, m[0], m[1], m[2], bestK);
-        const got = native.planeCost(px, py, m[0], m[1], m[2], bestK);
+        // All the sources, or in one trial of three a leading run of them.
+        const lead = trial % 3 === 1 ? 1 + (trial % sources) : sources;
+        const expected = wasm.planeCost(px, py, m[0], m[1], m[2], bestK, lead);
+        const got = native.planeCost(px, py, m[0], m[1], m[2], bestK, lead);
         expect(Object.is(got, expected), `n ${n}, trial ${trial}: ${got} against ${expected}`).toBe(true);
         if (expected === MAX_COST) invalid++;
         else if (expected > MAX_COST / bestK) mixed++;

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { depthRanges, selectSourceViews } from "../../../compute/stages/dense/select.js";
+import { sourcesPerPixel } from "../../../compute/stages/dense/patchmatch-state.js";
+import type { PatchMatchInput } from "../../../compute/stages/dense/patchmatch-types.js";
 import { renderScene } from "../../support/render.js";
 import type { SparseModel } from "../../../compute/scene/index.js";
 import { trueModel } from "./fixture.js";
@@ -10,8 +12,9 @@ describe("dense/select", () => {
   const model = trueModel(scene);
 
   it("prefers sources at 5–30° of triangulation angle and keeps the requested count", () => {
-    const sources = selectSourceViews(model, { sourceViews: 4, minAngleDeg: 5, maxAngleDeg: 30, minSharedPoints: 5, extraSourceViews: 0, frameCells: 3 });
+    const { sources, added } = selectSourceViews(model, { sourceViews: 4, minAngleDeg: 5, maxAngleDeg: 30, minSharedPoints: 5, extraSourceViews: 0, frameCells: 3 });
     expect(sources).toHaveLength(8);
+    expect(added.every((a) => a.length === 0)).toBe(true);
     for (let r = 0; r < 8; r++) {
       expect(sources[r]).toHaveLength(4);
       expect(sources[r]).not.toContain(r);
@@ -37,6 +40,7 @@ describe("dense/select", () => {
   it("adds no source where the best-scored ones see the whole frame", () => {
     const sources = selectSourceViews(model, { sourceViews: 4, minAngleDeg: 5, maxAngleDeg: 30, minSharedPoints: 5, extraSourceViews: 1, frameCells: 3 });
     expect(sources).toEqual(selectSourceViews(model, { sourceViews: 4, minAngleDeg: 5, maxAngleDeg: 30, minSharedPoints: 5, extraSourceViews: 0, frameCells: 3 }));
+    expect(sources.added.every((a) => a.length === 0)).toBe(true);
   });
 
   it("adds a source for the part of the frame the best-scored ones do not see", () => {
@@ -45,12 +49,39 @@ describe("dense/select", () => {
     // left views to every point they see and the right one to only ten, at the right edge.
     const model = sideModel();
     const options = { sourceViews: 3, minAngleDeg: 5, maxAngleDeg: 30, minSharedPoints: 5 };
-    expect(selectSourceViews(model, { ...options, extraSourceViews: 0, frameCells: 3 })[0]).toEqual([1, 2, 3]);
+    expect(selectSourceViews(model, { ...options, extraSourceViews: 0, frameCells: 3 }).sources[0]).toEqual([1, 2, 3]);
     // Of the frame's right third, view 1 sees half, 2 a fifth and 3 nothing; view 4 sees it all.
-    expect(selectSourceViews(model, { ...options, extraSourceViews: 1, frameCells: 3 })[0]).toEqual([1, 2, 3, 4]);
-    expect(selectSourceViews(model, { ...options, extraSourceViews: 1, frameCells: 1 })[0]).toEqual([1, 2, 3]);
+    const widened = selectSourceViews(model, { ...options, extraSourceViews: 1, frameCells: 3 });
+    expect(widened.sources[0]).toEqual([1, 2, 3, 4]);
+    // It counts in that third only: its regions, in normalised coordinates, start at x = (200·⅔ − 100) / 100.
+    const [extra] = widened.added[0];
+    expect(extra.view).toBe(4);
+    expect(extra.boxes.length).toBeGreaterThan(0);
+    for (const [x0, x1] of extra.boxes) {
+      expect(x0).toBeCloseTo(1 / 3, 9);
+      expect(x1).toBeGreaterThan(1);
+    }
+    expect(selectSourceViews(model, { ...options, extraSourceViews: 1, frameCells: 1 }).sources[0]).toEqual([1, 2, 3]);
+  });
+
+  it("counts an added source only in the pixels its regions hold, at any scale and in a strip", () => {
+    // Three sources, the last added for the right third of a 200 × 100 frame (focal 100, centre (100, 50)).
+    const boxes: Array<[number, number, number, number]> = [[1 / 3, 1e6, -1e6, 1e6]];
+    const frame = (width: number, height: number, focal: number, cx: number, cy: number) => ({ width, height, focal, cx, cy, sources: [{}, {}, {}] }) as unknown as PatchMatchInput;
+    const whole = sourcesPerPixel(frame(200, 100, 100, 100, 50), [boxes]);
+    // Pixel centres from x = 133.5 on (u − cx ≥ 33.3) take all three sources; the rest two.
+    expect(Array.from(whole.subarray(0, 200)).indexOf(3)).toBe(133);
+    expect(whole[132]).toBe(2);
+    expect(whole[99 * 200 + 132]).toBe(2);
+    expect(whole[99 * 200 + 199]).toBe(3);
+    // A level at half size, and the right strip from x = 90 (its principal point moved).
+    const half = sourcesPerPixel(frame(100, 50, 50, 50, 25), [boxes]);
+    expect(Array.from(half.subarray(0, 100)).indexOf(3)).toBe(67);
+    const strip = sourcesPerPixel(frame(110, 100, 100, 10, 50), [boxes]);
+    expect(Array.from(strip.subarray(0, 110)).indexOf(3)).toBe(133 - 90);
   });
 });
+
 
 /** Five cameras looking along +z from x = 0, −1, −2, −3, +1 at a wall of 13 × 5 points at z = 4 (focal 100, 200 × 100 px). */
 function sideModel(): SparseModel {
