@@ -100,6 +100,8 @@ export interface Options {
   /** Holes closed before simplification: longest boundary loop (edges at the lattice size) and its flatness (fill-holes.ts). */
   maxHoleEdges: number;
   maxHoleFlatness: number;
+  /** …or a loop's largest distance from its plane at most this, in voxels (fill-holes.ts maxDeviation). */
+  maxHoleDeviation: number;
   /** Large flat holes enclosed by surface that no camera sees through (close-holes.ts); maxEdges 0 turns it off. */
   enclosedHoles: EnclosedHoleOptions;
   /** Points added on plain planes' holes before meshing (plane-completion.ts); maxPlanes 0 turns it off. */
@@ -142,6 +144,7 @@ export const DEFAULTS: Options = {
   minComponentFraction: 0.0005,
   maxHoleEdges: 300,
   maxHoleFlatness: 0.2,
+  maxHoleDeviation: 1,
   // Off: after plane completion it closed no hole on fountain-P11, Herz-Jesus-P8 or the plain
   // room (every remaining loop was far from flat) and cost ~3 s of cleanup on each
   // (`npm run bench -- views plain-room fountain Herz`, 1a88779). Kept for captures whose holes
@@ -446,7 +449,7 @@ async function meshCloud(input: Input, opts: Options, progress: ProgressFn | und
   raw = compactVertices(pieces.mesh);
   Object.assign(counts, { components: pieces.components, componentsRemoved: pieces.removed });
   if (opts.maxHoleEdges > 0) {
-    const closed = fillSmallHoles(raw, { maxEdges: opts.maxHoleEdges, maxFlatness: opts.maxHoleFlatness });
+    const closed = fillSmallHoles(raw, { maxEdges: opts.maxHoleEdges, maxFlatness: opts.maxHoleFlatness, maxDeviation: opts.maxHoleDeviation * h });
     raw = closed.mesh;
     Object.assign(counts, { holesFilled: closed.filled, holeFillFaces: closed.fillFaces });
   }

@@ -44,4 +44,25 @@ describe("mesh/fill-holes", () => {
     const folded = grid(10, (i, j) => i >= 3 && i <= 6 && j >= 4 && j <= 5, (x, y) => (x <= 5 ? [x, y, 0] : [5, y, x - 5]));
     expect(fillSmallHoles(folded, { maxEdges: 40, maxFlatness: 0.2 }).filled).toBe(0);
   });
+
+  it("closes a pinhole whose border zigzags by less than maxDeviation around its plane", () => {
+    // One missing square in a sheet whose vertices sit ±0.3 off z = 0 by the parity of x + y: the
+    // hole's border is 0.3 off its plane at a radius of 0.77, bent by the relative rule alone.
+    const zigzag = grid(10, (i, j) => i === 4 && j === 4, (x, y) => [x, y, (x + y) % 2 ? 0.3 : -0.3]);
+    expect(fillSmallHoles(zigzag, { maxEdges: 20, maxFlatness: 0.2 }).filled).toBe(0);
+    expect(fillSmallHoles(zigzag, { maxEdges: 20, maxFlatness: 0.2, maxDeviation: 0.2 }).filled).toBe(0);
+    const { mesh, filled } = fillSmallHoles(zigzag, { maxEdges: 20, maxFlatness: 0.2, maxDeviation: 0.5 });
+    expect(filled).toBe(1);
+    expect(boundaryEdges(mesh.indices)).toBe(40);
+  });
+
+  it("closes pinholes that share a corner, each as its own loop", () => {
+    // Squares (4, 4) and (5, 5) missing: their borders meet at the vertex (5, 5).
+    const flat = grid(10, (i, j) => (i === 4 && j === 4) || (i === 5 && j === 5), (x, y) => [x, y, 0]);
+    expect(boundaryEdges(flat.indices)).toBe(40 + 8);
+    const { mesh, filled, fillFaces } = fillSmallHoles(flat, { maxEdges: 20, maxFlatness: 0.2 });
+    expect(filled).toBe(2);
+    expect(fillFaces).toBe(8);
+    expect(boundaryEdges(mesh.indices)).toBe(40);
+  });
 });
