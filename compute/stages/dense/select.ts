@@ -108,8 +108,8 @@ function project(view: RegisteredView, xyz: Float64Array, o: number): [number, n
  * triangulation angle (angleWeight: the same preference as the score). An extra source is the
  * candidate that adds most cover to the thin regions (up to two sources' worth each), taken when it
  * adds at least half a region's. It counts in the cost only in the regions it adds cover to (at
- * least MIN_REGION_GAIN): elsewhere the best-scored sources already decide, and a fifth source
- * there let small blobs of wrong depth pass on plain walls (courtyard-wide's white back wall).
+ * least MIN_REGION_GAIN): elsewhere the best-scored sources already decide (counted everywhere it
+ * cost courtyard-wide 0.5 dB over two dense seeds; counted there, 0.2).
  *
  * Why: ranked by their score (points matched in both photos), an orbit's sources fall on one side
  * of the reference. The background at the frame's other edge leaves their fields of view, its cost
