@@ -93,7 +93,7 @@ export function closeEnclosedHoles(mesh: RawMesh, cloud: EnclosedHoleCloud, step
 
 /** The loops that pass the size, flatness and in-a-surface tests, each with its plane frame (u × v along the surface's outside). */
 function candidateLoops(mesh: RawMesh, options: EnclosedHoleOptions, report: EnclosedHoleReport): Candidate[] {
-  const loops = boundaryLoops(mesh.indices, mesh.positions.length / 3).filter((loop) => loop.length <= options.maxEdges);
+  const loops = boundaryLoops(mesh.indices, mesh.positions).filter((loop) => loop.length <= options.maxEdges);
   if (loops.length === 0) return [];
   const faceNormals = boundaryFaceNormals(mesh);
   const candidates: Candidate[] = [];

@@ -65,4 +65,11 @@ describe("mesh/fill-holes", () => {
     expect(fillFaces).toBe(8);
     expect(boundaryEdges(mesh.indices)).toBe(40);
   });
+
+  it("leaves the border of two pieces that touch at a corner open", () => {
+    // Two 5 × 5 blocks meeting at the vertex (5, 5): their outer borders run round the surface.
+    const pieces = grid(10, (i, j) => (i < 5) !== (j < 5), (x, y) => [x, y, 0]);
+    expect(boundaryEdges(pieces.indices)).toBe(40);
+    expect(fillSmallHoles(pieces, { maxEdges: 20, maxFlatness: 0.2 }).filled).toBe(0);
+  });
 });
