@@ -19,7 +19,7 @@
  *
  * First, normals facing away from every camera are flipped (orient.ts). Then, after
  * extraction: faces farther than `trimDistance` from every point are cut, small disconnected
- * pieces dropped, small flat holes closed (fill-holes.ts; large enclosed ones by close-holes.ts
+ * pieces dropped, small flat holes and pinholes closed (fill-holes.ts; large enclosed ones by close-holes.ts
  * where enabled), the mesh simplified to `faceBudget` with meshoptimizer, vertices given
  * area-weighted normals and coloured from the photos where a registered view sees them
  * (z-buffered, project-colors.ts), else from the nearby points. Faces are
