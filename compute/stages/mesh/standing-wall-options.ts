@@ -11,8 +11,10 @@ export interface StandingWallOptions {
   maxGapVoxels: number;
   /** Footprint points lie within this many voxels of their line. */
   inlierVoxels: number;
-  /** A plain wall goes on past a free end while this share of each column's cells is covered or plain. */
+  /** A plain wall goes on past a free end while this share of each column's cells is covered or plain… */
   minEndShare: number;
+  /** …(less the cells of its upper half that the cameras see through: sky over a lower wall) for this many voxels at most. */
+  maxEndVoxels: number;
   /** Planes within this many degrees of upright stand on the ground as walls. */
   maxTiltDeg: number;
   /** Only points at least this high above the ground (voxels) belong to walls: lower ones are the ground's own. */
@@ -61,6 +63,7 @@ export const STANDING_WALL_DEFAULTS: StandingWallOptions = {
   maxGapVoxels: 40,
   inlierVoxels: 2,
   minEndShare: 0.9,
+  maxEndVoxels: 120,
   maxTiltDeg: 10,
   minHeightVoxels: 10,
   cellVoxels: 2,

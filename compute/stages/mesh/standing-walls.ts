@@ -142,22 +142,27 @@ function footCrossing(wall: Wall, plane: Plane): number | null {
 
 /**
  * A plain wall carried on past a free end (one that meets no plane), column by column for up to
- * maxGapVoxels and never across a plane (clearRun()), at the height of its last column, while nearly every cell of the column
+ * maxEndVoxels and never across a plane (clearRun()), at the height of its last column, while nearly every cell of the column
  * (`minEndShare`) is covered by the cloud or kept by the cameras and plain in the photos: its
  * points may stop short of its end (rendered/courtyard's shaded wall showed its top edge to a
  * metre before it), and past the true end the photos show what lies beyond, the ground's texture
- * at least, so the column fails.
+ * at least, so the column fails. The cells in the column's upper half that the cameras see
+ * through are sky over a wall lower there than its last column's 90th percentile (columnTops()),
+ * not a reason to stop: the column is judged on its other cells (rendered/courtyard-wide's shaded
+ * wall stopped 1.8 m short of its end on the top 10 cells of 72, all sky).
  */
 function extendFreeEnd(wall: Wall, end: 0 | 1, grey: Array<GreyPhoto | null>, cell: number, context: FillContext): void {
   const { options, voxel, report } = context;
   const top = end === 0 ? wall.tops[0]! : wall.tops[wall.tops.length - 1]!;
   const colour = meanColour(context.cloud.colors, wall.points);
-  const columns = Math.floor(Math.min(options.maxGapVoxels * voxel, clearRun(wall, end, context.planes)) / cell);
+  const columns = Math.floor(Math.min(options.maxEndVoxels * voxel, clearRun(wall, end, context.planes)) / cell);
   for (let c = 0; c < columns; c++) {
     const t = end === 0 ? wall.from - (c + 0.5) * cell : wall.to + (c + 0.5) * cell;
     const column = columnCells(wall, t, top, cell, context);
+    const standing = column.rows - column.throughAbove;
+    if (column.rows === 0) return;
     const plain = column.kept.filter((k) => cellTexture(k, grey, cell, voxel, options) < options.maxTextureVariation);
-    if (column.rows === 0 || plain.length + column.covered < options.minEndShare * column.rows) return;
+    if (plain.length + column.covered < options.minEndShare * standing) return;
     report.wallEndCellsAdded += plain.length;
     for (const k of plain) fillCell(k, cell, colour, context);
   }

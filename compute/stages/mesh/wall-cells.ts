@@ -70,14 +70,18 @@ export function keptCells(wall: Wall, cell: number, context: FillContext): KeptC
   return kept;
 }
 
-/** The kept cells of the column at `t` up to `top`, and how many of its cells the cloud already covers. */
-export function columnCells(wall: Wall, t: number, top: number, cell: number, context: FillContext): { kept: KeptCell[]; covered: number; rows: number } {
+/**
+ * The kept cells of the column at `t` up to `top`, how many of its cells the cloud already
+ * covers, and how many cells of its upper half the cameras see through (`throughAbove`: sky or
+ * what stands beyond, over a wall lower there than `top`).
+ */
+export function columnCells(wall: Wall, t: number, top: number, cell: number, context: FillContext): { kept: KeptCell[]; covered: number; rows: number; throughAbove: number } {
   const { dense, images, centres, voxel, options, report } = context;
   const offWall = 2 * options.inlierVoxels * voxel;
   const reliefRadius = options.offPlaneClearanceVoxels * voxel + cell * Math.SQRT1_2;
   const rows = Math.ceil(top / cell);
   const kept: KeptCell[] = [];
-  let covered = 0;
+  let covered = 0, throughAbove = 0;
   for (let r = 0; r < rows; r++) {
     const h = (r + 0.5) * cell;
     const centre = pointOn(wall, t, h);
@@ -87,6 +91,7 @@ export function columnCells(wall: Wall, t: number, top: number, cell: number, co
     }
     report.wallCellsTried++;
     const { verdict, seenBy } = cameraVerdict(centre, wall.normal, images, centres, 3 * voxel, options);
+    if (verdict === "seen-through" && 2 * r >= rows) throughAbove++;
     if (verdict !== "keep") {
       if (verdict === "seen-through") report.wallCellsSeenThrough++;
       else report.wallCellsUnseen++;
@@ -98,7 +103,7 @@ export function columnCells(wall: Wall, t: number, top: number, cell: number, co
     }
     kept.push({ wall, t, h, views: squarestFirst(centre, wall.normal, seenBy, centres) });
   }
-  return { kept, covered, rows };
+  return { kept, covered, rows, throughAbove };
 }
 
 /** The point `t` along the wall's foot and `h` up it. */

@@ -6,7 +6,8 @@
  * its plane; the same wall textured in the photos is not (stereo would have matched it: the hole
  * is not the wall's); a rail 1 m high with the ground seen behind it is not either. A wall whose
  * upper part plane completion found as a plane is carried down to the ground the same way, and a
- * wall whose points stop short of its end is carried on to its end, not past it. Where stereo
+ * wall whose points stop short of its end is carried on to its end, not past it, also where it
+ * is lower there than its last points (the cameras see sky over its top). Where stereo
  * matched a band lower on the wall instead of its top edge, over less than maxGapVoxels, the wall
  * is still filled to its top edge there.
  */
@@ -15,7 +16,7 @@ import type { ImageRef, RegisteredView } from "../../../compute/scene/index.js";
 import { createRng } from "../../../compute/math/random.js";
 import type { GreyPhoto } from "../../../compute/stages/mesh/photo-texture.js";
 import type { Plane } from "../../../compute/stages/mesh/planes.js";
-import { cloudDepthImages } from "../../../compute/stages/mesh/see-through.js";
+import { cloudDepthImages, type DepthImage } from "../../../compute/stages/mesh/see-through.js";
 import { completeStandingWalls, STANDING_WALL_DEFAULTS } from "../../../compute/stages/mesh/standing-walls.js";
 
 const VOXEL = 0.02;
@@ -46,6 +47,13 @@ interface Scene {
   edgeTo?: number;
   /** Over x in [from, to] stereo matched a band at height y instead of the top edge (a mark on the wall, its top unmatched there). */
   band?: { from: number; to: number; y: number };
+  /** From x = from on, the wall is only `top` high (the top edge's points end before it, `edgeTo`), and the depth images mark the sky above it (sky.ts). */
+  step?: { from: number; top: number };
+}
+
+/** The wall's top at x. */
+function wallTopAt(scene: Scene, x: number): number {
+  return scene.step && x >= scene.step.from ? scene.step.top : scene.wallTop;
 }
 
 /** The cloud dense stereo leaves: the wall's top edge (its top 0.1 m) and scattered ground. */
@@ -73,7 +81,7 @@ function photo(view: RegisteredView, scene: Scene): GreyPhoto {
     let value = 220;
     const toWall = (WALL_Z - centre[2]) / ray[2];
     const wx = centre[0] + toWall * ray[0], wy = centre[1] + toWall * ray[1];
-    if (Math.abs(wx) <= 3 && wy >= (scene.solid ? 0 : scene.wallTop - 0.1) && wy <= scene.wallTop) value = 150 + scene.wallTexture * hash(Math.floor(wx * 10), Math.floor(wy * 10));
+    if (Math.abs(wx) <= 3 && wy >= (scene.solid ? 0 : scene.wallTop - 0.1) && wy <= wallTopAt(scene, wx)) value = 150 + scene.wallTexture * hash(Math.floor(wx * 10), Math.floor(wy * 10));
     else if (ray[1] < 0) {
       const toGround = -centre[1] / ray[1];
       value = 110 + 30 * hash(Math.floor((centre[0] + toGround * ray[0]) * 20), Math.floor((centre[2] + toGround * ray[2]) * 20));
@@ -83,10 +91,23 @@ function photo(view: RegisteredView, scene: Scene): GreyPhoto {
   return { view, grey, width, height, scale: 1 };
 }
 
+/** Infinity in the depth image where its ray meets neither the wall nor the ground, as sky.ts marks a clear sky. */
+function markSky(image: DepthImage, scene: Scene): void {
+  const { focal, cx, cy } = image.view.intrinsics;
+  const centreX = image.view.camFromWorld.t[0];
+  for (let v = 0; v < image.height; v++) for (let u = 0; u < image.width; u++) {
+    const ray = [-((u + 0.5) * image.scale - cx) / focal, -((v + 0.5) * image.scale - cy) / focal];
+    const wx = centreX + WALL_Z * ray[0], wy = EYE + WALL_Z * ray[1];
+    const onWall = Math.abs(wx) <= 3 && wy <= wallTopAt(scene, wx);
+    if (!onWall && ray[1] >= 0 && image.depth[v * image.width + u] === 0) image.depth[v * image.width + u] = Infinity;
+  }
+}
+
 /** With `asPlane`, the wall's points are a plane of plane completion (its upper part, found as a plane), not a run of loose points. */
 async function complete(scene: Scene, asPlane = false) {
   const points = cloud(scene);
   const images = cloudDepthImages(points.positions, points.count, VIEWS);
+  if (scene.step) for (const image of images) markSky(image, scene);
   const read = VIEWS.map((view) => photo(view, scene));
   const refs: ImageRef[] = [];
   const planeOf = new Int16Array(points.count).fill(-1);
@@ -157,6 +178,21 @@ describe("mesh/standing-walls", () => {
     }
     expect(atEnd).toBeGreaterThan(0);
     expect(beyond).toBe(0);
+  });
+
+  it("carries a plain wall on to its end where it is lower than its last points, below the sky the cameras see over it", async () => {
+    const { points, report } = await complete({ wallTop: 3, groundTo: WALL_Z - 0.1, wallTexture: 0, solid: true, edgeTo: 1.6, step: { from: 1.4, top: 2.2 } });
+    expect(report.wallEndCellsAdded).toBeGreaterThan(0);
+    let atEnd = 0, beyond = 0, overTop = 0;
+    for (let i = 0; i < points.count; i++) {
+      const x = points.positions[3 * i], y = points.positions[3 * i + 1];
+      if (x > 2.8 && x <= 3) atEnd++;
+      if (x > 3.1 || x < -3.1) beyond++;
+      if (x > 1.8 && y > 2.2 + 0.1) overTop++;
+    }
+    expect(atEnd).toBeGreaterThan(0);
+    expect(beyond).toBe(0);
+    expect(overTop).toBe(0);
   });
 
   it("leaves the wall alone where the photos show it textured: the hole is not the wall's", async () => {
