@@ -159,8 +159,8 @@ function extendFreeEnd(wall: Wall, end: 0 | 1, grey: Array<GreyPhoto | null>, ce
   for (let c = 0; c < columns; c++) {
     const t = end === 0 ? wall.from - (c + 0.5) * cell : wall.to + (c + 0.5) * cell;
     const column = columnCells(wall, t, top, cell, context);
-    const standing = column.rows - column.throughAbove;
     if (column.rows === 0) return;
+    const standing = column.rows - column.throughAbove;
     const plain = column.kept.filter((k) => cellTexture(k, grey, cell, voxel, options) < options.maxTextureVariation);
     if (plain.length + column.covered < options.minEndShare * standing) return;
     report.wallEndCellsAdded += plain.length;
