@@ -156,7 +156,6 @@ export const DEFAULTS: Options = {
     inlierVoxels: 1,
     cellVoxels: 2,
     closingCells: 8,
-    uprightClosingCells: 14,
     minViews: 2,
     maxSeeThrough: 0.2,
     maxGridSide: 1500,

@@ -44,14 +44,6 @@ export interface PlaneCompletionOptions {
   cellVoxels: number;
   /** Closing radius, in cells. */
   closingCells: number;
-  /**
-   * Closing radius of an upright plane (a wall), in cells, where the photos share an up
-   * (camerasUp()): a wall's hole reaches from the floor to its top where stereo lost a stretch of
-   * it (rendered/plain-objects' far wall, 0.65 m above the vase), while a floor or a table closed
-   * that wide grows flanges around the objects standing on it (docs/decisions.md, "Upright planes
-   * are closed wider").
-   */
-  uprightClosingCells: number;
   minViews: number;
   maxSeeThrough: number;
   /** Cells per side of a plane's grid, at most (the cell grows to stay within it). */
@@ -179,7 +171,6 @@ export async function completePlanes(
   const planeOf = new Int16Array(cloud.count).fill(-1);
   planes.forEach((plane, k) => { for (const i of plane.inliers) planeOf[i] = k; });
   const centres = views.map((view) => cameraCenter(view.camFromWorld));
-  const up = camerasUp(views);
   const out = { positions: [] as number[], normals: [] as number[], colors: [] as number[] };
   const addedPlane: number[] = [];
   for (const [planeIndex, plane] of planes.entries()) {
@@ -189,7 +180,7 @@ export async function completePlanes(
       report.planesTooSmall++;
       continue;
     }
-    const closed = close(grid.occupied, grid.cols, grid.rows, up && isUpright(plane.normal, up) ? options.uprightClosingCells : options.closingCells);
+    const closed = close(grid.occupied, grid.cols, grid.rows, options.closingCells);
     const colour = meanColour(cloud.colors, plane.inliers);
     for (let cellIndex = 0; cellIndex < closed.length; cellIndex++) {
       if (!closed[cellIndex] || grid.occupied[cellIndex]) continue;
@@ -234,30 +225,6 @@ export async function completePlanes(
     planeOf: allPlaneOf,
     depthImages: { images, count: cloud.count },
   };
-}
-
-/**
- * The up the photos share: the mean of the views' up axes (camera −y in the world), when they
- * agree (its length at least MIN_UP_AGREEMENT of one); null otherwise. Photos taken upright by
- * hand share one; a nadir survey's headings spread its up axes over the ground, and its planes
- * are all closed alike.
- */
-export function camerasUp(views: RegisteredView[]): number[] | null {
-  const sum = [0, 0, 0];
-  for (const view of views) {
-    const R = view.camFromWorld.R;
-    for (let k = 0; k < 3; k++) sum[k] = sum[k]! - R[3 + k]!;
-  }
-  const length = Math.hypot(sum[0]!, sum[1]!, sum[2]!);
-  return views.length > 0 && length >= MIN_UP_AGREEMENT * views.length ? sum.map((x) => x / length) : null;
-}
-
-const MIN_UP_AGREEMENT = 0.8;
-/** A plane whose normal is within about 17° of horizontal (|n·up| < 0.3) stands upright. */
-const UPRIGHT_COSINE = 0.3;
-
-function isUpright(normal: ArrayLike<number>, up: number[]): boolean {
-  return Math.abs(normal[0]! * up[0]! + normal[1]! * up[1]! + normal[2]! * up[2]!) < UPRIGHT_COSINE;
 }
 
 /**
