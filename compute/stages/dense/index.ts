@@ -52,7 +52,7 @@ export type ClusterRunner = (plan: DensePlan, images: ImageRef[], progress: (fra
 function plan(input: DenseInput, options: Partial<Options> = {}): DensePlan {
   const opts: Options = { ...DEFAULTS, ...options };
   const { model } = input;
-  const { sources, added } = selectSourceViews(model, { sourceViews: opts.sourceViews, minAngleDeg: opts.minAngleDeg, maxAngleDeg: opts.maxAngleDeg, minSharedPoints: 5, extraSourceViews: opts.extraSourceViews, frameCells: opts.sourceFrameCells });
+  const { sources, added } = selectSourceViews(model, { sourceViews: opts.sourceViews, minAngleDeg: opts.minAngleDeg, maxAngleDeg: opts.maxAngleDeg, minSharedPoints: 5, extraSourceViews: opts.extraSourceViews, frameCells: opts.sourceFrameCells, backgroundRatio: opts.sourceBackgroundRatio });
   const ranges = depthRanges(model, opts.depthMargin);
   const centres = new Float64Array(model.views.flatMap((v) => [...cameraCenter(v.camFromWorld)]));
   const clusters = clusterViews(centres, sources, opts.maxClusterViews);

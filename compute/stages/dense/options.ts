@@ -69,6 +69,11 @@ export interface Options {
    */
   extraSourceViews: number;
   sourceFrameCells: number;
+  /**
+   * …only for regions whose sparse points' median depth is at least this multiple of the view's
+   * median (select.ts, SelectionOptions.backgroundRatio; 0: any region).
+   */
+  sourceBackgroundRatio: number;
   /** Triangulation angles (degrees) preferred for source selection. */
   minAngleDeg: number;
   maxAngleDeg: number;
@@ -131,8 +136,9 @@ export interface Options {
 export const DEFAULTS: Options = {
   maxImageSide: 1200,
   sourceViews: 6,
-  extraSourceViews: 0,
+  extraSourceViews: 1,
   sourceFrameCells: 3,
+  sourceBackgroundRatio: 1.5,
   iterations: 5,
   pyramidLevels: 2,
   refineIterations: 1,

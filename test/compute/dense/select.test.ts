@@ -12,7 +12,7 @@ describe("dense/select", () => {
   const model = trueModel(scene);
 
   it("prefers sources at 5–30° of triangulation angle and keeps the requested count", () => {
-    const { sources, added } = selectSourceViews(model, { sourceViews: 4, minAngleDeg: 5, maxAngleDeg: 30, minSharedPoints: 5, extraSourceViews: 0, frameCells: 3 });
+    const { sources, added } = selectSourceViews(model, { sourceViews: 4, minAngleDeg: 5, maxAngleDeg: 30, minSharedPoints: 5, extraSourceViews: 0, frameCells: 3, backgroundRatio: 0 });
     expect(sources).toHaveLength(8);
     expect(added.every((a) => a.length === 0)).toBe(true);
     for (let r = 0; r < 8; r++) {
@@ -38,8 +38,8 @@ describe("dense/select", () => {
   });
 
   it("adds no source where the best-scored ones see the whole frame", () => {
-    const sources = selectSourceViews(model, { sourceViews: 4, minAngleDeg: 5, maxAngleDeg: 30, minSharedPoints: 5, extraSourceViews: 1, frameCells: 3 });
-    expect(sources).toEqual(selectSourceViews(model, { sourceViews: 4, minAngleDeg: 5, maxAngleDeg: 30, minSharedPoints: 5, extraSourceViews: 0, frameCells: 3 }));
+    const sources = selectSourceViews(model, { sourceViews: 4, minAngleDeg: 5, maxAngleDeg: 30, minSharedPoints: 5, extraSourceViews: 1, frameCells: 3, backgroundRatio: 0 });
+    expect(sources).toEqual(selectSourceViews(model, { sourceViews: 4, minAngleDeg: 5, maxAngleDeg: 30, minSharedPoints: 5, extraSourceViews: 0, frameCells: 3, backgroundRatio: 0 }));
     expect(sources.added.every((a) => a.length === 0)).toBe(true);
   });
 
@@ -49,9 +49,9 @@ describe("dense/select", () => {
     // left views to every point they see and the right one to only ten, at the right edge.
     const model = sideModel();
     const options = { sourceViews: 3, minAngleDeg: 5, maxAngleDeg: 30, minSharedPoints: 5 };
-    expect(selectSourceViews(model, { ...options, extraSourceViews: 0, frameCells: 3 }).sources[0]).toEqual([1, 2, 3]);
+    expect(selectSourceViews(model, { ...options, extraSourceViews: 0, frameCells: 3, backgroundRatio: 0 }).sources[0]).toEqual([1, 2, 3]);
     // Of the frame's right third, view 1 sees half, 2 a fifth and 3 nothing; view 4 sees it all.
-    const widened = selectSourceViews(model, { ...options, extraSourceViews: 1, frameCells: 3 });
+    const widened = selectSourceViews(model, { ...options, extraSourceViews: 1, frameCells: 3, backgroundRatio: 0 });
     expect(widened.sources[0]).toEqual([1, 2, 3, 4]);
     // It counts in that third only: its regions, in normalised coordinates, start at x = (200·⅔ − 100) / 100.
     const [extra] = widened.added[0];
@@ -61,7 +61,7 @@ describe("dense/select", () => {
       expect(x0).toBeCloseTo(1 / 3, 9);
       expect(x1).toBeGreaterThan(1);
     }
-    expect(selectSourceViews(model, { ...options, extraSourceViews: 1, frameCells: 1 }).sources[0]).toEqual([1, 2, 3]);
+    expect(selectSourceViews(model, { ...options, extraSourceViews: 1, frameCells: 1, backgroundRatio: 0 }).sources[0]).toEqual([1, 2, 3]);
   });
 
   it("counts an added source only in the pixels its regions hold, at any scale and in a strip", () => {
