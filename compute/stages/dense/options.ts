@@ -59,13 +59,14 @@ export interface Options {
   /** Best source costs averaged per hypothesis (at most half the view's sources, rounded up). */
   bestK: number;
   /**
-   * Source views added to a reference whose `sourceViews` leave a region of its frame (of
-   * `sourceFrameCells`² regions) seen by fewer than two of them (select.ts withFrameCover(); 0:
-   * none, the default). With 1, the held-back photos' coverage rose on the orbits
-   * (rendered/plain-objects 0.947 → 0.980, synthetic/object-ring 0.948 → 0.995) but their PSNR fell
-   * on two sets (plain-objects over dense seeds 2 and 3 28.18 → 27.43 dB, courtyard-wide 28.87 →
-   * 28.38), so it is off (docs/decisions.md, "A source for the part of the frame the others miss:
-   * an option, off by default").
+   * Source views added to a reference whose `sourceViews` leave a region of its frame's background
+   * (of `sourceFrameCells`² regions) seen by fewer than two of them (select.ts withFrameCover(); 0:
+   * none). For any region, the held-back photos' coverage rose on the orbits (rendered/plain-objects
+   * 0.947 → 0.980, synthetic/object-ring 0.948 → 0.995) but their PSNR fell on two sets
+   * (plain-objects over dense seeds 2 and 3 28.18 → 27.43 dB, courtyard-wide 28.87 → 28.38;
+   * docs/decisions.md, "A source for the part of the frame the others miss: an option, off by
+   * default"); for the background only, plain-objects and object-ring gained on all three figures
+   * and every other set kept its own ("A source is added for the background the others miss").
    */
   extraSourceViews: number;
   sourceFrameCells: number;

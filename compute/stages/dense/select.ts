@@ -5,7 +5,7 @@
  * weighted by its triangulation angle: too small an angle gives poor depth, too large a poor
  * photo-consistency (Goesele et al., ICCV 2007 "Multi-View Stereo for Community Photo
  * Collections", view selection; Schönberger et al., ECCV 2016 §4.1 use the same prior).
- * Optionally a source is added for a part of the frame the best-scored ones miss (withFrameCover()).
+ * A source is also added for a part of the frame's background the best-scored ones miss (withFrameCover()).
  * The depth range of a view is taken from the depths of the sparse points it sees.
  */
 import type { RegisteredView, SparseModel } from "../../scene/index.js";
@@ -130,9 +130,10 @@ function project(view: RegisteredView, xyz: Float64Array, o: number): [number, n
  * scene for the same reason; here the part is a region of the frame, and what a source sees is
  * told by the cameras rather than by what matching found. The best-scored sources all stay:
  * choosing the four for spread alone lost the courtyard's near wall (coverage 0.983 → 0.930 from
- * its held-back photos, `npm run bench -- views courtyard`). The stage runs without extra sources
- * by default: the held-back photos gained coverage and lost PSNR (docs/decisions.md, "A source for
- * the part of the frame the others miss: an option, off by default").
+ * its held-back photos, `npm run bench -- views courtyard`). For every region the held-back photos
+ * gained coverage and lost PSNR (docs/decisions.md, "A source for the part of the frame the others
+ * miss: an option, off by default"); for the background only they gain on every figure ("A source is
+ * added for the background the others miss").
  */
 function withFrameCover(model: SparseModel, r: number, refPoints: number[], candidates: number[], centres: Float64Array[], angles: { min: number; max: number }, options: SelectionOptions): { sources: number[]; added: AddedSource[] } {
   const side = options.frameCells, cells = side * side;

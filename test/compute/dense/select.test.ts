@@ -64,6 +64,18 @@ describe("dense/select", () => {
     expect(selectSourceViews(model, { ...options, extraSourceViews: 1, frameCells: 1, backgroundRatio: 0 }).sources[0]).toEqual([1, 2, 3]);
   });
 
+  it("adds that source only where the part of the frame it misses is background", () => {
+    const options = { sourceViews: 3, minAngleDeg: 5, maxAngleDeg: 30, minSharedPoints: 5, extraSourceViews: 1, frameCells: 3, backgroundRatio: 1.2 };
+    // One wall 4 units away: the right third is as deep as the rest, the foreground, and no source is added.
+    const flat = selectSourceViews(sideModel(), options);
+    expect(flat.sources[0]).toEqual([1, 2, 3]);
+    expect(flat.added[0]).toEqual([]);
+    // The rest of the frame at 3 units: the right third lies a third deeper, and view 4 is added for it.
+    const behind = selectSourceViews(sideModel(true), options);
+    expect(behind.sources[0]).toEqual([1, 2, 3, 4]);
+    expect(behind.added[0].map((a) => a.view)).toEqual([4]);
+  });
+
   it("counts an added source only in the pixels its regions hold, at any scale and in a strip", () => {
     // Three sources, the last added for the right third of a 200 × 100 frame (focal 100, centre (100, 50)).
     const boxes: Array<[number, number, number, number]> = [[1 / 3, 1e6, -1e6, 1e6]];
@@ -84,13 +96,15 @@ describe("dense/select", () => {
 
 
 /** Five cameras looking along +z from x = 0, −1, −2, −3, +1 at a wall of 13 × 5 points at z = 4 (focal 100, 200 × 100 px). */
-function sideModel(): SparseModel {
+function sideModel(nearLeft = false): SparseModel {
   const centresX = [0, -1, -2, -3, 1];
   const xyz: number[] = [], offsets = [0], obsViews: number[] = [];
   const sees = (cx: number, x: number) => Math.abs(100 * (x - cx) / 4) < 100;
   for (let i = 0; i < 13; i++) for (let j = 0; j < 5; j++) {
     const x = -3.8 + (7.6 * i) / 12, y = -1.6 + 0.8 * j;
-    xyz.push(x, y, 4);
+    // With nearLeft, the points left of the frame's right third stand at 3 units, where the reference sees them as before.
+    if (nearLeft && x < 4 / 3) xyz.push(0.75 * x, 0.75 * y, 3);
+    else xyz.push(x, y, 4);
     centresX.forEach((cx, v) => {
       if (v === 4 ? x > 2.5 : sees(cx, x)) obsViews.push(v);
     });
