@@ -25,7 +25,25 @@ export interface HoleOptions {
    * absolute flatness").
    */
   maxDeviation?: number;
+  /**
+   * Holes along the corner where two planes of the scene meet (a wall and the floor): closed too,
+   * though bent, when every vertex of the loop lies within `maxOffPlanes` of one of two crossing
+   * planes and the loop spans both within `maxRadius` of their line (model units). The surface
+   * rounds such corners, and what stereo leaves there opens a row of holes bent across the corner
+   * that no flatness rule takes (docs/decisions.md, "Holes along a room's corners are closed").
+   */
+  creases?: CreaseOptions;
 }
+
+/** The planes whose crossings close bent holes (fill-holes.ts), and how near a loop must keep to them. */
+export interface CreaseOptions {
+  planes: Array<{ normal: readonly number[]; d: number }>;
+  maxOffPlanes: number;
+  maxRadius: number;
+}
+
+/** Two planes closer than this to parallel (|cos| of their normals' angle) make no corner. */
+const CREASE_MAX_COSINE = 0.5;
 
 /**
  * How many faces use the edge between two vertices. Edges are counted in each vertex's list of
@@ -204,18 +222,24 @@ function solve3(m: number[], b: number[]): number[] {
  * first and the arrays written once at their final size: copying the whole mesh into JS arrays
  * and back took ~0.45 s of the mesh stage on an 830k-face mesh (synthetic smoke).
  */
-export function fillSmallHoles(mesh: RawMesh, options: HoleOptions): { mesh: RawMesh; filled: number; fillFaces: number } {
+export function fillSmallHoles(mesh: RawMesh, options: HoleOptions): { mesh: RawMesh; filled: number; fillFaces: number; creases: number } {
   const fills: Array<{ loop: number[]; centroid: number[] }> = [];
   let fillFaces = 0;
+  let creases = 0;
   for (const loop of boundaryLoops(mesh.indices, mesh.positions)) {
     if (loop.length > options.maxEdges) continue;
     const shape = loopShape(mesh.positions, loop);
     const deviation = shape.flatness * shape.radius;
-    if (!(shape.flatness <= options.maxFlatness || deviation <= (options.maxDeviation ?? 0))) continue;
-    fills.push({ loop, centroid: shape.centroid });
+    let centre: number[] | null = shape.centroid;
+    if (!(shape.flatness <= options.maxFlatness || deviation <= (options.maxDeviation ?? 0))) {
+      centre = options.creases && shape.radius <= options.creases.maxRadius ? creaseCentre(mesh.positions, loop, shape.centroid, options.creases) : null;
+      if (!centre) continue;
+      creases++;
+    }
+    fills.push({ loop, centroid: centre });
     fillFaces += loop.length;
   }
-  if (fills.length === 0) return { mesh, filled: 0, fillFaces: 0 };
+  if (fills.length === 0) return { mesh, filled: 0, fillFaces: 0, creases: 0 };
   const positions = new Float32Array(mesh.positions.length + 3 * fills.length);
   positions.set(mesh.positions);
   const indices = new Uint32Array(mesh.indices.length + 3 * fillFaces);
@@ -232,5 +256,38 @@ export function fillSmallHoles(mesh: RawMesh, options: HoleOptions): { mesh: Raw
     }
     vertex++;
   }
-  return { mesh: { positions, indices }, filled: fills.length, fillFaces };
+  return { mesh: { positions, indices }, filled: fills.length, fillFaces, creases };
+}
+
+/**
+ * Where a bent loop is closed: the point of the line where two crossing planes meet nearest its
+ * centroid, when each of its vertices lies within maxOffPlanes of one of the two, some nearer
+ * each, and that point within maxRadius of the centroid; else null. The fan from that point lies
+ * on the two planes, so the corner is closed square rather than cut across.
+ */
+function creaseCentre(positions: Float32Array, loop: number[], centroid: number[], creases: CreaseOptions): number[] | null {
+  const { planes, maxOffPlanes, maxRadius } = creases;
+  const off = (plane: CreaseOptions["planes"][number], v: number) => Math.abs(plane.normal[0]! * positions[3 * v] + plane.normal[1]! * positions[3 * v + 1] + plane.normal[2]! * positions[3 * v + 2] - plane.d);
+  for (let a = 0; a < planes.length; a++) {
+    for (let b = a + 1; b < planes.length; b++) {
+      const A = planes[a]!, B = planes[b]!;
+      const cosine = A.normal[0]! * B.normal[0]! + A.normal[1]! * B.normal[1]! + A.normal[2]! * B.normal[2]!;
+      if (Math.abs(cosine) > CREASE_MAX_COSINE) continue;
+      let nearA = 0, nearB = 0, within = true;
+      for (const v of loop) {
+        const da = off(A, v), db = off(B, v);
+        if (Math.min(da, db) > maxOffPlanes) { within = false; break; }
+        if (da < db) nearA++; else nearB++;
+      }
+      if (!within || nearA === 0 || nearB === 0) continue;
+      // The point x = c − λa·nA − λb·nB on both planes: [1 k; k 1]·[λa λb] = [nA·c − dA, nB·c − dB].
+      const ea = A.normal[0]! * centroid[0]! + A.normal[1]! * centroid[1]! + A.normal[2]! * centroid[2]! - A.d;
+      const eb = B.normal[0]! * centroid[0]! + B.normal[1]! * centroid[1]! + B.normal[2]! * centroid[2]! - B.d;
+      const det = 1 - cosine * cosine;
+      const la = (ea - cosine * eb) / det, lb = (eb - cosine * ea) / det;
+      const x = [0, 1, 2].map((k) => centroid[k]! - la * A.normal[k]! - lb * B.normal[k]!);
+      if (Math.hypot(x[0]! - centroid[0]!, x[1]! - centroid[1]!, x[2]! - centroid[2]!) <= maxRadius) return x;
+    }
+  }
+  return null;
 }

@@ -102,6 +102,13 @@ export interface Options {
   maxHoleFlatness: number;
   /** …or a loop's largest distance from its plane at most this, in voxels (fill-holes.ts maxDeviation). */
   maxHoleDeviation: number;
+  /**
+   * …or, bent, a loop along the corner where two of the planes the completions found meet: each
+   * vertex within this many voxels of one of them, the loop within maxCreaseRadius voxels of their
+   * line (fill-holes.ts creases); 0: off.
+   */
+  maxCreaseOffPlanes: number;
+  maxCreaseRadius: number;
   /** Large flat holes enclosed by surface that no camera sees through (close-holes.ts); maxEdges 0 turns it off. */
   enclosedHoles: EnclosedHoleOptions;
   /** Points added on plain planes' holes before meshing (plane-completion.ts); maxPlanes 0 turns it off. */
@@ -145,6 +152,8 @@ export const DEFAULTS: Options = {
   maxHoleEdges: 300,
   maxHoleFlatness: 0.2,
   maxHoleDeviation: 1,
+  maxCreaseOffPlanes: 2.5,
+  maxCreaseRadius: 8,
   // Off: after plane completion it closed no hole on fountain-P11, Herz-Jesus-P8 or the plain
   // room (every remaining loop was far from flat) and cost ~3 s of cleanup on each
   // (`npm run bench -- views plain-room fountain Herz`, 1a88779). Kept for captures whose holes
@@ -368,6 +377,8 @@ async function meshCloud(input: Input, opts: Options, progress: ProgressFn | und
   progress?.(0.05);
 
   const oriented = orientTowardCameras(cloud.positions, cloud.normals, cloud.count, input.views);
+  // The completions' planes and the ground: where two of them meet, a bent hole may be closed.
+  const creasePlanes: Array<{ normal: readonly number[]; d: number }> = [];
   counts.normalsFlipped = oriented.flipped;
   if (opts.planeCompletion.planes.maxPlanes > 0) {
     const texture = opts.planeCompletion.texture;
@@ -380,6 +391,7 @@ async function meshCloud(input: Input, opts: Options, progress: ProgressFn | und
     Object.assign(counts, { planesFound: r.planes, plainPlanes: r.plainPlanes, planesNotPlain: r.planesNotPlain, planeLayers: r.planeLayers, planesTooSmall: r.planesTooSmall, planeCellsAdded: r.cellsAdded, planeCellsSeenThrough: r.cellsSeenThrough, backdropPixels: r.backdropPixels, planeCellsUnseen: r.cellsUnseen, planeCellsNearRelief: r.cellsNearRelief, planeCellsTextured: r.cellsTextured, planePointsAdded: r.pointsAdded });
     // From here on the added points are part of the cloud: the surface, its trimming and its colours use them.
     cloud = withPoints(cloud, oriented, completion.points);
+    creasePlanes.push(...completion.planes);
     lap("planeCompletion");
     if (opts.groundCompletion) {
       const photos = opts.groundSweep && input.images?.length ? { images: input.images, sweep: opts.groundSweep } : undefined;
@@ -397,6 +409,7 @@ async function meshCloud(input: Input, opts: Options, progress: ProgressFn | und
       const known = depthImages && helpers && depthImages.count < cloud.count ? grownDepthImagesOn(helpers.depthImages, depthImages, cloud.positions, cloud.count) : depthImages;
       const ground = await completeGround({ ...cloud, normals: oriented.normals }, input.views, h, completion.planes, completion.planeOf, opts.groundCompletion, photos, known, helpers?.groundSweep);
       Object.assign(counts, ground.report);
+      if (ground.plane) creasePlanes.push(ground.plane);
       const denseAndPlanes = cloud;
       cloud = withPoints(cloud, oriented, ground.points);
       lap("groundCompletion");
@@ -449,9 +462,10 @@ async function meshCloud(input: Input, opts: Options, progress: ProgressFn | und
   raw = compactVertices(pieces.mesh);
   Object.assign(counts, { components: pieces.components, componentsRemoved: pieces.removed });
   if (opts.maxHoleEdges > 0) {
-    const closed = fillSmallHoles(raw, { maxEdges: opts.maxHoleEdges, maxFlatness: opts.maxHoleFlatness, maxDeviation: opts.maxHoleDeviation * h });
+    const creases = opts.maxCreaseOffPlanes > 0 && creasePlanes.length >= 2 ? { planes: creasePlanes, maxOffPlanes: opts.maxCreaseOffPlanes * h, maxRadius: opts.maxCreaseRadius * h } : undefined;
+    const closed = fillSmallHoles(raw, { maxEdges: opts.maxHoleEdges, maxFlatness: opts.maxHoleFlatness, maxDeviation: opts.maxHoleDeviation * h, creases });
     raw = closed.mesh;
-    Object.assign(counts, { holesFilled: closed.filled, holeFillFaces: closed.fillFaces });
+    Object.assign(counts, { holesFilled: closed.filled, holeFillFaces: closed.fillFaces, holesFilledOnCreases: closed.creases });
   }
   if (opts.enclosedHoles.maxEdges > 0 && input.views.length > 0) {
     const closed = closeEnclosedHoles(raw, { positions: cloud.positions, count: cloud.count, views: input.views }, h, opts.enclosedHoles);
