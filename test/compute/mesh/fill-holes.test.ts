@@ -45,6 +45,23 @@ describe("mesh/fill-holes", () => {
     expect(fillSmallHoles(folded, { maxEdges: 40, maxFlatness: 0.2 }).filled).toBe(0);
   });
 
+  it("closes a hole bent across the corner where two planes meet, to their line, and no other bent hole", () => {
+    // The sheet folded by 90° along x = 5 (the floor z = 0, then the wall x = 5), the hole straddling the fold.
+    const folded = grid(10, (i, j) => i >= 3 && i <= 6 && j >= 4 && j <= 5, (x, y) => (x <= 5 ? [x, y, 0] : [5, y, x - 5]));
+    const floor = { normal: [0, 0, 1], d: 0 }, wall = { normal: [1, 0, 0], d: 5 };
+    const creases = { planes: [floor, wall], maxOffPlanes: 0.5, maxRadius: 4 };
+    const { mesh, filled, creases: closedOnCreases } = fillSmallHoles(folded, { maxEdges: 40, maxFlatness: 0.2, creases });
+    expect(filled).toBe(1);
+    expect(closedOnCreases).toBe(1);
+    expect(boundaryEdges(mesh.indices)).toBe(40);
+    // The fan's centre is on the corner's line, level with the hole's middle.
+    expect(Array.from(mesh.positions.subarray(mesh.positions.length - 3))).toEqual([5, 5, 0]);
+    // A corner of planes the hole does not follow, or one farther than maxRadius, closes nothing.
+    const elsewhere = { planes: [floor, { normal: [1, 0, 0], d: 8 }], maxOffPlanes: 0.5, maxRadius: 4 };
+    expect(fillSmallHoles(folded, { maxEdges: 40, maxFlatness: 0.2, creases: elsewhere }).filled).toBe(0);
+    expect(fillSmallHoles(folded, { maxEdges: 40, maxFlatness: 0.2, creases: { ...creases, maxRadius: 1 } }).filled).toBe(0);
+  });
+
   it("closes a pinhole whose border zigzags by less than maxDeviation around its plane", () => {
     // One missing square in a sheet whose vertices sit ±0.3 off z = 0 by the parity of x + y: the
     // hole's border is 0.3 off its plane at a radius of 0.77, bent by the relative rule alone.
