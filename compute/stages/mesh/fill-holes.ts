@@ -7,7 +7,8 @@
  * (water, a window, a car that moved), a shadow without texture, an occluded corner. Seen from
  * a photo such a gap is a hole through the model. Metashape and RealityCapture close them by
  * default; we close only loops that are short and nearly planar (a tent over a real opening
- * or across the outer border of the model would invent geometry), and the texture stage then
+ * or across the outer border of the model would invent geometry), or that run along the corner
+ * where two of the scene's planes meet (closed to that corner's line), and the texture stage then
  * paints the fill from the photos like any other face.
  */
 import type { RawMesh } from "./surface-nets.js";
@@ -30,7 +31,7 @@ export interface HoleOptions {
    * though bent, when every vertex of the loop lies within `maxOffPlanes` of one of two crossing
    * planes and the loop spans both within `maxRadius` of their line (model units). The surface
    * rounds such corners, and what stereo leaves there opens a row of holes bent across the corner
-   * that no flatness rule takes (docs/decisions.md, "Holes along a room's corners are closed").
+   * that no flatness rule takes (docs/decisions.md, "Holes along two planes' corner are closed to their line…").
    */
   creases?: CreaseOptions;
 }
