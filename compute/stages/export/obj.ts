@@ -116,6 +116,15 @@ const DEFLATE_PIECE_BYTES = 1 << 20;
 /** Pieces deflating at once: enough for both cores, few enough that little text waits in memory. */
 const DEFLATES_IN_FLIGHT = 4;
 
+/**
+ * zlib's level for the OBJ text. Measured on Herz-Jesus-P8's 26.2-MB OBJ (scratch
+ * `bench-out/tmp/objtime.mts`, one thread, three rounds): level 6 743–767 ms to 5.57 MB, level 3
+ * 265–278 ms to 6.26 MB, level 1 180–213 ms to 6.94 MB. Level 3 takes a third of the time for
+ * 12 % more bytes of text (6 % of the zip, whose texture pages are stored as they are), and this
+ * deflate was the export stage's longest part once the pages' JPEGs were fast (util/jpeg.ts).
+ */
+const OBJ_DEFLATE_LEVEL = 3;
+
 /** Deflate's window: each piece is compressed with the text before it as its dictionary. */
 const DEFLATE_WINDOW_BYTES = 32 << 10;
 
@@ -201,7 +210,7 @@ async function* deflatedEntry(zip: Zip, filename: string, text: Iterable<Uint8Ar
 }
 
 function deflatePiece(piece: Uint8Array, previous: Uint8Array | null, last: boolean): Promise<Buffer> {
-  const options: ZlibOptions = { level: 6, finishFlush: last ? zlibConstants.Z_FINISH : zlibConstants.Z_SYNC_FLUSH };
+  const options: ZlibOptions = { level: OBJ_DEFLATE_LEVEL, finishFlush: last ? zlibConstants.Z_FINISH : zlibConstants.Z_SYNC_FLUSH };
   if (previous) options.dictionary = previous.subarray(Math.max(0, previous.byteLength - DEFLATE_WINDOW_BYTES));
   const deflated = new Promise<Buffer>((resolve, reject) => deflateRaw(piece, options, (error, out) => (error ? reject(error) : resolve(out))));
   // Awaited in order later; a failure before its turn must not count as unhandled meanwhile.

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import decodeHeic from "heic-decode";
 import sharp, { type Sharp } from "sharp";
 import type { ImageRef } from "../../scene/images.js";
+import { jpegOptions } from "../../util/jpeg.js";
 import { readCameraExif } from "./exif.js";
 import { focalPrior } from "./focal.js";
 import type { InputKind } from "./sniff.js";
@@ -59,7 +60,7 @@ export async function ingestStill(file: { path: string; name: string }, kind: In
   // the output is then uniformly upright 8-bit sRGB (CMYK, grey, 16-bit and alpha inputs included).
   let pipeline = source.toColorspace("srgb");
   if (scale < 1) pipeline = pipeline.resize(outWidth, outHeight, { fit: "fill", kernel: "lanczos3" });
-  await pipeline.removeAlpha().jpeg({ quality: options.jpegQuality, chromaSubsampling: "4:4:4" }).toFile(path);
+  await pipeline.removeAlpha().jpeg(jpegOptions(options.jpegQuality)).toFile(path);
   const notes = { kind, width: outWidth, height: outHeight, orientation, downscale: scale, focal: prior.focal * scale, focalSource: prior.detail };
   // A pitch is about the gimbal's own axes, which a rotated image (EXIF orientation ≠ 1, or a
   // HEIF transform applied while decoding) no longer has.

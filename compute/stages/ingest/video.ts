@@ -10,6 +10,7 @@ import { join } from "node:path";
 import ffmpegInstaller from "@ffmpeg-installer/ffmpeg";
 import ffprobeInstaller from "@ffprobe-installer/ffprobe";
 import sharp from "sharp";
+import { jpegOptions } from "../../util/jpeg.js";
 import type { IngestedImage } from "./image.js";
 import { laplacianVariance, selectKeyframes } from "./keyframes.js";
 import type { Options } from "./options.js";
@@ -63,7 +64,7 @@ export async function ingestVideo(file: { path: string; name: string }, stem: st
   await streamFrames(file.path, [`select='${frameIndices.map((f) => `eq(n\\,${f})`).join("+")}'`, `scale=${width}:${height}:flags=lanczos`], "rgb24", width * height * 3, async (rgb) => {
     const frame = frameIndices[k++];
     const path = join(workDir, `${stem}-f${String(frame).padStart(6, "0")}.jpg`);
-    await sharp(rgb, { raw: { width, height, channels: 3 } }).jpeg({ quality: options.jpegQuality, chromaSubsampling: "4:4:4" }).toFile(path);
+    await sharp(rgb, { raw: { width, height, channels: 3 } }).jpeg(jpegOptions(options.jpegQuality)).toFile(path);
     const sharpness = scored.sharpness[positions[k - 1]];
     out.push({ name: `${file.name}#${frame}`, path, width, height, focalPrior: focal, focalPriorSource: "default", video: { file: file.name, frame }, notes: { kind: "video-frame", width, height, sharpness, motion: scored.motion[positions[k - 1]] } });
   });
