@@ -134,6 +134,8 @@ interface RunState {
   /** Reprojection errors and centre covariances for the quality report (jobs with control or GPS only). */
   measures: ModelMeasures | null;
   imageRefs: ImageRef[];
+  /** The dense stage's threads, started as SfM begins; null once the dense stage has taken them (or none were started). */
+  denseWorkers: dense.DenseWorkers | null;
 }
 
 /**
@@ -195,6 +197,9 @@ async function sparseStages(input: PipelineInput, timeline: Timeline, run: RunSt
     run.control = input.control_points ? controlSetup(input.control_points, images, outputEpsgOf(input.output_crs)) : null;
     const placement = run.control ? { ...preset, sfm: { ...preset.sfm, controlPoints: run.control.targets } } : preset;
     const inputs = { images, refined: detected.features, unrefined, pairs: matched.pairs, tracks: matched.tracks, ...(held.held ? { front } : {}) };
+    // The dense stage's threads load while SfM runs, which leaves part of a core idle, rather
+    // than at the dense stage's start, where they delayed its first views by ~0.4 s.
+    if (!input.sparseOnly) run.denseWorkers = dense.startDenseWorkers(Math.min(preset.dense.workers ?? dense.DEFAULTS.workers, images.length));
     placed = await stage(timeline, "sfm", (p) => placeCameras(inputs, placement, p));
   } finally {
     await held.giveBack();
@@ -237,7 +242,9 @@ async function execute(input: PipelineInput, timeline: Timeline, run: RunState):
         photos: texture.decodePhotosAhead(model.views, images, preset.texture),
       });
     try {
-      const densified = await stage(timeline, "dense", (p) => dense.run({ images, model }, denseOptions, p, input.denseRunner, { onLastRound: startLate }));
+      const denseWorkers = run.denseWorkers ?? undefined;
+      run.denseWorkers = null;
+      const densified = await stage(timeline, "dense", (p) => dense.run({ images, model }, denseOptions, p, input.denseRunner, { onLastRound: startLate, workers: denseWorkers }));
       timeline.reports.push(densified.report);
       cloud = densified.cloud;
       const { workers: lateWorkers, photos: texturePhotos } = startLate();
@@ -298,7 +305,7 @@ export async function runPipeline(input: PipelineInput): Promise<PipelineResult>
   const startedAt = new Date();
   const emit = input.onProgress ?? (() => {});
   const timeline: Timeline = { tracker: new ProgressTracker(baseWeights(input), emit), reports: [] };
-  const run: RunState = { images: 0, skipped: [], model: null, outputs: [], located: null, control: null, controlReport: null, measures: null, imageRefs: [] };
+  const run: RunState = { images: 0, skipped: [], model: null, outputs: [], located: null, control: null, controlReport: null, measures: null, imageRefs: [], denseWorkers: null };
   await mkdir(input.outDir, { recursive: true });
   try {
     await execute(input, timeline, run);
@@ -306,6 +313,9 @@ export async function runPipeline(input: PipelineInput): Promise<PipelineResult>
     // A client-facing failure still leaves report.json behind (what ran, what was skipped, why).
     if (err instanceof PipelineError) await writeReport(input.outDir, buildReport(input, startedAt, timeline, run, err));
     throw err;
+  } finally {
+    // Started for a dense stage that never came (SfM refused the upload, or failed).
+    await run.denseWorkers?.close();
   }
   const report = buildReport(input, startedAt, timeline, run);
   if (run.located && run.model) {

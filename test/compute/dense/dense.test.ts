@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rm } from "node:fs/promises";
 import path from "node:path";
-import { DEFAULTS, NAME, run, type DenseOutput } from "../../../compute/stages/dense/index.js";
+import { DEFAULTS, NAME, run, startDenseWorkers, type DenseOutput, type DenseWorkers } from "../../../compute/stages/dense/index.js";
 import { visiblePoints } from "../../support/render.js";
 import { denseFixture, type DenseFixture } from "./fixture.js";
 import { depthMapFigures, median, nearestDistances } from "./metrics.js";
@@ -15,20 +15,23 @@ import { depthMapFigures, median, nearestDistances } from "./metrics.js";
  *   completeness 0.88.
  * The asserted bounds keep a margin below those figures. At this small size the window is 7×7
  * pixels (stride 1): the default 7×7 samples at stride 2 spans a quarter of the sphere here and
- * biases its depth by the plane-fit sagitta.
+ * biases its depth by the plane-fit sagitta. The facade's stage is given threads started before
+ * it, as the pipeline starts them while SfM runs.
  */
 describe.each([
-  { scene: "object" as const, seed: 3 },
-  { scene: "facade" as const, seed: 4 },
-])("dense on the $scene scene", ({ scene, seed }) => {
+  { scene: "object" as const, seed: 3, threadsAhead: false },
+  { scene: "facade" as const, seed: 4, threadsAhead: true },
+])("dense on the $scene scene", ({ scene, seed, threadsAhead }) => {
   let fixture: DenseFixture;
   let out: DenseOutput;
   /** When the hook for the next stages' threads fired, against the stage's end. */
   let solvedAt = 0, endedAt = 0, solvedCalls = 0;
+  let given: DenseWorkers | undefined;
 
   beforeAll(async () => {
+    given = threadsAhead ? startDenseWorkers(2) : undefined;
     fixture = await denseFixture({ scene, views: 5, width: 200, height: 150, seed });
-    out = await run({ images: fixture.images, model: fixture.model }, { keepDepthMaps: true, workers: 2, iterations: 4, windowStep: 1, minFusedViews: 2 }, undefined, undefined, { onLastRound: () => { solvedCalls++; solvedAt = performance.now(); } });
+    out = await run({ images: fixture.images, model: fixture.model }, { keepDepthMaps: true, workers: 2, iterations: 4, windowStep: 1, minFusedViews: 2 }, undefined, undefined, { onLastRound: () => { solvedCalls++; solvedAt = performance.now(); }, workers: given });
     endedAt = performance.now();
   });
 
@@ -47,6 +50,11 @@ describe.each([
     // Once, before the filtering and fusion (as the last views are solved).
     expect(solvedCalls).toBe(1);
     expect(endedAt - solvedAt).toBeGreaterThanOrEqual(out.report.counts.clusterFuseMs - 1);
+  });
+
+  it.runIf(threadsAhead)("takes over the threads it is given and closes them once done", async () => {
+    expect(given!.size).toBe(2);
+    await expect(given!.run({} as never)).rejects.toThrow("pool: closed");
   });
 
   it("recovers per-view depth: median relative error < 1%, most matchable pixels valid", () => {
