@@ -242,9 +242,12 @@ async function execute(input: PipelineInput, timeline: Timeline, run: RunState):
         photos: texture.decodePhotosAhead(model.views, images, preset.texture),
       });
     try {
-      const denseWorkers = run.denseWorkers ?? undefined;
-      run.denseWorkers = null;
-      const densified = await stage(timeline, "dense", (p) => dense.run({ images, model }, denseOptions, p, input.denseRunner, { onLastRound: startLate, workers: denseWorkers }));
+      const densified = await stage(timeline, "dense", (p) => {
+        // Handed over only here: until the stage has them, runPipeline closes them on any failure.
+        const workers = run.denseWorkers ?? undefined;
+        run.denseWorkers = null;
+        return dense.run({ images, model }, denseOptions, p, input.denseRunner, { onLastRound: startLate, workers });
+      });
       timeline.reports.push(densified.report);
       cloud = densified.cloud;
       const { workers: lateWorkers, photos: texturePhotos } = startLate();

@@ -76,7 +76,14 @@ const CLUSTERS_SHARE = 0.99;
 export async function run(input: DenseInput, options: Partial<Options> = {}, progress?: ProgressFn, runner?: ClusterRunner, hooks: DenseHooks = {}): Promise<DenseOutput> {
   const opts: Options = { ...DEFAULTS, ...options };
   const start = performance.now();
-  const densePlan = plan(input, opts);
+  let densePlan: DensePlan;
+  try {
+    densePlan = plan(input, opts);
+  } catch (error) {
+    // The threads given are the stage's to close, solved or not.
+    void hooks.workers?.close();
+    throw error;
+  }
   const remote = runner !== undefined && densePlan.jobs.length > 1;
   // Solved elsewhere: threads started for this process have nothing to do.
   if (remote) void hooks.workers?.close();
