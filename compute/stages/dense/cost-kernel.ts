@@ -4,6 +4,7 @@
  * image (Schönberger et al., ECCV 2016, §4.1; Galliani et al., ICCV 2015). kernel.ts holds the
  * WebAssembly kernel (and its native addon) behind the same interface, and re-exports this module.
  */
+import type { NativePlanes, PlanesLevel } from "./native-planes.js";
 import type { NativeWindows, NativeWindowShape } from "./native-window.js";
 
 /** Cost of an invalid hypothesis (window leaves the source image, plane behind the camera, no texture). */
@@ -61,6 +62,11 @@ export interface CostKernel {
    * and window shapes given, or null where the addon is not loaded: the caller builds windows.
    */
   nativeWindows?(image: { grey: Float32Array; width: number; height: number }, colourScale: number, shapes: readonly NativeWindowShape[]): NativeWindows | null;
+  /**
+   * A level's plane updates in the native addon (./native-planes.ts), scored on this kernel's
+   * sources and window as they are when it is called, or null where the addon is not loaded.
+   */
+  nativePlanes?(level: PlanesLevel): NativePlanes | null;
 }
 
 /** 1/Σw, the weighted mean and the weighted variance of the reference window's grey values. */

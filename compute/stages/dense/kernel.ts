@@ -9,6 +9,7 @@
  */
 import { readFileSync } from "node:fs";
 import { bindNative, nativePlaneCost, nativeWindowBuilder, NATIVE_PARAM_BYTES, NATIVE_QUADS_BLOCK, type NativePlaneCost } from "./native-plane-cost.js";
+import { nativePlanesFor, type NativePlanes, type PlanesLevel } from "./native-planes.js";
 import { NativeWindows, type NativeWindowShape } from "./native-window.js";
 import { MAX_SOURCES, MIN_VARIANCE_F32, TypeScriptKernel, windowStatistics, type CostKernel, type CostWindow, type SampleBox } from "./cost-kernel.js";
 
@@ -39,6 +40,7 @@ class WasmKernel implements CostKernel {
   private paramsPtr = PAGE;
   private paramViews: { buffer: ArrayBufferLike; f64: Float64Array; i32: Int32Array } | null = null;
   private windows: NativeWindows | null = null;
+  private planes: NativePlanes | null = null;
   /** Sources with plane parts set (planeCost uses slots 0..planeSources−1). */
   private planeSources = 0;
   private nextFree = PAGE;
@@ -71,6 +73,8 @@ class WasmKernel implements CostKernel {
     this.slots.length = 0;
     this.planeSources = 0;
     this.windows = null;
+    this.planes?.release();
+    this.planes = null;
     this.windowViews = null;
     this.paramViews = null;
   }
@@ -155,6 +159,14 @@ class WasmKernel implements CostKernel {
     return this.windows;
   }
 
+  nativePlanes(level: PlanesLevel): NativePlanes | null {
+    if (!this.native) return null;
+    this.planes?.release();
+    const layout = { params: this.paramsPtr, table: this.tablePtr, window: this.windowPtr, windowLength: this.windowLength, scratch: this.scratchPtr, planeSources: this.planeSources };
+    this.planes = nativePlanesFor(this.memory, layout, level);
+    return this.planes;
+  }
+
   setWindow(window: CostWindow): void {
     const n = window.dx.length;
     if (n !== this.windowLength) this.reserveWindowChecked(n);
@@ -167,8 +179,9 @@ class WasmKernel implements CostKernel {
   }
 
   windowArrays(): CostWindow {
-    // Views over the memory; growing it (setSource) detaches them, so they are made again then.
-    if (this.windowViews === null || this.windowViews.buffer !== this.memory.buffer) {
+    // Views over the memory; growing it (setSource) detaches them, so they are made again then. A
+    // detached view has length 0: cheaper to read per window than the memory's buffer getter.
+    if (this.windowViews === null || this.windowViews.tail.length === 0) {
       const n = this.windowLength;
       const at = (k: number, length: number) => new Float32Array(this.memory.buffer, this.windowPtr + 4 * k * n, length);
       this.windowViews = { buffer: this.memory.buffer, window: { dx: at(0, n), dy: at(1, n), ref: at(2, n), weight: at(3, n) }, tail: at(4, 7) };
@@ -210,6 +223,7 @@ class WasmKernel implements CostKernel {
       this.memory.grow(Math.ceil((bytes - have) / PAGE));
       this.paramViews = null;
       this.windows?.invalidate();
+      this.planes?.invalidate();
     }
   }
 }

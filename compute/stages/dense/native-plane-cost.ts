@@ -6,24 +6,31 @@
  */
 import { createRequire } from "node:module";
 
-/** The addon: planeCost and layQuads on a CPU with AVX-512F and DQ; buildWindow (./native-window.ts) with VL as well. */
+/** The addon: planeCost, layQuads and the planes' updates (./native-planes.ts) on a CPU with AVX-512F and DQ; buildWindow (./native-window.ts) with VL as well. */
 export interface NativePlaneCost {
   bind(memory: ArrayBufferLike, params: number): void;
   planeCost?: () => void;
   layQuads?: () => void;
   buildWindow?: () => void;
+  bindPlanes?: (depth: Float32Array, normal: Float32Array, photo: Float32Array, cost: Float32Array, changedIn: Int32Array, sourcesAt: Uint8Array | null, geometry: Float64Array, sizes: Int32Array) => void;
+  propagatePlanes?: () => void;
+  tryPlanes?: () => void;
+  planesEvaluated?: () => number;
 }
 
 /**
  * Bytes of a call's parameter block in the wasm memory: planeCost's f64 px, py, m0, m1, m2,
  * result, then i32 table, sources, win, n, bestK, scratch; from NATIVE_WINDOW_BLOCK buildWindow's
- * (./native-window.ts); from NATIVE_QUADS_BLOCK layQuads' i32 grey, quads, width, height.
+ * (./native-window.ts); from NATIVE_QUADS_BLOCK layQuads' i32 grey, quads, width, height; from
+ * NATIVE_PLANES_BLOCK the planes' i32 col, row, count, since, sweep (and 3 unused), then f64 d, nx,
+ * ny, nz of up to 4 hypotheses (./native-planes.ts).
  * Arguments travel through it because a Node-API call with a dozen numbers costs ~110 ns here and
  * one with none ~12 ns.
  */
 export const NATIVE_WINDOW_BLOCK = 72;
 export const NATIVE_QUADS_BLOCK = NATIVE_WINDOW_BLOCK + 2 * 8 + 12 * 4;
-export const NATIVE_PARAM_BYTES = NATIVE_QUADS_BLOCK + 4 * 4;
+export const NATIVE_PLANES_BLOCK = NATIVE_QUADS_BLOCK + 4 * 4;
+export const NATIVE_PARAM_BYTES = NATIVE_PLANES_BLOCK + 8 * 4 + 16 * 8;
 
 let addon: NativePlaneCost | null | undefined;
 
@@ -42,6 +49,12 @@ function loadAddon(): NativePlaneCost | null {
 export function nativePlaneCost(): Required<Pick<NativePlaneCost, "bind" | "planeCost" | "layQuads">> | null {
   const loaded = loadAddon();
   return loaded?.planeCost && loaded.layQuads ? (loaded as Required<NativePlaneCost>) : null;
+}
+
+/** The native planes' updates, or null where the addon was not built, does not load, or the CPU lacks AVX-512. */
+export function nativePlaneUpdates(): Required<Pick<NativePlaneCost, "bind" | "bindPlanes" | "propagatePlanes" | "tryPlanes" | "planesEvaluated">> | null {
+  const loaded = loadAddon();
+  return loaded?.planeCost && loaded.bindPlanes && loaded.propagatePlanes && loaded.tryPlanes && loaded.planesEvaluated ? (loaded as Required<NativePlaneCost>) : null;
 }
 
 /** The native window building, or null where the addon was not built or does not load. */

@@ -6,6 +6,7 @@
 import { createRng, gaussian, type Rng } from "../../math/random.js";
 import { depthEdgeMask, frontalPlaneMask } from "./depth-edges.js";
 import { createKernel, MAX_COST, releaseKernel, type CostKernel } from "./kernel.js";
+import type { NativePlanes } from "./native-planes.js";
 import type { NativeWindows } from "./native-window.js";
 import type { PatchMatchInput, PatchMatchOutput, SourceCamera } from "./patchmatch-types.js";
 import { agreesWithPrior, priorDepthAt, priorPenalty, type PriorRaster } from "./planar-prior.js";
@@ -70,6 +71,8 @@ export class PatchMatchState {
   private readonly unscored = [false, false];
   /** Windows clear of the border built in the dense addon (./native-window.ts), or null: all in buildWindow. */
   private readonly nativeWindows: NativeWindows | null;
+  /** Plane updates in the dense addon (./native-planes.ts) at the pixels without a prior triangle, or null: all in TypeScript. */
+  private readonly nativePlanes: NativePlanes | null;
   /** fillWindow's 1/Σw, mean and variance. */
   private readonly windowStats = new Float64Array(3);
   /** Per pixel, how many of the leading sources its cost takes (PatchMatchInput.addedSourceBoxes); null: all of them everywhere. */
@@ -102,6 +105,15 @@ export class PatchMatchState {
     this.nativeWindows = this.kernel.nativeWindows?.(input, this.colourScale, this.narrow ? [this.wide, this.narrow] : [this.wide]) ?? null;
     this.rng = createRng(params.seed);
     this.sourcesAt = input.addedSourceBoxes?.length ? sourcesPerPixel(input, input.addedSourceBoxes) : null;
+    const { depth, normal, photo, cost, changedIn, sourcesAt, margin } = this;
+    const { focal, cx, cy, depthMin, depthMax } = input;
+    const level = { depth, normal, photo, cost, changedIn, sourcesAt, width, height, margin, sources: input.sources.length, bestK: params.bestK, focal, cx, cy, depthMin, depthMax };
+    this.nativePlanes = this.kernel.nativePlanes?.(level) ?? null;
+  }
+
+  /** The addon's plane updates, where they run at this pixel: not where its prior's share needs Math.exp. */
+  private nativePlanesAt(p: number): NativePlanes | null {
+    return this.prior && this.prior.triangleOf[p] >= 0 ? null : this.nativePlanes;
   }
 
   initialize(): void {
@@ -258,6 +270,12 @@ export class PatchMatchState {
   private propagate(col: number, row: number, neighbourCount: number, changedSince = 0): void {
     const { width, height, margin, depth, normal } = this;
     const p = row * width + col;
+    const native = this.nativePlanesAt(p);
+    if (native) {
+      // A flat window scores no plane (hypothesisCost), so nothing would change.
+      if (!this.flatWindow) native.propagate(col, row, neighbourCount, changedSince, this.sweepCount);
+      return;
+    }
     const { focal, cx, cy } = this.input;
     const rx = (col + 0.5 - cx) / focal;
     const ry = (row + 0.5 - cy) / focal;
@@ -304,6 +322,33 @@ export class PatchMatchState {
     const nz = normal[3 * p + 2];
     const perturbedDepth = d * (1 + depthScale * (2 * rng() - 1));
     const n2 = this.perturbNormal(col, row, nx, ny, nz, normalScale);
+    const native = this.nativePlanesAt(p);
+    if (native) {
+      // The same draws in the same order, the hypotheses then tried in the addon in turn.
+      const tries = native.hypotheses();
+      tries[0] = perturbedDepth;
+      tries[1] = nx;
+      tries[2] = ny;
+      tries[3] = nz;
+      tries[4] = d;
+      tries[5] = n2[0];
+      tries[6] = n2[1];
+      tries[7] = n2[2];
+      tries[8] = perturbedDepth;
+      tries[9] = n2[0];
+      tries[10] = n2[1];
+      tries[11] = n2[2];
+      if (randomRestart) {
+        const { depthMin, depthMax } = this.input;
+        const rn = this.randomNormal(col, row);
+        tries[12] = depthMin + rng() * (depthMax - depthMin);
+        tries[13] = rn[0];
+        tries[14] = rn[1];
+        tries[15] = rn[2];
+      }
+      if (!this.flatWindow) native.tryPlanes(col, row, randomRestart ? 4 : 3, this.sweepCount);
+      return;
+    }
     this.tryHypothesis(col, row, p, perturbedDepth, nx, ny, nz);
     this.tryHypothesis(col, row, p, d, n2[0], n2[1], n2[2]);
     this.tryHypothesis(col, row, p, perturbedDepth, n2[0], n2[1], n2[2]);
@@ -382,9 +427,12 @@ export class PatchMatchState {
     const variance = fillWindow(this.input, col, row, shape, this.colourScale, window, inside, stats);
     if (inside) this.kernel.windowReady(stats[0], stats[1], variance, -reach, reach, -reach, reach);
     else {
-      const clampCol = (c: number) => Math.min(width - 1, Math.max(0, c)) - col;
-      const clampRow = (r: number) => Math.min(height - 1, Math.max(0, r)) - row;
-      this.kernel.windowReady(stats[0], stats[1], variance, clampCol(col - reach), clampCol(col + reach), clampRow(row - reach), clampRow(row + reach));
+      // The box of the clamped offsets (plain expressions: a closure here was made per border window).
+      const minDx = Math.min(width - 1, Math.max(0, col - reach)) - col;
+      const maxDx = Math.min(width - 1, Math.max(0, col + reach)) - col;
+      const minDy = Math.min(height - 1, Math.max(0, row - reach)) - row;
+      const maxDy = Math.min(height - 1, Math.max(0, row + reach)) - row;
+      this.kernel.windowReady(stats[0], stats[1], variance, minDx, maxDx, minDy, maxDy);
     }
     this.flatWindow = this.kernel.windowIsFlat();
     return variance;
@@ -455,7 +503,8 @@ export class PatchMatchState {
 
   output(): PatchMatchOutput {
     this.scoreUnscored();
-    const out: PatchMatchOutput = { depth: this.depth, normal: this.normal, cost: this.photo, kernel: this.kernel.name, evaluations: this.evaluations, edgePixels: this.edgePixels };
+    const evaluations = this.evaluations + (this.nativePlanes?.evaluated() ?? 0);
+    const out: PatchMatchOutput = { depth: this.depth, normal: this.normal, cost: this.photo, kernel: this.kernel.name, evaluations, edgePixels: this.edgePixels };
     if (this.prior) Object.assign(out, this.priorFigures(this.prior));
     return out;
   }

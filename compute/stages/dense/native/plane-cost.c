@@ -15,10 +15,15 @@
  *   params + 72 (buildWindow's):      f64 colourScale, variance (out);
  *                                     then i32 col, row, grey, width, height, spatial, samples,
  *                                     win, n, table, reach, status (out);
- *   params + 136 (layQuads'):         i32 grey, quads, width, height.
+ *   params + 136 (layQuads'):         i32 grey, quads, width, height;
+ *   params + 152 (the planes'):       i32 col, row, count, since, sweep, then 3 unused;
+ *                                     then f64 d, nx, ny, nz of up to 4 hypotheses.
  *
  * buildWindow() builds PatchMatch's reference window in place (bilateral-window.h); layQuads()
  * lays a source out as planeCost reads it (plane-cost.h), per pixel its four bilinear corners.
+ * bindPlanes(...) names one PatchMatch level's planes (typed arrays outside the memory);
+ * propagatePlanes() and tryPlanes() then update a pixel's plane as patchmatch-state.ts does
+ * (planes.h), and planesEvaluated() counts the hypotheses they scored.
  *
  * The binding is per thread (each worker thread has its own kernels). planeCost is exported only
  * on a CPU with AVX-512F and DQ, buildWindow with VL as well; elsewhere they are absent and the
@@ -32,16 +37,18 @@
 #ifdef __x86_64__
 #include "bilateral-window.h"
 #include "plane-cost.h"
+#include "planes.h"
 #endif
 
 static _Thread_local uint8_t *boundMemory;
 static _Thread_local size_t boundBytes;
 static _Thread_local uint32_t boundParams;
 
-#define PARAM_BYTES (QUADS_BLOCK + 4 * 4)
-/* Where buildWindow's and layQuads' blocks start in the parameter block. */
+#define PARAM_BYTES (PLANES_BLOCK + 8 * 4 + 16 * 8)
+/* Where buildWindow's, layQuads' and the planes' blocks start in the parameter block. */
 #define WINDOW_BLOCK 72
 #define QUADS_BLOCK (WINDOW_BLOCK + 2 * 8 + 12 * 4)
+#define PLANES_BLOCK (QUADS_BLOCK + 4 * 4)
 
 static napi_value throwError(napi_env env, const char *message) {
   napi_throw_type_error(env, NULL, message);
@@ -152,6 +159,115 @@ static napi_value layQuads(napi_env env, napi_callback_info info) {
 }
 #endif
 
+#ifdef __x86_64__
+/* The level bindPlanes() named on this thread; level.depth is NULL until then. */
+static _Thread_local PlanesLevel level;
+static _Thread_local size_t levelPixels;
+
+/* A typed array's data and its length in elements, when it is of `type`; NULL otherwise. */
+static void *typedArray(napi_env env, napi_value value, napi_typedarray_type type, size_t *length) {
+  bool is = false;
+  if (napi_is_typedarray(env, value, &is) != napi_ok || !is) return NULL;
+  napi_typedarray_type got;
+  void *data = NULL;
+  if (napi_get_typedarray_info(env, value, &got, length, &data, NULL, NULL) != napi_ok || got != type) return NULL;
+  return data;
+}
+
+/*
+ * bindPlanes(depth, normal, photo, cost, changedIn, sourcesAt | null, geometry, sizes): a level's
+ * planes (Float32Array ×4, normal 3 per pixel; Int32Array; Uint8Array or null), geometry a
+ * Float64Array of focal, cx, cy, depthMin, depthMax and sizes an Int32Array of width, height,
+ * margin, sources, planeSources, bestK, table, win, n, scratch. Resets the hypotheses' count.
+ */
+static napi_value bindPlanes(napi_env env, napi_callback_info info) {
+  size_t argc = 8;
+  napi_value argv[8];
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc != 8) return throwError(env, "bindPlanes(depth, normal, photo, cost, changedIn, sourcesAt, geometry, sizes)");
+  size_t lengths[8] = {0};
+  float *depth = typedArray(env, argv[0], napi_float32_array, &lengths[0]);
+  float *normal = typedArray(env, argv[1], napi_float32_array, &lengths[1]);
+  float *photo = typedArray(env, argv[2], napi_float32_array, &lengths[2]);
+  float *cost = typedArray(env, argv[3], napi_float32_array, &lengths[3]);
+  int32_t *changedIn = typedArray(env, argv[4], napi_int32_array, &lengths[4]);
+  napi_valuetype sourcesType;
+  if (napi_typeof(env, argv[5], &sourcesType) != napi_ok) return throwError(env, "bindPlanes: unreadable sourcesAt");
+  const uint8_t *sourcesAt = sourcesType == napi_null ? NULL : typedArray(env, argv[5], napi_uint8_array, &lengths[5]);
+  const double *geometry = typedArray(env, argv[6], napi_float64_array, &lengths[6]);
+  const int32_t *sizes = typedArray(env, argv[7], napi_int32_array, &lengths[7]);
+  if (!depth || !normal || !photo || !cost || !changedIn || (sourcesType != napi_null && !sourcesAt) || !geometry || lengths[6] != 5 || !sizes || lengths[7] != 10)
+    return throwError(env, "bindPlanes: wrong argument types");
+  const int width = sizes[0], height = sizes[1];
+  const size_t pixels = (size_t)(width > 0 ? width : 0) * (size_t)(height > 0 ? height : 0);
+  if (width < 1 || height < 1 || sizes[2] < 0 || lengths[0] != pixels || lengths[1] != 3 * pixels || lengths[2] != pixels || lengths[3] != pixels || lengths[4] != pixels || (sourcesAt && lengths[5] != pixels))
+    return throwError(env, "bindPlanes: the planes' lengths do not match the level's size");
+  if (sizes[3] < 0 || sizes[4] < 0 || sizes[4] > 64 || sizes[8] <= 0 || sizes[8] % 4 != 0) return throwError(env, "bindPlanes: bad source or window counts");
+  level = (PlanesLevel){
+    .depth = depth, .normal = normal, .photo = photo, .cost = cost, .changedIn = changedIn, .sourcesAt = sourcesAt,
+    .width = width, .height = height, .margin = sizes[2], .sources = sizes[3], .planeSources = sizes[4], .bestK = sizes[5],
+    .table = (uint32_t)sizes[6], .win = (uint32_t)sizes[7], .n = sizes[8], .scratch = (uint32_t)sizes[9],
+    .focal = geometry[0], .cx = geometry[1], .cy = geometry[2], .depthMin = geometry[3], .depthMax = geometry[4], .evaluations = 0,
+  };
+  levelPixels = pixels;
+  return NULL;
+}
+
+/* Whether what the bound level's scoring reads lies in the bound memory (checked once per call, as planeCost does). */
+static int levelInMemory(void) {
+  const int sources = level.planeSources;
+  if ((uint64_t)level.table + (uint64_t)PC_SOURCE_ENTRY * (uint64_t)sources > boundBytes) return 0;
+  if ((uint64_t)level.win + 4ull * (4ull * (uint64_t)level.n + 7ull) > boundBytes) return 0;
+  if ((uint64_t)level.scratch + 8ull * (uint64_t)sources > boundBytes) return 0;
+  for (int j = 0; j < sources; j++) {
+    int32_t at[4];
+    memcpy(at, boundMemory + level.table + (uint32_t)j * PC_SOURCE_ENTRY, sizeof at);
+    if (at[1] < 1 || at[2] < 1 || at[3] % 16 != 0 || (uint64_t)(uint32_t)at[3] + 16ull * (uint64_t)at[1] * (uint64_t)at[2] > boundBytes) return 0;
+  }
+  return 1;
+}
+
+/* The planes' block's pixel, when it lies inside the bound level's margin; -1 otherwise. */
+static int blockPixel(const int32_t *q) {
+  const int col = q[0], row = q[1];
+  if (col < level.margin || row < level.margin || col >= level.width - level.margin || row >= level.height - level.margin) return -1;
+  return row * level.width + col;
+}
+
+/* propagatePlanes(): the block's pixel (col, row) tries its first `count` neighbours' planes changed in sweep `since` or later. */
+static napi_value propagatePlanes(napi_env env, napi_callback_info info) {
+  (void)info;
+  if (!boundMemory || !level.depth) return throwError(env, "propagatePlanes: bind() and bindPlanes() first");
+  int32_t q[5];
+  memcpy(q, boundMemory + boundParams + PLANES_BLOCK, sizeof q);
+  if (blockPixel(q) < 0 || q[2] < 0 || q[2] > 8 || !levelInMemory()) return throwError(env, "propagatePlanes: block outside the level or the memory");
+  pl_propagate(&level, boundMemory, q[0], q[1], q[2], q[3], q[4]);
+  return NULL;
+}
+
+/* tryPlanes(): the block's `count` hypotheses (d, nx, ny, nz) tried in turn at its pixel, in sweep `sweep`. */
+static napi_value tryPlanes(napi_env env, napi_callback_info info) {
+  (void)info;
+  if (!boundMemory || !level.depth) return throwError(env, "tryPlanes: bind() and bindPlanes() first");
+  const uint8_t *block = boundMemory + boundParams + PLANES_BLOCK;
+  int32_t q[5];
+  double planes[16];
+  memcpy(q, block, sizeof q);
+  memcpy(planes, block + 8 * 4, sizeof planes);
+  const int p = blockPixel(q);
+  if (p < 0 || q[2] < 0 || q[2] > 4 || !levelInMemory()) return throwError(env, "tryPlanes: block outside the level or the memory");
+  for (int k = 0; k < q[2]; k++) pl_try(&level, boundMemory, q[0], q[1], p, planes[4 * k], planes[4 * k + 1], planes[4 * k + 2], planes[4 * k + 3], q[4]);
+  return NULL;
+}
+
+/* planesEvaluated(): the hypotheses propagatePlanes() and tryPlanes() scored since bindPlanes(). */
+static napi_value planesEvaluated(napi_env env, napi_callback_info info) {
+  (void)info;
+  napi_value out;
+  if (napi_create_double(env, level.evaluations, &out) != napi_ok) return NULL;
+  return out;
+}
+#endif
+
 NAPI_MODULE_INIT() {
   napi_value fn;
   if (napi_create_function(env, "bind", NAPI_AUTO_LENGTH, bind, NULL, &fn) != napi_ok) return NULL;
@@ -163,6 +279,13 @@ NAPI_MODULE_INIT() {
     if (napi_set_named_property(env, exports, "planeCost", fn) != napi_ok) return NULL;
     if (napi_create_function(env, "layQuads", NAPI_AUTO_LENGTH, layQuads, NULL, &fn) != napi_ok) return NULL;
     if (napi_set_named_property(env, exports, "layQuads", fn) != napi_ok) return NULL;
+    const struct { const char *name; napi_callback call; } planes[] = {
+      {"bindPlanes", bindPlanes}, {"propagatePlanes", propagatePlanes}, {"tryPlanes", tryPlanes}, {"planesEvaluated", planesEvaluated},
+    };
+    for (size_t k = 0; k < sizeof planes / sizeof planes[0]; k++) {
+      if (napi_create_function(env, planes[k].name, NAPI_AUTO_LENGTH, planes[k].call, NULL, &fn) != napi_ok) return NULL;
+      if (napi_set_named_property(env, exports, planes[k].name, fn) != napi_ok) return NULL;
+    }
   }
   if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl")) {
     if (napi_create_function(env, "buildWindow", NAPI_AUTO_LENGTH, buildWindow, NULL, &fn) != napi_ok) return NULL;
