@@ -8,10 +8,13 @@ export type Rng = () => number;
  * gjrand/PractRand at the sizes we use; fast and tiny, which is all RANSAC needs.
  */
 export function createRng(seed: number): Rng {
-  let state = seed >>> 0;
+  // The state in a typed array: a closure's variable above 2³⁰ is a heap number, so every draw
+  // allocated one (garbage a dense thread collected; the same draws either way).
+  const state = Uint32Array.of(seed >>> 0);
   return function mulberry32(): number {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let z = state;
+    const next = (state[0] + 0x6d2b79f5) >>> 0;
+    state[0] = next;
+    let z = next;
     z = Math.imul(z ^ (z >>> 15), z | 1);
     z ^= z + Math.imul(z ^ (z >>> 7), z | 61);
     return ((z ^ (z >>> 14)) >>> 0) / 4294967296;
