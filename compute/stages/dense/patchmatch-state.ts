@@ -326,25 +326,13 @@ export class PatchMatchState {
     if (native) {
       // The same draws in the same order, the hypotheses then tried in the addon in turn.
       const tries = native.hypotheses();
-      tries[0] = perturbedDepth;
-      tries[1] = nx;
-      tries[2] = ny;
-      tries[3] = nz;
-      tries[4] = d;
-      tries[5] = n2[0];
-      tries[6] = n2[1];
-      tries[7] = n2[2];
-      tries[8] = perturbedDepth;
-      tries[9] = n2[0];
-      tries[10] = n2[1];
-      tries[11] = n2[2];
+      putPlane(tries, 0, perturbedDepth, nx, ny, nz);
+      putPlane(tries, 1, d, n2[0], n2[1], n2[2]);
+      putPlane(tries, 2, perturbedDepth, n2[0], n2[1], n2[2]);
       if (randomRestart) {
         const { depthMin, depthMax } = this.input;
         const rn = this.randomNormal(col, row);
-        tries[12] = depthMin + rng() * (depthMax - depthMin);
-        tries[13] = rn[0];
-        tries[14] = rn[1];
-        tries[15] = rn[2];
+        putPlane(tries, 3, depthMin + rng() * (depthMax - depthMin), rn[0], rn[1], rn[2]);
       }
       if (!this.flatWindow) native.tryPlanes(col, row, randomRestart ? 4 : 3, this.sweepCount);
       return;
@@ -553,6 +541,14 @@ export function sourcesPerPixel(input: PatchMatchInput, addedBoxes: NonNullable<
     }
   });
   return counts;
+}
+
+/** Hypothesis k (depth, normal) into the addon's block of hypotheses (native-planes.ts). */
+function putPlane(tries: Float64Array, k: number, d: number, nx: number, ny: number, nz: number): void {
+  tries[4 * k] = d;
+  tries[4 * k + 1] = nx;
+  tries[4 * k + 2] = ny;
+  tries[4 * k + 3] = nz;
 }
 
 /** Source s's fixed homography parts for the kernel: A = K_s·R·K_r⁻¹ (9, row-major) then b = K_s·t (3); H = A + b·mᵀ, m = nᵀ·K_r⁻¹/ρ. */
