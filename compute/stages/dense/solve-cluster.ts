@@ -7,6 +7,7 @@
  */
 import type { DepthMap, ImageRef } from "../../scene/index.js";
 import type { TaskRunner } from "../../util/pool.js";
+import { shared } from "../../util/shared-memory.js";
 import type { ClusterJob, ClusterJobView, ClusterResult, CoreFigures } from "./cluster-job.js";
 import { costFilter, geometricFilter } from "./filter.js";
 import { fuse } from "./fusion.js";
@@ -164,7 +165,9 @@ function clusterMeter(viewCount: number, onProgress?: (fraction: number) => void
 
 async function prepareView(v: ClusterJobView, photo: Pick<ImageRef, "path">, maxImageSide: number): Promise<DenseView> {
   const u = await loadUndistorted(photo, v.intrinsics, maxImageSide);
-  return { viewIndex: v.viewIndex, name: v.name, width: u.width, height: u.height, focal: u.focal, cx: u.cx, cy: u.cy, R: Float64Array.from(v.R), t: Float64Array.from(v.t), grey: u.grey, rgb: u.rgb };
+  // The grey image in shared memory: every task that reads it (its own view's and six or so as a
+  // source) gets it without a copy.
+  return { viewIndex: v.viewIndex, name: v.name, width: u.width, height: u.height, focal: u.focal, cx: u.cx, cy: u.cy, R: Float64Array.from(v.R), t: Float64Array.from(v.t), grey: shared(u.grey), rgb: u.rgb };
 }
 
 /**
@@ -241,9 +244,9 @@ function lastRound(tasks: number, threads: number, onLastRound?: () => void): { 
   };
 }
 
-/** The task's image buffers, handed to the worker. */
+/** The task's own image buffers, handed to the worker (those in shared memory are read in place). */
 function transferOf(task: ViewTask): ArrayBuffer[] {
-  return [task.grey.buffer as ArrayBuffer, ...task.sources.map((s) => s.grey.buffer as ArrayBuffer)];
+  return [task.grey, ...task.sources.map((s) => s.grey)].flatMap((grey) => (grey.buffer instanceof ArrayBuffer ? [grey.buffer] : []));
 }
 
 /** One view as STRIPS strips, run side by side on the pool and stitched; its progress is their mean. */
@@ -269,7 +272,7 @@ const STRIPS = 2;
 /** Seed offset between a view's strips (views' seeds are the stage's seed plus their index). */
 const STRIP_SEED_STEP = 100_003;
 
-/** The worker's task; grey images are copied so their buffers can be transferred. */
+/** The worker's task; its grey images are the views' own, in shared memory (prepareView). */
 function buildTask(ref: DenseView, sources: DenseView[], range: [number, number], params: PatchMatchParams): ViewTask {
   return {
     viewIndex: ref.viewIndex,
@@ -278,8 +281,8 @@ function buildTask(ref: DenseView, sources: DenseView[], range: [number, number]
     focal: ref.focal,
     cx: ref.cx,
     cy: ref.cy,
-    grey: ref.grey.slice(),
-    sources: sources.map((s) => ({ grey: s.grey.slice(), width: s.width, height: s.height, focal: s.focal, cx: s.cx, cy: s.cy, ...relativePose(ref, s) })),
+    grey: ref.grey,
+    sources: sources.map((s) => ({ grey: s.grey, width: s.width, height: s.height, focal: s.focal, cx: s.cx, cy: s.cy, ...relativePose(ref, s) })),
     depthMin: range[0],
     depthMax: range[1],
     params,

@@ -72,7 +72,9 @@ export function stripTask(task: ViewTask, strip: Strip, seed: number): ViewTask 
     cx: task.cx - strip.x,
     cy: task.cy - strip.y,
     grey,
-    sources: task.sources.map((s) => ({ ...s, grey: s.grey.slice() })),
+    // Sources in shared memory (solve-cluster.ts) are read by both strips in place; others are
+    // copied, as each strip's task hands its own buffers to its thread.
+    sources: task.sources.map((s) => (s.grey.buffer instanceof ArrayBuffer ? { ...s, grey: s.grey.slice() } : s)),
     // The whole view's pyramid: a strip is too narrow for as many levels by its own size.
     params: { ...task.params, seed, coarseLevels: coarseLevelCount(task.width, task.height, task.params) },
     figureBox: [x0 - strip.x, x1 - strip.x, y0 - strip.y, y1 - strip.y],
