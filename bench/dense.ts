@@ -457,7 +457,8 @@ async function benchSet(set: string, quality: Quality, workRoot: string, flags: 
     result.images = images.length;
     result.registered = model.views.length;
     result.points = densified.cloud.count;
-    result.denseKernel = densified.report.counts.kernelNative ? "native-avx512" : densified.report.counts.kernelWasm ? "wasm-simd" : "typescript";
+    const counts = densified.report.counts;
+    result.denseKernel = counts.kernelNative ? (counts.kernelNativeAvx2 ? "native-avx2" : "native-avx512") : counts.kernelWasm ? "wasm-simd" : "typescript";
     result.hypotheses = densified.report.counts.hypothesesScored;
     result.nearDepthEdgePixels = densified.report.counts.nearDepthEdgePixels;
     const faceBudget = faceBudgetFor(quality, model.views.map((v) => v.intrinsics));

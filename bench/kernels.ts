@@ -26,7 +26,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { loadWasmKernel, MAX_COST, meanOfBest, nccCostReference, planeHomography, windowStatistics, type CostWindow } from "../compute/stages/dense/kernel.js";
-import { nativePlaneCost } from "../compute/stages/dense/native-plane-cost.js";
+import { nativePlaneCost, useNativeIsa } from "../compute/stages/dense/native-plane-cost.js";
 import { patchMatch, type PatchMatchInput, type PatchMatchParams, type SourceCamera } from "../compute/stages/dense/patchmatch.js";
 import { planeParts } from "../compute/stages/dense/patchmatch-state.js";
 import { NO_PLANAR_PRIOR } from "../compute/stages/dense/planar-prior.js";
@@ -263,7 +263,13 @@ export async function run(args: string[]): Promise<void> {
   const nativePlaneCosts = new Float64Array(replay.length);
   let planeMs = Infinity;
   let nativePlaneMs = Infinity;
-  // Alternating, so that both see the same spells of a shared machine.
+  // On an AVX-512 CPU the addon's AVX2 width too (what a CPU without AVX-512 runs): useNativeIsa
+  // switches this thread's plane cost from the next call on.
+  const widest = nativePlaneCost()?.isa() ?? null;
+  const avx2Too = widest === "avx512" && useNativeIsa("avx2") && useNativeIsa("avx512");
+  const avx2PlaneCosts = new Float64Array(replay.length);
+  let avx2PlaneMs = Infinity;
+  // Alternating, so that all see the same spells of a shared machine.
   for (let round = 0; round < ROUNDS; round++) {
     planeMs = Math.min(planeMs, bestOf(1, () => {
       for (let k = 0; k < replay.length; k++) planeCosts[k] = planeKernel.planeCost(replay[k].px, replay[k].py, replay[k].m[0], replay[k].m[1], replay[k].m[2], bestK, input.sources.length);
@@ -271,6 +277,13 @@ export async function run(args: string[]): Promise<void> {
     if (nativePlaneKernel) nativePlaneMs = Math.min(nativePlaneMs, bestOf(1, () => {
       for (let k = 0; k < replay.length; k++) nativePlaneCosts[k] = nativePlaneKernel.planeCost(replay[k].px, replay[k].py, replay[k].m[0], replay[k].m[1], replay[k].m[2], bestK, input.sources.length);
     }));
+    if (nativePlaneKernel && avx2Too) {
+      useNativeIsa("avx2");
+      avx2PlaneMs = Math.min(avx2PlaneMs, bestOf(1, () => {
+        for (let k = 0; k < replay.length; k++) avx2PlaneCosts[k] = nativePlaneKernel.planeCost(replay[k].px, replay[k].py, replay[k].m[0], replay[k].m[1], replay[k].m[2], bestK, input.sources.length);
+      }));
+      useNativeIsa("avx512");
+    }
   }
   // The same hypotheses as the stage scored them before planeCost: H built in JS, one call per source, the mean in JS.
   const allParts = input.sources.map((s) => planeParts(input, s));
@@ -312,8 +325,12 @@ export async function run(args: string[]): Promise<void> {
   console.log(`\nevery source (${sources}), best ${bestK} averaged, per hypothesis: one wasm call per source with H and the mean in JS ${perCall(perSourceMs).toFixed(0)} ns; one planeCost call in wasm ${perCall(planeMs).toFixed(0)} ns`);
   if (nativePlaneKernel) {
     const same = planeCosts.every((c, k) => Object.is(c, nativePlaneCosts[k]));
-    console.log(`one planeCost call in the native addon (the stage's kernel here): ${perCall(nativePlaneMs).toFixed(0)} ns, ${(planeMs / nativePlaneMs).toFixed(2)}× wasm's speed; ${same ? "the same bits" : "COSTS DIFFER from wasm's"}`);
-  } else console.log("the native plane cost: not loaded (not built, or no AVX-512 on this CPU)");
+    console.log(`one planeCost call in the native addon at ${widest} (the stage's kernel here): ${perCall(nativePlaneMs).toFixed(0)} ns, ${(planeMs / nativePlaneMs).toFixed(2)}× wasm's speed; ${same ? "the same bits" : "COSTS DIFFER from wasm's"}`);
+    if (avx2Too) {
+      const avx2Same = planeCosts.every((c, k) => Object.is(c, avx2PlaneCosts[k]));
+      console.log(`the addon at avx2 (a CPU without AVX-512 runs it): ${perCall(avx2PlaneMs).toFixed(0)} ns, ${(planeMs / avx2PlaneMs).toFixed(2)}× wasm's speed; ${avx2Same ? "the same bits" : "COSTS DIFFER from wasm's"}`);
+    }
+  } else console.log("the native plane cost: not loaded (not built, or neither AVX-512 nor AVX2 on this CPU)");
   // The kernel the stage ran (out.kernel): the addon's plane cost where it loaded.
   const stageNs = perCall(nativePlaneKernel ? nativePlaneMs : planeMs) / input.sources.length;
   const kernelShare = (calls * stageNs) / (1e6 * patchMatchMs);

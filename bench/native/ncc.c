@@ -128,7 +128,7 @@ static float *quads;
  */
 static float cost_avx512(const float *src, int width, int height, const float *win, int n, const float *q) {
   (void)src;
-  return pc_window_cost(1, quads, width, height, win, n, q[0], q[1], q + 2);
+  return pc_window_cost_avx512(1, quads, width, height, win, n, q[0], q[1], q + 2);
 }
 
 static float *make_quads(const float *src, int width, int height) {

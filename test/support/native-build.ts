@@ -26,3 +26,8 @@ export function cpuHas(...flags: string[]): boolean {
     return false;
   }
 }
+
+/** The widths the dense addon's plane cost runs at on this CPU, widest first: AVX-512 (F and DQ) where it has it, and AVX2. */
+export function nativeIsas(): Array<"avx512" | "avx2"> {
+  return [...(cpuHas("avx512f", "avx512dq") ? (["avx512"] as const) : []), ...(cpuHas("avx2") ? (["avx2"] as const) : [])];
+}

@@ -25,8 +25,8 @@ export interface CostWindow {
 }
 
 export interface CostKernel {
-  /** "native-avx512": the wasm kernel, its planeCost in the native addon. */
-  readonly name: "wasm-simd" | "native-avx512" | "typescript";
+  /** "native-avx512", "native-avx2": the wasm kernel, its planeCost in the native addon at that width. */
+  readonly name: "wasm-simd" | "native-avx512" | "native-avx2" | "typescript";
   /** Register source image `slot` (grey, row-major). */
   setSource(slot: number, grey: Float32Array, width: number, height: number): void;
   /** Offsets are fixed per run; ref values and weights change per reference pixel. */

@@ -175,9 +175,10 @@ function merge(densePlan: DensePlan, results: Array<ClusterResult & { depthMaps?
       clusterExtraSolves: solves - densePlan.viewCount,
       workingWidth: workingSize[0],
       workingHeight: workingSize[1],
-      kernelWasm: kernels.has("wasm-simd") || kernels.has("native-avx512") ? 1 : 0,
-      // The plane cost in the native addon (native-plane-cost.ts): the same bits, faster.
-      kernelNative: kernels.has("native-avx512") ? 1 : 0,
+      kernelWasm: kernels.has("wasm-simd") || kernels.has("native-avx512") || kernels.has("native-avx2") ? 1 : 0,
+      // The plane cost in the native addon (native-plane-cost.ts): the same bits, faster; at AVX2 on a CPU without AVX-512.
+      kernelNative: kernels.has("native-avx512") || kernels.has("native-avx2") ? 1 : 0,
+      kernelNativeAvx2: kernels.has("native-avx2") ? 1 : 0,
       patchMatchMs: Math.round(core.reduce((s, r) => s + r.wallMs, 0)),
       // The clusters' phases in wall time (their shares set the fraction each cluster reports).
       clusterLoadMs: Math.round(ordered.reduce((s, r) => s + r.phaseMs.load, 0)),

@@ -4,7 +4,7 @@
  * Galliani et al., ICCV 2015). Two implementations behind one interface (./cost-kernel.ts): the
  * WebAssembly SIMD build of ./wasm/ncc.ts (default, here) and the plain TypeScript reference of
  * ./cost-kernel.ts, which the tests compare against it. Where the native addon was built (scripts/build-native.mjs) and the
- * CPU has AVX-512, the wasm kernel's planeCost runs in it instead (./native/plane-cost.c), on the
+ * CPU has AVX-512 or AVX2, the wasm kernel's planeCost runs in it instead (./native/plane-cost.c), on the
  * same memory and to the same bits (test/compute/dense/native-plane-cost.test.ts).
  */
 import { readFileSync } from "node:fs";
@@ -30,7 +30,6 @@ const SOURCE_ENTRY = 112;
  * source images, each 16-byte aligned.
  */
 class WasmKernel implements CostKernel {
-  readonly name: "wasm-simd" | "native-avx512";
   private readonly slots: Array<{ ptr: number; width: number; height: number }> = [];
   private windowPtr = PAGE;
   private windowLength = 0;
@@ -51,10 +50,13 @@ class WasmKernel implements CostKernel {
     private readonly memory: WebAssembly.Memory,
     private readonly ncc: NccExport,
     private readonly plane: PlaneCostExport,
-    private readonly native: Required<Pick<NativePlaneCost, "bind" | "planeCost" | "layQuads">> | null,
+    private readonly native: Required<Pick<NativePlaneCost, "bind" | "planeCost" | "layQuads" | "isa">> | null,
     private readonly windowAddon: Required<Pick<NativePlaneCost, "bind" | "buildWindow">> | null = null,
-  ) {
-    this.name = native ? "native-avx512" : "wasm-simd";
+  ) {}
+
+  /** The addon's width is this thread's (useNativeIsa), read when asked. */
+  get name(): "wasm-simd" | "native-avx512" | "native-avx2" {
+    return this.native ? `native-${this.native.isa()}` : "wasm-simd";
   }
 
   /** Reserve the window scratch and the source table; call before setSource so the layout is fixed. */

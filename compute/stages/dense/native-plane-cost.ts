@@ -1,14 +1,23 @@
 /**
  * @module The dense stage's native plane cost (./native/plane-cost.c): loading the addon, and
  * binding it to the wasm kernel's memory on this thread. kernel.ts calls it from its planeCost
- * where it loads; the addon gives the wasm kernel's bits (docs/decisions.md, "The plane cost runs
- * native where the CPU has AVX-512").
+ * where it loads; the addon gives the wasm kernel's bits with AVX-512 or AVX2 (docs/decisions.md,
+ * "The plane cost runs native where the CPU has AVX-512", "… and where it has AVX2").
  */
 import { createRequire } from "node:module";
 
-/** The addon: planeCost, layQuads and the planes' updates (./native-planes.ts) on a CPU with AVX-512F and DQ; buildWindow (./native-window.ts) with VL as well. */
+/** The width the addon's plane cost runs at. */
+export type NativeIsa = "avx512" | "avx2";
+
+/**
+ * The addon: planeCost, layQuads and the planes' updates (./native-planes.ts) on a CPU with
+ * AVX-512F and DQ or with AVX2 (isa() says which, useIsa() narrows it on this thread);
+ * buildWindow (./native-window.ts) with AVX-512 VL.
+ */
 export interface NativePlaneCost {
   bind(memory: ArrayBufferLike, params: number): void;
+  isa?: () => NativeIsa;
+  useIsa?: (isa: NativeIsa) => boolean;
   planeCost?: () => void;
   layQuads?: () => void;
   buildWindow?: () => void;
@@ -45,13 +54,23 @@ function loadAddon(): NativePlaneCost | null {
   return addon;
 }
 
-/** The native plane cost, or null where it was not built (scripts/build-native.mjs), does not load, or the CPU lacks AVX-512. */
-export function nativePlaneCost(): Required<Pick<NativePlaneCost, "bind" | "planeCost" | "layQuads">> | null {
+/** The native plane cost, or null where it was not built (scripts/build-native.mjs), does not load, or the CPU has neither AVX-512 nor AVX2. */
+export function nativePlaneCost(): Required<Pick<NativePlaneCost, "bind" | "planeCost" | "layQuads" | "isa">> | null {
   const loaded = loadAddon();
-  return loaded?.planeCost && loaded.layQuads ? (loaded as Required<NativePlaneCost>) : null;
+  return loaded?.planeCost && loaded.layQuads && loaded.isa ? (loaded as Required<NativePlaneCost>) : null;
 }
 
-/** The native planes' updates, or null where the addon was not built, does not load, or the CPU lacks AVX-512. */
+/**
+ * Runs the plane cost and the planes' updates at `isa` on this thread from now on (for kernels
+ * and levels made after the call); false where the addon is absent or the CPU lacks it. The
+ * stage never calls it: the addon picks the widest the CPU has. Tests and the kernels bench do,
+ * to hold the AVX2 path to the wasm kernel's bits on an AVX-512 machine.
+ */
+export function useNativeIsa(isa: NativeIsa): boolean {
+  return loadAddon()?.useIsa?.(isa) ?? false;
+}
+
+/** The native planes' updates, or null where the addon was not built, does not load, or the CPU has neither AVX-512 nor AVX2. */
 export function nativePlaneUpdates(): Required<Pick<NativePlaneCost, "bind" | "bindPlanes" | "propagatePlanes" | "tryPlanes" | "planesEvaluated">> | null {
   const loaded = loadAddon();
   return loaded?.planeCost && loaded.bindPlanes && loaded.propagatePlanes && loaded.tryPlanes && loaded.planesEvaluated ? (loaded as Required<NativePlaneCost>) : null;

@@ -3,7 +3,7 @@
  * of patchmatch-state.ts propagate and tryHypothesis: one call propagates a pixel's neighbours'
  * planes, or tries its refinement's hypotheses, where the TypeScript made one call into the addon
  * per hypothesis. A pixel with a prior triangle stays in TypeScript (its share needs Math.exp's
- * bits), and so does every pixel where the addon is absent or the CPU lacks AVX-512.
+ * bits), and so does every pixel where the addon is absent or the CPU has neither AVX-512 nor AVX2.
  */
 import { bindNative, nativePlaneUpdates, NATIVE_PLANES_BLOCK } from "./native-plane-cost.js";
 
@@ -125,7 +125,7 @@ export class NativePlanes {
   }
 }
 
-/** The addon's plane updates for `level` on the kernel's memory, or null where they are not built or the CPU lacks AVX-512. */
+/** The addon's plane updates for `level` on the kernel's memory, or null where they are not built or the CPU has neither AVX-512 nor AVX2. */
 export function nativePlanesFor(memory: WebAssembly.Memory, layout: PlanesKernelLayout, level: PlanesLevel): NativePlanes | null {
   const updates = nativePlaneUpdates();
   return updates ? new NativePlanes(memory, updates, layout, level) : null;

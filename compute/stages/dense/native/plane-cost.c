@@ -1,7 +1,8 @@
 /*
  * The dense stage's plane cost (../wasm/ncc.ts planeCost) as a Node-API addon, run on the wasm
- * kernel's own memory with AVX-512 and to its bits (plane-cost.h says how). It exists because
- * WebAssembly has no gather and no 512-bit vectors, and the bilinear fetch bounds the cost:
+ * kernel's own memory with AVX-512, or AVX2 on a CPU without it, and to its bits (plane-cost.h says
+ * how). It exists because WebAssembly has no gather and no vectors wider than 128 bits, and the
+ * bilinear fetch bounds the cost:
  * `npm run bench -- kernels` (docs/decisions.md, "The photometric cost runs near the machine's
  * speed; a faster dense scores fewer planes").
  *
@@ -25,14 +26,19 @@
  * propagatePlanes() and tryPlanes() then update a pixel's plane as patchmatch-state.ts does
  * (planes.h), and planesEvaluated() counts the hypotheses they scored.
  *
- * The binding is per thread (each worker thread has its own kernels). planeCost is exported only
- * on a CPU with AVX-512F and DQ, buildWindow with VL as well; elsewhere they are absent and the
- * stage keeps the wasm kernel and its TypeScript window.
+ * The binding is per thread (each worker thread has its own kernels). planeCost, layQuads and the
+ * planes' updates are exported on a CPU with AVX-512F and DQ or with AVX2; isa() names the width
+ * they run at on this thread, and useIsa("avx2") narrows it (the tests and the kernels bench hold
+ * both to the wasm kernel's bits on one machine). buildWindow needs AVX-512 VL as well. Where they
+ * are absent the stage keeps the wasm kernel and its TypeScript window. The environment variable
+ * DENSE_NATIVE_ISA (avx2 or wasm) caps them for the whole process, so that one machine measures
+ * what a narrower CPU runs (docs/decisions.md, "The plane cost runs native with AVX2 too").
  * Built at `npm ci` by scripts/build-native.mjs with -ffp-contract=off.
  */
 #define NAPI_VERSION 8
 #include <node_api.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #ifdef __x86_64__
 #include "bilateral-window.h"
@@ -41,6 +47,15 @@
 #endif
 
 static _Thread_local uint8_t *boundMemory;
+#ifdef __x86_64__
+/* The plane cost of the CPU's widest vectors (NULL: neither AVX-512 nor AVX2), and this thread's choice (NULL: that one). */
+static pc_plane_cost_fn widestCost;
+static const char *widestIsa;
+static _Thread_local pc_plane_cost_fn chosenCost;
+static _Thread_local const char *chosenIsa;
+
+static pc_plane_cost_fn currentCost(void) { return chosenCost ? chosenCost : widestCost; }
+#endif
 static _Thread_local size_t boundBytes;
 static _Thread_local uint32_t boundParams;
 
@@ -94,7 +109,7 @@ static napi_value planeCost(napi_env env, napi_callback_info info) {
     memcpy(at, boundMemory + (uint32_t)q[0] + (uint32_t)j * PC_SOURCE_ENTRY, sizeof at);
     if (at[1] < 1 || at[2] < 1 || at[3] % 16 != 0 || (uint64_t)(uint32_t)at[3] + 16ull * (uint64_t)at[1] * (uint64_t)at[2] > boundBytes) return throwError(env, "planeCost: a source's quads outside the memory");
   }
-  const double result = pc_plane_cost(boundMemory, (uint32_t)q[0], sources, (uint32_t)q[2], n, (float)p[0], (float)p[1], p[2], p[3], p[4], q[4], (uint32_t)q[5]);
+  const double result = currentCost()(boundMemory, (uint32_t)q[0], sources, (uint32_t)q[2], n, (float)p[0], (float)p[1], p[2], p[3], p[4], q[4], (uint32_t)q[5]);
   memcpy(block + 40, &result, sizeof result);
   return NULL;
 }
@@ -207,6 +222,7 @@ static napi_value bindPlanes(napi_env env, napi_callback_info info) {
     .width = width, .height = height, .margin = sizes[2], .sources = sizes[3], .planeSources = sizes[4], .bestK = sizes[5],
     .table = (uint32_t)sizes[6], .win = (uint32_t)sizes[7], .n = sizes[8], .scratch = (uint32_t)sizes[9],
     .focal = geometry[0], .cx = geometry[1], .cy = geometry[2], .depthMin = geometry[3], .depthMax = geometry[4], .evaluations = 0,
+    .planeCost = currentCost(),
   };
   levelPixels = pixels;
   return NULL;
@@ -268,26 +284,68 @@ static napi_value planesEvaluated(napi_env env, napi_callback_info info) {
 }
 #endif
 
+#ifdef __x86_64__
+/* isa(): "avx512" or "avx2", the width planeCost and the planes' updates run at on this thread. */
+static napi_value isa(napi_env env, napi_callback_info info) {
+  (void)info;
+  napi_value out;
+  if (napi_create_string_utf8(env, chosenIsa ? chosenIsa : widestIsa, NAPI_AUTO_LENGTH, &out) != napi_ok) return NULL;
+  return out;
+}
+
+/* useIsa(name): this thread's plane cost at "avx512" or "avx2" from the next call (and the next bindPlanes()) on; false where the CPU lacks it. */
+static napi_value useIsa(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  char name[16] = {0};
+  size_t length = 0;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc != 1 || napi_get_value_string_utf8(env, argv[0], name, sizeof name, &length) != napi_ok)
+    return throwError(env, "useIsa(name)");
+  int ok = 0;
+  if (strcmp(name, "avx512") == 0 && widestCost == pc_plane_cost_avx512) {
+    chosenCost = pc_plane_cost_avx512;
+    chosenIsa = "avx512";
+    ok = 1;
+  } else if (strcmp(name, "avx2") == 0 && __builtin_cpu_supports("avx2")) {
+    chosenCost = pc_plane_cost_avx2;
+    chosenIsa = "avx2";
+    ok = 1;
+  }
+  napi_value out;
+  if (napi_get_boolean(env, ok, &out) != napi_ok) return NULL;
+  return out;
+}
+#endif
+
 NAPI_MODULE_INIT() {
   napi_value fn;
   if (napi_create_function(env, "bind", NAPI_AUTO_LENGTH, bind, NULL, &fn) != napi_ok) return NULL;
   if (napi_set_named_property(env, exports, "bind", fn) != napi_ok) return NULL;
 #ifdef __x86_64__
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")) {
-    if (napi_create_function(env, "planeCost", NAPI_AUTO_LENGTH, planeCost, NULL, &fn) != napi_ok) return NULL;
-    if (napi_set_named_property(env, exports, "planeCost", fn) != napi_ok) return NULL;
-    if (napi_create_function(env, "layQuads", NAPI_AUTO_LENGTH, layQuads, NULL, &fn) != napi_ok) return NULL;
-    if (napi_set_named_property(env, exports, "layQuads", fn) != napi_ok) return NULL;
-    const struct { const char *name; napi_callback call; } planes[] = {
+  /* DENSE_NATIVE_ISA=avx2 runs the AVX2 width on an AVX-512 CPU, as a CPU without AVX-512 would
+     (the window built in TypeScript too); =wasm leaves the stage on its wasm kernel. */
+  const char *capped = getenv("DENSE_NATIVE_ISA");
+  const int allowAvx512 = !capped || !*capped || strcmp(capped, "avx512") == 0;
+  const int allowAvx2 = allowAvx512 || strcmp(capped, "avx2") == 0;
+  if (allowAvx512 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")) {
+    widestCost = pc_plane_cost_avx512;
+    widestIsa = "avx512";
+  } else if (allowAvx2 && __builtin_cpu_supports("avx2")) {
+    widestCost = pc_plane_cost_avx2;
+    widestIsa = "avx2";
+  }
+  if (widestCost) {
+    const struct { const char *name; napi_callback call; } costs[] = {
+      {"planeCost", planeCost}, {"layQuads", layQuads}, {"isa", isa}, {"useIsa", useIsa},
       {"bindPlanes", bindPlanes}, {"propagatePlanes", propagatePlanes}, {"tryPlanes", tryPlanes}, {"planesEvaluated", planesEvaluated},
     };
-    for (size_t k = 0; k < sizeof planes / sizeof planes[0]; k++) {
-      if (napi_create_function(env, planes[k].name, NAPI_AUTO_LENGTH, planes[k].call, NULL, &fn) != napi_ok) return NULL;
-      if (napi_set_named_property(env, exports, planes[k].name, fn) != napi_ok) return NULL;
+    for (size_t k = 0; k < sizeof costs / sizeof costs[0]; k++) {
+      if (napi_create_function(env, costs[k].name, NAPI_AUTO_LENGTH, costs[k].call, NULL, &fn) != napi_ok) return NULL;
+      if (napi_set_named_property(env, exports, costs[k].name, fn) != napi_ok) return NULL;
     }
   }
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl")) {
+  if (allowAvx512 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl")) {
     if (napi_create_function(env, "buildWindow", NAPI_AUTO_LENGTH, buildWindow, NULL, &fn) != napi_ok) return NULL;
     if (napi_set_named_property(env, exports, "buildWindow", fn) != napi_ok) return NULL;
   }

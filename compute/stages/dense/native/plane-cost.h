@@ -1,11 +1,13 @@
 /*
  * The dense stage's photometric cost (1 − bilaterally weighted NCC of a window warped into a source
- * by a plane-induced homography; ../wasm/ncc.ts) with AVX-512, to the WebAssembly kernel's bits.
+ * by a plane-induced homography; ../wasm/ncc.ts) with AVX-512, or with AVX2 on a CPU without it, to
+ * the WebAssembly kernel's bits.
  *
  * Why it gives the same bits: every operation is the wasm kernel's, in float32, in its order, with
  * no fused multiply-add (the addon is built with -ffp-contract=off). The warp, the division and the
- * bilinear fetch run sixteen samples wide, and the products are then added to four-lane sums one
- * group of four samples at a time, so that each lane sums exactly what its wasm lane sums. The
+ * bilinear fetch run sixteen (AVX2: eight) samples wide, and the products are then added to
+ * four-lane sums one group of four samples at a time, so that each lane sums exactly what its wasm
+ * lane sums. The
  * fetch bounds the cost (`npm run bench -- kernels`: without it a third of the time), so each
  * source is also laid out as quads, a pixel's four bilinear corners side by side: one 16-byte
  * load per sample and a transpose, where gathers of pixel pairs from the two rows took a quarter
@@ -57,7 +59,7 @@ static inline float pc_finish(__m128 ss, __m128 sss, __m128 srs, const float *st
  * a multiple of 4. `checked` tests every sample; the caller clears it once corners() found the
  * window safely inside.
  */
-__attribute__((target("avx512f,avx512dq"))) static inline float pc_window_cost(int checked, const float *quads, int width, int height, const float *win, int n, float px, float py, const float *h) {
+__attribute__((target("avx512f,avx512dq"))) static inline float pc_window_cost_avx512(int checked, const float *quads, int width, int height, const float *win, int n, float px, float py, const float *h) {
   const float *dx = win, *dy = win + n, *ref = win + 2 * n, *w = win + 3 * n;
   const __m512 vpx = _mm512_set1_ps(px), vpy = _mm512_set1_ps(py);
   const __m512 h0 = _mm512_set1_ps(h[0]), h1 = _mm512_set1_ps(h[1]), h2 = _mm512_set1_ps(h[2]);
@@ -136,6 +138,82 @@ __attribute__((target("avx512f,avx512dq"))) static inline float pc_window_cost(i
 }
 
 /*
+ * pc_window_cost_avx512 eight samples at a time, for a CPU with AVX2 but not AVX-512 (the same
+ * operations on each sample, so the same bits). n is a multiple of 4, so the last group of fewer
+ * than eight samples holds four: its loads are masked, and its dead lanes are neither tested nor
+ * summed.
+ */
+__attribute__((target("avx2"))) static inline float pc_window_cost_avx2(int checked, const float *quads, int width, int height, const float *win, int n, float px, float py, const float *h) {
+  const float *dx = win, *dy = win + n, *ref = win + 2 * n, *w = win + 3 * n;
+  const __m256 vpx = _mm256_set1_ps(px), vpy = _mm256_set1_ps(py);
+  const __m256 h0 = _mm256_set1_ps(h[0]), h1 = _mm256_set1_ps(h[1]), h2 = _mm256_set1_ps(h[2]);
+  const __m256 h3 = _mm256_set1_ps(h[3]), h4 = _mm256_set1_ps(h[4]), h5 = _mm256_set1_ps(h[5]);
+  const __m256 h6 = _mm256_set1_ps(h[6]), h7 = _mm256_set1_ps(h[7]), h8 = _mm256_set1_ps(h[8]);
+  const __m256 half = _mm256_set1_ps(0.5f), zero = _mm256_setzero_ps(), eps = _mm256_set1_ps(1e-8f), one = _mm256_set1_ps(1.0f);
+  const __m256 maxX = _mm256_set1_ps((float)(width - 1)), maxY = _mm256_set1_ps((float)(height - 1));
+  const __m256i vw = _mm256_set1_epi32(width);
+  const __m256i firstFour = _mm256_setr_epi32(-1, -1, -1, -1, 0, 0, 0, 0);
+  __m128 ss = _mm_setzero_ps(), sss = _mm_setzero_ps(), srs = _mm_setzero_ps();
+  for (int i = 0; i < n; i += 8) {
+    const int whole = n - i >= 8;
+    const int live = whole ? 0xff : 0x0f;
+    const __m256 dxs = whole ? _mm256_loadu_ps(dx + i) : _mm256_maskload_ps(dx + i, firstFour);
+    const __m256 dys = whole ? _mm256_loadu_ps(dy + i) : _mm256_maskload_ps(dy + i, firstFour);
+    const __m256 u = _mm256_add_ps(vpx, dxs);
+    const __m256 v = _mm256_add_ps(vpy, dys);
+    const __m256 hx = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(h0, u), _mm256_mul_ps(h1, v)), h2);
+    const __m256 hy = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(h3, u), _mm256_mul_ps(h4, v)), h5);
+    const __m256 hz = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(h6, u), _mm256_mul_ps(h7, v)), h8);
+    if (checked && (_mm256_movemask_ps(_mm256_cmp_ps(hz, eps, _CMP_GT_OQ)) & live) != live) return PC_MAX_COST;
+    const __m256 iz = _mm256_div_ps(one, hz);
+    const __m256 sx = _mm256_sub_ps(_mm256_mul_ps(hx, iz), half);
+    const __m256 sy = _mm256_sub_ps(_mm256_mul_ps(hy, iz), half);
+    /* "Inside" tests, so that NaN coordinates count as outside. */
+    if (checked) {
+      const __m256 inside = _mm256_and_ps(_mm256_and_ps(_mm256_cmp_ps(sx, zero, _CMP_GE_OQ), _mm256_cmp_ps(sy, zero, _CMP_GE_OQ)),
+                                          _mm256_and_ps(_mm256_cmp_ps(sx, maxX, _CMP_LT_OQ), _mm256_cmp_ps(sy, maxY, _CMP_LT_OQ)));
+      if ((_mm256_movemask_ps(inside) & live) != live) return PC_MAX_COST;
+    }
+    const __m256 fx0 = _mm256_floor_ps(sx), fy0 = _mm256_floor_ps(sy);
+    const __m256i idx = _mm256_add_epi32(_mm256_mullo_epi32(_mm256_cvttps_epi32(fy0), vw), _mm256_cvttps_epi32(fx0));
+    /* Sample 4j + r goes to 128-bit lane j of z[r] (as in the AVX-512 cost); a last group of four
+       loads only its own lane, its dead lane holding whatever the cast left there. */
+    int32_t lanes[8];
+    _mm256_storeu_si256((__m256i *)lanes, idx);
+    __m256 z[4];
+    for (int r = 0; r < 4; r++) {
+      const __m256 zr = _mm256_castps128_ps256(_mm_load_ps(quads + 4 * (int64_t)lanes[r]));
+      z[r] = whole ? _mm256_insertf128_ps(zr, _mm_load_ps(quads + 4 * (int64_t)lanes[4 + r]), 1) : zr;
+    }
+    const __m256 t0 = _mm256_unpacklo_ps(z[0], z[1]), t1 = _mm256_unpackhi_ps(z[0], z[1]);
+    const __m256 t2 = _mm256_unpacklo_ps(z[2], z[3]), t3 = _mm256_unpackhi_ps(z[2], z[3]);
+    const __m256 a = _mm256_castpd_ps(_mm256_unpacklo_pd(_mm256_castps_pd(t0), _mm256_castps_pd(t2)));
+    const __m256 b = _mm256_castpd_ps(_mm256_unpackhi_pd(_mm256_castps_pd(t0), _mm256_castps_pd(t2)));
+    const __m256 c = _mm256_castpd_ps(_mm256_unpacklo_pd(_mm256_castps_pd(t1), _mm256_castps_pd(t3)));
+    const __m256 d = _mm256_castpd_ps(_mm256_unpackhi_pd(_mm256_castps_pd(t1), _mm256_castps_pd(t3)));
+    const __m256 fx = _mm256_sub_ps(sx, fx0), fy = _mm256_sub_ps(sy, fy0);
+    const __m256 top = _mm256_add_ps(a, _mm256_mul_ps(fx, _mm256_sub_ps(b, a)));
+    const __m256 bottom = _mm256_add_ps(c, _mm256_mul_ps(fx, _mm256_sub_ps(d, c)));
+    const __m256 val = _mm256_add_ps(top, _mm256_mul_ps(fy, _mm256_sub_ps(bottom, top)));
+    const __m256 ws = whole ? _mm256_loadu_ps(w + i) : _mm256_maskload_ps(w + i, firstFour);
+    const __m256 refs = whole ? _mm256_loadu_ps(ref + i) : _mm256_maskload_ps(ref + i, firstFour);
+    const __m256 wv = _mm256_mul_ps(ws, val);
+    const __m256 wvv = _mm256_mul_ps(wv, val);
+    const __m256 wvr = _mm256_mul_ps(wv, refs);
+    /* The groups of four in the wasm loop's order. */
+    ss = _mm_add_ps(ss, _mm256_castps256_ps128(wv));
+    sss = _mm_add_ps(sss, _mm256_castps256_ps128(wvv));
+    srs = _mm_add_ps(srs, _mm256_castps256_ps128(wvr));
+    if (whole) {
+      ss = _mm_add_ps(ss, _mm256_extractf128_ps(wv, 1));
+      sss = _mm_add_ps(sss, _mm256_extractf128_ps(wvv, 1));
+      srs = _mm_add_ps(srs, _mm256_extractf128_ps(wvr, 1));
+    }
+  }
+  return pc_finish(ss, sss, srs, win + 4 * n);
+}
+
+/*
  * Where the window's bounding box (win[4n+3..4n+6]: min dx, max dx, min dy, max dy) lands in the
  * source, with the arithmetic of the samples' warp: wasm/ncc.ts corners(), whose comment gives why
  * four corners inside put every sample inside.
@@ -161,13 +239,6 @@ static inline int pc_corners(int width, int height, const float *win, int n, flo
   return _mm_movemask_ps(safe) == 0xf ? PC_CORNER_INSIDE : PC_CORNER_UNSURE;
 }
 
-/* One source's cost: the corners first, then the window with or without the per-sample tests. */
-__attribute__((target("avx512f,avx512dq"))) static inline float pc_tested_cost(const float *quads, int width, int height, const float *win, int n, float px, float py, const float *h) {
-  const int where = pc_corners(width, height, win, n, px, py, h);
-  if (where == PC_CORNER_OUTSIDE) return PC_MAX_COST;
-  return pc_window_cost(where != PC_CORNER_INSIDE, quads, width, height, win, n, px, py, h);
-}
-
 /* Bytes of one source's entry in the table: i32 image address, width, height, quads' address; A (9 f64), b (3 f64). */
 #define PC_SOURCE_ENTRY 112
 
@@ -176,38 +247,51 @@ __attribute__((target("avx512f,avx512dq"))) static inline float pc_tested_cost(c
  * in float64 rounded to float32, each source's cost kept as float64 in `scratch`, then the mean of
  * the bestK lowest by the same selection. `memory` is the wasm kernel's linear memory; table, win
  * and scratch are byte addresses in it, and so is each source's quads' (its entry's fourth i32;
- * the wasm kernel reads the image itself, the first).
+ * the wasm kernel reads the image itself, the first). Each source's cost tests the window's
+ * corners first, then costs the window with or without the per-sample tests.
+ * PC_PLANE_COST(isa, features) defines pc_plane_cost_<isa> on pc_window_cost_<isa>.
  */
-__attribute__((target("avx512f,avx512dq"))) static double pc_plane_cost(uint8_t *memory, uint32_t table, int sources, uint32_t win, int n, float px, float py, double m0, double m1, double m2, int bestK, uint32_t scratch) {
-  const float *window = (const float *)(memory + win);
-  double *costs = (double *)(memory + scratch);
-  for (int j = 0; j < sources; j++) {
-    const uint8_t *e = memory + table + (uint32_t)j * PC_SOURCE_ENTRY;
-    int32_t at[4];
-    double ab[12];
-    memcpy(at, e, sizeof at);
-    memcpy(ab, e + 16, sizeof ab);
-    const double b0 = ab[9], b1 = ab[10], b2 = ab[11];
-    const float h[9] = {
-      (float)(ab[0] + b0 * m0), (float)(ab[1] + b0 * m1), (float)(ab[2] + b0 * m2),
-      (float)(ab[3] + b1 * m0), (float)(ab[4] + b1 * m1), (float)(ab[5] + b1 * m2),
-      (float)(ab[6] + b2 * m0), (float)(ab[7] + b2 * m1), (float)(ab[8] + b2 * m2),
-    };
-    costs[j] = (double)pc_tested_cost((const float *)(memory + (uint32_t)at[3]), at[1], at[2], window, n, px, py, h);
+#define PC_PLANE_COST(isa, features)                                                                                                        \
+  __attribute__((target(features))) static double pc_plane_cost_##isa(uint8_t *memory, uint32_t table, int sources, uint32_t win, int n, float px, \
+                                                                      float py, double m0, double m1, double m2, int bestK, uint32_t scratch) { \
+    const float *window = (const float *)(memory + win);                                                                                    \
+    double *costs = (double *)(memory + scratch);                                                                                           \
+    for (int j = 0; j < sources; j++) {                                                                                                     \
+      const uint8_t *e = memory + table + (uint32_t)j * PC_SOURCE_ENTRY;                                                                    \
+      int32_t at[4];                                                                                                                        \
+      double ab[12];                                                                                                                        \
+      memcpy(at, e, sizeof at);                                                                                                             \
+      memcpy(ab, e + 16, sizeof ab);                                                                                                        \
+      const double b0 = ab[9], b1 = ab[10], b2 = ab[11];                                                                                    \
+      const float h[9] = {                                                                                                                  \
+          (float)(ab[0] + b0 * m0), (float)(ab[1] + b0 * m1), (float)(ab[2] + b0 * m2),                                                     \
+          (float)(ab[3] + b1 * m0), (float)(ab[4] + b1 * m1), (float)(ab[5] + b1 * m2),                                                     \
+          (float)(ab[6] + b2 * m0), (float)(ab[7] + b2 * m1), (float)(ab[8] + b2 * m2),                                                     \
+      };                                                                                                                                    \
+      const float *quads = (const float *)(memory + (uint32_t)at[3]);                                                                       \
+      const int where = pc_corners(at[1], at[2], window, n, px, py, h);                                                                     \
+      costs[j] = where == PC_CORNER_OUTSIDE ? (double)PC_MAX_COST                                                                           \
+                                            : (double)pc_window_cost_##isa(where != PC_CORNER_INSIDE, quads, at[1], at[2], window, n, px, py, h); \
+    }                                                                                                                                       \
+    const int count = bestK < sources ? bestK : sources;                                                                                    \
+    if (count <= 0) return (double)PC_MAX_COST;                                                                                             \
+    double sum = 0;                                                                                                                         \
+    for (int i = 0; i < count; i++) {                                                                                                       \
+      int best = i;                                                                                                                         \
+      for (int j = i + 1; j < sources; j++)                                                                                                 \
+        if (costs[j] < costs[best]) best = j;                                                                                               \
+      const double value = costs[best];                                                                                                     \
+      costs[best] = costs[i];                                                                                                               \
+      costs[i] = value;                                                                                                                     \
+      sum += value;                                                                                                                         \
+    }                                                                                                                                       \
+    return sum / (double)count;                                                                                                             \
   }
-  const int count = bestK < sources ? bestK : sources;
-  if (count <= 0) return (double)PC_MAX_COST;
-  double sum = 0;
-  for (int i = 0; i < count; i++) {
-    int best = i;
-    for (int j = i + 1; j < sources; j++)
-      if (costs[j] < costs[best]) best = j;
-    const double value = costs[best];
-    costs[best] = costs[i];
-    costs[i] = value;
-    sum += value;
-  }
-  return sum / (double)count;
-}
+
+PC_PLANE_COST(avx512, "avx512f,avx512dq")
+PC_PLANE_COST(avx2, "avx2")
+
+/* A plane cost of either width: the addon picks one per CPU (plane-cost.c). */
+typedef double (*pc_plane_cost_fn)(uint8_t *memory, uint32_t table, int sources, uint32_t win, int n, float px, float py, double m0, double m1, double m2, int bestK, uint32_t scratch);
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * PatchMatch's plane updates at one pixel (../patchmatch-state.ts propagate and tryHypothesis),
  * to their bits: the neighbours' planes intersected with the pixel's ray, each hypothesis scored
- * by pc_plane_cost (plane-cost.h) and kept when it lowers the pixel's cost. In TypeScript these
+ * by the level's plane cost (plane-cost.h, AVX-512 or AVX2) and kept when it lowers the pixel's cost. In TypeScript these
  * were a sixth of a dense thread (propagate, tryHypothesis and the call into the addon per
  * hypothesis, in a CPU profile of Herz-Jesus-P8's dense stage); here one call does a pixel's
  * propagation, or its refinement's three or four hypotheses.
@@ -27,6 +27,8 @@ typedef struct {
   int width, height, margin, sources, planeSources, bestK, n;
   /* Byte addresses in the wasm kernel's memory: the source table, the window, the scratch. */
   uint32_t table, win, scratch;
+  /* The plane cost of the CPU's widest vectors (an indirect call: ~1 ns beside a hypothesis's ~400). */
+  pc_plane_cost_fn planeCost;
   double focal, cx, cy, depthMin, depthMax;
   /* Hypotheses scored (PatchMatchOutput.evaluations counts them with TypeScript's). */
   double evaluations;
@@ -36,7 +38,7 @@ typedef struct {
 static const int PL_NEIGHBOURS[8][2] = {{-1, 0}, {1, 0}, {0, -1}, {0, 1}, {-5, 0}, {5, 0}, {0, -5}, {0, 5}};
 
 /* patchmatch-state.ts hypothesisCost on a window that is not flat (the caller skips flat ones). */
-__attribute__((target("avx512f,avx512dq"))) static inline double pl_hypothesis_cost(PlanesLevel *level, uint8_t *memory, int col, int row, double d, double nx, double ny, double nz) {
+static inline double pl_hypothesis_cost(PlanesLevel *level, uint8_t *memory, int col, int row, double d, double nx, double ny, double nz) {
   level->evaluations += 1;
   const double focal = level->focal, cx = level->cx, cy = level->cy;
   const double px = col + 0.5, py = row + 0.5;
@@ -47,11 +49,11 @@ __attribute__((target("avx512f,avx512dq"))) static inline double pl_hypothesis_c
   const double m2 = (nz - (nx * cx) / focal - (ny * cy) / focal) / rho;
   const int wanted = level->sourcesAt ? level->sourcesAt[row * level->width + col] : level->sources;
   const int sources = wanted < level->planeSources ? wanted : level->planeSources;
-  return pc_plane_cost(memory, level->table, sources, level->win, level->n, (float)px, (float)py, m0, m1, m2, level->bestK, level->scratch);
+  return level->planeCost(memory, level->table, sources, level->win, level->n, (float)px, (float)py, m0, m1, m2, level->bestK, level->scratch);
 }
 
 /* patchmatch-state.ts tryHypothesis at a pixel without a prior (its share is 0). */
-__attribute__((target("avx512f,avx512dq"))) static inline void pl_try(PlanesLevel *level, uint8_t *memory, int col, int row, int p, double d, double nx, double ny, double nz, int32_t sweep) {
+static inline void pl_try(PlanesLevel *level, uint8_t *memory, int col, int row, int p, double d, double nx, double ny, double nz, int32_t sweep) {
   const double photo = pl_hypothesis_cost(level, memory, col, row, d, nx, ny, nz);
   if (photo >= PC_MAX_COST) return;
   const double c = photo + 0.0;
@@ -67,7 +69,7 @@ __attribute__((target("avx512f,avx512dq"))) static inline void pl_try(PlanesLeve
 }
 
 /* patchmatch-state.ts propagate: the first `count` neighbours' planes, those changed in sweep `since` or later. */
-__attribute__((target("avx512f,avx512dq"))) static void pl_propagate(PlanesLevel *level, uint8_t *memory, int col, int row, int count, int32_t since, int32_t sweep) {
+static void pl_propagate(PlanesLevel *level, uint8_t *memory, int col, int row, int count, int32_t since, int32_t sweep) {
   const int width = level->width, height = level->height, margin = level->margin;
   const int p = row * width + col;
   const double focal = level->focal, cx = level->cx, cy = level->cy;
