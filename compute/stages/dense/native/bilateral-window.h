@@ -103,24 +103,9 @@ __attribute__((target("avx512f,avx512dq,avx512vl"))) static inline int bw_weight
   return 1;
 }
 
-/*
- * The window at (col, row) of the grey image (row-major, `width` wide), whose sample offsets are
- * already in win's dx, dy (a sample outside the image leaves the window to the caller). win: dx[n]
- * dy[n] ref[n] weight[n], then 1/Σw, mean, variance and the box −reach…reach, as the cost kernel
- * reads them. *variance gets the float64 variance. BW_TYPESCRIPT: a weight only Math.exp decides;
- * nothing the caller reads was finished, and it builds the window itself. The weights run eight
- * wide (one sample's takes ~35 cycles of latency); the sums then run in the samples' order.
- */
-__attribute__((target("avx512f,avx512dq,avx512vl"))) static int bw_build(const float *grey, int width, int height, int col, int row, const float *spatial, int samples, float *win, int n, const double *table, const double *powers, double colourScale, int reach, double *variance) {
-  const float *dx = win, *dy = win + n;
-  float *ref = win + 2 * n, *weight = win + 3 * n;
-  const int centreIndex = row * width + col;
-  const double centre = grey[centreIndex];
-  for (int i = 0; i < samples; i += 8) {
-    const int left = samples - i;
-    const __mmask8 live = left >= 8 ? (__mmask8)0xff : (__mmask8)((1u << left) - 1);
-    if (!bw_weights8(live, grey, width * height, centreIndex, width, centre, dx + i, dy + i, spatial + i, table, powers, colourScale, ref + i, weight + i)) return BW_TYPESCRIPT;
-  }
+/* The window's statistics from its built samples, as the cost kernel reads them (bw_build's last step). */
+static inline int bw_statistics(float *win, int n, int samples, int reach, double *variance) {
+  const float *ref = win + 2 * n, *weight = win + 3 * n;
   double sumW = 0, sumWR = 0, sumWRR = 0;
   for (int i = 0; i < samples; i++) {
     const float w = weight[i];
@@ -142,6 +127,49 @@ __attribute__((target("avx512f,avx512dq,avx512vl"))) static int bw_build(const f
   stats[6] = (float)reach;
   *variance = var;
   return stats[2] < BW_MIN_VARIANCE ? BW_FLAT : BW_BUILT;
+}
+
+/*
+ * The window at (col, row) of the grey image (row-major, `width` wide), whose sample offsets are
+ * already in win's dx, dy (a sample outside the image leaves the window to the caller). win: dx[n]
+ * dy[n] ref[n] weight[n], then 1/Σw, mean, variance and the box −reach…reach, as the cost kernel
+ * reads them. *variance gets the float64 variance. BW_TYPESCRIPT: a weight only Math.exp decides;
+ * nothing the caller reads was finished, and it builds the window itself. The weights run eight
+ * wide (one sample's takes ~35 cycles of latency); the sums then run in the samples' order.
+ */
+__attribute__((target("avx512f,avx512dq,avx512vl"))) static int bw_build(const float *grey, int width, int height, int col, int row, const float *spatial, int samples, float *win, int n, const double *table, const double *powers, double colourScale, int reach, double *variance) {
+  const float *dx = win, *dy = win + n;
+  float *ref = win + 2 * n, *weight = win + 3 * n;
+  const int centreIndex = row * width + col;
+  const double centre = grey[centreIndex];
+  for (int i = 0; i < samples; i += 8) {
+    const int left = samples - i;
+    const __mmask8 live = left >= 8 ? (__mmask8)0xff : (__mmask8)((1u << left) - 1);
+    if (!bw_weights8(live, grey, width * height, centreIndex, width, centre, dx + i, dy + i, spatial + i, table, powers, colourScale, ref + i, weight + i)) return BW_TYPESCRIPT;
+  }
+  return bw_statistics(win, n, samples, reach, variance);
+}
+
+/*
+ * bw_build one sample at a time, for a CPU without AVX-512 (any x86-64): the same index, the same
+ * weight (bw_weight, whose steps bw_weights8 vectorises), the same sums, so the same bits.
+ */
+static int bw_build_scalar(const float *grey, int width, int height, int col, int row, const float *spatial, int samples, float *win, int n, const double *table, double colourScale, int reach, double *variance) {
+  const float *dx = win, *dy = win + n;
+  float *ref = win + 2 * n, *weight = win + 3 * n;
+  const int pixels = width * height;
+  const int centreIndex = row * width + col;
+  const double centre = grey[centreIndex];
+  for (int i = 0; i < samples; i++) {
+    /* Truncated and wrapped as bw_weights8's cvttps and mullo (an offset beyond int32 reads as INT_MIN). */
+    const uint32_t offset = (uint32_t)_mm_cvttss_si32(_mm_set_ss(dy[i])) * (uint32_t)width + (uint32_t)_mm_cvttss_si32(_mm_set_ss(dx[i]));
+    const int32_t index = (int32_t)(offset + (uint32_t)centreIndex);
+    if (index < 0 || index >= pixels) return BW_TYPESCRIPT;
+    const float value = grey[index];
+    if (!bw_weight(spatial[i], (double)value - centre, colourScale, table, weight + i)) return BW_TYPESCRIPT;
+    ref[i] = value;
+  }
+  return bw_statistics(win, n, samples, reach, variance);
 }
 
 #endif

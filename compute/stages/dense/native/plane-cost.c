@@ -29,8 +29,9 @@
  * The binding is per thread (each worker thread has its own kernels). planeCost, layQuads and the
  * planes' updates are exported on a CPU with AVX-512F and DQ or with AVX2; isa() names the width
  * they run at on this thread, and useIsa("avx2") narrows it (the tests and the kernels bench hold
- * both to the wasm kernel's bits on one machine). buildWindow needs AVX-512 VL as well. Where they
- * are absent the stage keeps the wasm kernel and its TypeScript window. The environment variable
+ * both to the wasm kernel's bits on one machine). buildWindow runs eight samples wide with AVX-512
+ * VL, else one at a time (to the same bits). Where they are absent the stage keeps the wasm kernel
+ * and its TypeScript window. The environment variable
  * DENSE_NATIVE_ISA (avx2 or wasm) caps them for the whole process, so that one machine measures
  * what a narrower CPU runs (docs/decisions.md, "The plane cost runs native with AVX2 too").
  * Built at `npm ci` by scripts/build-native.mjs with -ffp-contract=off.
@@ -53,6 +54,9 @@ static pc_plane_cost_fn widestCost;
 static const char *widestIsa;
 static _Thread_local pc_plane_cost_fn chosenCost;
 static _Thread_local const char *chosenIsa;
+/* Whether buildWindow runs eight samples wide (AVX-512 VL, not narrowed), or one at a time. */
+static int wideWindow;
+static _Thread_local int narrowWindow;
 
 static pc_plane_cost_fn currentCost(void) { return chosenCost ? chosenCost : widestCost; }
 #endif
@@ -141,8 +145,10 @@ static napi_value buildWindow(napi_env env, napi_callback_info info) {
     const double *table = (const double *)(boundMemory + (uint32_t)q[9]);
     double powers[7];
     bw_tail_powers(table, powers);
-    status = bw_build((const float *)(boundMemory + (uint32_t)q[2]), width, height, col, row, (const float *)(boundMemory + (uint32_t)q[5]), samples,
-                      (float *)(boundMemory + (uint32_t)q[7]), n, table, powers, colourScale, reach, &variance);
+    const float *grey = (const float *)(boundMemory + (uint32_t)q[2]), *spatial = (const float *)(boundMemory + (uint32_t)q[5]);
+    float *win = (float *)(boundMemory + (uint32_t)q[7]);
+    status = wideWindow && !narrowWindow ? bw_build(grey, width, height, col, row, spatial, samples, win, n, table, powers, colourScale, reach, &variance)
+                                         : bw_build_scalar(grey, width, height, col, row, spatial, samples, win, n, table, colourScale, reach, &variance);
   }
   memcpy(block + 8, &variance, sizeof variance);
   memcpy(block + 16 + 44, &status, sizeof status);
@@ -293,7 +299,7 @@ static napi_value isa(napi_env env, napi_callback_info info) {
   return out;
 }
 
-/* useIsa(name): this thread's plane cost at "avx512" or "avx2" from the next call (and the next bindPlanes()) on; false where the CPU lacks it. */
+/* useIsa(name): this thread's plane cost at "avx512" or "avx2" from the next call (and the next bindPlanes()) on, the window eight wide or one sample at a time with them; false where the CPU lacks it. */
 static napi_value useIsa(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value argv[1];
@@ -305,10 +311,12 @@ static napi_value useIsa(napi_env env, napi_callback_info info) {
   if (strcmp(name, "avx512") == 0 && widestCost == pc_plane_cost_avx512) {
     chosenCost = pc_plane_cost_avx512;
     chosenIsa = "avx512";
+    narrowWindow = 0;
     ok = 1;
   } else if (strcmp(name, "avx2") == 0 && __builtin_cpu_supports("avx2")) {
     chosenCost = pc_plane_cost_avx2;
     chosenIsa = "avx2";
+    narrowWindow = 1;
     ok = 1;
   }
   napi_value out;
@@ -345,7 +353,9 @@ NAPI_MODULE_INIT() {
       if (napi_set_named_property(env, exports, costs[k].name, fn) != napi_ok) return NULL;
     }
   }
-  if (allowAvx512 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl")) {
+  /* The window one sample at a time runs on any x86-64; eight wide with AVX-512 VL. */
+  wideWindow = allowAvx512 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+  if (allowAvx2) {
     if (napi_create_function(env, "buildWindow", NAPI_AUTO_LENGTH, buildWindow, NULL, &fn) != napi_ok) return NULL;
     if (napi_set_named_property(env, exports, "buildWindow", fn) != napi_ok) return NULL;
   }
