@@ -88,13 +88,15 @@ class WasmKernel implements CostKernel {
     this.ensure(this.nextFree);
     new Float32Array(this.memory.buffer, ptr, grey.length).set(grey);
     this.slots[slot] = { ptr, width, height };
-    const quads = this.native ? this.placeQuads(ptr, width, height) : 0;
+    // The AVX2 cost reads the image itself; only the AVX-512 one reads quads (./native/plane-cost.h).
+    const quads = this.native?.isa() === "avx512" ? this.placeQuads(ptr, width, height) : 0;
     new Int32Array(this.memory.buffer, this.tablePtr + SOURCE_ENTRY * slot, 4).set([ptr, width, height, quads]);
   }
 
   /**
-   * The source at `grey` as the addon's planeCost reads it (./native/plane-cost.h): per pixel its
-   * four bilinear corners side by side, laid out by the addon (a loop here took 46 ns a pixel).
+   * The source at `grey` as the addon's AVX-512 planeCost reads it (./native/plane-cost.h): per
+   * pixel its four bilinear corners side by side, laid out by the addon (a loop here took 46 ns a
+   * pixel).
    */
   private placeQuads(grey: number, width: number, height: number): number {
     const ptr = this.nextFree;

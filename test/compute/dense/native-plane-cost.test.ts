@@ -46,8 +46,16 @@ describe("dense/native plane cost", () => {
     // Narrowed on this thread, and back.
     if (ISAS.includes("avx2")) {
       expect(useNativeIsa("avx2")).toBe(true);
-      expect(loadWasmKernel(52)!.name).toBe("native-avx2");
+      const narrow = loadWasmKernel(4)!;
+      expect(narrow.name).toBe("native-avx2");
+      // The AVX2 cost reads the image itself, so no quads are laid; widened again, the AVX-512
+      // cost refuses those sources rather than read quads at address 0.
+      narrow.setSource(0, new Float32Array(100).fill(0.5), 10, 10);
+      narrow.setPlaneParts(0, Float64Array.of(1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0));
+      narrow.setWindow({ dx: Float32Array.of(-1, 0, 1, 0), dy: Float32Array.of(0, -1, 0, 1), ref: Float32Array.of(0.1, 0.5, 0.9, 0.3), weight: new Float32Array(4).fill(1) });
+      expect(narrow.planeCost(5.5, 5.5, 0, 0, -0.2, 1, 1)).toBe(MAX_COST);
       expect(useNativeIsa(ISAS[0])).toBe(true);
+      if (ISAS[0] === "avx512") expect(() => narrow.planeCost(5.5, 5.5, 0, 0, -0.2, 1, 1)).toThrow(TypeError);
     }
   });
 

@@ -93,6 +93,19 @@ static napi_value bind(napi_env env, napi_callback_info info) {
 }
 
 #ifdef __x86_64__
+/*
+ * Whether the pixels `cost` reads of the source at `entry` lie in the bound memory: the image
+ * (AVX2) or its quads (AVX-512; address 0 where the kernel laid none, for another width).
+ */
+static int sourceInMemory(const uint8_t *entry, pc_plane_cost_fn cost) {
+  int32_t at[4];
+  memcpy(at, entry, sizeof at);
+  if (at[1] < 1 || at[2] < 1) return 0;
+  const uint64_t pixels = (uint64_t)at[1] * (uint64_t)at[2];
+  if (cost == pc_plane_cost_avx2) return at[0] >= 0 && at[0] % 4 == 0 && (uint64_t)(uint32_t)at[0] + 4ull * pixels <= boundBytes;
+  return at[3] > 0 && at[3] % 16 == 0 && (uint64_t)(uint32_t)at[3] + 16ull * pixels <= boundBytes;
+}
+
 /* planeCost(): the bound block's hypothesis scored, its result written into the block. */
 static napi_value planeCost(napi_env env, napi_callback_info info) {
   (void)info;
@@ -108,11 +121,8 @@ static napi_value planeCost(napi_env env, napi_callback_info info) {
   const uint64_t windowEnd = (uint64_t)(uint32_t)q[2] + 4ull * (4ull * (uint64_t)(n > 0 ? n : 0) + 7ull);
   const uint64_t scratchEnd = (uint64_t)(uint32_t)q[5] + 8ull * (uint64_t)(sources > 0 ? sources : 0);
   if (n <= 0 || n % 4 != 0 || sources < 0 || tableEnd > boundBytes || windowEnd > boundBytes || scratchEnd > boundBytes) return throwError(env, "planeCost: block outside the memory");
-  for (int j = 0; j < sources; j++) {
-    int32_t at[4];
-    memcpy(at, boundMemory + (uint32_t)q[0] + (uint32_t)j * PC_SOURCE_ENTRY, sizeof at);
-    if (at[1] < 1 || at[2] < 1 || at[3] % 16 != 0 || (uint64_t)(uint32_t)at[3] + 16ull * (uint64_t)at[1] * (uint64_t)at[2] > boundBytes) return throwError(env, "planeCost: a source's quads outside the memory");
-  }
+  for (int j = 0; j < sources; j++)
+    if (!sourceInMemory(boundMemory + (uint32_t)q[0] + (uint32_t)j * PC_SOURCE_ENTRY, currentCost())) return throwError(env, "planeCost: a source's pixels outside the memory");
   const double result = currentCost()(boundMemory, (uint32_t)q[0], sources, (uint32_t)q[2], n, (float)p[0], (float)p[1], p[2], p[3], p[4], q[4], (uint32_t)q[5]);
   memcpy(block + 40, &result, sizeof result);
   return NULL;
@@ -240,11 +250,8 @@ static int levelInMemory(void) {
   if ((uint64_t)level.table + (uint64_t)PC_SOURCE_ENTRY * (uint64_t)sources > boundBytes) return 0;
   if ((uint64_t)level.win + 4ull * (4ull * (uint64_t)level.n + 7ull) > boundBytes) return 0;
   if ((uint64_t)level.scratch + 8ull * (uint64_t)sources > boundBytes) return 0;
-  for (int j = 0; j < sources; j++) {
-    int32_t at[4];
-    memcpy(at, boundMemory + level.table + (uint32_t)j * PC_SOURCE_ENTRY, sizeof at);
-    if (at[1] < 1 || at[2] < 1 || at[3] % 16 != 0 || (uint64_t)(uint32_t)at[3] + 16ull * (uint64_t)at[1] * (uint64_t)at[2] > boundBytes) return 0;
-  }
+  for (int j = 0; j < sources; j++)
+    if (!sourceInMemory(boundMemory + level.table + (uint32_t)j * PC_SOURCE_ENTRY, level.planeCost)) return 0;
   return 1;
 }
 

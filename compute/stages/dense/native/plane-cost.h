@@ -8,8 +8,8 @@
  * bilinear fetch run sixteen (AVX2: eight) samples wide, and the products are then added to
  * four-lane sums one group of four samples at a time, so that each lane sums exactly what its wasm
  * lane sums. The
- * fetch bounds the cost (`npm run bench -- kernels`: without it a third of the time), so each
- * source is also laid out as quads, a pixel's four bilinear corners side by side: one 16-byte
+ * fetch bounds the cost (`npm run bench -- kernels`: without it a third of the time), so for the
+ * AVX-512 cost each source is also laid out as quads, a pixel's four bilinear corners side by side: one 16-byte
  * load per sample and a transpose, where gathers of pixel pairs from the two rows took a quarter
  * longer per source (docs/decisions.md, "The plane cost reads each source as quads").
  *
@@ -137,13 +137,29 @@ __attribute__((target("avx512f,avx512dq"))) static inline float pc_window_cost_a
   return pc_finish(ss, sss, srs, win + 4 * n);
 }
 
+/* Four samples' bilinear corners a, b (row y) and c, d (row y + 1), two 8-byte loads per sample and row. */
+static inline void pc_corners4(const float *grey, int width, const int32_t *at, __m128 *a, __m128 *b, __m128 *c, __m128 *d) {
+  const __m128 zero = _mm_setzero_ps();
+  const __m128 top01 = _mm_loadh_pi(_mm_loadl_pi(zero, (const __m64 *)(grey + at[0])), (const __m64 *)(grey + at[1]));
+  const __m128 top23 = _mm_loadh_pi(_mm_loadl_pi(zero, (const __m64 *)(grey + at[2])), (const __m64 *)(grey + at[3]));
+  const __m128 bottom01 = _mm_loadh_pi(_mm_loadl_pi(zero, (const __m64 *)(grey + at[0] + width)), (const __m64 *)(grey + at[1] + width));
+  const __m128 bottom23 = _mm_loadh_pi(_mm_loadl_pi(zero, (const __m64 *)(grey + at[2] + width)), (const __m64 *)(grey + at[3] + width));
+  *a = _mm_shuffle_ps(top01, top23, _MM_SHUFFLE(2, 0, 2, 0));
+  *b = _mm_shuffle_ps(top01, top23, _MM_SHUFFLE(3, 1, 3, 1));
+  *c = _mm_shuffle_ps(bottom01, bottom23, _MM_SHUFFLE(2, 0, 2, 0));
+  *d = _mm_shuffle_ps(bottom01, bottom23, _MM_SHUFFLE(3, 1, 3, 1));
+}
+
 /*
  * pc_window_cost_avx512 eight samples at a time, for a CPU with AVX2 but not AVX-512 (the same
- * operations on each sample, so the same bits). n is a multiple of 4, so the last group of fewer
- * than eight samples holds four: its loads are masked, and its dead lanes are neither tested nor
- * summed.
+ * operations on each sample, so the same bits). It reads the grey image itself, two pixels of each
+ * row per sample as the wasm kernel does, not the quads: with the quads, four times a source's
+ * bytes, an AVX2 cost ran faster than wasm on one thread of an AVX2-only EPYC and slower on two
+ * (docs/decisions.md, "The plane cost runs native where the CPU has AVX-512", "Not done"). n is a
+ * multiple of 4, so the last group of fewer than eight samples holds four: its loads are masked,
+ * and its dead lanes are neither tested, read nor summed.
  */
-__attribute__((target("avx2"))) static inline float pc_window_cost_avx2(int checked, const float *quads, int width, int height, const float *win, int n, float px, float py, const float *h) {
+__attribute__((target("avx2"))) static inline float pc_window_cost_avx2(int checked, const float *grey, int width, int height, const float *win, int n, float px, float py, const float *h) {
   const float *dx = win, *dy = win + n, *ref = win + 2 * n, *w = win + 3 * n;
   const __m256 vpx = _mm256_set1_ps(px), vpy = _mm256_set1_ps(py);
   const __m256 h0 = _mm256_set1_ps(h[0]), h1 = _mm256_set1_ps(h[1]), h2 = _mm256_set1_ps(h[2]);
@@ -176,21 +192,19 @@ __attribute__((target("avx2"))) static inline float pc_window_cost_avx2(int chec
     }
     const __m256 fx0 = _mm256_floor_ps(sx), fy0 = _mm256_floor_ps(sy);
     const __m256i idx = _mm256_add_epi32(_mm256_mullo_epi32(_mm256_cvttps_epi32(fy0), vw), _mm256_cvttps_epi32(fx0));
-    /* Sample 4j + r goes to 128-bit lane j of z[r] (as in the AVX-512 cost); a last group of four
-       loads only its own lane, its dead lane holding whatever the cast left there. */
     int32_t lanes[8];
     _mm256_storeu_si256((__m256i *)lanes, idx);
-    __m256 z[4];
-    for (int r = 0; r < 4; r++) {
-      const __m256 zr = _mm256_castps128_ps256(_mm_load_ps(quads + 4 * (int64_t)lanes[r]));
-      z[r] = whole ? _mm256_insertf128_ps(zr, _mm_load_ps(quads + 4 * (int64_t)lanes[4 + r]), 1) : zr;
+    __m128 a0, b0, c0, d0;
+    pc_corners4(grey, width, lanes, &a0, &b0, &c0, &d0);
+    __m256 a = _mm256_castps128_ps256(a0), b = _mm256_castps128_ps256(b0), c = _mm256_castps128_ps256(c0), d = _mm256_castps128_ps256(d0);
+    if (whole) {
+      __m128 a1, b1, c1, d1;
+      pc_corners4(grey, width, lanes + 4, &a1, &b1, &c1, &d1);
+      a = _mm256_insertf128_ps(a, a1, 1);
+      b = _mm256_insertf128_ps(b, b1, 1);
+      c = _mm256_insertf128_ps(c, c1, 1);
+      d = _mm256_insertf128_ps(d, d1, 1);
     }
-    const __m256 t0 = _mm256_unpacklo_ps(z[0], z[1]), t1 = _mm256_unpackhi_ps(z[0], z[1]);
-    const __m256 t2 = _mm256_unpacklo_ps(z[2], z[3]), t3 = _mm256_unpackhi_ps(z[2], z[3]);
-    const __m256 a = _mm256_castpd_ps(_mm256_unpacklo_pd(_mm256_castps_pd(t0), _mm256_castps_pd(t2)));
-    const __m256 b = _mm256_castpd_ps(_mm256_unpackhi_pd(_mm256_castps_pd(t0), _mm256_castps_pd(t2)));
-    const __m256 c = _mm256_castpd_ps(_mm256_unpacklo_pd(_mm256_castps_pd(t1), _mm256_castps_pd(t3)));
-    const __m256 d = _mm256_castpd_ps(_mm256_unpackhi_pd(_mm256_castps_pd(t1), _mm256_castps_pd(t3)));
     const __m256 fx = _mm256_sub_ps(sx, fx0), fy = _mm256_sub_ps(sy, fy0);
     const __m256 top = _mm256_add_ps(a, _mm256_mul_ps(fx, _mm256_sub_ps(b, a)));
     const __m256 bottom = _mm256_add_ps(c, _mm256_mul_ps(fx, _mm256_sub_ps(d, c)));
@@ -249,9 +263,10 @@ static inline int pc_corners(int width, int height, const float *win, int n, flo
  * and scratch are byte addresses in it, and so is each source's quads' (its entry's fourth i32;
  * the wasm kernel reads the image itself, the first). Each source's cost tests the window's
  * corners first, then costs the window with or without the per-sample tests.
- * PC_PLANE_COST(isa, features) defines pc_plane_cost_<isa> on pc_window_cost_<isa>.
+ * PC_PLANE_COST(isa, features, pixels) defines pc_plane_cost_<isa> on pc_window_cost_<isa>, which
+ * reads the source at its entry's word `pixels`: 3, the quads (AVX-512), or 0, the image (AVX2).
  */
-#define PC_PLANE_COST(isa, features)                                                                                                        \
+#define PC_PLANE_COST(isa, features, pixels)                                                                                                  \
   __attribute__((target(features))) static double pc_plane_cost_##isa(uint8_t *memory, uint32_t table, int sources, uint32_t win, int n, float px, \
                                                                       float py, double m0, double m1, double m2, int bestK, uint32_t scratch) { \
     const float *window = (const float *)(memory + win);                                                                                    \
@@ -268,10 +283,10 @@ static inline int pc_corners(int width, int height, const float *win, int n, flo
           (float)(ab[3] + b1 * m0), (float)(ab[4] + b1 * m1), (float)(ab[5] + b1 * m2),                                                     \
           (float)(ab[6] + b2 * m0), (float)(ab[7] + b2 * m1), (float)(ab[8] + b2 * m2),                                                     \
       };                                                                                                                                    \
-      const float *quads = (const float *)(memory + (uint32_t)at[3]);                                                                       \
+      const float *source = (const float *)(memory + (uint32_t)at[pixels]);                                                                 \
       const int where = pc_corners(at[1], at[2], window, n, px, py, h);                                                                     \
       costs[j] = where == PC_CORNER_OUTSIDE ? (double)PC_MAX_COST                                                                           \
-                                            : (double)pc_window_cost_##isa(where != PC_CORNER_INSIDE, quads, at[1], at[2], window, n, px, py, h); \
+                                            : (double)pc_window_cost_##isa(where != PC_CORNER_INSIDE, source, at[1], at[2], window, n, px, py, h); \
     }                                                                                                                                       \
     const int count = bestK < sources ? bestK : sources;                                                                                    \
     if (count <= 0) return (double)PC_MAX_COST;                                                                                             \
@@ -288,8 +303,8 @@ static inline int pc_corners(int width, int height, const float *win, int n, flo
     return sum / (double)count;                                                                                                             \
   }
 
-PC_PLANE_COST(avx512, "avx512f,avx512dq")
-PC_PLANE_COST(avx2, "avx2")
+PC_PLANE_COST(avx512, "avx512f,avx512dq", 3)
+PC_PLANE_COST(avx2, "avx2", 0)
 
 /* A plane cost of either width: the addon picks one per CPU (plane-cost.c). */
 typedef double (*pc_plane_cost_fn)(uint8_t *memory, uint32_t table, int sources, uint32_t win, int n, float px, float py, double m0, double m1, double m2, int bestK, uint32_t scratch);
