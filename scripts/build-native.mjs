@@ -10,7 +10,7 @@
 // It needs a C compiler (cc, gcc or clang) and Node-API's headers (node_api.h: beside the running
 // Node, or Debian's /usr/include/node, or npm's `nodedir`). Without them it says so and exits 0: the
 // stage then runs its WebAssembly kernel (compute/stages/matching/kernel.ts,
-// compute/stages/dense/kernel.ts), which gives the same bits more slowly on a CPU with AVX-512. Node-API is a stable
+// compute/stages/dense/kernel.ts), which gives the same bits more slowly on a CPU with AVX-512 or AVX2. Node-API is a stable
 // ABI, so an addon built against one Node's headers loads in later ones (system Node 20 builds,
 // Node 22 runs).
 import { execFileSync } from "node:child_process";
