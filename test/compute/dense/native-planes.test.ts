@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { loadWasmKernel, releaseKernel } from "../../../compute/stages/dense/kernel.js";
-import { nativePlaneUpdates, useNativeIsa } from "../../../compute/stages/dense/native-plane-cost.js";
+import { nativePlaneUpdates } from "../../../compute/stages/dense/native-plane-cost.js";
 import { patchMatch, type PatchMatchInput, type PatchMatchOutput } from "../../../compute/stages/dense/patchmatch.js";
 import { NO_PLANAR_PRIOR } from "../../../compute/stages/dense/planar-prior.js";
 import { canBuildNative, nativeIsas } from "../../support/native-build.js";
+import { atEachWidth } from "../../support/native-widths.js";
 import { wallInput } from "./slanted-wall.js";
 
 const bytes = (out: PatchMatchOutput) => Buffer.concat([out.depth, out.normal, out.cost].map((a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength)));
@@ -48,24 +49,19 @@ describe("dense/native plane updates", () => {
       ],
       ["the last source added on the left half only", { ...base, params: { ...base.params, planarPrior: NO_PLANAR_PRIOR }, addedSourceBoxes: [[[-1, 0, -1, 1]]] }],
     ];
-    const isas = nativeIsas();
     for (const [label, input] of cases) {
       const plain = solve(input, false);
       expect(plain.kernel, label).toBe("wasm-simd");
       // At every width this CPU has (AVX2 too on an AVX-512 machine).
-      for (const isa of isas) {
-        expect(useNativeIsa(isa)).toBe(true);
-        try {
-          const { result: native, calls } = counting("propagatePlanes", () => solve(input, true));
-          expect(native.kernel, `${label}, ${isa}`).toBe(`native-${isa}`);
-          expect(calls, `${label}, ${isa}`).toBeGreaterThan(1000);
-          expect(bytes(native).equals(bytes(plain)), `${label}, ${isa}`).toBe(true);
-          expect(native.evaluations, `${label}, ${isa}`).toBe(plain.evaluations);
-          expect(native.priorAgrees, `${label}, ${isa}`).toEqual(plain.priorAgrees);
-        } finally {
-          useNativeIsa(isas[0]);
-        }
-      }
+      atEachWidth((isa) => {
+        const { result: native, calls } = counting("propagatePlanes", () => solve(input, true));
+        const where = `${label}, ${isa}`;
+        if (isa) expect(native.kernel, where).toBe(`native-${isa}`);
+        expect(calls, where).toBeGreaterThan(1000);
+        expect(bytes(native).equals(bytes(plain)), where).toBe(true);
+        expect(native.evaluations, where).toBe(plain.evaluations);
+        expect(native.priorAgrees, where).toEqual(plain.priorAgrees);
+      });
     }
   });
 });

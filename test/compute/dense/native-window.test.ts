@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { loadWasmKernel, type CostWindow } from "../../../compute/stages/dense/kernel.js";
-import { nativeWindowBuilder, useNativeIsa } from "../../../compute/stages/dense/native-plane-cost.js";
+import { nativeWindowBuilder } from "../../../compute/stages/dense/native-plane-cost.js";
 import { fillWindow, windowShape, type WindowShape } from "../../../compute/stages/dense/window.js";
 import { rng } from "../../support/fixtures.js";
-import { canBuildNative, nativeIsas } from "../../support/native-build.js";
+import { canBuildNative } from "../../support/native-build.js";
+import { atEachWidth } from "../../support/native-widths.js";
 
 /** Grey images of every kind the windows meet: smooth, noisy, hard edges from 0 to 1, flat, and a few repeated values. */
 function image(kind: number, width: number, height: number, random: () => number): Float32Array {
@@ -43,42 +44,28 @@ describe("dense/native reference window", () => {
   it("gives the TypeScript window's grey values, weights, statistics and variance to the bit, or leaves the window to it, eight samples wide and one at a time", () => {
     if (!nativeWindowBuilder()) return;
     // avx512: eight samples wide; avx2: one at a time, as on a CPU without AVX-512.
-    const widths = nativeIsas();
-    for (const isa of widths.length > 0 ? widths : [null]) {
-      if (isa) expect(useNativeIsa(isa)).toBe(true);
-      try {
-        compareWithTypeScript();
-      } finally {
-        if (widths.length > 0) useNativeIsa(widths[0]);
-      }
-    }
+    atEachWidth(() => compareWithTypeScript());
   });
 
   it("leaves a window at the border, or one whose offsets leave the image, to the TypeScript, at both widths", () => {
     if (!nativeWindowBuilder()) return;
-    const widths = nativeIsas();
-    for (const isa of widths.length > 0 ? widths : [null]) {
-      if (isa) expect(useNativeIsa(isa)).toBe(true);
-      try {
-        const shape = windowShape(2, 1, "square", 2);
-        const width = 20;
-        const height = 20;
-        const kernel = loadWasmKernel(shape.spatialWeight.length)!;
-        const windows = kernel.nativeWindows!({ grey: image(0, width, height, rng(1)), width, height }, 50, [shape])!;
-        const own = kernel.windowArrays();
-        own.dx.set(shape.baseDx);
-        own.dy.set(shape.baseDy);
-        expect(windows.build(0, 10, 10)).not.toBeNaN();
-        expect(windows.build(0, 1, 10)).toBeNaN();
-        expect(windows.build(0, 10, height - 2)).toBeNaN();
-        own.dy[3] = 40;
-        expect(windows.build(0, 10, 10)).toBeNaN();
-        own.dy[3] = -40;
-        expect(windows.build(0, 10, 10)).toBeNaN();
-      } finally {
-        if (widths.length > 0) useNativeIsa(widths[0]);
-      }
-    }
+    atEachWidth(() => {
+      const shape = windowShape(2, 1, "square", 2);
+      const width = 20;
+      const height = 20;
+      const kernel = loadWasmKernel(shape.spatialWeight.length)!;
+      const windows = kernel.nativeWindows!({ grey: image(0, width, height, rng(1)), width, height }, 50, [shape])!;
+      const own = kernel.windowArrays();
+      own.dx.set(shape.baseDx);
+      own.dy.set(shape.baseDy);
+      expect(windows.build(0, 10, 10)).not.toBeNaN();
+      expect(windows.build(0, 1, 10)).toBeNaN();
+      expect(windows.build(0, 10, height - 2)).toBeNaN();
+      own.dy[3] = 40;
+      expect(windows.build(0, 10, 10)).toBeNaN();
+      own.dy[3] = -40;
+      expect(windows.build(0, 10, 10)).toBeNaN();
+    });
   });
 });
 
