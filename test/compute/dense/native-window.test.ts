@@ -41,9 +41,9 @@ describe("dense/native reference window", () => {
     expect(loadWasmKernel(52, false)!.nativeWindows!({ grey: new Float32Array(100), width: 10, height: 10 }, 1, [])).toBeNull();
   });
 
-  it("gives the TypeScript window's grey values, weights, statistics and variance to the bit, or leaves the window to it, eight samples wide and one at a time", () => {
+  it("gives the TypeScript window's grey values, weights, statistics and variance to the bit, or leaves the window to it, with AVX-512 and with AVX2", () => {
     if (!nativeWindowBuilder()) return;
-    // avx512: eight samples wide; avx2: one at a time, as on a CPU without AVX-512.
+    // avx512 and avx2: each CPU builds at its widest width.
     atEachWidth(() => compareWithTypeScript());
   });
 

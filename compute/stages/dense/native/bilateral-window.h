@@ -151,23 +151,65 @@ __attribute__((target("avx512f,avx512dq,avx512vl"))) static int bw_build(const f
 }
 
 /*
- * bw_build one sample at a time, for a CPU without AVX-512 (any x86-64): the same index, the same
- * weight (bw_weight, whose steps bw_weights8 vectorises), the same sums, so the same bits.
+ * bw_weights8 with AVX2, for a CPU without AVX-512: the same operations lane by lane (the eight
+ * float64 lanes as two halves of four), so the same bits.
  */
-static int bw_build_scalar(const float *grey, int width, int height, int col, int row, const float *spatial, int samples, float *win, int n, const double *table, double colourScale, int reach, double *variance) {
+__attribute__((target("avx2"))) static inline int bw_weights8_avx2(int live, const float *grey, int pixels, int centreIndex, int width, double centre, const float *dx, const float *dy, const float *spatial, const double *table, const double *powers, double colourScale, float *ref, float *weight) {
+  const __m256i liveLanes = _mm256_cmpgt_epi32(_mm256_set1_epi32(live), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  const int liveBits = (1 << live) - 1;
+  const __m256i offset = _mm256_add_epi32(_mm256_mullo_epi32(_mm256_cvttps_epi32(_mm256_maskload_ps(dy, liveLanes)), _mm256_set1_epi32(width)), _mm256_cvttps_epi32(_mm256_maskload_ps(dx, liveLanes)));
+  const __m256i index = _mm256_add_epi32(offset, _mm256_set1_epi32(centreIndex));
+  /* The offsets are the caller's: a sample outside the image is left to the TypeScript, never read. */
+  const __m256i inImage = _mm256_andnot_si256(_mm256_cmpgt_epi32(_mm256_setzero_si256(), index), _mm256_cmpgt_epi32(_mm256_set1_epi32(pixels), index));
+  if ((_mm256_movemask_ps(_mm256_castsi256_ps(inImage)) & liveBits) != liveBits) return 0;
+  const __m256 grey8 = _mm256_mask_i32gather_ps(_mm256_setzero_ps(), grey, index, _mm256_castsi256_ps(liveLanes), 4);
+  const __m256 spatial8 = _mm256_maskload_ps(spatial, liveLanes);
+  int zero = 0, agree = 0, ordered = 0;
+  __m128 lows[2];
+  for (int part = 0; part < 2; part++) {
+    const __m128 g = part ? _mm256_extractf128_ps(grey8, 1) : _mm256_castps256_ps128(grey8);
+    const __m128 sp = part ? _mm256_extractf128_ps(spatial8, 1) : _mm256_castps256_ps128(spatial8);
+    const __m256d difference = _mm256_sub_pd(_mm256_cvtps_pd(g), _mm256_set1_pd(centre));
+    const __m256d t = _mm256_mul_pd(_mm256_mul_pd(_mm256_mul_pd(difference, difference), _mm256_set1_pd(colourScale)), _mm256_set1_pd(BW_STEPS));
+    zero |= _mm256_movemask_pd(_mm256_cmp_pd(t, _mm256_set1_pd(BW_ZERO_FROM * BW_STEPS), _CMP_GE_OQ)) << (4 * part);
+    const __m256d chunks = _mm256_min_pd(_mm256_floor_pd(_mm256_mul_pd(t, _mm256_set1_pd(1.0 / BW_LIMIT))), _mm256_set1_pd(6));
+    const __m256d rest = _mm256_sub_pd(t, _mm256_mul_pd(chunks, _mm256_set1_pd(BW_LIMIT)));
+    const __m128i k = _mm_max_epi32(_mm_min_epi32(_mm256_cvttpd_epi32(rest), _mm_set1_epi32(BW_LIMIT)), _mm_setzero_si128());
+    const __m256d r = _mm256_mul_pd(_mm256_sub_pd(rest, _mm256_cvtepi32_pd(k)), _mm256_set1_pd(1.0 / BW_STEPS));
+    const __m256d one = _mm256_set1_pd(1.0);
+    __m256d poly = _mm256_sub_pd(_mm256_set1_pd(1.0 / 6), _mm256_mul_pd(r, _mm256_set1_pd(1.0 / 24)));
+    poly = _mm256_sub_pd(_mm256_set1_pd(0.5), _mm256_mul_pd(r, poly));
+    poly = _mm256_sub_pd(one, _mm256_mul_pd(r, poly));
+    poly = _mm256_sub_pd(one, _mm256_mul_pd(r, poly));
+    const __m256d entry = _mm256_i32gather_pd(table, k, 8);
+    const __m256d power = _mm256_i32gather_pd(powers, _mm256_cvttpd_epi32(_mm256_max_pd(chunks, _mm256_setzero_pd())), 8);
+    const __m256d e = _mm256_mul_pd(_mm256_mul_pd(entry, poly), power);
+    const __m256d product = _mm256_mul_pd(_mm256_cvtps_pd(sp), e);
+    const __m128 low = _mm256_cvtpd_ps(_mm256_mul_pd(product, _mm256_set1_pd(1 - BW_GUARD)));
+    const __m128 high = _mm256_cvtpd_ps(_mm256_mul_pd(product, _mm256_set1_pd(1 + BW_GUARD)));
+    agree |= _mm_movemask_ps(_mm_cmpeq_ps(low, high)) << (4 * part);
+    ordered |= _mm256_movemask_pd(_mm256_cmp_pd(t, _mm256_setzero_pd(), _CMP_GE_OQ)) << (4 * part);
+    lows[part] = low;
+  }
+  const int spatialOk = _mm256_movemask_ps(_mm256_and_ps(_mm256_cmp_ps(spatial8, _mm256_setzero_ps(), _CMP_GE_OQ), _mm256_cmp_ps(spatial8, _mm256_set1_ps(1.0f), _CMP_LE_OQ)));
+  if ((liveBits & ordered & spatialOk & (zero | agree)) != liveBits) return 0;
+  const __m256 low8 = _mm256_insertf128_ps(_mm256_castps128_ps256(lows[0]), lows[1], 1);
+  /* A zero lane's weight is +0, as bw_weights8's masked move makes it. */
+  const __m256i zeroLanes = _mm256_cmpgt_epi32(_mm256_and_si256(_mm256_set1_epi32(zero), _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128)), _mm256_setzero_si256());
+  _mm256_maskstore_ps(ref, liveLanes, grey8);
+  _mm256_maskstore_ps(weight, liveLanes, _mm256_andnot_ps(_mm256_castsi256_ps(zeroLanes), low8));
+  return 1;
+}
+
+/* bw_build with AVX2 (bw_weights8_avx2), for a CPU without AVX-512 VL: the same bits. */
+__attribute__((target("avx2"))) static int bw_build_avx2(const float *grey, int width, int height, int col, int row, const float *spatial, int samples, float *win, int n, const double *table, const double *powers, double colourScale, int reach, double *variance) {
   const float *dx = win, *dy = win + n;
   float *ref = win + 2 * n, *weight = win + 3 * n;
-  const int pixels = width * height;
   const int centreIndex = row * width + col;
   const double centre = grey[centreIndex];
-  for (int i = 0; i < samples; i++) {
-    /* Truncated and wrapped as bw_weights8's cvttps and mullo (an offset beyond int32 reads as INT_MIN). */
-    const uint32_t offset = (uint32_t)_mm_cvttss_si32(_mm_set_ss(dy[i])) * (uint32_t)width + (uint32_t)_mm_cvttss_si32(_mm_set_ss(dx[i]));
-    const int32_t index = (int32_t)(offset + (uint32_t)centreIndex);
-    if (index < 0 || index >= pixels) return BW_TYPESCRIPT;
-    const float value = grey[index];
-    if (!bw_weight(spatial[i], (double)value - centre, colourScale, table, weight + i)) return BW_TYPESCRIPT;
-    ref[i] = value;
+  for (int i = 0; i < samples; i += 8) {
+    const int left = samples - i;
+    if (!bw_weights8_avx2(left >= 8 ? 8 : left, grey, width * height, centreIndex, width, centre, dx + i, dy + i, spatial + i, table, powers, colourScale, ref + i, weight + i)) return BW_TYPESCRIPT;
   }
   return bw_statistics(win, n, samples, reach, variance);
 }

@@ -29,9 +29,9 @@
  * The binding is per thread (each worker thread has its own kernels). planeCost, layQuads and the
  * planes' updates are exported on a CPU with AVX-512F and DQ or with AVX2; isa() names the width
  * they run at on this thread, and useIsa("avx2") narrows it (the tests and the kernels bench hold
- * both to the wasm kernel's bits on one machine). buildWindow runs eight samples wide with AVX-512
- * VL, else one at a time (to the same bits). Where they are absent the stage keeps the wasm kernel
- * and its TypeScript window. The environment variable
+ * both to the wasm kernel's bits on one machine). buildWindow runs with AVX-512 VL or with AVX2 (to
+ * the same bits). Where they are absent the stage keeps the wasm kernel and its TypeScript window.
+ * The environment variable
  * DENSE_NATIVE_ISA (avx2 or wasm) caps them for the whole process, so that one machine measures
  * what a narrower CPU runs (docs/decisions.md, "The plane cost runs native with AVX2 too").
  * Built at `npm ci` by scripts/build-native.mjs with -ffp-contract=off.
@@ -54,7 +54,7 @@ static pc_plane_cost_fn widestCost;
 static const char *widestIsa;
 static _Thread_local pc_plane_cost_fn chosenCost;
 static _Thread_local const char *chosenIsa;
-/* Whether buildWindow runs eight samples wide (AVX-512 VL, not narrowed), or one at a time. */
+/* Whether buildWindow runs with AVX-512 VL (not narrowed), or with AVX2. */
 static int wideWindow;
 static _Thread_local int narrowWindow;
 
@@ -158,7 +158,7 @@ static napi_value buildWindow(napi_env env, napi_callback_info info) {
     const float *grey = (const float *)(boundMemory + (uint32_t)q[2]), *spatial = (const float *)(boundMemory + (uint32_t)q[5]);
     float *win = (float *)(boundMemory + (uint32_t)q[7]);
     status = wideWindow && !narrowWindow ? bw_build(grey, width, height, col, row, spatial, samples, win, n, table, powers, colourScale, reach, &variance)
-                                         : bw_build_scalar(grey, width, height, col, row, spatial, samples, win, n, table, colourScale, reach, &variance);
+                                         : bw_build_avx2(grey, width, height, col, row, spatial, samples, win, n, table, powers, colourScale, reach, &variance);
   }
   memcpy(block + 8, &variance, sizeof variance);
   memcpy(block + 16 + 44, &status, sizeof status);
@@ -306,7 +306,7 @@ static napi_value isa(napi_env env, napi_callback_info info) {
   return out;
 }
 
-/* useIsa(name): this thread's plane cost at "avx512" or "avx2" from the next call (and the next bindPlanes()) on, the window eight wide or one sample at a time with them; false where the CPU lacks it. */
+/* useIsa(name): this thread's plane cost and window at "avx512" or "avx2" from the next call (and the next bindPlanes()) on; false where the CPU lacks it. */
 static napi_value useIsa(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value argv[1];
@@ -360,9 +360,9 @@ NAPI_MODULE_INIT() {
       if (napi_set_named_property(env, exports, costs[k].name, fn) != napi_ok) return NULL;
     }
   }
-  /* The window one sample at a time runs on any x86-64; eight wide with AVX-512 VL. */
+  /* The window eight samples wide with AVX-512 VL, or with AVX2. */
   wideWindow = allowAvx512 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
-  if (allowAvx2) {
+  if (allowAvx2 && __builtin_cpu_supports("avx2")) {
     if (napi_create_function(env, "buildWindow", NAPI_AUTO_LENGTH, buildWindow, NULL, &fn) != napi_ok) return NULL;
     if (napi_set_named_property(env, exports, "buildWindow", fn) != napi_ok) return NULL;
   }
