@@ -31,9 +31,9 @@
  * they run at on this thread, and useIsa("avx2") narrows it (the tests and the kernels bench hold
  * both to the wasm kernel's bits on one machine). buildWindow runs with AVX-512 VL or with AVX2 (to
  * the same bits). Where they are absent the stage keeps the wasm kernel and its TypeScript window.
- * The environment variable
- * DENSE_NATIVE_ISA (avx2 or wasm) caps them for the whole process, so that one machine measures
- * what a narrower CPU runs (docs/decisions.md, "The plane cost runs native with AVX2 too").
+ * The environment variable DENSE_NATIVE_ISA (avx2 or wasm) caps them for the whole process, so
+ * that one machine measures what a narrower CPU runs (docs/decisions.md, "The plane cost runs
+ * native with AVX2 too").
  * Built at `npm ci` by scripts/build-native.mjs with -ffp-contract=off.
  */
 #define NAPI_VERSION 8
@@ -48,6 +48,9 @@
 #endif
 
 static _Thread_local uint8_t *boundMemory;
+static _Thread_local size_t boundBytes;
+static _Thread_local uint32_t boundParams;
+
 #ifdef __x86_64__
 /* The plane cost of the CPU's widest vectors (NULL: neither AVX-512 nor AVX2), and this thread's choice (NULL: that one). */
 static pc_plane_cost_fn widestCost;
@@ -60,8 +63,6 @@ static _Thread_local int narrowWindow;
 
 static pc_plane_cost_fn currentCost(void) { return chosenCost ? chosenCost : widestCost; }
 #endif
-static _Thread_local size_t boundBytes;
-static _Thread_local uint32_t boundParams;
 
 #define PARAM_BYTES (PLANES_BLOCK + 8 * 4 + 16 * 8)
 /* Where buildWindow's, layQuads' and the planes' blocks start in the parameter block. */
