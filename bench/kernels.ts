@@ -10,7 +10,8 @@
  *    TypeScript reference, and bench/native/ncc.c compiled by gcc (-O3 -march=native) one
  *    sample at a time, eight at a time with AVX2 + FMA gathers, and sixteen at a time with the
  *    dense addon's AVX-512 cost (the wasm kernel's bits). The costs must agree. Then the stage's
- *    planeCost per hypothesis in wasm and, where it loads, in the native addon, alternating.
+ *    planeCost per hypothesis in wasm and, where it loads, in the native addon at the CPU's widest
+ *    width (and at AVX2 too on an AVX-512 CPU), alternating.
  * 3. The kernel's share of PatchMatch: calls × the kernel's time per call over PatchMatch's time.
  * 4. The texture scan's z-buffer against bench/native/raster.c (bench/raster-kernel.ts).
  * 5. The matching stage's exhaustive descriptor search against bench/native/hamming.c
