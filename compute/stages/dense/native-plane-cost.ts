@@ -2,7 +2,8 @@
  * @module The dense stage's native plane cost (./native/plane-cost.c): loading the addon, and
  * binding it to the wasm kernel's memory on this thread. kernel.ts calls it from its planeCost
  * where it loads; the addon gives the wasm kernel's bits with AVX-512 or AVX2 (docs/decisions.md,
- * "The plane cost runs native where the CPU has AVX-512", "… and where it has AVX2").
+ * "The plane cost runs native where the CPU has AVX-512", "The plane cost runs native with AVX2
+ * too").
  */
 import { createRequire } from "node:module";
 
@@ -12,7 +13,7 @@ export type NativeIsa = "avx512" | "avx2";
 /**
  * The addon: planeCost, layQuads and the planes' updates (./native-planes.ts) on a CPU with
  * AVX-512F and DQ or with AVX2 (isa() says which, useIsa() narrows it on this thread);
- * buildWindow (./native-window.ts) with AVX-512 VL.
+ * buildWindow (./native-window.ts) with AVX-512 VL or AVX2.
  */
 export interface NativePlaneCost {
   bind(memory: ArrayBufferLike, params: number): void;
@@ -61,8 +62,9 @@ export function nativePlaneCost(): Required<Pick<NativePlaneCost, "bind" | "plan
 }
 
 /**
- * Runs the plane cost and the planes' updates at `isa` on this thread from now on (for kernels
- * and levels made after the call); false where the addon is absent or the CPU lacks it. The
+ * Runs the plane cost, the planes' updates and the window at `isa` on this thread from now on
+ * (for kernels and levels made after the call); false where the addon is absent or the CPU lacks
+ * it. The
  * stage never calls it: the addon picks the widest the CPU has. Tests and the kernels bench do,
  * to hold the AVX2 path to the wasm kernel's bits on an AVX-512 machine.
  */

@@ -1,10 +1,10 @@
 /*
  * PatchMatch's plane updates at one pixel (../patchmatch-state.ts propagate and tryHypothesis),
  * to their bits: the neighbours' planes intersected with the pixel's ray, each hypothesis scored
- * by the level's plane cost (plane-cost.h, AVX-512 or AVX2) and kept when it lowers the pixel's cost. In TypeScript these
- * were a sixth of a dense thread (propagate, tryHypothesis and the call into the addon per
- * hypothesis, in a CPU profile of Herz-Jesus-P8's dense stage); here one call does a pixel's
- * propagation, or its refinement's three or four hypotheses.
+ * by the level's plane cost (plane-cost.h, AVX-512 or AVX2) and kept when it lowers the pixel's
+ * cost. In TypeScript these were a sixth of a dense thread (propagate, tryHypothesis and the call
+ * into the addon per hypothesis, in a CPU profile of Herz-Jesus-P8's dense stage); here one call
+ * does a pixel's propagation, or its refinement's three or four hypotheses.
  *
  * The same bits: the arithmetic is TypeScript's, in float64, in its order, with no fused
  * multiply-add (-ffp-contract=off); the planes are stored rounded to float32 as a Float32Array
@@ -27,7 +27,7 @@ typedef struct {
   int width, height, margin, sources, planeSources, bestK, n;
   /* Byte addresses in the wasm kernel's memory: the source table, the window, the scratch. */
   uint32_t table, win, scratch;
-  /* The plane cost of the CPU's widest vectors (an indirect call: ~1 ns beside a hypothesis's ~400). */
+  /* The plane cost at this thread's width when the level was bound (an indirect call: ~1 ns beside a hypothesis's ~400). */
   pc_plane_cost_fn planeCost;
   double focal, cx, cy, depthMin, depthMax;
   /* Hypotheses scored (PatchMatchOutput.evaluations counts them with TypeScript's). */
