@@ -64,7 +64,7 @@ import { medianSpacing, occupiedCells, PointGrid } from "./point-grid.js";
 import { buildSignedDistance, type LatticeSums, type SignedDistanceTask } from "./signed-distance.js";
 import type { ColorSums, ColorTask } from "./project-colors.js";
 import type { MeshResult, MeshTask } from "./worker-task.js";
-import { simplifyToBudget } from "./simplify.js";
+import { simplifyAhead, simplifyToBudget, type SimplifyResult, type SimplifyTask } from "./simplify.js";
 import { loadGreyPhotos } from "./photo-texture.js";
 import { BACKDROP_DEFAULTS, backdropMasks, markBackdrop, type BackdropOptions } from "./backdrop.js";
 import { SKY_DEFAULTS, skyMasks, unionMasks, type SkyOptions } from "./sky.js";
@@ -310,6 +310,7 @@ export async function run(input: Input, options?: Partial<Options>, progress?: P
     colors: { size: 1, run: (task) => thread.run(task) as Promise<ColorSums> },
     groundSweep: { size: 1, run: (task) => thread.run(task) as Promise<number> },
     depthImages: { size: 1, run: (task) => thread.run(task) as Promise<Float32Array[]> },
+    simplify: { size: 1, run: (task, transfer) => thread.run(task, transfer) as Promise<SimplifyResult | null> },
   };
   try {
     return await meshCloud(input, opts, progress, helpers);
@@ -318,12 +319,59 @@ export async function run(input: Input, options?: Partial<Options>, progress?: P
   }
 }
 
+/** What the extracted surface is cleaned up against. */
+interface CleanUpContext {
+  /** The final points, for the trimming. */
+  grid: PointGrid;
+  cloud: PointCloud;
+  views: RegisteredView[];
+  /** The carving's sky masks, one per view, or null when the sky is not carved. */
+  skyMasks: Array<Uint8Array | null> | null;
+  /** The completions' planes and the ground, whose meeting lines bent holes may be closed to. */
+  creasePlanes: Array<{ normal: readonly number[]; d: number }>;
+  voxel: number;
+}
+
+/**
+ * The extracted surface trimmed away from the points, carved where two photos see the sky through
+ * it, rid of small pieces, its small and enclosed holes closed; the counts go to the report.
+ */
+function cleanUp(raw: RawMesh, context: CleanUpContext, opts: Options, counts: Record<string, number>): RawMesh {
+  const { grid, cloud, views, skyMasks, creasePlanes, voxel } = context;
+  const trimmed = trimFaces(raw, grid, opts.trimDistance * voxel);
+  raw = trimmed.mesh;
+  counts.trimmedFaces = counts.extractedFaces - raw.indices.length / 3;
+  counts.gapFacesKept = trimmed.rescued;
+  if (skyMasks && opts.skyCarve) {
+    const carved = carveSky(raw, views, skyMasks, opts.skyCarve);
+    raw = carved.mesh;
+    Object.assign(counts, { skyVertices: carved.report.skyVertices, skyCarvedFaces: carved.report.carvedFaces });
+  }
+  const pieces = removeSmallComponents(raw, opts.minComponentFraction);
+  raw = compactVertices(pieces.mesh);
+  Object.assign(counts, { components: pieces.components, componentsRemoved: pieces.removed });
+  if (opts.maxHoleEdges > 0) {
+    const creases = opts.maxCreaseOffPlanes > 0 && creasePlanes.length >= 2 ? { planes: creasePlanes, maxOffPlanes: opts.maxCreaseOffPlanes * voxel, maxRadius: opts.maxCreaseRadius * voxel } : undefined;
+    const closed = fillSmallHoles(raw, { maxEdges: opts.maxHoleEdges, maxFlatness: opts.maxHoleFlatness, maxDeviation: opts.maxHoleDeviation * voxel, creases });
+    raw = closed.mesh;
+    Object.assign(counts, { holesFilled: closed.filled, holeFillFaces: closed.fillFaces, holesFilledOnCreases: closed.creases });
+  }
+  if (opts.enclosedHoles.maxEdges > 0 && views.length > 0) {
+    const closed = closeEnclosedHoles(raw, { positions: cloud.positions, count: cloud.count, views }, voxel, opts.enclosedHoles);
+    raw = closed.mesh;
+    const r = closed.report;
+    Object.assign(counts, { enclosedHolesClosed: r.closed, enclosedHoleFillFaces: r.fillFaces, enclosedHolesSeenThrough: r.seeThrough, enclosedHolesNotFlat: r.notFlat, enclosedHolesNotInSurface: r.notInSurface });
+  }
+  return raw;
+}
+
 /** The stage's worker, as the phases that hand it half of their work, or all of it, see it. */
 interface Helpers {
   signedDistance: TaskRunner<SignedDistanceTask, LatticeSums>;
   colors: TaskRunner<ColorTask, ColorSums>;
   groundSweep: TaskRunner<GroundSweepTask, number>;
   depthImages: TaskRunner<DepthImageTask, Float32Array[]>;
+  simplify: TaskRunner<SimplifyTask, SimplifyResult | null>;
 }
 
 /** Whether completePlanes() gets as far as the depth images' use: enough views and points to seek planes in. */
@@ -447,36 +495,20 @@ async function meshCloud(input: Input, opts: Options, progress: ProgressFn | und
   counts.extractedFaces = raw.indices.length / 3;
   lap("extract");
   progress?.(0.6);
-
   const grid = pointGrid ?? new PointGrid(cloud.positions, cloud.count, h);
-  const trimmed = trimFaces(raw, grid, opts.trimDistance * h);
-  raw = trimmed.mesh;
-  counts.trimmedFaces = counts.extractedFaces - raw.indices.length / 3;
-  counts.gapFacesKept = trimmed.rescued;
-  if (skyCarveRead && opts.skyCarve) {
-    const carved = carveSky(raw, input.views, await skyCarveRead, opts.skyCarve);
-    raw = carved.mesh;
-    Object.assign(counts, { skyVertices: carved.report.skyVertices, skyCarvedFaces: carved.report.carvedFaces });
-  }
-  const pieces = removeSmallComponents(raw, opts.minComponentFraction);
-  raw = compactVertices(pieces.mesh);
-  Object.assign(counts, { components: pieces.components, componentsRemoved: pieces.removed });
-  if (opts.maxHoleEdges > 0) {
-    const creases = opts.maxCreaseOffPlanes > 0 && creasePlanes.length >= 2 ? { planes: creasePlanes, maxOffPlanes: opts.maxCreaseOffPlanes * h, maxRadius: opts.maxCreaseRadius * h } : undefined;
-    const closed = fillSmallHoles(raw, { maxEdges: opts.maxHoleEdges, maxFlatness: opts.maxHoleFlatness, maxDeviation: opts.maxHoleDeviation * h, creases });
-    raw = closed.mesh;
-    Object.assign(counts, { holesFilled: closed.filled, holeFillFaces: closed.fillFaces, holesFilledOnCreases: closed.creases });
-  }
-  if (opts.enclosedHoles.maxEdges > 0 && input.views.length > 0) {
-    const closed = closeEnclosedHoles(raw, { positions: cloud.positions, count: cloud.count, views: input.views }, h, opts.enclosedHoles);
-    raw = closed.mesh;
-    const r = closed.report;
-    Object.assign(counts, { enclosedHolesClosed: r.closed, enclosedHoleFillFaces: r.fillFaces, enclosedHolesSeenThrough: r.seeThrough, enclosedHolesNotFlat: r.notFlat, enclosedHolesNotInSurface: r.notInSurface });
+  // The helper readies its simplifier's memory while this thread cleans the mesh up, then simplifies it.
+  const ahead = helpers && counts.extractedFaces > opts.faceBudget ? simplifyAhead(helpers.simplify, counts.extractedFaces, raw.positions.length / 3, opts.faceBudget) : null;
+  try {
+    const skyMasks = skyCarveRead && opts.skyCarve ? await skyCarveRead : null;
+    raw = cleanUp(raw, { grid, cloud, views: input.views, skyMasks, creasePlanes, voxel: h }, opts, counts);
+  } catch (error) {
+    ahead?.cancel();
+    throw error;
   }
   lap("cleanup");
   progress?.(0.7);
 
-  const simplified = await simplifyToBudget(raw, opts.faceBudget);
+  const simplified = ahead ? await ahead.simplify(raw) : await simplifyToBudget(raw, opts.faceBudget);
   counts.simplifyRelativeError = simplified.error;
   if (simplified.sloppy) warnings.push("edge-collapse simplification stalled above the budget; finished with vertex clustering");
   lap("simplify");

@@ -1,7 +1,8 @@
 /**
  * @module The mesh stage's worker tasks: the cloud's depth images (see-through.ts), the second half
  * of the signed distance's sums (signed-distance.ts), a share of the ground sweep's planes
- * (ground-sweep.ts) and of the vertex colours' views (project-colors.ts). Served by the stage's
+ * (ground-sweep.ts), of the vertex colours' views (project-colors.ts), and the simplification
+ * (simplify.ts). Served by the stage's
  * own worker (worker.ts) or by a thread the pipeline shares with the texture stage
  * (pipeline/late-worker.ts).
  */
@@ -10,10 +11,11 @@ import { scoreSweepTask, type GroundSweepTask } from "./ground-sweep.js";
 import { colorSums, type ColorSums, type ColorTask } from "./project-colors.js";
 import { depthImageTask, type DepthImageTask } from "./see-through.js";
 import { latticeSums, scatterSums, type LatticeSums, type SignedDistanceTask } from "./signed-distance.js";
+import { simplifyTask, type SimplifyResult, type SimplifyTask } from "./simplify.js";
 
 /** What the mesh stage's worker is asked for. */
-export type MeshTask = SignedDistanceTask | ColorTask | GroundSweepTask | DepthImageTask;
-export type MeshResult = LatticeSums | ColorSums | number | Float32Array[];
+export type MeshTask = SignedDistanceTask | ColorTask | GroundSweepTask | DepthImageTask | SimplifyTask;
+export type MeshResult = LatticeSums | ColorSums | number | Float32Array[] | SimplifyResult | null;
 
 export async function runMeshTask(task: MeshTask): Promise<{ value: MeshResult; transfer?: TransferListItem[] }> {
   if (!("kind" in task)) {
@@ -23,6 +25,10 @@ export async function runMeshTask(task: MeshTask): Promise<{ value: MeshResult; 
   if (task.kind === "depthImages") {
     const depths = depthImageTask(task);
     return { value: depths, transfer: depths.map((depth) => depth.buffer as ArrayBuffer) };
+  }
+  if (task.kind === "simplify") {
+    const simplified = await simplifyTask(task);
+    return { value: simplified, transfer: simplified ? [simplified.mesh.positions.buffer as ArrayBuffer, simplified.mesh.indices.buffer as ArrayBuffer] : [] };
   }
   if (task.kind === "groundSweep") {
     // The scores are written into the task's shared array; the count says the work is done.
