@@ -13,7 +13,7 @@
 import { foldOf } from "../../geometry/camera.js";
 import type { TaskRunner } from "../../util/pool.js";
 import { shared } from "../../util/shared-memory.js";
-import { bilinear, type GreyPhoto } from "./photo-texture.js";
+import type { GreyPhoto } from "./photo-texture.js";
 import { planeAxes } from "./plane-fill.js";
 
 export interface GroundSweepOptions {
@@ -421,13 +421,38 @@ function patchInside(photo: GreyPhoto, cx: number, cy: number, cz: number, u: nu
   return true;
 }
 
-/** Reads the patch into `out` at `offset`, normalised to zero mean and unit length; false when it leaves the photo, lies behind it, or is flat. */
+/**
+ * Reads the patch into `out` at `offset`, normalised to zero mean and unit length; false when it
+ * leaves the photo, lies behind it, or is flat. The hottest loop of the ground sweep (2.7 s of
+ * SceauxCastle's mesh stage over both threads): pixelOf and bilinear are written out with the
+ * photo's camera read once, the same operations in the same order, so the same values.
+ */
 function readPatch(photo: GreyPhoto, cx: number, cy: number, cz: number, u: number[], v: number[], step: number, half: number, side: number, out: Float64Array, offset: number): boolean {
+  const { R, t } = photo.view.camFromWorld;
+  const { focal, cx: principalX, cy: principalY, k1, k2 } = photo.view.intrinsics;
+  const fold = foldOf(k1, k2);
+  const r0 = R[0]!, r1 = R[1]!, r2 = R[2]!, r3 = R[3]!, r4 = R[4]!, r5 = R[5]!, r6 = R[6]!, r7 = R[7]!, r8 = R[8]!;
+  const t0 = t[0]!, t1 = t[1]!, t2 = t[2]!;
+  const u0 = u[0]!, u1 = u[1]!, u2 = u[2]!, v0 = v[0]!, v1 = v[1]!, v2 = v[2]!;
+  const { grey, width, scale } = photo;
+  const lastX = width - 1, lastY = photo.height - 1;
   let mean = 0;
   for (let i = 0; i < side; i++) for (let j = 0; j < side; j++) {
     const a = (i - half) * step, b = (j - half) * step;
-    if (!pixelOf(photo, cx + a * u[0]! + b * v[0]!, cy + a * u[1]! + b * v[1]!, cz + a * u[2]! + b * v[2]!, pixel)) return false;
-    const value = bilinear(photo, pixel[0]!, pixel[1]!);
+    const X = cx + a * u0 + b * v0, Y = cy + a * u1 + b * v1, Z = cz + a * u2 + b * v2;
+    // pixelOf's projection.
+    const zc = r6 * X + r7 * Y + r8 * Z + t2;
+    if (!(zc > 0)) return false;
+    const x = (r0 * X + r1 * Y + r2 * Z + t0) / zc, y = (r3 * X + r4 * Y + r5 * Z + t1) / zc;
+    const radius2 = x * x + y * y;
+    if (radius2 >= fold) return false;
+    const dist = 1 + k1 * radius2 + k2 * radius2 * radius2;
+    const px = (focal * dist * x + principalX) * scale - 0.5, py = (focal * dist * y + principalY) * scale - 0.5;
+    if (!(px >= 0 && py >= 0 && px < lastX && py < lastY)) return false;
+    // bilinear's sample.
+    const x0 = Math.floor(px), y0 = Math.floor(py), tx = px - x0, ty = py - y0;
+    const o = y0 * width + x0;
+    const value = (grey[o]! * (1 - tx) + grey[o + 1]! * tx) * (1 - ty) + (grey[o + width]! * (1 - tx) + grey[o + width + 1]! * tx) * ty;
     out[offset + i * side + j] = value;
     mean += value;
   }
