@@ -26,7 +26,7 @@ import type { TaskRunner } from "../../util/pool.js";
 import { layoutAtlas } from "./atlas-layout.js";
 import { buildCharts, splitVertices, type ChartedMesh } from "./charts.js";
 import type { ChartFaces } from "./paint.js";
-import { consensusShifts, faceAdjacency, gatherCandidates, mergeRegions, rejectInconsistent, selectViews, UNSEEN } from "./select-views.js";
+import { consensusShifts, faceAdjacency, gatherCandidates, mergeRegions, rejectInconsistent, selectViews, UNSEEN, type FaceAdjacency } from "./select-views.js";
 import { UNREADABLE_PHOTO, type PaintTask, type PhotoOf, type ViewTask, type ViewTaskResult } from "./view-task.js";
 import { dropFallbacks, faceGeometry, type ScanOptions, type ViewObservations } from "./view-scan.js";
 import { solveChannels, startWorkers, type TextureWorkers } from "./threads.js";
@@ -336,6 +336,9 @@ async function texture(input: Input, opts: Options, runner: TaskRunner<ViewTask,
   };
   const scan: ScanOptions = { depthTolerance: opts.depthToleranceEdges * medianEdgeLength(mesh), minCosine: opts.minCosine, grazingMinCosine: opts.grazingMinCosine, borderPixels: opts.padding + 1, frontalPower: opts.frontalPower };
   const scanned = await scanPhotos(input, imageByIndex, photoOf, baseScale, scan, runner, progress);
+  // The faces' adjacency on a thread the scan has freed, while this one gathers the candidates;
+  // if the thread fails, found here.
+  const adjacencyThere = runner.run({ kind: "adjacency", indices: mesh.indices, faceCount: mesh.faceCount }).catch(() => null) as Promise<FaceAdjacency | null>;
   if (scanned.unreadable.length > 0) warnings.push(`could not read ${scanned.unreadable.join(", ")}; not used for the texture`);
   const fallbacks = dropFallbacks(scanned.observations, mesh.faceCount);
   const observations = fallbacks.observations;
@@ -345,7 +348,7 @@ async function texture(input: Input, opts: Options, runner: TaskRunner<ViewTask,
   // 2. One view per face.
   const candidates = gatherCandidates(mesh.faceCount, observations);
   const consistency = rejectInconsistent(candidates, opts.consistencyRadius);
-  const adjacency = faceAdjacency(mesh.indices, mesh.faceCount);
+  const adjacency = (await adjacencyThere) ?? faceAdjacency(mesh.indices, mesh.faceCount);
   const selection = selectViews(candidates, consistency.keep, adjacency, opts.smoothness, opts.maxSweeps);
   let regionMoves = 0;
   for (let pass = 0; pass < 4; pass++) {

@@ -149,7 +149,13 @@ function channelMedian(colours: Float32Array, start: number, end: number, channe
 }
 
 /** Faces sharing an edge, in CSR form. */
-export function faceAdjacency(indices: Uint32Array, faceCount: number): { offsets: Uint32Array; neighbours: Uint32Array } {
+/** Per face f, the faces sharing an edge with it: neighbours[offsets[f] .. offsets[f + 1]). */
+export interface FaceAdjacency {
+  offsets: Uint32Array;
+  neighbours: Uint32Array;
+}
+
+export function faceAdjacency(indices: Uint32Array, faceCount: number): FaceAdjacency {
   const edges = 3 * faceCount;
   const other = (e: number): number => indices[e - (e % 3) + ((e % 3) + 1) % 3];
   let vertexCount = 0;
