@@ -26,7 +26,7 @@ import type { TaskRunner } from "../../util/pool.js";
 import { layoutAtlas } from "./atlas-layout.js";
 import { buildCharts, splitVertices, type ChartedMesh } from "./charts.js";
 import type { ChartFaces } from "./paint.js";
-import { consensusShifts, faceAdjacency, gatherCandidates, mergeRegions, rejectInconsistent, selectViews, UNSEEN, type FaceAdjacency } from "./select-views.js";
+import { consensusShifts, consistencyOf, faceAdjacency, gatherCandidates, joinConsistency, mergeRegions, selectViews, UNSEEN, type Consistency, type FaceAdjacency } from "./select-views.js";
 import { UNREADABLE_PHOTO, type PaintTask, type PhotoOf, type ViewTask, type ViewTaskResult } from "./view-task.js";
 import { dropFallbacks, faceGeometry, type ScanOptions, type ViewObservations } from "./view-scan.js";
 import { solveChannels, startWorkers, type TextureWorkers } from "./threads.js";
@@ -347,7 +347,12 @@ async function texture(input: Input, opts: Options, runner: TaskRunner<ViewTask,
 
   // 2. One view per face.
   const candidates = gatherCandidates(mesh.faceCount, observations);
-  const consistency = rejectInconsistent(candidates, opts.consistencyRadius);
+  // The photo-consistency check is per face: the second half of the faces on the other thread.
+  const half = Math.floor(mesh.faceCount / 2);
+  const secondHalf = { offsets: candidates.offsets, colours: candidates.colours };
+  const secondThere = runner.run({ kind: "consistency", candidates: secondHalf, consistencyRadius: opts.consistencyRadius, from: half, to: mesh.faceCount }).catch(() => null) as Promise<Consistency | null>;
+  const firstHalf = consistencyOf(candidates, opts.consistencyRadius, 0, half);
+  const consistency = joinConsistency(firstHalf, (await secondThere) ?? consistencyOf(candidates, opts.consistencyRadius, half, mesh.faceCount));
   const adjacency = (await adjacencyThere) ?? faceAdjacency(mesh.indices, mesh.faceCount);
   const selection = selectViews(candidates, consistency.keep, adjacency, opts.smoothness, opts.maxSweeps);
   let regionMoves = 0;

@@ -59,20 +59,37 @@ export function gatherCandidates(faceCount: number, observations: ViewObservatio
  * same arithmetic in the same order as with arrays, so the same marks; 0.42 s of Herz-Jesus-P8's
  * main thread before, in a CPU profile).
  */
-export function rejectInconsistent(candidates: FaceCandidates, consistencyRadius: number): { keep: Uint8Array; dropped: number; consensus: Float32Array } {
+export function rejectInconsistent(candidates: FaceCandidates, consistencyRadius: number): Consistency {
+  return consistencyOf(candidates, consistencyRadius, 0, candidates.offsets.length - 1);
+}
+
+/** rejectInconsistent's answer: `keep` per candidate, `consensus` 3 per face. */
+export interface Consistency {
+  keep: Uint8Array;
+  dropped: number;
+  consensus: Float32Array;
+}
+
+/**
+ * rejectInconsistent over faces from … to − 1 alone (each face's answer is its own): `keep` for
+ * their candidates (offsets[from] on), `consensus` for those faces. Two threads each take a range,
+ * and `joinConsistency` puts the ranges back together: the same marks as over every face at once.
+ */
+export function consistencyOf(candidates: Pick<FaceCandidates, "offsets" | "colours">, consistencyRadius: number, from: number, to: number): Consistency {
   const { offsets, colours } = candidates;
-  const keep = new Uint8Array(candidates.views.length).fill(1);
+  const first = offsets[from];
+  const keep = new Uint8Array(offsets[to] - first).fill(1);
   let dropped = 0;
-  const faceCount = offsets.length - 1;
   // The colour the views agree on, per face (3 each; NaN for a face of fewer than two views).
-  const consensus = new Float32Array(3 * faceCount).fill(NaN);
+  const consensus = new Float32Array(3 * (to - from)).fill(NaN);
   let widest = 0;
-  for (let f = 0; f < faceCount; f++) widest = Math.max(widest, offsets[f + 1] - offsets[f]);
+  for (let f = from; f < to; f++) widest = Math.max(widest, offsets[f + 1] - offsets[f]);
   const scratch = new Float64Array(widest);
   const sigma2 = (consistencyRadius / 2) ** 2;
-  for (let f = 0; f < faceCount; f++) {
+  for (let f = from; f < to; f++) {
     const start = offsets[f], end = offsets[f + 1];
-    if (end - start === 2) for (let ch = 0; ch < 3; ch++) consensus[3 * f + ch] = (colours[3 * start + ch] + colours[3 * start + 3 + ch]) / 2;
+    const c = 3 * (f - from);
+    if (end - start === 2) for (let ch = 0; ch < 3; ch++) consensus[c + ch] = (colours[3 * start + ch] + colours[3 * start + 3 + ch]) / 2;
     if (end - start < 3) continue;
     let m0 = channelMedian(colours, start, end, 0, scratch);
     let m1 = channelMedian(colours, start, end, 1, scratch);
@@ -93,15 +110,26 @@ export function rejectInconsistent(candidates: FaceCandidates, consistencyRadius
     let kept = 0;
     for (let i = start; i < end; i++) {
       const d = Math.hypot(colours[3 * i] - m0, colours[3 * i + 1] - m1, colours[3 * i + 2] - m2);
-      if (d > consistencyRadius) keep[i] = 0;
+      if (d > consistencyRadius) keep[i - first] = 0;
       else kept++;
     }
     // Never drop every view of a face: without a mode that two views share, keep them all.
-    if (kept < 2) { for (let i = start; i < end; i++) keep[i] = 1; continue; }
+    if (kept < 2) { for (let i = start; i < end; i++) keep[i - first] = 1; continue; }
     dropped += end - start - kept;
-    consensus[3 * f] = m0; consensus[3 * f + 1] = m1; consensus[3 * f + 2] = m2;
+    consensus[c] = m0; consensus[c + 1] = m1; consensus[c + 2] = m2;
   }
   return { keep, dropped, consensus };
+}
+
+/** Two consecutive ranges' answers (consistencyOf) as one. */
+export function joinConsistency(a: Consistency, b: Consistency): Consistency {
+  const keep = new Uint8Array(a.keep.length + b.keep.length);
+  keep.set(a.keep);
+  keep.set(b.keep, a.keep.length);
+  const consensus = new Float32Array(a.consensus.length + b.consensus.length);
+  consensus.set(a.consensus);
+  consensus.set(b.consensus, a.consensus.length);
+  return { keep, dropped: a.dropped + b.dropped, consensus };
 }
 
 /**

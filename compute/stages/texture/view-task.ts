@@ -2,7 +2,8 @@
  * @module The texture stage's work on one photo, on a worker thread (worker.ts) or the calling
  * one: scanning what the photo sees (view-scan.ts), sampling its colours at the chart vertices
  * for the seam levelling, and painting its charts into the pages (paint.ts); one colour
- * channel of the levelling's solve; and the faces' adjacency, which the view selection needs. A task decodes its photo itself, unless the photo was decoded
+ * channel of the levelling's solve; and the faces' adjacency and half of their photo-consistency
+ * check, which the view selection needs. A task decodes its photo itself, unless the photo was decoded
  * ahead into shared memory (photo-store.ts): photos never cross threads as copies. The
  * mesh and the pages are shared (SharedArrayBuffer), not copied: the charts of different photos
  * cover disjoint rectangles of the pages, so painters never write the same texel.
@@ -11,7 +12,7 @@ import type { Mesh, RegisteredView, TexturePage } from "../../scene/index.js";
 import type { ChartPlacement } from "./atlas-layout.js";
 import { solveLevellingChannel, type LevellingOptions, type LevellingProblem } from "./levelling.js";
 import { paintChart, type ChartFaces } from "./paint.js";
-import { faceAdjacency, type FaceAdjacency } from "./select-views.js";
+import { consistencyOf, faceAdjacency, type Consistency, type FaceAdjacency, type FaceCandidates } from "./select-views.js";
 import { boxMean, loadPhoto } from "./photo.js";
 import { scanView, type LoadedPhoto, type ScanOptions, type ViewObservations } from "./view-scan.js";
 
@@ -62,10 +63,19 @@ export interface AdjacencyTask {
   faceCount: number;
 }
 
-export type ViewTask = ScanTask | SampleTask | PaintTask | LevelTask | AdjacencyTask;
+/** The photo-consistency check (select-views.ts consistencyOf) over faces from … to − 1: the calling thread checks the others. */
+export interface ConsistencyTask {
+  kind: "consistency";
+  candidates: Pick<FaceCandidates, "offsets" | "colours">;
+  consistencyRadius: number;
+  from: number;
+  to: number;
+}
 
-/** A scan's observations, a sample's colours (3 per pixel position), a channel's levelling, the faces' adjacency, or nothing for a paint. */
-export type ViewTaskResult = ViewObservations | Float32Array | ReturnType<typeof solveLevellingChannel> | FaceAdjacency | null;
+export type ViewTask = ScanTask | SampleTask | PaintTask | LevelTask | AdjacencyTask | ConsistencyTask;
+
+/** A scan's observations, a sample's colours (3 per pixel position), a channel's levelling, the faces' adjacency, a range's consistency, or nothing for a paint. */
+export type ViewTaskResult = ViewObservations | Float32Array | ReturnType<typeof solveLevellingChannel> | FaceAdjacency | Consistency | null;
 
 /** How a task's error starts when its photo could not be decoded (the message crosses threads, the class does not). */
 export const UNREADABLE_PHOTO = "texture: the photo could not be read";
@@ -74,6 +84,10 @@ export async function runViewTask(task: ViewTask): Promise<{ value: ViewTaskResu
   if (task.kind === "level") {
     const solved = solveLevellingChannel(task.problem, task.options, task.channel);
     return { value: solved, transfer: [solved.corrections.buffer as ArrayBuffer] };
+  }
+  if (task.kind === "consistency") {
+    const checked = consistencyOf(task.candidates, task.consistencyRadius, task.from, task.to);
+    return { value: checked, transfer: [checked.keep.buffer as ArrayBuffer, checked.consensus.buffer as ArrayBuffer] };
   }
   if (task.kind === "adjacency") {
     const adjacency = faceAdjacency(task.indices, task.faceCount);

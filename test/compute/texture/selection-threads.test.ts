@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { faceAdjacency, type FaceAdjacency } from "../../../compute/stages/texture/select-views.js";
+import { consistencyOf, faceAdjacency, joinConsistency, rejectInconsistent, type Consistency, type FaceAdjacency, type FaceCandidates } from "../../../compute/stages/texture/select-views.js";
+import { createRng } from "../../../compute/math/random.js";
 import type { ViewTask, ViewTaskResult } from "../../../compute/stages/texture/view-task.js";
 import { WorkerPool } from "../../../compute/util/pool.js";
 
@@ -32,5 +33,29 @@ describe("the faces' adjacency", () => {
     expect(count(0)).toBe(2);
     // The two triangles of a cell are each other's neighbours.
     expect(Array.from(here.neighbours.subarray(here.offsets[inner], here.offsets[inner + 1]))).toContain(inner + 1);
+  });
+});
+
+describe("the photo-consistency check in two halves", () => {
+  it("marks on a thread and here, joined, what it marks over every face at once", async () => {
+    // 2,000 faces of 0–6 candidate views each: most colours near a face's own, some far off.
+    const rng = createRng(7);
+    const faces = 2000;
+    const offsets = new Uint32Array(faces + 1);
+    const colours: number[] = [];
+    for (let f = 0; f < faces; f++) {
+      const views = Math.floor(rng() * 7);
+      const base = [rng() * 255, rng() * 255, rng() * 255];
+      for (let v = 0; v < views; v++) for (const value of base) colours.push(rng() < 0.2 ? rng() * 255 : value + 8 * (rng() - 0.5));
+      offsets[f + 1] = offsets[f] + views;
+    }
+    const candidates = { offsets, colours: new Float32Array(colours) } as FaceCandidates;
+    const whole = rejectInconsistent(candidates, 20);
+    expect(whole.dropped).toBeGreaterThan(100);
+    const there = (await pool.run({ kind: "consistency", candidates, consistencyRadius: 20, from: 777, to: faces })) as Consistency;
+    const joined = joinConsistency(consistencyOf(candidates, 20, 0, 777), there);
+    expect(joined.keep).toEqual(whole.keep);
+    expect(joined.consensus).toEqual(whole.consensus);
+    expect(joined.dropped).toBe(whole.dropped);
   });
 });
