@@ -35,7 +35,9 @@
  * white walls on three sides of cobbles seen at grazing angles, for how much of plain surfaces
  * the model covers (issue "Complete surfaces"), and rendered/courtyard-wide (bench/courtyard-wide.ts),
  * the courtyard through a barrel lens without EXIF, for a lens the pipeline must calibrate and
- * whose radial mapping folds just outside the frame.
+ * whose radial mapping folds just outside the frame, rendered/plain-objects
+ * (bench/plain-objects.ts), plain objects on a table photographed all around, and rendered/street
+ * (bench/street.ts), plain house fronts seen along a street walked down its middle.
  * With --own-cameras, each held-back photo of a real set with published poses is also scored from
  * the pipeline's own camera for it (views-reference.ts: a sparse run on every photo, the held-back
  * ones included), as a user who added the photo would see the model: the published camera tests
@@ -72,6 +74,7 @@ import { COURTYARD_SET, courtyardDataset } from "./courtyard.js";
 import { COURTYARD_WIDE_SET, courtyardWideDataset } from "./courtyard-wide.js";
 import { PLAIN_OBJECTS_SET, plainObjectsDataset } from "./plain-objects.js";
 import { PLAIN_ROOM_SET, plainRoomDataset } from "./plain-room.js";
+import { STREET_SET, streetDataset } from "./street.js";
 import { ThreeRenderer, type RenderCamera, type RenderedImage } from "./three-render.js";
 
 const RENDER_WIDTH = 768;
@@ -80,7 +83,7 @@ const HOLD_BACK_OFFSET = 4;
 /** Sets the bench renders itself: name → their folder (rendered on first use), in the synthetic sets' format. */
 const RENDERED_SETS: Record<string, () => Promise<string>> = {
   [PLAIN_ROOM_SET]: plainRoomDataset, [COURTYARD_SET]: courtyardDataset, [COURTYARD_WIDE_SET]: courtyardWideDataset,
-  [PLAIN_OBJECTS_SET]: plainObjectsDataset,
+  [PLAIN_OBJECTS_SET]: plainObjectsDataset, [STREET_SET]: streetDataset,
 };
 
 

@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { decomposeEssential, essentialFromPoses, essentialFromSubset, estimateEssential, fivePoint, recoverPose } from "../../../compute/geometry/essential.js";
 import { rotationAngleDeg } from "../../../compute/geometry/rotation.js";
 import { composeTransforms } from "../../../compute/geometry/types.js";
-import { createRng } from "../../../compute/math/random.js";
-import { angleBetweenDeg, bestMatchUpToSign, essentialOf, randomRotation, twoViewScene } from "./synthetic.js";
+import { createRng, gaussian } from "../../../compute/math/random.js";
+import { angleBetweenDeg, bestMatchUpToSign, essentialOf, randomRotation, transformInto, twoViewScene } from "./synthetic.js";
 
 describe("geometry/essential fivePoint", () => {
   it("returns the true E (up to scale) for exact correspondences of random poses", () => {
@@ -73,5 +73,51 @@ describe("geometry/essential estimateEssential", () => {
       expect(rotationAngleDeg(pose.R, scene.pose.R)).toBeLessThan(0.5);
       expect(angleBetweenDeg(pose.t, scene.pose.t)).toBeLessThan(1);
     }
+  });
+});
+
+/**
+ * A pair like a street's seed pair (bench/street.ts): the camera moves 1 unit, partly along its
+ * axis, and all but 2 % of the matches lie on one oblique wall; 0.2 px of noise against SfM's 4-px
+ * threshold. Nearly every match is an inlier of any sample's matrix, so RANSAC's adaptive count
+ * would stop after two or three samples, and a sample from the wall alone gives a wrong matrix.
+ */
+function wallPair(seed: number, count: number, wallShare: number) {
+  const rng = createRng(seed);
+  const pose = { R: randomRotation(rng, 0.05), t: new Float64Array([0.6, 0.05, 0.8]) };
+  const focal = 864;
+  const sigma = 0.2 / focal;
+  const x1 = new Float64Array(2 * count);
+  const x2 = new Float64Array(2 * count);
+  for (let i = 0; i < count; i++) {
+    let X: number[];
+    let Y: number[];
+    do {
+      const u = (rng() - 0.5) * 1.1;
+      const v = (rng() - 0.5) * 0.8;
+      const depth = rng() < wallShare ? 6 / (1 - 0.6 * u) : 4 + 6 * rng();
+      X = [u * depth, v * depth, depth];
+      Y = transformInto(pose, X);
+    } while (Y[2] < 0.5 || Math.abs(Y[0] / Y[2]) > 0.55 || Math.abs(Y[1] / Y[2]) > 0.4);
+    x1.set([X[0] / X[2] + sigma * gaussian(rng), X[1] / X[2] + sigma * gaussian(rng)], 2 * i);
+    x2.set([Y[0] / Y[2] + sigma * gaussian(rng), Y[1] / Y[2] + sigma * gaussian(rng)], 2 * i);
+  }
+  return { pose, x1, x2, focal };
+}
+
+describe("geometry/essential estimateEssential on a wall", () => {
+  it("draws enough samples that one wall's wrong matrix does not win the seed pair", () => {
+    const count = 500;
+    const errors = (minIterations: number | undefined) =>
+      Array.from({ length: 20 }, (_, k) => {
+        const pair = wallPair(1001 + k, count, 0.98);
+        const options = { thresholdPx: 4, focal: pair.focal, confidence: 0.9999, maxIterations: 5000, rng: createRng(k + 1) };
+        const estimate = estimateEssential(pair.x1, pair.x2, count, minIterations === undefined ? options : { ...options, minIterations })!;
+        return angleBetweenDeg(recoverPose(estimate.E, pair.x1, pair.x2, count, estimate.inliers).t, pair.pose.t);
+      });
+    // Stopping where the adaptive count says (the former default) gets some of these pairs wrong by tens of degrees…
+    expect(Math.max(...errors(0))).toBeGreaterThan(20);
+    // …the default's minimum of samples gets every one right.
+    expect(Math.max(...errors(undefined))).toBeLessThan(0.5);
   });
 });
