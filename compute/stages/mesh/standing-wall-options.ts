@@ -15,6 +15,11 @@ export interface StandingWallOptions {
   minEndShare: number;
   /** …(less the cells of its upper half that the cameras see through: sky over a lower wall) for this many voxels at most. */
   maxEndVoxels: number;
+  /**
+   * A plain wall rises above its column's points, cell by cell, for this many voxels at most,
+   * while the cameras keep each cell and the photos show it plain (raiseColumns()).
+   */
+  maxRiseVoxels: number;
   /** Planes within this many degrees of upright stand on the ground as walls. */
   maxTiltDeg: number;
   /** Only points at least this high above the ground (voxels) belong to walls: lower ones are the ground's own. */
@@ -64,6 +69,7 @@ export const STANDING_WALL_DEFAULTS: StandingWallOptions = {
   inlierVoxels: 2,
   minEndShare: 0.9,
   maxEndVoxels: 120,
+  maxRiseVoxels: 120,
   maxTiltDeg: 10,
   minHeightVoxels: 10,
   cellVoxels: 2,
@@ -102,5 +108,7 @@ export interface StandingWallReport {
   wallCellsTooFew: number;
   /** Cells added past a plain wall's free ends (extendFreeEnd()). */
   wallEndCellsAdded: number;
+  /** Cells added above a plain wall's column tops (raiseColumns()). */
+  wallRaisedCellsAdded: number;
   wallPointsAdded: number;
 }

@@ -30,7 +30,7 @@ import type { Plane } from "./planes.js";
 import { PointGrid } from "./point-grid.js";
 import type { DepthImage } from "./see-through.js";
 import { STANDING_WALL_DEFAULTS, type StandingWallOptions, type StandingWallReport } from "./standing-wall-options.js";
-import { cellTexture, columnCells, fillCell, keptCells, readPhotos, type FillContext, type KeptCell, type Wall, type WallPhotos } from "./wall-cells.js";
+import { cellTexture, columnCells, fillCell, keptCells, readPhotos, wallCell, type FillContext, type KeptCell, type Wall, type WallPhotos } from "./wall-cells.js";
 import type { GreyPhoto } from "./photo-texture.js";
 import { findWallRuns, type WallRun } from "./wall-lines.js";
 
@@ -56,7 +56,7 @@ export async function completeStandingWalls(
   photos: WallPhotos,
   options: StandingWallOptions = STANDING_WALL_DEFAULTS,
 ): Promise<{ points: CompletionPoints; report: StandingWallReport }> {
-  const report: StandingWallReport = { wallRuns: 0, wallLayers: 0, wallPlanes: 0, wallCellsTried: 0, wallCellsAdded: 0, wallCellsSeenThrough: 0, wallCellsUnseen: 0, wallCellsNearRelief: 0, wallCellsTextured: 0, wallCellsTooFew: 0, wallEndCellsAdded: 0, wallPointsAdded: 0 };
+  const report: StandingWallReport = { wallRuns: 0, wallLayers: 0, wallPlanes: 0, wallCellsTried: 0, wallCellsAdded: 0, wallCellsSeenThrough: 0, wallCellsUnseen: 0, wallCellsNearRelief: 0, wallCellsTextured: 0, wallCellsTooFew: 0, wallEndCellsAdded: 0, wallRaisedCellsAdded: 0, wallPointsAdded: 0 };
   const empty = { points: { count: 0, positions: new Float32Array(0), normals: new Float32Array(0), colors: new Uint8Array(0) }, report };
   const centres = views.map((view) => cameraCenter(view.camFromWorld));
   const walls = findWalls(cloud.positions, denseCount, ground, planes, centres, voxel, options, report);
@@ -82,6 +82,7 @@ export async function completeStandingWalls(
   for (const wall of fillPlainWalls(kept, textures, cell, fewestCells, context)) {
     // A plane's inliers already reach its ends; a run's points may stop short of them (its top edge seen in part).
     if (!wall.fromPlane) for (const end of [0, 1] as const) if (!wall.cornered[end]) extendFreeEnd(wall, end, grey, cell, context);
+    raiseColumns(wall, grey, cell, context);
   }
   report.wallPointsAdded = out.positions.length / 3;
   return {
@@ -165,6 +166,33 @@ function extendFreeEnd(wall: Wall, end: 0 | 1, grey: Array<GreyPhoto | null>, ce
     if (plain.length + column.covered < options.minEndShare * standing) return;
     report.wallEndCellsAdded += plain.length;
     for (const k of plain) fillCell(k, cell, colour, context);
+  }
+}
+
+/**
+ * Each column of a plain wall raised above its top, cell by cell for up to maxRiseVoxels, while
+ * the cameras keep the cell (or the cloud covers it), no relief stands near and the photos show
+ * it plain. A column's top is where its points stop, which on a plain wall is where matching last
+ * found something, not where the wall ends: a street's house fronts, photographed from the street
+ * below them, run on out of the top of the photos taken near them, and their points stop lower
+ * (bench/street.ts). Above a wall's true top the cameras see the sky or what stands behind through
+ * the cell, and out of every photo's frame they see nothing of it: either way the column stops.
+ */
+function raiseColumns(wall: Wall, grey: Array<GreyPhoto | null>, cell: number, context: FillContext): void {
+  const { options, voxel, report } = context;
+  const colour = meanColour(context.cloud.colors, wall.points);
+  const rows = Math.floor((options.maxRiseVoxels * voxel) / cell);
+  for (let c = 0; c < wall.tops.length; c++) {
+    const top = wall.tops[c]!;
+    if (!(top > 0)) continue;
+    const t = wall.from + (c + 0.5) * cell;
+    for (let r = Math.ceil(top / cell); r < Math.ceil(top / cell) + rows; r++) {
+      const verdict = wallCell(wall, t, (r + 0.5) * cell, cell, context);
+      if (verdict === "covered") continue;
+      if (typeof verdict !== "object" || !(cellTexture(verdict, grey, cell, voxel, options) < options.maxTextureVariation)) break;
+      report.wallRaisedCellsAdded++;
+      fillCell(verdict, cell, colour, context);
+    }
   }
 }
 

@@ -76,34 +76,39 @@ export function keptCells(wall: Wall, cell: number, context: FillContext): KeptC
  * what stands beyond, over a wall lower there than `top`).
  */
 export function columnCells(wall: Wall, t: number, top: number, cell: number, context: FillContext): { kept: KeptCell[]; covered: number; rows: number; throughAbove: number } {
-  const { dense, images, centres, voxel, options, report } = context;
-  const offWall = 2 * options.inlierVoxels * voxel;
-  const reliefRadius = options.offPlaneClearanceVoxels * voxel + cell * Math.SQRT1_2;
   const rows = Math.ceil(top / cell);
   const kept: KeptCell[] = [];
   let covered = 0, throughAbove = 0;
   for (let r = 0; r < rows; r++) {
-    const h = (r + 0.5) * cell;
-    const centre = pointOn(wall, t, h);
-    if (dense.hasPointWithin(centre[0]!, centre[1]!, centre[2]!, cell * Math.SQRT1_2)) {
-      covered++;
-      continue;
-    }
-    report.wallCellsTried++;
-    const { verdict, seenBy } = cameraVerdict(centre, wall.normal, images, centres, 3 * voxel, options);
-    if (verdict === "seen-through" && 2 * r >= rows) throughAbove++;
-    if (verdict !== "keep") {
-      if (verdict === "seen-through") report.wallCellsSeenThrough++;
-      else report.wallCellsUnseen++;
-      continue;
-    }
-    if (reliefNear(wall, centre, reliefRadius, offWall, context)) {
-      report.wallCellsNearRelief++;
-      continue;
-    }
-    kept.push({ wall, t, h, views: squarestFirst(centre, wall.normal, seenBy, centres) });
+    const verdict = wallCell(wall, t, (r + 0.5) * cell, cell, context);
+    if (verdict === "covered") covered++;
+    else if (verdict === "seen-through" && 2 * r >= rows) throughAbove++;
+    else if (typeof verdict === "object") kept.push(verdict);
   }
   return { kept, covered, rows, throughAbove };
+}
+
+/**
+ * The wall's cell at `t` along its foot and `h` up it: covered by the cloud, seen through or
+ * unseen by the cameras (cameraVerdict), beside relief, or kept (with the views that see it,
+ * most squarely first). The report counts the cells tried and why they were not kept.
+ */
+export function wallCell(wall: Wall, t: number, h: number, cell: number, context: FillContext): KeptCell | "covered" | "seen-through" | "unseen" | "relief" {
+  const { dense, images, centres, voxel, options, report } = context;
+  const centre = pointOn(wall, t, h);
+  if (dense.hasPointWithin(centre[0]!, centre[1]!, centre[2]!, cell * Math.SQRT1_2)) return "covered";
+  report.wallCellsTried++;
+  const { verdict, seenBy } = cameraVerdict(centre, wall.normal, images, centres, 3 * voxel, options);
+  if (verdict !== "keep") {
+    if (verdict === "seen-through") report.wallCellsSeenThrough++;
+    else report.wallCellsUnseen++;
+    return verdict;
+  }
+  if (reliefNear(wall, centre, options.offPlaneClearanceVoxels * voxel + cell * Math.SQRT1_2, 2 * options.inlierVoxels * voxel, context)) {
+    report.wallCellsNearRelief++;
+    return "relief";
+  }
+  return { wall, t, h, views: squarestFirst(centre, wall.normal, seenBy, centres) };
 }
 
 /** The point `t` along the wall's foot and `h` up it. */

@@ -9,7 +9,8 @@
  * wall whose points stop short of its end is carried on to its end, not past it, also where it
  * is lower there than its last points (the cameras see sky over its top). Where stereo
  * matched a band lower on the wall instead of its top edge, over less than maxGapVoxels, the wall
- * is still filled to its top edge there.
+ * is still filled to its top edge there; where it matched only such a band along the whole wall,
+ * whose top no photo shows, the wall rises as high as the photos see it plain.
  */
 import { describe, expect, it } from "vitest";
 import type { ImageRef, RegisteredView } from "../../../compute/scene/index.js";
@@ -193,6 +194,23 @@ describe("mesh/standing-walls", () => {
     expect(atEnd).toBeGreaterThan(0);
     expect(beyond).toBe(0);
     expect(overTop).toBe(0);
+  });
+
+  it("raises a plain wall above where its points stop, up to the top of the cameras' frames", async () => {
+    // A house front 5 m high, its top out of every photo (they see the wall up to 4.6 m), whose
+    // points stereo found only in a band at 1.9–2 m along its whole length.
+    const { points, report } = await complete({ wallTop: 5, groundTo: WALL_Z - 0.1, wallTexture: 0, solid: true, band: { from: -3.1, to: 3.1, y: 2 } });
+    expect(report.wallRaisedCellsAdded).toBeGreaterThan(0);
+    let high = 0;
+    for (let i = 0; i < points.count; i++) {
+      const y = points.positions[3 * i + 1];
+      expect(Math.abs(points.positions[3 * i + 2] - WALL_Z)).toBeLessThan(2 * VOXEL);
+      // No camera sees the wall above 4.6 m: nothing is raised there.
+      expect(y).toBeLessThan(4.7);
+      if (y > 3.5 && y < 4.4) high++;
+    }
+    // The middle 4 m of the wall (all four cameras see it) from 3.5 to 4.4 m at 2 cm: 9,000 points; more with the ends.
+    expect(high).toBeGreaterThan(0.7 * 9_000);
   });
 
   it("leaves the wall alone where the photos show it textured: the hole is not the wall's", async () => {
