@@ -19,7 +19,7 @@ import { filterOutliers } from "./filter.js";
 import type { Options } from "./options.js";
 import { planarSeedPose } from "./planar-seed.js";
 import { centerOf, rayAngleDeg } from "./projection.js";
-import { pointCount, registerImage, setPose, type SfmState } from "./state.js";
+import { essentialMinIterations, pointCount, registerImage, setPose, type SfmState } from "./state.js";
 import { allCenters, normalizedKeypoints, triangulateTrack } from "./triangulate.js";
 
 export interface InitAttempt {
@@ -106,6 +106,7 @@ function twoViewPose(state: SfmState, pair: VerifiedPair, pairs: VerifiedPair[],
     focal,
     confidence: 0.9999,
     maxIterations: 5000,
+    minIterations: essentialMinIterations(state, a, b),
     rng,
   });
   if (essential === null || essential.inlierCount < options.initMinPoints) return "essential matrix: too few inliers";

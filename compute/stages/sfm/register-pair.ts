@@ -24,7 +24,7 @@ import type { Rng } from "../../math/random.js";
 import type { VerifiedPair } from "../../scene/index.js";
 import type { Options } from "./options.js";
 import { visibleObservations } from "./register.js";
-import type { SfmState } from "./state.js";
+import { essentialMinIterations, type SfmState } from "./state.js";
 import { normalizedKeypoints } from "./triangulate.js";
 
 /** Share of the essential matrix's inliers that must triangulate in front of both cameras. */
@@ -180,7 +180,7 @@ export function planPairRegistration(state: SfmState, image: number, pairs: Veri
   const focal = 0.5 * (state.intrinsics[5 * state.groupOfImage[image]] + state.intrinsics[5 * state.groupOfImage[registered]]);
   const { width, height } = state.images[image];
   const thresholdPx = Math.max(0.5, options.pairRegistrationThreshold * Math.max(width, height));
-  const essential = estimateEssential(x1, x2, count, { thresholdPx, focal, confidence: 0.9999, maxIterations: 5000, rng });
+  const essential = estimateEssential(x1, x2, count, { thresholdPx, focal, confidence: 0.9999, maxIterations: 5000, minIterations: essentialMinIterations(state, image, registered), rng });
   // The tight threshold drops part of the (looser) verified matches, more so while the focal
   // is still far off; what remains must still reach PnP's minimum for a pose.
   if (essential === null || essential.inlierCount < options.minPnpInliers) {

@@ -6,6 +6,7 @@
  * merge points, and the observations of a point are the track's observations in registered
  * images that have not been rejected as outliers.
  */
+import { ESSENTIAL_MIN_ITERATIONS } from "../../geometry/essential.js";
 import type { ImageFeatures, ImageRef, Tracks } from "../../scene/index.js";
 
 export interface SfmState {
@@ -108,4 +109,21 @@ export function snapshotSolution(state: SfmState): Float64Array[] {
 /** Put back a snapshotSolution. Normalized keypoints depend on the intrinsics: the caller clears them. */
 export function restoreSolution(state: SfmState, saved: Float64Array[]): void {
   [state.rotation, state.translation, state.pointXyz, state.intrinsics].forEach((target, a) => target.set(saved[a]));
+}
+
+/**
+ * The fewest RANSAC samples the relative pose of images `a` and `b` is drawn from: the essential
+ * matrix's minimum (geometry/essential.ts) when both focals come from EXIF, none beyond RANSAC's
+ * adaptive count when either is a guess. The minimum lets MSAC's cost pick the right matrix among
+ * ones that explain nearly every match, which holds at the right focal: a street walked along
+ * (bench/street.ts) was seeded on a wall's wrong matrix without it. At a guessed focal no matrix
+ * fits exactly, the lowest cost need not be the right one, and the starts from other focals
+ * cross-check the model instead ("Small EXIF-less uploads are cross-checked…"): with the minimum
+ * there too, the rendered courtyard's EXIF-less SfM took 58 s instead of 18 s, its starts taking
+ * other seeds, for the same cameras (docs/decisions.md, "The seed pair's essential matrix draws at
+ * least 200 samples").
+ */
+export function essentialMinIterations(state: SfmState, a: number, b: number): number {
+  const known = (i: number) => state.images[i]!.focalPriorSource !== "default";
+  return known(a) && known(b) ? ESSENTIAL_MIN_ITERATIONS : 0;
 }
