@@ -436,7 +436,7 @@ async function meshCloud(input: Input, opts: Options, progress: ProgressFn | und
     const backdrop = backdropRead ? await backdropRead : null;
     const completion = await completePlanes({ ...cloud, normals: oriented.normals }, input.views, h, spacing, opts.planeCompletion, grey, backdrop, depthImagesAhead);
     const r = completion.report;
-    Object.assign(counts, { planesFound: r.planes, plainPlanes: r.plainPlanes, planesNotPlain: r.planesNotPlain, planeLayers: r.planeLayers, planesTooSmall: r.planesTooSmall, planeCellsAdded: r.cellsAdded, planeCellsSeenThrough: r.cellsSeenThrough, backdropPixels: r.backdropPixels, planeCellsUnseen: r.cellsUnseen, planeCellsNearRelief: r.cellsNearRelief, planeCellsTextured: r.cellsTextured, planePointsAdded: r.pointsAdded });
+    Object.assign(counts, { planesFound: r.planes, plainPlanes: r.plainPlanes, planesNotPlain: r.planesNotPlain, planeLayers: r.planeLayers, planesThroughRelief: r.planesThroughRelief, planesTooSmall: r.planesTooSmall, planeCellsAdded: r.cellsAdded, planeCellsSeenThrough: r.cellsSeenThrough, backdropPixels: r.backdropPixels, planeCellsUnseen: r.cellsUnseen, planeCellsNearRelief: r.cellsNearRelief, planeCellsTextured: r.cellsTextured, planePointsAdded: r.pointsAdded });
     // From here on the added points are part of the cloud: the surface, its trimming and its colours use them.
     cloud = withPoints(cloud, oriented, completion.points);
     creasePlanes.push(...completion.planes);

@@ -103,6 +103,8 @@ export interface PlaneCompletionReport {
   /** Smaller planes found but not completed: not plain, or a layer of a larger plane. */
   planesNotPlain: number;
   planeLayers: number;
+  /** Planes through relief replaced by the plain surface found behind them (throughReliefBefore). */
+  planesThroughRelief: number;
   planesTooSmall: number;
   cellsTried: number;
   cellsAdded: number;
@@ -157,7 +159,7 @@ export async function completePlanes(
   backdrop: Array<Uint8Array | null> | null = null,
   depthImagesAhead: Promise<DepthImage[] | null> | null = null,
 ): Promise<PlaneCompletion> {
-  const report: PlaneCompletionReport = { planes: 0, plainPlanes: 0, planesNotPlain: 0, planeLayers: 0, planesTooSmall: 0, cellsTried: 0, cellsAdded: 0, cellsSeenThrough: 0, backdropPixels: 0, cellsUnseen: 0, cellsNearRelief: 0, cellsTextured: 0, pointsAdded: 0 };
+  const report: PlaneCompletionReport = { planes: 0, plainPlanes: 0, planesNotPlain: 0, planeLayers: 0, planesThroughRelief: 0, planesTooSmall: 0, cellsTried: 0, cellsAdded: 0, cellsSeenThrough: 0, backdropPixels: 0, cellsUnseen: 0, cellsNearRelief: 0, cellsTextured: 0, pointsAdded: 0 };
   const empty = { count: 0, positions: new Float32Array(0), normals: new Float32Array(0), colors: new Uint8Array(0) };
   if (views.length < options.minViews || cloud.count < PLANE_COMPLETION_MIN_POINTS) return { points: empty, report, planes: [], planeOf: new Int16Array(cloud.count).fill(-1), depthImages: null };
   const coversEnough = (plane: Plane) => coveredArea(occupancyGrid(cloud.positions, plane, facingSide(plane, cloud.normals), voxel * options.cellVoxels, options.maxGridSide)) >= (options.minSideVoxels * voxel) ** 2;
@@ -309,7 +311,7 @@ export function plainPlanes(
   plain: PlaneCompletionOptions["plainPlanes"],
   clearance: number,
   coversEnough: (plane: Plane) => boolean,
-  report: Pick<PlaneCompletionReport, "plainPlanes" | "planesNotPlain" | "planeLayers" | "planesTooSmall">,
+  report: Pick<PlaneCompletionReport, "plainPlanes" | "planesNotPlain" | "planeLayers" | "planesThroughRelief" | "planesTooSmall">,
 ): Plane[] {
   const found = findPlanes(cloud.positions, cloud.normals, cloud.count, { ...fit, maxPlanes: fit.maxPlanes + plain.maxPlanes, minInlierShare: Math.min(fit.minInlierShare, plain.minInlierShare) });
   // findPlanes' own rule for the fewest inliers of a plane of `fit`.
@@ -318,8 +320,16 @@ export function plainPlanes(
   while (large < found.length && large < fit.maxPlanes && found[large].inliers.length >= largeInliers) large++;
   const kept = found.slice(0, large);
   for (const plane of found.slice(large)) {
-    if (lumaVariation(cloud.colors, plane.inliers) >= plain.maxLumaVariation) report.planesNotPlain++;
-    else if (kept.some((larger) => isLayerOf(plane, larger, cloud.positions, clearance))) report.planeLayers++;
+    if (lumaVariation(cloud.colors, plane.inliers) >= plain.maxLumaVariation) {
+      report.planesNotPlain++;
+      continue;
+    }
+    const layerOf = kept.findIndex((larger) => isLayerOf(plane, larger, cloud.positions, clearance));
+    if (layerOf >= 0 && throughReliefBefore(kept[layerOf]!, plane, cloud, fit)) {
+      // The plain plane behind is the surface: it takes back its points from the one through the relief.
+      kept[layerOf] = withPointsOf(plane, kept[layerOf]!, cloud, fit);
+      report.planesThroughRelief++;
+    } else if (layerOf >= 0) report.planeLayers++;
     else if (!coversEnough(plane)) report.planesTooSmall++;
     else {
       kept.push(plane);
@@ -327,6 +337,63 @@ export function plainPlanes(
     }
   }
   return kept;
+}
+
+/** Parallel points at 3–10 inlier distances behind a plane, as its cameras see it, are what stands behind it. */
+const BEHIND_FROM = 3;
+const BEHIND_TO = 10;
+
+/**
+ * Whether `larger` is a plane through relief standing before the plain surface `layer` (a layer
+ * of it, isLayerOf). Dense stereo's points follow texture: on a plain house front with a shop
+ * window and a door 0.2–0.3 m proud of it, a plane tilted 0.8° off the front collects the
+ * textured fronts' points at one end and the front's at the other (an inlier distance of one
+ * voxel spans 9 m along it at that angle: rendered/street, 51,492 points against the front's own
+ * 10,685), and outranks the front. Completed, it stands up to 0.3 m before the front and its
+ * cells are seen through. The front is found after it, as a layer behind it, and tells them
+ * apart: it lies behind `larger` (median 2 inlier distances or more), `larger` has a tenth of its
+ * points' number parallel and just behind it (BEHIND_FROM–BEHIND_TO), and `layer` has a quarter of
+ * that behind itself at most: a surface seen by the cameras hides what is just behind it. A wall's
+ * own spread of points (its layers a few centimetres before and behind: rendered/courtyard) lies
+ * within BEHIND_FROM.
+ */
+function throughReliefBefore(larger: Plane, layer: Plane, cloud: { positions: Float32Array; normals: Float32Array; count: number }, fit: PlaneFitOptions): boolean {
+  const front = facingSide(larger, cloud.normals);
+  const sign = Math.sign(front[0] * larger.normal[0] + front[1] * larger.normal[1] + front[2] * larger.normal[2]);
+  const offsets = Float64Array.from(layer.inliers, (i) => signedOffset(cloud.positions, i, front, sign * larger.d));
+  offsets.sort();
+  if (!(offsets[offsets.length >> 1]! <= -2 * fit.inlierDistance)) return false;
+  const behindLarger = parallelBehind(larger, front, cloud, fit);
+  if (behindLarger < 0.1 * larger.inliers.length) return false;
+  return parallelBehind(layer, facingSide(layer, cloud.normals), cloud, fit) <= 0.25 * behindLarger;
+}
+
+/** n·p − d for point i. */
+function signedOffset(positions: Float32Array, i: number, n: readonly number[], d: number): number {
+  return n[0]! * positions[3 * i]! + n[1]! * positions[3 * i + 1]! + n[2]! * positions[3 * i + 2]! - d;
+}
+
+/** The cloud's points whose normals are within the fit's cosine of the plane and that lie BEHIND_FROM–BEHIND_TO inlier distances behind it. */
+function parallelBehind(plane: Plane, front: readonly number[], cloud: { positions: Float32Array; normals: Float32Array; count: number }, fit: PlaneFitOptions): number {
+  const sign = Math.sign(front[0]! * plane.normal[0] + front[1]! * plane.normal[1] + front[2]! * plane.normal[2]);
+  const d = sign * plane.d;
+  let behind = 0;
+  for (let i = 0; i < cloud.count; i++) {
+    const offset = signedOffset(cloud.positions, i, front, d);
+    if (offset > -BEHIND_FROM * fit.inlierDistance || offset < -BEHIND_TO * fit.inlierDistance) continue;
+    if (Math.abs(signedOffset(cloud.normals, i, front, 0)) >= fit.minNormalCosine) behind++;
+  }
+  return behind;
+}
+
+/** `plane` with its inliers among its own points and `other`'s (both the search's: no point of another plane). */
+function withPointsOf(plane: Plane, other: Plane, cloud: { positions: Float32Array; normals: Float32Array }, fit: PlaneFitOptions): Plane {
+  const inliers: number[] = [...plane.inliers];
+  for (const i of other.inliers) {
+    if (Math.abs(signedOffset(cloud.positions, i, plane.normal, plane.d)) > fit.inlierDistance) continue;
+    if (Math.abs(signedOffset(cloud.normals, i, plane.normal, 0)) >= fit.minNormalCosine) inliers.push(i);
+  }
+  return { normal: plane.normal, d: plane.d, inliers: Uint32Array.from(inliers).sort() };
 }
 
 /** Standard deviation over mean of the luma (Rec. 601) of the points' colours. */
