@@ -360,7 +360,7 @@ const BEHIND_TO = 10;
  * points' number parallel and just behind it (BEHIND_FROM–BEHIND_TO), and `layer` has a quarter of
  * that behind itself at most: a surface seen by the cameras hides what is just behind it. A wall's
  * own spread of points (its layers a few centimetres before and behind: rendered/courtyard) lies
- * within BEHIND_FROM.
+ * within BEHIND_FROM (docs/decisions.md, "A plane through relief gives way to the wall behind it").
  */
 function throughReliefBefore(larger: Plane, layer: Plane, cloud: { positions: Float32Array; normals: Float32Array; count: number }, fit: PlaneFitOptions): boolean {
   if (sharedPoints(larger, layer, cloud, fit) < SHARED_SHARE * larger.inliers.length) return false;
