@@ -170,6 +170,7 @@ export const DEFAULTS: Options = {
     maxGridSide: 1500,
     minSideVoxels: 40,
     clearanceVoxels: 2,
+    plainClearanceVoxels: 0.5,
     offPlaneClearanceVoxels: 5,
     minReliefPoints: 30,
     // Off: it trades coverage for fidelity (synthetic facade mesh F½ 0.802 → 0.820, SceauxCastle

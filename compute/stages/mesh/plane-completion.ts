@@ -62,6 +62,13 @@ export interface PlaneCompletionOptions {
    */
   clearanceVoxels: number;
   /**
+   * The same on a plain plane (its points' luma varies by less than `plainPlanes.maxLumaVariation`):
+   * a plain wall has no relief of stones to keep, and its few dense points are matching noise a
+   * voxel or two off it. Two voxels of clearance around each left the surface there to those
+   * points alone, and it tore into specks around them (rendered/street's left front).
+   */
+  plainClearanceVoxels: number;
+  /**
    * Nor within this many voxels of relief: at least `minReliefPoints` dense points that belong to
    * no plane and lie more than twice the inlier distance off this one (a sculpture in front of a
    * wall, an object on a floor). At less than two support radii the two surfaces' signed
@@ -177,6 +184,7 @@ export async function completePlanes(
   const out = { positions: new GrowableFloat32(), normals: new GrowableFloat32(), colors: new GrowableUint8() };
   const addedPlane: number[] = [];
   for (const [planeIndex, plane] of planes.entries()) {
+    const planeClearance = lumaVariation(cloud.colors, plane.inliers) < options.plainPlanes.maxLumaVariation ? Math.min(clearance, options.plainClearanceVoxels * voxel) : clearance;
     const normal = facingSide(plane, cloud.normals);
     const grid = occupancyGrid(cloud.positions, plane, normal, voxel * options.cellVoxels, options.maxGridSide);
     if (coveredArea(grid) < (options.minSideVoxels * voxel) ** 2) {
@@ -213,7 +221,7 @@ export async function completePlanes(
       for (let a = 0; a < per; a++) for (let b = 0; b < per; b++) {
         const pu = grid.minU + (col + (a + 0.5) / per) * grid.cell, pv = grid.minV + (row + (b + 0.5) / per) * grid.cell;
         const x = origin[0] + pu * u[0] + pv * v[0], y = origin[1] + pu * u[1] + pv * v[1], z = origin[2] + pu * u[2] + pv * v[2];
-        if (dense.hasPointNearer(x, y, z, clearance)) continue;
+        if (dense.hasPointNearer(x, y, z, planeClearance)) continue;
         out.positions.push3(x, y, z);
         out.normals.push3(normal[0], normal[1], normal[2]);
         out.colors.push3(colour[0], colour[1], colour[2]);
