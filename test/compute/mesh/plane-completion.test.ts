@@ -48,6 +48,17 @@ function stripedFloor(lowerLevel: boolean) {
   return { positions: new Float32Array(positions), normals, colors: new Uint8Array(3 * count).fill(200), count };
 }
 
+/** For every 50th added point, the distance to the nearest dense point (checked against all). */
+function nearestDistances(added: Float32Array, count: number, dense: Float32Array): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < count; i += 50) {
+    let nearest = Infinity;
+    for (let j = 0; j < dense.length; j += 3) nearest = Math.min(nearest, Math.hypot(added[3 * i] - dense[j], added[3 * i + 1] - dense[j + 1], added[3 * i + 2] - dense[j + 2]));
+    out.push(nearest);
+  }
+  return out;
+}
+
 function addedAt(points: Float32Array, test: (x: number, y: number, z: number) => boolean): number {
   let n = 0;
   for (let i = 0; i < points.length; i += 3) if (test(points[i], points[i + 1], points[i + 2])) n++;
@@ -105,13 +116,18 @@ describe("mesh/plane-completion", () => {
     expect(addedAt(points.positions, (_x, _y, z) => Math.abs(z) > 1e-3)).toBe(0);
     expect(addedAt(points.positions, (x, y) => Math.abs(x) > 1.03 || Math.abs(y) > 1.03)).toBe(0);
     for (let i = 0; i < points.count; i++) expect(points.normals[3 * i + 2]).toBeCloseTo(1, 6);
-    // None within two voxels of a dense point (every 50th checked against all).
-    const floor = stripedFloor(false).positions;
-    for (let i = 0; i < points.count; i += 50) {
-      let nearest = Infinity;
-      for (let j = 0; j < floor.length; j += 3) nearest = Math.min(nearest, Math.hypot(points.positions[3 * i] - floor[j], points.positions[3 * i + 1] - floor[j + 1], points.positions[3 * i + 2] - floor[j + 2]));
-      expect(nearest).toBeGreaterThanOrEqual(2 * VOXEL - 1e-6);
-    }
+    // The floor is plain: none within half a voxel of a dense point, and some within two.
+    const nearestDense = nearestDistances(points.positions, points.count, stripedFloor(false).positions);
+    expect(Math.min(...nearestDense)).toBeGreaterThanOrEqual(OPTIONS.plainClearanceVoxels * VOXEL - 1e-6);
+    expect(Math.min(...nearestDense)).toBeLessThan(OPTIONS.clearanceVoxels * VOXEL);
+  });
+
+  it("keeps two voxels clear of a textured floor's dense points, whose relief they would flatten", async () => {
+    const floor = stripedFloor(false);
+    for (let i = 0; i < floor.count; i++) floor.colors.fill(60 + ((i * 7919) % 150), 3 * i, 3 * i + 3);
+    const { points } = await completePlanes(floor, [overhead(-0.4), overhead(0.4)], VOXEL, SPACING, OPTIONS);
+    expect(points.count).toBeGreaterThan(0);
+    expect(Math.min(...nearestDistances(points.positions, points.count, floor.positions))).toBeGreaterThanOrEqual(OPTIONS.clearanceVoxels * VOXEL - 1e-6);
   });
 
   it("keeps five voxels clear of an object standing in a gap, so its surface is not dragged to the floor", async () => {
